@@ -1,0 +1,150 @@
+#include "cudalab/matrix.hpp"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdlib>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+
+namespace cudalab {
+
+std::uint64_t run_seed() {
+  static const std::uint64_t seed = []() -> std::uint64_t {
+    const char* env = std::getenv("CUDALAB_SEED");
+    if (env != nullptr && *env != '\0') {
+      char* end = nullptr;
+      const unsigned long long v = std::strtoull(env, &end, 10);
+      if (end == env || *end != '\0') {
+        throw std::invalid_argument(std::string("CUDALAB_SEED must be a decimal integer, got '") +
+                                    env + "'");
+      }
+      return static_cast<std::uint64_t>(v);
+    }
+    std::random_device rd;
+    return (static_cast<std::uint64_t>(rd()) << 32 | rd()) % 1000000000ULL;
+  }();
+  return seed;
+}
+
+std::string seed_note() {
+  const auto s = std::to_string(run_seed());
+  return "seed " + s + " (reproduce with CUDALAB_SEED=" + s + ")";
+}
+
+std::mt19937_64 make_rng(std::uint64_t stream) {
+  std::seed_seq seq{static_cast<std::uint32_t>(run_seed()),
+                    static_cast<std::uint32_t>(run_seed() >> 32),
+                    static_cast<std::uint32_t>(stream), static_cast<std::uint32_t>(stream >> 32)};
+  return std::mt19937_64(seq);
+}
+
+void fill_pm1(std::vector<float>& m, std::uint64_t stream) {
+  auto rng = make_rng(stream);
+  for (auto& x : m) x = (rng() & 1u) ? 1.0f : -1.0f;
+}
+
+void fill_small_int(std::vector<float>& m, std::uint64_t stream, int lo, int hi) {
+  if (lo > hi) throw std::invalid_argument("fill_small_int: lo > hi");
+  auto rng = make_rng(stream);
+  std::uniform_int_distribution<int> dist(lo, hi);
+  for (auto& x : m) x = static_cast<float>(dist(rng));
+}
+
+void fill_uniform(std::vector<float>& m, std::uint64_t stream, float lo, float hi) {
+  if (!(lo < hi)) throw std::invalid_argument("fill_uniform: needs lo < hi");
+  auto rng = make_rng(stream);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (auto& x : m) x = dist(rng);
+}
+
+std::vector<float> random_matrix(int rows, int cols, Fill fill, std::uint64_t stream) {
+  if (rows < 0 || cols < 0) throw std::invalid_argument("random_matrix: negative size");
+  std::vector<float> m(static_cast<std::size_t>(rows) * cols);
+  switch (fill) {
+    case Fill::PlusMinusOne: fill_pm1(m, stream); break;
+    case Fill::SmallInt: fill_small_int(m, stream); break;
+    case Fill::Uniform: fill_uniform(m, stream); break;
+  }
+  return m;
+}
+
+std::vector<float> reference_matmul(const std::vector<float>& a, const std::vector<float>& b,
+                                    int m, int n, int k) {
+  if (m < 0 || n < 0 || k < 0 || a.size() != std::size_t(m) * k ||
+      b.size() != std::size_t(k) * n) {
+    throw std::invalid_argument("reference_matmul: sizes do not match M, N, K");
+  }
+  std::vector<double> acc(static_cast<std::size_t>(m) * n, 0.0);
+  // i-k-j order: the inner loop walks rows of B and C contiguously.
+  for (int i = 0; i < m; ++i) {
+    double* c_row = &acc[std::size_t(i) * n];
+    for (int p = 0; p < k; ++p) {
+      const double a_ip = a[std::size_t(i) * k + p];
+      const float* b_row = &b[std::size_t(p) * n];
+      for (int j = 0; j < n; ++j) c_row[j] += a_ip * b_row[j];
+    }
+  }
+  return std::vector<float>(acc.begin(), acc.end());
+}
+
+double matmul_tolerance(int k) { return std::max(1e-5, 4.0 * FLT_EPSILON * std::max(k, 1)); }
+
+MatrixCompare compare_matrices(const std::vector<float>& expected, const std::vector<float>& got,
+                               int rows, int cols, double rel_tol) {
+  MatrixCompare r;
+  const std::size_t n = static_cast<std::size_t>(rows) * cols;
+  if (expected.size() != n || got.size() != n) {
+    r.ok = false;
+    r.mismatches = n;
+    r.message = "size mismatch: expected " + std::to_string(expected.size()) + " elements, got " +
+                std::to_string(got.size()) + " for a " + std::to_string(rows) + "x" +
+                std::to_string(cols) + " matrix";
+    return r;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const double e = expected[i];
+    const double g = got[i];
+    const double tol = rel_tol * std::max(1.0, std::fabs(e));
+    const bool bad = !std::isfinite(g) || std::fabs(g - e) > tol;
+    if (bad) {
+      if (r.ok) {
+        r.ok = false;
+        r.index = i;
+        r.row = static_cast<int>(i / cols);
+        r.col = static_cast<int>(i % cols);
+        r.expected = e;
+        r.got = g;
+        r.tolerance = tol;
+      }
+      ++r.mismatches;
+    }
+  }
+  if (!r.ok) {
+    std::ostringstream os;
+    os << std::setprecision(9) << r.mismatches << " of " << n << " elements wrong in a " << rows
+       << "x" << cols << " result; first at index " << r.index << " (row " << r.row << ", col "
+       << r.col << "): expected " << r.expected << ", got " << r.got;
+    if (rel_tol > 0) os << " (tolerance " << r.tolerance << ")";
+    os << "; " << seed_note();
+    r.message = os.str();
+  }
+  return r;
+}
+
+void print_matrix(std::ostream& os, const std::vector<float>& m, int rows, int cols, int max_rows,
+                  int max_cols) {
+  const int show_r = std::min(rows, max_rows);
+  const int show_c = std::min(cols, max_cols);
+  for (int r = 0; r < show_r; ++r) {
+    for (int c = 0; c < show_c; ++c) {
+      os << std::setw(9) << std::setprecision(4) << m[std::size_t(r) * cols + c];
+    }
+    os << (show_c < cols ? "  ...\n" : "\n");
+  }
+  if (show_r < rows) os << "   ... (" << rows << "x" << cols << ")\n";
+}
+
+}  // namespace cudalab

@@ -1,0 +1,90 @@
+// Unit tests of cudalab/matrix.hpp (CPU only).
+#include <cmath>
+#include <limits>
+
+#include "cudalab/testing.hpp"
+
+namespace {
+
+using cudalab::compare_matrices;
+
+TEST(GivenMatrixCpu, FillsAreSeededAndReproducible) {
+  auto a = cudalab::random_matrix(7, 9, cudalab::Fill::PlusMinusOne, 1);
+  auto b = cudalab::random_matrix(7, 9, cudalab::Fill::PlusMinusOne, 1);
+  auto c = cudalab::random_matrix(7, 9, cudalab::Fill::PlusMinusOne, 2);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c) << "different streams should give different inputs";
+  for (float x : a) EXPECT_TRUE(x == 1.0f || x == -1.0f) << x;
+}
+
+TEST(GivenMatrixCpu, SmallIntsStayInRange) {
+  std::vector<float> m(1000);
+  cudalab::fill_small_int(m, 3, -2, 5);
+  bool saw_lo = false, saw_hi = false;
+  for (float x : m) {
+    EXPECT_GE(x, -2.0f);
+    EXPECT_LE(x, 5.0f);
+    EXPECT_EQ(x, std::floor(x));
+    saw_lo |= x == -2.0f;
+    saw_hi |= x == 5.0f;
+  }
+  EXPECT_TRUE(saw_lo && saw_hi);
+}
+
+TEST(GivenMatrixCpu, ReferenceMatmulOfKnownMatrices) {
+  // [1 2 3; 4 5 6] * [7 8; 9 10; 11 12] = [58 64; 139 154]
+  std::vector<float> a{1, 2, 3, 4, 5, 6}, b{7, 8, 9, 10, 11, 12};
+  auto c = cudalab::reference_matmul(a, b, 2, 2, 3);
+  EXPECT_EQ(c, (std::vector<float>{58, 64, 139, 154}));
+  EXPECT_THROW(cudalab::reference_matmul(a, b, 2, 2, 2), std::invalid_argument);
+}
+
+TEST(GivenMatrixCpu, CompareReportsFirstMismatchWithRowAndColumn) {
+  std::vector<float> e(12, 1.0f), g(12, 1.0f);
+  g[7] = 2.0f;
+  g[10] = 5.0f;
+  auto r = compare_matrices(e, g, 3, 4, 0.0);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.mismatches, 2u);
+  EXPECT_EQ(r.index, 7u);
+  EXPECT_EQ(r.row, 1);
+  EXPECT_EQ(r.col, 3);
+  EXPECT_EQ(r.expected, 1.0);
+  EXPECT_EQ(r.got, 2.0);
+  EXPECT_NE(r.message.find("row 1, col 3"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("CUDALAB_SEED="), std::string::npos) << r.message;
+}
+
+TEST(GivenMatrixCpu, NanAndInfNeverMatch) {
+  std::vector<float> e{1.0f, 2.0f}, g{1.0f, std::numeric_limits<float>::quiet_NaN()};
+  EXPECT_FALSE(compare_matrices(e, g, 1, 2, 1e30).ok);
+  g[1] = std::numeric_limits<float>::infinity();
+  EXPECT_FALSE(compare_matrices(e, g, 1, 2, 1e30).ok);
+  std::vector<float> nan_ref{std::numeric_limits<float>::quiet_NaN()};
+  EXPECT_FALSE(compare_matrices(nan_ref, nan_ref, 1, 1, 0.0).ok);
+}
+
+TEST(GivenMatrixCpu, ToleranceIsRelativeAndGrowsWithK) {
+  EXPECT_GT(cudalab::matmul_tolerance(4096), cudalab::matmul_tolerance(64));
+  std::vector<float> e{1000.0f}, g{1000.0f + 1000.0f * 5e-5f};
+  EXPECT_TRUE(compare_matrices(e, g, 1, 1, 1e-4).ok);
+  EXPECT_FALSE(compare_matrices(e, g, 1, 1, 1e-5).ok);
+  EXPECT_FALSE(compare_matrices(e, g, 1, 1, 0.0).ok);
+}
+
+TEST(GivenMatrixCpu, SizeMismatchIsReported) {
+  std::vector<float> e(6), g(5);
+  auto r = compare_matrices(e, g, 2, 3, 0.0);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("size mismatch"), std::string::npos);
+}
+
+TEST(GivenMatrixCpu, PrinterElidesLargeMatrices) {
+  std::vector<float> m(20 * 20, 3.0f);
+  std::ostringstream os;
+  cudalab::print_matrix(os, m, 20, 20, 4, 4);
+  EXPECT_NE(os.str().find("..."), std::string::npos);
+  EXPECT_NE(os.str().find("(20x20)"), std::string::npos);
+}
+
+}  // namespace
