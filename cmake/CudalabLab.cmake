@@ -18,7 +18,8 @@
 #   ...Cpu → cpu   ...Gpu → gpu   ...Perf → gpu;perf (RUN_SERIAL)
 #   ...Sanitizer → gpu;sanitizer (RUN_SERIAL)   ...Profiler → gpu;profiler (RUN_SERIAL)
 # and suites whose name starts with "Given" (code the student does not write) also get
-# the label "given"; every other test is graded.
+# the label "given"; every other test is graded. (A parameterized suite's name starts
+# with its instantiation name: "Given" goes there for given parameterized suites.)
 include_guard(GLOBAL)
 
 set(CUDALAB_TEST_CATEGORIES Cpu Gpu Perf Sanitizer Profiler)
@@ -90,7 +91,8 @@ function(cudalab_discover_grader target label)
         TEST_FILTER "${filter}"
         TEST_LIST ${list_var}
         DISCOVERY_MODE PRE_TEST
-        DISCOVERY_TIMEOUT 60)
+        DISCOVERY_TIMEOUT 60
+        NO_PRETTY_VALUES NO_PRETTY_TYPES)
       set(prop_args "LABELS [==[${kind_labels}]==] TIMEOUT ${timeout}")
       foreach(p IN LISTS props)
         string(APPEND prop_args " [==[${p}]==]")

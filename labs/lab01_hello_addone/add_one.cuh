@@ -1,0 +1,37 @@
+/**
+ * @file add_one.cuh
+ * @brief Lab 01 interface: add one to every element of a matrix with a 2-D launch.
+ *
+ * The matrix is rows x cols floats, row-major (element (r, c) at r * cols + c), in
+ * device memory. x of the grid walks columns, y walks rows.
+ */
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace lab01 {
+
+/**
+ * @brief Adds 1.0f to data[r * cols + c] for every r < rows, c < cols.
+ *
+ * Launched with a 2-D grid of 2-D blocks; threads that fall outside the matrix (the
+ * last blocks of a grid are usually partly outside) must not touch memory.
+ */
+__global__ void add_one_kernel(float* data, int rows, int cols);
+
+/**
+ * @brief The smallest grid of @p block-shaped blocks that covers cols (x) by rows (y).
+ * @pre rows > 0, cols > 0, block.x > 0, block.y > 0
+ */
+dim3 grid_for(int rows, int cols, dim3 block);
+
+/**
+ * @brief Launches add_one_kernel over the whole matrix and checks the launch.
+ * @param d_data device pointer to rows * cols floats
+ * @param block  block shape; an invalid one (e.g. more than 1024 threads) must be
+ *               reported by the launch check as a cudalab::CudaError
+ * @throws std::invalid_argument for rows or cols <= 0
+ */
+void add_one(float* d_data, int rows, int cols, dim3 block, cudaStream_t stream = nullptr);
+
+}  // namespace lab01
