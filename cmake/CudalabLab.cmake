@@ -165,5 +165,11 @@ function(cudalab_add_lab)
       TIMEOUT_CPU ${LAB_TIMEOUT_CPU} TIMEOUT_GPU ${LAB_TIMEOUT_GPU}
       TIMEOUT_PERF ${LAB_TIMEOUT_PERF} TIMEOUT_TOOLS ${LAB_TIMEOUT_TOOLS})
   endif()
+  # Recorded for tests/wrong/ (known-wrong submissions) and the tools.
   set_property(GLOBAL APPEND PROPERTY CUDALAB_LABS ${lab_dir})
+  set_property(GLOBAL PROPERTY CUDALAB_LAB_${nn}_DIR "${lab_dir}")
+  set_property(GLOBAL PROPERTY CUDALAB_LAB_${nn}_SOURCES "${LAB_SOURCES}")
+  set_property(GLOBAL PROPERTY CUDALAB_LAB_${nn}_GIVEN "${LAB_GIVEN}")
+  set_property(GLOBAL PROPERTY CUDALAB_LAB_${nn}_LIBRARIES "${LAB_LIBRARIES}")
+  set_property(GLOBAL PROPERTY CUDALAB_LAB_${nn}_TEST_SOURCES "${LAB_TEST_SOURCES}")
 endfunction()
