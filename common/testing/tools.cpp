@@ -1,0 +1,226 @@
+#include "cudalab/tools.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <regex>
+#include <sstream>
+
+namespace cudalab::testing {
+
+namespace {
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      q += "'\\''";
+    } else {
+      q += c;
+    }
+  }
+  return q + "'";
+}
+
+std::string self_executable() {
+  std::array<char, 4096> buf{};
+  const ssize_t n = readlink("/proc/self/exe", buf.data(), buf.size() - 1);
+  return n > 0 ? std::string(buf.data(), std::size_t(n)) : std::string();
+}
+
+bool is_executable(const std::string& path) { return access(path.c_str(), X_OK) == 0; }
+
+// Runs a shell command, returns its exit code and captures stdout+stderr.
+int run_command(const std::string& command, std::string& output) {
+  output.clear();
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return -1;
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) output.append(buf.data(), n);
+  const int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+std::string inner_command(const std::string& filter) {
+  return shell_quote(self_executable()) + " " + shell_quote("--gtest_filter=" + filter) +
+         " --gtest_color=no";
+}
+
+// Reasons a tool may refuse this machine, recognised in its output.
+std::string refusal_reason(const std::string& tool, const std::string& out) {
+  if (out.find("ERR_NVGPUCTRPERM") != std::string::npos) {
+    return tool + " may not read the GPU performance counters here (ERR_NVGPUCTRPERM). "
+           "Fix: run as root, or load the driver with NVreg_RestrictProfilingToAdminUsers=0 "
+           "(see docs/instructors.md)";
+  }
+  if (out.find("Device not supported") != std::string::npos ||
+      out.find("LibraryNotLoaded") != std::string::npos ||
+      out.find("Failed to initialize the profiler") != std::string::npos ||
+      out.find("Unable to initialize") != std::string::npos) {
+    return tool + " cannot use this GPU or driver: " + excerpt(out, 4);
+  }
+  return "";
+}
+
+ToolRun start(const std::string& name, const std::string& env_var) {
+  ToolRun r;
+  if (running_under_tool()) {
+    r.skip_reason = "already running under a tool";
+    return r;
+  }
+  std::string path;
+  if (const char* e = std::getenv(env_var.c_str()); e && *e) path = e;
+  if (path.empty()) path = find_tool(name);
+  if (path.empty() || !is_executable(path)) {
+    r.skip_reason = name + " not found (put it on PATH or set " + env_var + ")";
+    return r;
+  }
+  if (self_executable().empty()) {
+    r.skip_reason = "cannot locate this executable (/proc/self/exe)";
+    return r;
+  }
+  r.available = true;
+  r.command = shell_quote(path);
+  return r;
+}
+
+}  // namespace
+
+bool running_under_tool() {
+  const char* e = std::getenv("CUDALAB_UNDER_TOOL");
+  return e != nullptr && *e != '\0';
+}
+
+std::string find_tool(const std::string& name) {
+  std::vector<std::string> dirs;
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream ss(path);
+    for (std::string d; std::getline(ss, d, ':');) {
+      if (!d.empty()) dirs.push_back(d);
+    }
+  }
+#ifdef CUDALAB_CUDA_BIN_DIR
+  dirs.push_back(CUDALAB_CUDA_BIN_DIR);
+#endif
+  dirs.push_back("/usr/local/cuda/bin");
+  dirs.push_back("/usr/local/cuda/compute-sanitizer");
+  dirs.push_back("/opt/nvidia/nsight-compute");
+  for (const auto& d : dirs) {
+    const std::string p = d + "/" + name;
+    if (is_executable(p)) return p;
+  }
+  return "";
+}
+
+int tests_ran(const std::string& output) {
+  static const std::regex ran(R"(\[==========\] (\d+) tests? from \d+ test (suites?|cases?) ran)");
+  std::smatch m;
+  if (std::regex_search(output, m, ran)) return std::stoi(m[1]);
+  return -1;
+}
+
+std::string excerpt(const std::string& output, std::size_t max_lines) {
+  std::vector<std::string> lines;
+  std::stringstream ss(output);
+  for (std::string l; std::getline(ss, l);) lines.push_back(l);
+  if (lines.size() <= max_lines) return output;
+  std::string out;
+  const std::size_t head = max_lines / 2;
+  for (std::size_t i = 0; i < head; ++i) out += lines[i] + "\n";
+  out += "  ... (" + std::to_string(lines.size() - max_lines) + " lines omitted) ...\n";
+  for (std::size_t i = lines.size() - (max_lines - head); i < lines.size(); ++i) out += lines[i] + "\n";
+  return out;
+}
+
+ToolRun run_sanitizer(const std::string& tool, const std::string& gtest_filter) {
+  ToolRun r = start("compute-sanitizer", "CUDALAB_COMPUTE_SANITIZER");
+  if (!r.available) return r;
+  r.command = "CUDALAB_UNDER_TOOL=1 " + r.command + " --tool " + shell_quote(tool) +
+              " --error-exitcode 86 --print-limit 20 " + inner_command(gtest_filter);
+  r.exit_code = run_command(r.command, r.output);
+  if (const std::string why = refusal_reason("compute-sanitizer", r.output); !why.empty()) {
+    r.available = false;
+    r.skip_reason = why;
+  }
+  return r;
+}
+
+NcuRun run_ncu(const std::vector<std::string>& metrics, const std::string& kernel_regex,
+               const std::string& gtest_filter) {
+  NcuRun r;
+  static_cast<ToolRun&>(r) = start("ncu", "CUDALAB_NCU");
+  if (!r.available) return r;
+  std::string joined;
+  for (const auto& m : metrics) joined += (joined.empty() ? "" : ",") + m;
+  const std::string ncu = r.command;
+  r.command = "CUDALAB_UNDER_TOOL=1 " + ncu + " --clock-control none --csv --page raw --metrics " +
+              shell_quote(joined) + " --kernel-name " + shell_quote("regex:" + kernel_regex) + " " +
+              inner_command(gtest_filter);
+  r.exit_code = run_command(r.command, r.output);
+  if (const std::string why = refusal_reason("ncu", r.output); !why.empty()) {
+    r.available = false;
+    r.skip_reason = why;
+    return r;
+  }
+  // CSV: a header row starting with "ID", a units row, then one row per launch.
+  std::stringstream ss(r.output);
+  std::vector<std::string> header;
+  auto split = [](const std::string& line) {
+    std::vector<std::string> cells;
+    std::string cell;
+    bool quoted = false;
+    for (char c : line) {
+      if (c == '"') {
+        quoted = !quoted;
+      } else if (c == ',' && !quoted) {
+        cells.push_back(cell);
+        cell.clear();
+      } else {
+        cell += c;
+      }
+    }
+    cells.push_back(cell);
+    return cells;
+  };
+  for (std::string line; std::getline(ss, line);) {
+    if (line.rfind("\"ID\"", 0) == 0) {
+      header = split(line);
+      continue;
+    }
+    if (header.empty() || line.empty() || line[0] != '"') continue;
+    const auto cells = split(line);
+    if (cells.size() != header.size() || cells[0].empty() || !std::isdigit(static_cast<unsigned char>(cells[0][0]))) {
+      continue;  // the units row, or something else
+    }
+    KernelMetrics k;
+    for (std::size_t i = 0; i < header.size(); ++i) {
+      if (header[i] == "Kernel Name") k.name = cells[i];
+      for (const auto& m : metrics) {
+        if (header[i] == m) {
+          std::string v;
+          for (char c : cells[i]) {
+            if (c != ',') v += c;
+          }
+          k.values[m] = std::strtod(v.c_str(), nullptr);
+        }
+      }
+    }
+    r.kernels.push_back(std::move(k));
+  }
+  return r;
+}
+
+void expect_tool_clean(const ToolRun& run, const std::string& what) {
+  const int n = tests_ran(run.output);
+  EXPECT_GT(n, 0) << what << " ran no test (check the gtest filter): " << run.command << "\n"
+                  << excerpt(run.output);
+  EXPECT_EQ(run.exit_code, 0) << what << " reported errors (exit code " << run.exit_code
+                              << "):\n" << excerpt(run.output);
+}
+
+}  // namespace cudalab::testing
