@@ -28,8 +28,11 @@ dim3 grid_for(int rows, int cols, dim3 block);
 /**
  * @brief Launches add_one_kernel over the whole matrix and checks the launch.
  * @param d_data device pointer to rows * cols floats
+ * @param rows   number of rows (> 0)
+ * @param cols   number of columns (> 0)
  * @param block  block shape; an invalid one (e.g. more than 1024 threads) must be
  *               reported by the launch check as a cudalab::CudaError
+ * @param stream stream to launch on
  * @throws std::invalid_argument for rows or cols <= 0
  */
 void add_one(float* d_data, int rows, int cols, dim3 block, cudaStream_t stream = nullptr);

@@ -70,7 +70,9 @@ struct SpeedVerdict {
 
 /**
  * @brief Judges @p cmp against @p threshold (scaled by CUDALAB_SPEEDUP_SCALE).
- * @param what  names the two variants, e.g. "tiled vs naive"
+ * @param cmp        the interleaved measurement
+ * @param threshold  the unscaled minimum speedup
+ * @param what       names the two variants, e.g. "tiled vs naive"
  */
 SpeedVerdict judge_speedup(const Comparison& cmp, double threshold, const std::string& what);
 

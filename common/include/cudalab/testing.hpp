@@ -38,7 +38,11 @@ namespace cudalab::testing {
 /**
  * @brief Compares a result matrix with its reference; on failure the message gives the
  * first wrong element (index, row, col, expected, got), the count and the seed.
- * @param rel_tol 0 for exact comparison (±1 and small-integer data)
+ * @param expected  the reference (rows x cols, row-major)
+ * @param got       the result to check
+ * @param rows      number of rows
+ * @param cols      number of columns
+ * @param rel_tol   relative tolerance; 0 for exact comparison (±1 and small-integer data)
  */
 ::testing::AssertionResult matrices_match(const std::vector<float>& expected,
                                           const std::vector<float>& got, int rows, int cols,
@@ -47,7 +51,10 @@ namespace cudalab::testing {
 /**
  * @brief Prints and records one measurement for the scoreboard:
  * `[ MEASURE  ] <name> = <value> <unit> (threshold <t>)`.
- * @param threshold NaN when the measurement has none
+ * @param name       what was measured, e.g. "speedup" or "conflict_degree"
+ * @param value      the measured value
+ * @param unit       its unit, e.g. "x", "cycles", "ms"
+ * @param threshold  the bound it is judged against; NaN when it has none
  */
 void record_measurement(const std::string& name, double value, const std::string& unit,
                         double threshold = std::nan(""));

@@ -49,13 +49,17 @@ std::string find_tool(const std::string& name);
 /**
  * @brief Runs this executable's tests matching @p gtest_filter under
  * `compute-sanitizer --tool <tool>`.
- * @param tool racecheck, memcheck, synccheck or initcheck
+ * @param tool          racecheck, memcheck, synccheck or initcheck
+ * @param gtest_filter  which tests of this executable to run under the tool
  */
 ToolRun run_sanitizer(const std::string& tool, const std::string& gtest_filter);
 
 /**
  * @brief Profiles the launches of kernels matching @p kernel_regex in the tests matching
  * @p gtest_filter, collecting @p metrics (ncu --clock-control none: clocks untouched).
+ * @param metrics       ncu metric names, e.g. "smsp__sass_inst_executed_op_shared_ld.sum"
+ * @param kernel_regex  regular expression on kernel names (ncu --kernel-name regex:...)
+ * @param gtest_filter  which tests of this executable to run under ncu
  */
 NcuRun run_ncu(const std::vector<std::string>& metrics, const std::string& kernel_regex,
                const std::string& gtest_filter);
