@@ -1,0 +1,221 @@
+# Known-wrong submissions (instructor mode, -DCUDALAB_WRONG=ON): each grader must reject
+# every deliberately broken implementation kept under tests/wrong/.
+#
+#   tests/wrong/labNN_topic/<variant>/
+#     WRONG.md        line 1: what is broken (one sentence, shown in the test output)
+#                     optional lines "filter: <gtest filter>" (the grader tests to run;
+#                     default: every graded test) and "timeout: <seconds>"
+#     <file>.cu ...   replacement copies of SOURCES files of the lab; the other SOURCES
+#                     come from solutions/labNN_topic/, GIVEN files from labs/labNN_topic/
+#
+# For every variant, cudalab_add_wrong_variants() creates
+#   labNN_wrong_<variant>_impl  the lab's library built from the variant
+#   labNN_wrong_<variant>       the lab's grader linked against it
+#   wrong.labNN.<variant>       a CTest test (labels wrong;labNN;cpu or wrong;labNN;gpu)
+#                               that runs the grader through tests/wrong/expect_rejection.cmake:
+#                               it passes when the grader fails at least one test, is
+#                               Skipped when nothing failed but tests were skipped (no GPU),
+#                               and fails when the grader accepts the variant.
+# A variant is labelled cpu when every positive pattern of its filter names a ...Cpu suite
+# (it can be judged without a GPU); otherwise gpu (RESOURCE_GROUPS gpus:1, and RUN_SERIAL
+# unless every pattern names a ...Gpu suite, since perf and tool tests never share a GPU).
+include_guard(GLOBAL)
+
+# cudalab_wrong_read_spec(<variant dir> <out prefix>) — parses WRONG.md into
+# <prefix>_WHAT, <prefix>_FILTER, <prefix>_TIMEOUT.
+function(cudalab_wrong_read_spec dir prefix)
+  set(md "${dir}/WRONG.md")
+  if(NOT EXISTS "${md}")
+    message(FATAL_ERROR "known-wrong variant ${dir} has no WRONG.md (line 1: what is broken)")
+  endif()
+  file(STRINGS "${md}" lines)
+  list(LENGTH lines n)
+  if(n EQUAL 0)
+    message(FATAL_ERROR "${md} is empty; its first line must say what is broken")
+  endif()
+  list(GET lines 0 what)
+  string(STRIP "${what}" what)
+  string(REGEX REPLACE "^#+[ ]*" "" what "${what}")
+  if(what STREQUAL "")
+    message(FATAL_ERROR "${md}: the first line must say what is broken")
+  endif()
+  set(filter "")
+  set(timeout "")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^[ ]*filter:[ ]*([^ ]+)[ ]*$")
+      set(filter "${CMAKE_MATCH_1}")
+    elseif(line MATCHES "^[ ]*timeout:[ ]*([0-9]+)[ ]*$")
+      set(timeout "${CMAKE_MATCH_1}")
+    elseif(line MATCHES "^[ ]*(filter|timeout):")
+      message(FATAL_ERROR "${md}: cannot read '${line}' (filter: <gtest filter without spaces>, timeout: <seconds>)")
+    endif()
+  endforeach()
+  set(${prefix}_WHAT "${what}" PARENT_SCOPE)
+  set(${prefix}_FILTER "${filter}" PARENT_SCOPE)
+  set(${prefix}_TIMEOUT "${timeout}" PARENT_SCOPE)
+endfunction()
+
+# cudalab_wrong_filter_kind(<filter> <out>) — cpu, gpu (only ...Gpu suites) or tools
+# (anything else: perf, sanitizer, profiler or a mix), from the positive patterns.
+function(cudalab_wrong_filter_kind filter out)
+  string(REGEX REPLACE "-.*$" "" positive "${filter}")
+  if(positive STREQUAL "")
+    set(${out} tools PARENT_SCOPE)
+    return()
+  endif()
+  string(REPLACE ":" ";" patterns "${positive}")
+  set(all_cpu ON)
+  set(all_gpu ON)
+  foreach(p IN LISTS patterns)
+    # The suite part: what comes before the first '.', without trailing wildcards.
+    string(REGEX REPLACE "\\..*$" "" suite "${p}")
+    string(REGEX REPLACE "[*?]+$" "" suite "${suite}")
+    if(NOT suite MATCHES "Cpu$")
+      set(all_cpu OFF)
+    endif()
+    if(NOT suite MATCHES "Gpu$")
+      set(all_gpu OFF)
+    endif()
+  endforeach()
+  if(all_cpu)
+    set(${out} cpu PARENT_SCOPE)
+  elseif(all_gpu)
+    set(${out} gpu PARENT_SCOPE)
+  else()
+    set(${out} tools PARENT_SCOPE)
+  endif()
+endfunction()
+
+# cudalab_add_wrong_variants(<tests/wrong dir>) — wires every variant of every lab that
+# cudalab_add_lab() recorded (global properties CUDALAB_LABS, CUDALAB_LAB_<NN>_*).
+function(cudalab_add_wrong_variants wrong_root)
+  set(driver "${wrong_root}/expect_rejection.cmake")
+  if(NOT IS_DIRECTORY "${PROJECT_SOURCE_DIR}/solutions")
+    message(FATAL_ERROR "CUDALAB_WRONG=ON needs solutions/ (the variants take their other "
+                        "files from it); this tree has none. Configure with -DCUDALAB_WRONG=OFF.")
+  endif()
+  get_property(labs GLOBAL PROPERTY CUDALAB_LABS)
+
+  # Every folder under tests/wrong/ must belong to a lab that is built.
+  file(GLOB wrong_lab_dirs LIST_DIRECTORIES true RELATIVE "${wrong_root}" "${wrong_root}/lab*")
+  foreach(d IN LISTS wrong_lab_dirs)
+    if(IS_DIRECTORY "${wrong_root}/${d}" AND NOT d IN_LIST labs)
+      message(FATAL_ERROR "tests/wrong/${d}/ matches no lab (labs: ${labs})")
+    endif()
+  endforeach()
+
+  set(total 0)
+  foreach(lab_dir IN LISTS labs)
+    string(SUBSTRING "${lab_dir}" 3 2 nn)
+    set(lab_wrong "${wrong_root}/${lab_dir}")
+    if(NOT IS_DIRECTORY "${lab_wrong}")
+      message(STATUS "cudalabs: lab${nn} has no known-wrong submissions (tests/wrong/${lab_dir}/)")
+      continue()
+    endif()
+    get_property(sources GLOBAL PROPERTY CUDALAB_LAB_${nn}_SOURCES)
+    get_property(given GLOBAL PROPERTY CUDALAB_LAB_${nn}_GIVEN)
+    get_property(libraries GLOBAL PROPERTY CUDALAB_LAB_${nn}_LIBRARIES)
+    get_property(test_sources GLOBAL PROPERTY CUDALAB_LAB_${nn}_TEST_SOURCES)
+    set(stub_dir "${PROJECT_SOURCE_DIR}/labs/${lab_dir}")
+    set(sol_dir "${PROJECT_SOURCE_DIR}/solutions/${lab_dir}")
+
+    file(GLOB variants LIST_DIRECTORIES true RELATIVE "${lab_wrong}" "${lab_wrong}/*")
+    list(SORT variants)
+    set(count 0)
+    foreach(variant IN LISTS variants)
+      set(vdir "${lab_wrong}/${variant}")
+      if(NOT IS_DIRECTORY "${vdir}")
+        continue()
+      endif()
+      if(NOT variant MATCHES "^[A-Za-z0-9_]+$")
+        message(FATAL_ERROR "tests/wrong/${lab_dir}/${variant}: variant names use letters, digits and _ only")
+      endif()
+      cudalab_wrong_read_spec("${vdir}" spec)
+
+      # Replacement files: each must be a SOURCES file of the lab.
+      file(GLOB replaced RELATIVE "${vdir}" "${vdir}/*")
+      list(REMOVE_ITEM replaced WRONG.md)
+      if(NOT replaced)
+        message(FATAL_ERROR "tests/wrong/${lab_dir}/${variant}/ replaces no file (put broken copies of SOURCES files there)")
+      endif()
+      foreach(f IN LISTS replaced)
+        if(NOT f IN_LIST sources)
+          message(FATAL_ERROR "tests/wrong/${lab_dir}/${variant}/${f} is not one of lab${nn}'s SOURCES (${sources})")
+        endif()
+      endforeach()
+      set(impl_sources "")
+      foreach(f IN LISTS sources)
+        if(f IN_LIST replaced)
+          list(APPEND impl_sources "${vdir}/${f}")
+        else()
+          list(APPEND impl_sources "${sol_dir}/${f}")
+        endif()
+      endforeach()
+      foreach(f IN LISTS given)
+        list(APPEND impl_sources "${stub_dir}/${f}")
+      endforeach()
+
+      set(lib lab${nn}_wrong_${variant}_impl)
+      set(exe lab${nn}_wrong_${variant})
+      add_library(${lib} STATIC ${impl_sources})
+      target_include_directories(${lib} PUBLIC "${stub_dir}")
+      target_link_libraries(${lib} PUBLIC cudalab::common ${libraries} PRIVATE cudalab::options)
+      set_target_properties(${lib} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF
+                            POSITION_INDEPENDENT_CODE ON)
+      add_executable(${exe} ${test_sources})
+      target_link_libraries(${exe} PRIVATE ${lib} cudalab::testing cudalab::options)
+
+      # Which tests the grader runs, the labels and the scheduling.
+      if(spec_FILTER STREQUAL "")
+        set(filter "*")
+      else()
+        set(filter "${spec_FILTER}")
+      endif()
+      cudalab_wrong_filter_kind("${filter}" kind)
+      # Given suites (code the student does not write) never count as a rejection.
+      if(filter MATCHES "-")
+        string(APPEND filter ":Given*")
+      else()
+        string(APPEND filter "-Given*")
+      endif()
+      string(REPLACE ";" "," what "${spec_WHAT}")
+      if(kind STREQUAL "cpu")
+        set(labels wrong lab${nn} cpu)
+        set(timeout 120)
+        set(props "")
+      elseif(kind STREQUAL "gpu")
+        set(labels wrong lab${nn} gpu)
+        set(timeout 300)
+        set(props RESOURCE_GROUPS "gpus:1")
+      else()
+        set(labels wrong lab${nn} gpu)
+        set(timeout 900)
+        set(props RESOURCE_GROUPS "gpus:1" RUN_SERIAL TRUE)
+      endif()
+      if(spec_TIMEOUT)
+        set(timeout ${spec_TIMEOUT})
+      endif()
+      math(EXPR grader_timeout "${timeout} - 5")
+      set(name wrong.lab${nn}.${variant})
+      add_test(NAME ${name}
+        COMMAND ${CMAKE_COMMAND}
+                "-DGRADER=$<TARGET_FILE:${exe}>"
+                "-DFILTER=${filter}"
+                "-DWHAT=${what}"
+                "-DVARIANT=${lab_dir}/${variant}"
+                "-DTIMEOUT=${grader_timeout}"
+                -P "${driver}")
+      set_tests_properties(${name} PROPERTIES
+        LABELS "${labels}"
+        TIMEOUT ${timeout}
+        SKIP_REGULAR_EXPRESSION "CUDALAB-WRONG: SKIPPED"
+        ${props})
+      math(EXPR count "${count} + 1")
+    endforeach()
+    if(count LESS 3)
+      message(STATUS "cudalabs: lab${nn} has ${count} known-wrong submission(s); the convention is at least 3")
+    endif()
+    math(EXPR total "${total} + ${count}")
+  endforeach()
+  message(STATUS "cudalabs: ${total} known-wrong submissions (ctest -L wrong)")
+endfunction()

@@ -1,0 +1,107 @@
+# Driver of the known-wrong tests (wrong.labNN.<variant>), run by CTest as
+#   cmake -DGRADER=<exe> -DFILTER=<gtest filter> -DWHAT=<what is broken>
+#         -DVARIANT=<labNN_topic/variant> -DTIMEOUT=<seconds> -P expect_rejection.cmake
+# The grader is built against a deliberately broken submission, so the test passes only
+# when the grader REJECTS it:
+#   at least one grader test failed (or the grader crashed / timed out)  -> passed
+#   nothing failed, but tests were skipped (no GPU here)                -> Skipped (the
+#                                                                          test prints the
+#                                                                          skip marker that
+#                                                                          SKIP_REGULAR_EXPRESSION matches)
+#   every test ran and passed                                           -> FAILED: the
+#                                                                          grader accepts a
+#                                                                          wrong submission
+#   the filter selected no test                                         -> FAILED
+cmake_minimum_required(VERSION 3.25)
+
+foreach(v GRADER FILTER VARIANT)
+  if(NOT DEFINED ${v} OR "${${v}}" STREQUAL "")
+    message(FATAL_ERROR "expect_rejection.cmake: -D${v}=... is required")
+  endif()
+endforeach()
+if(NOT EXISTS "${GRADER}")
+  message(FATAL_ERROR "expect_rejection.cmake: grader ${GRADER} does not exist (build it first)")
+endif()
+if(NOT TIMEOUT)
+  set(TIMEOUT 300)
+endif()
+
+message("known-wrong submission ${VARIANT}: ${WHAT}")
+message("running: ${GRADER} --gtest_filter=${FILTER}")
+execute_process(
+  COMMAND "${GRADER}" "--gtest_filter=${FILTER}" --gtest_color=no
+  RESULT_VARIABLE rc
+  OUTPUT_VARIABLE out
+  ERROR_VARIABLE out
+  TIMEOUT ${TIMEOUT})
+
+# Counts from GoogleTest's summary.
+set(ran -1)
+set(failed 0)
+set(skipped 0)
+set(passed 0)
+if(out MATCHES "\\[==========\\] ([0-9]+) tests? from [0-9]+ test suites? ran")
+  set(ran ${CMAKE_MATCH_1})
+endif()
+if(out MATCHES "\\[  PASSED  \\] ([0-9]+) tests?\\.")
+  set(passed ${CMAKE_MATCH_1})
+endif()
+if(out MATCHES "\\[  SKIPPED \\] ([0-9]+) tests?, listed below")
+  set(skipped ${CMAKE_MATCH_1})
+endif()
+if(out MATCHES "\\[  FAILED  \\] ([0-9]+) tests?, listed below")
+  set(failed ${CMAKE_MATCH_1})
+endif()
+
+# The names of the failed tests (the lines after "listed below").
+string(REGEX MATCHALL "\\[  FAILED  \\] [^ \n]+[^\n]*" failed_lines "${out}")
+set(caught "")
+foreach(line IN LISTS failed_lines)
+  if(line MATCHES "listed below" OR line MATCHES "\\([0-9]+ ms\\)$")
+    continue()
+  endif()
+  string(REGEX REPLACE "^\\[  FAILED  \\] " "" name "${line}")
+  list(APPEND caught "${name}")
+endforeach()
+list(REMOVE_DUPLICATES caught)
+
+if(rc MATCHES "timeout")
+  message("REJECTED: the grader did not finish within ${TIMEOUT} s (a student sees a Timeout)")
+  return()
+endif()
+if(failed GREATER 0)
+  list(JOIN caught "\n  " caught_text)
+  message("REJECTED: ${failed} of ${ran} test(s) failed:\n  ${caught_text}")
+  return()
+endif()
+if(NOT rc EQUAL 0)
+  string(LENGTH "${out}" len)
+  if(len GREATER 3000)
+    math(EXPR start "${len} - 3000")
+    string(SUBSTRING "${out}" ${start} 3000 out)
+  endif()
+  message("${out}")
+  message("REJECTED: the grader exited with '${rc}' without a test summary (crash?)")
+  return()
+endif()
+if(ran EQUAL 0)
+  message("${out}")
+  message(FATAL_ERROR "the filter '${FILTER}' selected no test of the grader: fix the "
+                      "'filter:' line in tests/wrong/${VARIANT}/WRONG.md")
+endif()
+if(ran LESS 0)
+  message("${out}")
+  message(FATAL_ERROR "the grader exited 0 but printed no GoogleTest summary")
+endif()
+if(skipped GREATER 0)
+  set(reason "")
+  if(out MATCHES "GPU tests will be skipped: ([^\n]*)")
+    set(reason " (${CMAKE_MATCH_1})")
+  endif()
+  message("CUDALAB-WRONG: SKIPPED: not judged here: ${skipped} of ${ran} test(s) skipped${reason}, "
+          "${passed} passed, none failed")
+  return()
+endif()
+message("${out}")
+message(FATAL_ERROR "ACCEPTED: the grader passed all ${ran} test(s) of the known-wrong "
+                    "submission ${VARIANT} (${WHAT}); the grader must catch it")
