@@ -1,0 +1,82 @@
+/**
+ * @file padding.cuh
+ * @brief Lab 06 interface: `[T][T+1]` padded shared-memory tiles against bank conflicts.
+ *
+ * Shared memory has 32 banks of 4-byte words; word w lives in bank w % 32. A 32 x 32 float
+ * tile stored row after row puts a whole column in one bank, so a warp that reads a column
+ * (a transpose, or the A tile of a matmul whose lanes walk the rows of C) is serialised 32
+ * ways. Giving each row one unused word (a pitch of 33 instead of 32) shifts every row by
+ * one bank, so a column touches 32 different banks while a row stays conflict-free.
+ *
+ * The map from a tile element to its shared-memory word is written by the student in
+ * padded_layout.cuh (included by the kernels); padded_offset_host() below is the same map
+ * compiled into the lab library, so that the grader and the demo can call it.
+ *
+ * All matrices are row-major floats in device memory.
+ */
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace lab06 {
+
+/// Edge of the square tile, in floats: one warp wide, so a warp walking a column sees 32 rows.
+inline constexpr int kTile = 32;
+static_assert(kTile == 32, "the bank arithmetic of this lab needs a tile exactly one warp (and "
+                           "one row of 32 banks) wide");
+/// Default rows of threads of a transpose block (each thread moves kTile / rows elements).
+inline constexpr int kTransposeBlockRows = 8;
+/// Words of the unpadded tile, the least a kTile x kTile float tile can occupy.
+inline constexpr int kUnpaddedTileWords = kTile * kTile;
+
+/**
+ * @brief Host copy of padded_offset() (padded_layout.cuh): the shared-memory word that
+ *        holds element (@p row, @p col) of a padded kTile x kTile tile.
+ * @pre 0 <= row < kTile, 0 <= col < kTile
+ */
+int padded_offset_host(int row, int col);
+
+/// Host copy of kPaddedTileWords (padded_layout.cuh): words the padded tile occupies.
+int padded_tile_words_host();
+
+/**
+ * @brief out = in^T through a padded shared tile.
+ *
+ * A block moves one kTile x kTile tile: it reads input rows (coalesced) into tile rows,
+ * synchronises, and writes output rows (coalesced) from tile columns, which padding makes
+ * conflict-free. Partial tiles at the right and bottom edges are handled.
+ * @param in  rows x cols
+ * @param out cols x rows
+ * Launch: grid (ceil(cols / kTile), ceil(rows / kTile)), block (kTile, r) with r dividing kTile.
+ */
+__global__ void padded_transpose_kernel(const float* __restrict__ in, float* __restrict__ out,
+                                        int rows, int cols);
+
+/**
+ * @brief C = A * B, one kTile x kTile tile of C per block, lanes of a warp walking the rows
+ *        of C: the inner loop reads the A tile down a column, conflict-free thanks to padding.
+ * @param a m x k, @param b k x n, @param c m x n
+ * Launch: grid (ceil(n / kTile), ceil(m / kTile)), block (kTile, kTile).
+ */
+__global__ void padded_matmul_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                                     float* __restrict__ c, int m, int n, int k);
+
+/**
+ * @brief Launches padded_transpose_kernel over the whole matrix and checks the launch.
+ * @param d_in       device pointer to rows x cols floats
+ * @param d_out      device pointer to cols x rows floats
+ * @param block_rows rows of threads per block: 1, 2, 4, 8, 16 or 32 (a divisor of kTile)
+ * @throws std::invalid_argument for non-positive sizes, a bad block_rows, or more tile rows
+ *         than gridDim.y allows
+ */
+void padded_transpose(const float* d_in, float* d_out, int rows, int cols,
+                      int block_rows = kTransposeBlockRows, cudaStream_t stream = nullptr);
+
+/**
+ * @brief Launches padded_matmul_kernel (C = A * B) and checks the launch.
+ * @throws std::invalid_argument for non-positive sizes or more tile rows than gridDim.y allows
+ */
+void padded_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                   cudaStream_t stream = nullptr);
+
+}  // namespace lab06
