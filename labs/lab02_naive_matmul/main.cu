@@ -1,0 +1,100 @@
+// Lab 02 demo: the two naive kernels on a size x size problem, timed like the seed article
+// (variant, launch configuration, ms, GFLOP/s, speedup over the slowest variant).
+#include <algorithm>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cudalab/bench.cuh"
+#include "cudalab/demo.hpp"
+#include "cudalab/device_buffer.cuh"
+#include "cudalab/matrix.hpp"
+#include "naive_matmul.cuh"
+
+namespace {
+
+struct Variant {
+  std::string name;
+  std::string launch;  // "<<<grid, block>>>" as launched
+  cudalab::GpuWork run;
+};
+
+std::string dims(dim3 d) {
+  return d.y == 1 ? std::to_string(d.x) : "(" + std::to_string(d.x) + "," + std::to_string(d.y) + ")";
+}
+
+std::string launch_text(dim3 grid, dim3 block) {
+  return "<<<" + dims(grid) + ", " + dims(block) + ">>>";
+}
+
+int run(const cudalab::DemoOptions& opt) {
+  const int n = opt.size;  // M = N = K = n
+  const std::size_t count = std::size_t(n) * n;
+  // ±1 inputs: every result is a small integer, so the check can be exact.
+  const std::vector<float> h_a = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 1);
+  const std::vector<float> h_b = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 2);
+  cudalab::DeviceBuffer<float> d_a(count), d_b(count), d_c(count);
+  d_a.upload(h_a);
+  d_b.upload(h_b);
+  const float* a = d_a.data();
+  const float* b = d_b.data();
+  float* c = d_c.data();
+
+  std::vector<Variant> variants;
+  for (const int threads : {32, 256}) {
+    variants.push_back({"row per block", launch_text(dim3(n), dim3(threads)),
+                        [=](cudaStream_t s) { lab02::row_per_block_matmul(a, b, c, n, n, n, threads, s); }});
+  }
+  // 1 x 32 puts a warp down a column of C: the same kernel, uncoalesced.
+  for (const dim3 block : {dim3(opt.block, opt.block), dim3(32, 8), dim3(1, 32)}) {
+    variants.push_back({block.x == 1 ? "thread per element (x=1: uncoalesced)" : "thread per element",
+                        launch_text(lab02::thread_per_element_grid(n, n, block), block),
+                        [=](cudaStream_t s) { lab02::thread_per_element_matmul(a, b, c, n, n, n, block, s); }});
+  }
+
+  std::vector<float> expected;
+  if (opt.check) expected = cudalab::reference_matmul(h_a, h_b, n, n, n);
+  std::vector<double> ms;
+  std::vector<std::string> verdicts;
+  int status = 0;
+  for (const Variant& v : variants) {
+    d_c.fill_bytes(0xFF);  // NaN: a kernel that skips elements cannot pass the check
+    v.run(nullptr);
+    std::string verdict = "-";
+    if (opt.check) {
+      const auto cmp = cudalab::compare_matrices(expected, d_c.to_host(), n, n, 0.0);
+      verdict = cmp.ok ? "ok" : "WRONG";
+      if (!cmp.ok) {
+        std::cerr << v.name << " " << v.launch << ": " << cmp.message << "\n";
+        status = 1;
+      }
+    }
+    verdicts.push_back(verdict);
+    cudalab::BenchOptions bo;
+    bo.reps = opt.reps;
+    ms.push_back(cudalab::benchmark(v.run, bo).median_ms);
+  }
+
+  const double slowest = *std::max_element(ms.begin(), ms.end());
+  const double flop = 2.0 * n * double(n) * n;
+  cudalab::Table table({"variant", "launch", "ms", "GFLOP/s", "speedup", "check"});
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    table.add_row({variants[i].name, variants[i].launch, cudalab::fixed(ms[i], 3),
+                   cudalab::fixed(flop / (ms[i] * 1e6), 1), cudalab::fixed(slowest / ms[i], 2) + "x",
+                   verdicts[i]});
+  }
+  table.print(std::cout);
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cudalab::DemoLimits limits;
+  limits.default_size = 2048;
+  limits.max_size = 16384;
+  limits.default_block = 16;
+  return cudalab::run_demo(argc, argv, "lab02 naive_matmul: one block per row vs one thread per element",
+                           limits, run);
+}

@@ -1,0 +1,124 @@
+/**
+ * @file naive_matmul.cuh
+ * @brief Lab 02 interface: two naive matrix multiplications C = A * B, and coalescing.
+ *
+ * Every matrix is row-major float in device memory:
+ * - A is M x K, element (i, p) at a[i * K + p];
+ * - B is K x N, element (p, j) at b[p * N + j];
+ * - C is M x N, element (i, j) at c[i * N + j] = sum over p of A(i, p) * B(p, j).
+ *
+ * Any M, N, K >= 1 are allowed: rectangles, and sizes that are not multiples of the
+ * block. Both kernels read A and B straight from global memory (no shared memory yet;
+ * that is lab 04). They differ in how work is mapped to threads:
+ * - row_per_block_kernel(): block i computes row i of C; its threads stride over the
+ *   columns (launch <<<M, threads>>>);
+ * - thread_per_element_kernel(): a 2-D grid with one thread per element of C, x of the
+ *   block walking the columns so that the 32 threads of a warp read 32 neighbouring
+ *   floats of B and write 32 neighbouring floats of C (coalesced accesses).
+ */
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace lab02 {
+
+// ---------------------------------------------------------------------------
+// (a) One block per row of C
+// ---------------------------------------------------------------------------
+
+/**
+ * @brief Block blockIdx.x computes row blockIdx.x of C; thread t of the block computes
+ * the columns t, t + blockDim.x, t + 2 * blockDim.x, ... of that row.
+ *
+ * @param a  A, M x K row-major
+ * @param b  B, K x N row-major
+ * @param c  C, M x N row-major (written, never read)
+ * @pre gridDim.x == m (one block per row), blockDim = (threads, 1, 1)
+ */
+__global__ void row_per_block_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                                     float* __restrict__ c, int m, int n, int k);
+
+/**
+ * @brief C = A * B with row_per_block_kernel: M blocks of @p threads threads.
+ *
+ * @param d_a      device pointer to A (M x K)
+ * @param d_b      device pointer to B (K x N)
+ * @param d_c      device pointer to C (M x N)
+ * @param m        rows of A and C
+ * @param n        columns of B and C
+ * @param k        columns of A, rows of B
+ * @param threads  threads per block, 1..1024 (32 or 256 in the seed article)
+ * @param stream   stream to launch on
+ * @throws std::invalid_argument for a null pointer, m, n or k <= 0, or threads outside 1..1024
+ * @throws cudalab::CudaError when the launch fails
+ */
+void row_per_block_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                          int threads, cudaStream_t stream = nullptr);
+
+// ---------------------------------------------------------------------------
+// (b) One thread per element of C (coalesced: x walks columns)
+// ---------------------------------------------------------------------------
+
+/**
+ * @brief The thread at column blockIdx.x * blockDim.x + threadIdx.x and row
+ * blockIdx.y * blockDim.y + threadIdx.y computes that one element of C.
+ *
+ * Threads outside C (the partial blocks on the right and bottom edges) do nothing.
+ * @param a  A, M x K row-major
+ * @param b  B, K x N row-major
+ * @param c  C, M x N row-major (written, never read)
+ * @pre the grid covers N columns in x and M rows in y (thread_per_element_grid())
+ */
+__global__ void thread_per_element_kernel(const float* __restrict__ a,
+                                          const float* __restrict__ b, float* __restrict__ c,
+                                          int m, int n, int k);
+
+/**
+ * @brief The smallest grid of @p block-shaped blocks with N columns of C in x and M rows
+ * in y: grid.x * block.x >= n, grid.y * block.y >= m, no spare block in either direction.
+ * @pre m > 0, n > 0, block.x > 0, block.y > 0
+ */
+dim3 thread_per_element_grid(int m, int n, dim3 block);
+
+/**
+ * @brief C = A * B with thread_per_element_kernel on the grid thread_per_element_grid().
+ *
+ * @param d_a     device pointer to A (M x K)
+ * @param d_b     device pointer to B (K x N)
+ * @param d_c     device pointer to C (M x N)
+ * @param m       rows of A and C
+ * @param n       columns of B and C
+ * @param k       columns of A, rows of B
+ * @param block   2-D block shape (x: columns, y: rows), at most 1024 threads, block.z == 1
+ * @param stream  stream to launch on
+ * @throws std::invalid_argument for a null pointer, m, n or k <= 0, an invalid block, or
+ *         more than 65535 blocks in y
+ * @throws cudalab::CudaError when the launch fails
+ */
+void thread_per_element_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n,
+                               int k, dim3 block, cudaStream_t stream = nullptr);
+
+// ---------------------------------------------------------------------------
+// Given: argument checks shared by both launchers (launch_checks.cu)
+// ---------------------------------------------------------------------------
+namespace detail {
+
+/**
+ * @brief Throws std::invalid_argument, with a message that starts with @p who, unless the
+ * pointers are non-null, m, n, k >= 1, and @p block has every extent >= 1, block.z == 1
+ * and at most 1024 threads.
+ * @param who      name of the calling launcher, for the message
+ * @param d_a      device pointer to A
+ * @param d_b      device pointer to B
+ * @param d_c      device pointer to C
+ * @param m        rows of A and C
+ * @param n        columns of B and C
+ * @param k        columns of A, rows of B
+ * @param block    the block shape the launcher will use
+ */
+void check_matmul_args(const char* who, const float* d_a, const float* d_b, const float* d_c,
+                       int m, int n, int k, dim3 block);
+
+}  // namespace detail
+
+}  // namespace lab02

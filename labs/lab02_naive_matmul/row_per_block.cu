@@ -1,0 +1,36 @@
+// Lab 02 (a): one block per row of C; the block's threads stride over the columns.
+#include <cstddef>
+
+#include "cudalab/check.cuh"
+#include "naive_matmul.cuh"
+
+namespace lab02 {
+
+__global__ void row_per_block_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                                     float* __restrict__ c, int m, int n, int k) {
+  // TODO(lab02): block blockIdx.x owns row `row` of C. Let each thread compute the columns
+  // threadIdx.x, threadIdx.x + blockDim.x, ... (< n) of that row: the dot product of row
+  // `row` of A with column `col` of B, written to C(row, col).
+  // HINT: for (int col = threadIdx.x; col < n; col += blockDim.x) { float sum = 0; ... }.
+  // HINT: compute offsets like row * k in std::size_t: M * K can exceed 2^31.
+  (void)a;
+  (void)b;
+  (void)c;
+  (void)m;
+  (void)n;
+  (void)k;
+  // END TODO(lab02)
+}
+
+void row_per_block_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                          int threads, cudaStream_t stream) {
+  const dim3 block(threads > 0 ? static_cast<unsigned>(threads) : 0u);
+  detail::check_matmul_args("row_per_block_matmul", d_a, d_b, d_c, m, n, k, block);
+  // TODO(lab02): launch row_per_block_kernel on `stream` with one block per row of C
+  // (M blocks) of `block` threads, then check the launch.
+  // HINT: kernel<<<grid, block, 0, stream>>>(...); then CUDA_CHECK_LAST_LAUNCH();
+  (void)stream;
+  // END TODO(lab02)
+}
+
+}  // namespace lab02
