@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Exports a student release of cudalabs: the git-tracked tree without the reference
+# solutions, the known-wrong submissions and the instructor-only files.
+#
+#   tools/export_student_release.sh [--git] [--verify] <dest>
+#
+#   <dest>     a folder that does not exist yet (or is empty)
+#   --git      make <dest> a git repository with one commit (a GitHub Classroom template)
+#   --verify   then configure, build and grade the release there with the ci-student
+#              presets (stubs: graded tests fail, GPU tests skip without a GPU) and print
+#              its scoreboard; fails if it does not configure or build, or a test cannot run
+#
+# Files are taken from the working tree, but only those git tracks (untracked and ignored
+# files never leave). Left out (instructor-only):
+#   solutions/  tests/wrong/  cmake/CudalabWrong.cmake  docs/instructors.md  .ci/
+#   .github/workflows/ (the instructor CI; the release gets tools/release/grade.yml as
+#   .github/workflows/grade.yml instead)  tools/ except scoreboard.py, gpu_resources.py,
+#   gpu-resources.json
+set -euo pipefail
+
+die() { echo "export_student_release: $*" >&2; exit 1; }
+
+git_init=0
+verify=0
+dest=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --git) git_init=1 ;;
+    --verify) verify=1 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) die "unknown option $1 (see --help)" ;;
+    *) [ -z "$dest" ] || die "only one destination, got '$dest' and '$1'"; dest=$1 ;;
+  esac
+  shift
+done
+[ -n "$dest" ] || die "usage: tools/export_student_release.sh [--git] [--verify] <dest>"
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(git -C "$here" rev-parse --show-toplevel 2>/dev/null) ||
+  die "needs a git checkout of cudalabs (the release is built from the files git tracks)"
+[ -f "$root/CMakePresets.json" ] && [ -d "$root/labs" ] || die "$root is not a cudalabs checkout"
+
+if [ -e "$dest" ]; then
+  [ -d "$dest" ] || die "$dest exists and is not a folder"
+  [ -z "$(ls -A "$dest")" ] || die "$dest is not empty; remove it or choose another folder"
+fi
+mkdir -p "$dest"
+dest=$(cd "$dest" && pwd)
+case "$dest/" in
+  "$root"/*) # Inside the checkout: only in an ignored folder (e.g. build-*), never in the tree.
+    git -C "$root" check-ignore -q "$dest" || die "$dest is inside the checkout and not ignored by git" ;;
+esac
+
+# Instructor-only paths (prefixes match folders).
+is_excluded() {
+  case "$1" in
+    solutions/*|tests/wrong/*|.ci/*|.github/workflows/*) return 0 ;;
+    cmake/CudalabWrong.cmake|docs/instructors.md) return 0 ;;
+    tools/scoreboard.py|tools/gpu_resources.py|tools/gpu-resources.json) return 1 ;;
+    tools/*) return 0 ;;
+  esac
+  return 1
+}
+
+list=$(mktemp)
+trap 'rm -f "$list"' EXIT
+count=0
+while IFS= read -r -d '' f; do
+  is_excluded "$f" && continue
+  [ -e "$root/$f" ] || continue  # deleted in the working tree
+  printf '%s\0' "$f" >>"$list"
+  count=$((count + 1))
+done < <(git -C "$root" ls-files -z)
+[ "$count" -gt 0 ] || die "no files to export"
+tar -C "$root" --null -T "$list" -cf - | tar -C "$dest" -xf -
+
+mkdir -p "$dest/.github/workflows"
+cp "$root/tools/release/grade.yml" "$dest/.github/workflows/grade.yml"
+
+# The release must stand on its own: nothing instructor-only may remain.
+for p in solutions tests/wrong docs/instructors.md cmake/CudalabWrong.cmake; do
+  [ ! -e "$dest/$p" ] || die "internal error: $p was exported"
+done
+rev=$(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)
+echo "export_student_release: $count files of cudalabs $rev -> $dest"
+
+if [ "$git_init" -eq 1 ]; then
+  git -C "$dest" init -q
+  git -C "$dest" add -A
+  git -C "$dest" -c user.name="cudalabs release" -c user.email="cudalabs@invalid" \
+    commit -q -m "cudalabs student release ($rev)"
+  echo "export_student_release: $dest is a git repository with one commit"
+fi
+
+if [ "$verify" -eq 1 ]; then
+  echo "export_student_release: verifying: configure, build and grade with the ci-student presets"
+  cd "$dest"
+  cmake --workflow --preset ci-student
+  rc=0
+  ctest --preset ci-student >build/ci-student/ctest.log 2>&1 || rc=$?
+  tail -n 3 build/ci-student/ctest.log
+  # ctest exits 8 when tests fail (the stubs fail their graded tests); anything else is
+  # an error of the release itself.
+  [ "$rc" -eq 0 ] || [ "$rc" -eq 8 ] || die "ctest failed with exit code $rc in the release (see $dest/build/ci-student/ctest.log)"
+  python3 tools/scoreboard.py --build-dir build/ci-student --strict \
+    --json build/ci-student/scores.json --markdown build/ci-student/scores.md ||
+    die "the scoreboard of the release reports a problem (above)"
+  echo "export_student_release: the release configures, builds and grades"
+fi
