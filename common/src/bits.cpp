@@ -1,0 +1,115 @@
+#include "cudalab/bits.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace cudalab::bits {
+
+int popcount(std::uint32_t x) {
+  // SWAR: sum bits in pairs, nibbles, then bytes; the multiply adds the four bytes.
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  x = (x + (x >> 4)) & 0x0F0F0F0Fu;
+  return static_cast<int>((x * 0x01010101u) >> 24);
+}
+
+int popcount(std::uint64_t x) {
+  return popcount(static_cast<std::uint32_t>(x)) + popcount(static_cast<std::uint32_t>(x >> 32));
+}
+
+std::uint32_t bit_of(float value) {
+  if (value == 1.0f) return 1u;
+  if (value == -1.0f) return 0u;
+  throw std::invalid_argument("bits: a binary matrix may hold only +1 and -1, found " +
+                              std::to_string(value));
+}
+
+namespace {
+
+void check_shape(const char* what, std::size_t size, int rows, int cols) {
+  if (rows < 0 || cols < 0 || size != std::size_t(rows) * std::size_t(cols)) {
+    throw std::invalid_argument(std::string(what) + ": the matrix holds " + std::to_string(size) +
+                                " values, not " + std::to_string(rows) + " x " +
+                                std::to_string(cols));
+  }
+}
+
+/// Packs `count` vectors of `k` elements; element e of vector v is m[v * v_stride + e * e_stride].
+template <typename Word>
+std::vector<Word> pack(const std::vector<float>& m, int count, int k, std::size_t v_stride,
+                       std::size_t e_stride) {
+  constexpr int kWordBits = static_cast<int>(sizeof(Word) * 8);
+  const std::size_t words = (std::size_t(k) + kWordBits - 1) / kWordBits;
+  std::vector<Word> packed(std::size_t(count) * words, Word{0});  // padding bits stay zero
+  for (int v = 0; v < count; ++v) {
+    Word* out = packed.data() + std::size_t(v) * words;
+    for (int e = 0; e < k; ++e) {
+      const Word bit = static_cast<Word>(bit_of(m[std::size_t(v) * v_stride + std::size_t(e) * e_stride]));
+      out[e / kWordBits] |= bit << (e % kWordBits);  // LSB first
+    }
+  }
+  return packed;
+}
+
+template <typename Word>
+int dot(const Word* p, const Word* q, int k) {
+  constexpr int kWordBits = static_cast<int>(sizeof(Word) * 8);
+  const int words = (k + kWordBits - 1) / kWordBits;
+  int mismatches = 0;
+  for (int w = 0; w < words; ++w) mismatches += popcount(static_cast<Word>(p[w] ^ q[w]));
+  return k - 2 * mismatches;
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> pack_rows(const std::vector<float>& a, int rows, int k) {
+  check_shape("pack_rows", a.size(), rows, k);
+  return pack<std::uint32_t>(a, rows, k, std::size_t(k), 1);
+}
+
+std::vector<std::uint32_t> pack_cols(const std::vector<float>& b, int k, int cols) {
+  check_shape("pack_cols", b.size(), k, cols);
+  return pack<std::uint32_t>(b, cols, k, 1, std::size_t(cols));
+}
+
+std::vector<std::uint64_t> pack_rows64(const std::vector<float>& a, int rows, int k) {
+  check_shape("pack_rows64", a.size(), rows, k);
+  return pack<std::uint64_t>(a, rows, k, std::size_t(k), 1);
+}
+
+std::vector<std::uint64_t> pack_cols64(const std::vector<float>& b, int k, int cols) {
+  check_shape("pack_cols64", b.size(), k, cols);
+  return pack<std::uint64_t>(b, cols, k, 1, std::size_t(cols));
+}
+
+int binary_dot(const std::uint32_t* p, const std::uint32_t* q, int k) { return dot(p, q, k); }
+
+int binary_dot(const std::uint64_t* p, const std::uint64_t* q, int k) { return dot(p, q, k); }
+
+std::vector<float> binary_matmul_rows(const std::vector<std::uint32_t>& a_rows,
+                                      const std::vector<std::uint32_t>& b_cols, int n, int k,
+                                      int row_begin, int row_end) {
+  const std::size_t words = std::size_t(words32(k));
+  if (n < 0 || k < 0 || row_begin < 0 || row_end < row_begin ||
+      a_rows.size() < std::size_t(row_end) * words || b_cols.size() != std::size_t(n) * words) {
+    throw std::invalid_argument("binary_matmul: packed sizes do not match the rows, N and K");
+  }
+  std::vector<float> c(std::size_t(row_end - row_begin) * n);
+  for (int i = row_begin; i < row_end; ++i) {
+    for (int j = 0; j < n; ++j) {
+      c[std::size_t(i - row_begin) * n + j] = static_cast<float>(
+          binary_dot(a_rows.data() + std::size_t(i) * words, b_cols.data() + std::size_t(j) * words, k));
+    }
+  }
+  return c;
+}
+
+std::vector<float> binary_matmul(const std::vector<std::uint32_t>& a_rows,
+                                 const std::vector<std::uint32_t>& b_cols, int m, int n, int k) {
+  if (m < 0 || a_rows.size() != std::size_t(m) * std::size_t(words32(k))) {
+    throw std::invalid_argument("binary_matmul: packed A is not M x words32(K)");
+  }
+  return binary_matmul_rows(a_rows, b_cols, n, k, 0, m);
+}
+
+}  // namespace cudalab::bits

@@ -1,0 +1,121 @@
+/**
+ * @file xnor.cuh
+ * @brief Lab 08 interface: ±1 matrices as bits, XNOR as multiplication, popcount as the sum.
+ *
+ * C = A * B for A (M x K) and B (K x N) whose entries are all +1 or -1, computed from
+ * bit-packed copies of A and B. The conventions are those of cudalab/bits.hpp (the host
+ * reference the grader compares against):
+ *
+ * - +1 is a 1 bit, -1 a 0 bit; element k of a packed vector sits in word k / 32 at bit
+ *   k % 32 (least significant bit first).
+ * - A is packed by rows:    d_a_bits[i * W + w], i < M, w < W
+ *   B is packed by columns: d_b_bits[j * W + w], j < N, w < W
+ *   with W = words(K) = ceil(K / 32); the W * 32 - K padding bits of every packed vector
+ *   are zero.
+ * - One product of two ±1 numbers is XNOR of their bits (equal bits: +1, different: -1),
+ *   so a dot product is (#equal) - (#different). The XNOR kernels count *equal* bits
+ *   word by word with popcount(~(a ^ b)); the zero padding bits are equal in both
+ *   operands, and the count has to be corrected for them (the `rest` of the seed article).
+ *
+ * All pointers are device pointers; every launcher enqueues on @p stream and checks the
+ * launch. Results are floats so they compare exactly with reference_matmul().
+ */
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <array>
+#include <cstdint>
+
+#include "cudalab/device_buffer.cuh"
+
+namespace lab08 {
+
+/// Bits per packed word.
+inline constexpr int kWordBits = 32;
+/// Threads per block of the seed article's one-block-per-row launches (<<<M, 32>>>).
+inline constexpr int kSeedThreads = 32;
+
+// ---------------------------------------------------------------------------
+// Packing (pack_rows.cu, pack_cols.cu)
+// ---------------------------------------------------------------------------
+
+/**
+ * @brief Packs the rows of the ±1 matrix @p d_a (M x K floats, row-major) into
+ * @p d_a_bits (M x words(K) words): bit k % 32 of word k / 32 of row i is 1 iff
+ * A[i][k] == +1; padding bits are 0.
+ * @throws std::invalid_argument for m or k <= 0
+ */
+void pack_rows(const float* d_a, std::uint32_t* d_a_bits, int m, int k,
+               cudaStream_t stream = nullptr);
+
+/**
+ * @brief Packs the columns of the ±1 matrix @p d_b (K x N floats, row-major) into
+ * @p d_b_bits (N x words(K) words): bit k % 32 of word k / 32 of column j is 1 iff
+ * B[k][j] == +1; padding bits are 0.
+ * @throws std::invalid_argument for k or n <= 0
+ */
+void pack_cols(const float* d_b, std::uint32_t* d_b_bits, int k, int n,
+               cudaStream_t stream = nullptr);
+
+// ---------------------------------------------------------------------------
+// The popcount table (popcount_table.cu)
+// ---------------------------------------------------------------------------
+
+/// table[i] = number of set bits of the byte i, for i = 0 .. 255 (built on the host).
+std::array<std::uint8_t, 256> build_popcount_table();
+
+/// A device copy of build_popcount_table(): 256 bytes for the table kernels.
+cudalab::DeviceBuffer<std::uint8_t> upload_popcount_table();
+
+// ---------------------------------------------------------------------------
+// XNOR matmul (xnor_matmul.cu)
+// ---------------------------------------------------------------------------
+
+/**
+ * @brief Zero padding bits at the end of a packed vector of @p k elements: the seed's
+ * `rest` = 32 * words(k) - k (0 when k is a multiple of 32). @pre k >= 1
+ *
+ * Defined in xnor_matmul.cu: device code of other files cannot call it (no separable
+ * compilation); the grader calls it on the host.
+ */
+__host__ __device__ int padding_bits(int k);
+
+/**
+ * @brief The ±1 dot product of two vectors of @p k elements, given @p equal_bits: the
+ * popcount of XNOR summed over all words(k) words, padding included.
+ * @pre 0 <= equal_bits <= 32 * words(k), equal_bits >= padding_bits(k)
+ */
+__host__ __device__ int xnor_dot(int k, int equal_bits);
+
+/**
+ * @brief C = A * B from packed operands, popcount by the 256-entry table.
+ *
+ * One block per row of C (grid M), @p threads threads per block; thread t computes the
+ * columns t, t + threads, t + 2 * threads, ... of its row.
+ * @param d_table 256 bytes from upload_popcount_table()
+ * @param d_c     M x N floats, row-major
+ * @throws std::invalid_argument for non-positive sizes or threads outside 1..1024
+ */
+void xnor_matmul_table(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,
+                       const std::uint8_t* d_table, float* d_c, int m, int n, int k,
+                       int threads = kSeedThreads, cudaStream_t stream = nullptr);
+
+/// As xnor_matmul_table(), with the hardware popcount (__popc) instead of the table.
+void xnor_matmul_popc(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits, float* d_c,
+                      int m, int n, int k, int threads = kSeedThreads,
+                      cudaStream_t stream = nullptr);
+
+// ---------------------------------------------------------------------------
+// Given: the float baseline (float_naive.cu)
+// ---------------------------------------------------------------------------
+
+/**
+ * @brief Float C = A * B (row-major floats), the seed's one-block-per-row kernel: grid M,
+ * @p threads threads per block striding over the columns of the row. The baseline of
+ * the speed test (the same ±1 data as floats).
+ */
+void float_matmul_rows(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                       int threads = kSeedThreads, cudaStream_t stream = nullptr);
+
+}  // namespace lab08
