@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+"""Skeleton check: solutions/ differ from their labs/ stubs only inside TODO regions.
+
+    python3 tools/skeleton_check.py [--root DIR] [--lab NN ...] [--min-wrong N]
+
+For every lab (labs/labNN_topic/ with a CMakeLists.txt calling cudalab_add_lab):
+  * the SOURCES files of cudalab_add_lab() exist in labs/labNN_topic/ and in
+    solutions/labNN_topic/, and solutions/labNN_topic/ holds exactly those files (no
+    headers, nothing else: the interface is the header in labs/, shared by both);
+  * each SOURCES stub has at least one region
+        // TODO(labNN): ...        (the TODO line, then comment lines with a // HINT:)
+        ...
+        // END TODO(labNN)
+    and its solution twin has the same regions: outside them both files are identical
+    line by line (byte for byte), the TODO line with the comment lines that follow it in
+    the stub (the HINT) and the END line are identical, and the solution differs from the
+    stub somewhere;
+  * known-wrong submissions (tests/wrong/labNN_topic/<variant>/): at least --min-wrong
+    variants per lab (default 3), each with a WRONG.md whose first line says what is
+    broken and replacement SOURCES files that differ from the solution, only inside TODO
+    regions.
+Each problem is printed as `path:line: message`. Exit status: 0 when clean, 1 when a
+problem was found, 2 on a usage error. A tree without solutions/ (a student release) only
+gets the stub checks. Python 3 standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+KEYWORDS = {"NUMBER", "NAME", "SOURCES", "GIVEN", "DEMO", "LIBRARIES", "TEST_SOURCES",
+            "TIMEOUT_CPU", "TIMEOUT_GPU", "TIMEOUT_PERF", "TIMEOUT_TOOLS"}
+HEADER_SUFFIXES = {".h", ".hpp", ".cuh", ".hh", ".hxx", ".inl"}
+
+
+class Problems:
+    def __init__(self, root: Path):
+        self.root = root
+        self.items: list[str] = []
+
+    def add(self, path: Path, line: int | None, message: str) -> None:
+        try:
+            rel = path.relative_to(self.root)
+        except ValueError:
+            rel = path
+        self.items.append(f"{rel}:{line}: {message}" if line else f"{rel}: {message}")
+
+
+# ---------------------------------------------------------------------------
+# cudalab_add_lab() arguments
+# ---------------------------------------------------------------------------
+def lab_arguments(cmakelists: Path) -> dict[str, list[str]] | None:
+    text = cmakelists.read_text(errors="replace")
+    text = re.sub(r"#[^\n]*", "", text)  # comments (no '#' inside file names here)
+    m = re.search(r"cudalab_add_lab\s*\((.*?)\)", text, re.S)
+    if not m:
+        return None
+    args: dict[str, list[str]] = {}
+    key = None
+    for token in re.findall(r'"[^"]*"|[^\s"]+', m.group(1)):
+        token = token.strip('"')
+        if token in KEYWORDS:
+            key = token
+            args.setdefault(key, [])
+        elif key:
+            args[key].append(token)
+    return args
+
+
+# ---------------------------------------------------------------------------
+# TODO regions
+# ---------------------------------------------------------------------------
+@dataclass
+class Segment:
+    kind: str          # "out" or "todo"
+    start: int         # 1-based line number of the first line
+    lines: list[str] = field(default_factory=list)
+
+
+def read_lines(path: Path) -> list[str]:
+    # Bytes decoded losslessly; line ends kept, so CRLF vs LF or a missing final newline
+    # counts as a difference.
+    return path.read_bytes().decode("utf-8", "surrogateescape").splitlines(keepends=True)
+
+
+def segments(path: Path, nn: str, problems: Problems) -> list[Segment] | None:
+    """Splits a file into outside/TODO segments; None (and problems) when malformed."""
+    start_re = re.compile(r"\bTODO\(lab" + nn + r"\)")
+    end_re = re.compile(r"\bEND TODO\(lab" + nn + r"\)")
+    any_re = re.compile(r"\bTODO\(lab(\d\d)\)")
+    segs = [Segment("out", 1)]
+    ok = True
+    for i, line in enumerate(read_lines(path), start=1):
+        other = [n for n in any_re.findall(line) if n != nn]
+        if other:
+            problems.add(path, i, f"TODO(lab{other[0]}) marker in a lab{nn} file")
+            ok = False
+        if end_re.search(line):
+            if segs[-1].kind != "todo":
+                problems.add(path, i, f"END TODO(lab{nn}) without an open TODO(lab{nn})")
+                return None
+            segs[-1].lines.append(line)
+            segs.append(Segment("out", i + 1))
+        elif start_re.search(line):
+            if segs[-1].kind == "todo":
+                problems.add(path, i, f"TODO(lab{nn}) inside the region opened at line "
+                                      f"{segs[-1].start} (missing END TODO(lab{nn})?)")
+                return None
+            segs.append(Segment("todo", i, [line]))
+        else:
+            segs[-1].lines.append(line)
+    if segs[-1].kind == "todo":
+        problems.add(path, segs[-1].start, f"TODO(lab{nn}) region is never closed with END TODO(lab{nn})")
+        return None
+    return segs if ok else None
+
+
+def region_header(seg: Segment) -> list[str]:
+    """The TODO line and the comment lines right after it (what to do, and the HINT)."""
+    header = [seg.lines[0]]
+    for line in seg.lines[1:-1]:
+        if line.lstrip().startswith("//"):
+            header.append(line)
+        else:
+            break
+    return header
+
+
+def compare_files(stub: Path, other: Path, nn: str, problems: Problems, what: str,
+                  require_hint: bool = True) -> bool:
+    """stub vs other (solution or wrong variant): identical outside regions. True if clean."""
+    n_before = len(problems.items)
+    a = segments(stub, nn, problems)
+    b = segments(other, nn, problems)
+    if a is None or b is None:
+        return False
+    regions_a = [s for s in a if s.kind == "todo"]
+    regions_b = [s for s in b if s.kind == "todo"]
+    if not regions_a:
+        problems.add(stub, None, f"no TODO(lab{nn}) ... END TODO(lab{nn}) region: a SOURCES "
+                                 f"file holds the student's work")
+        return False
+    if require_hint:
+        for r in regions_a:
+            if not any("HINT" in line for line in region_header(r)):
+                problems.add(stub, r.start, f"TODO(lab{nn}) region without a // HINT: comment "
+                                            f"right after the TODO line")
+    if len(regions_a) != len(regions_b):
+        problems.add(other, None, f"{len(regions_b)} TODO(lab{nn}) region(s), the stub "
+                                  f"{stub.name} has {len(regions_a)}")
+        return False
+    for sa, sb in zip(a, b):
+        if sa.kind == "out":
+            for k in range(max(len(sa.lines), len(sb.lines))):
+                la = sa.lines[k] if k < len(sa.lines) else None
+                lb = sb.lines[k] if k < len(sb.lines) else None
+                if la != lb:
+                    problems.add(other, sb.start + k,
+                                 f"differs from the stub outside the TODO(lab{nn}) regions "
+                                 f"(stub line {sa.start + k}: {_show(la)}; here: {_show(lb)})")
+                    break
+        else:
+            # Variants are compared with the solution, whose region may start with comments
+            # of its own: only the TODO line itself must match there.
+            header = region_header(sa) if require_hint else sa.lines[:1]
+            for k, line in enumerate(header):
+                if k >= len(sb.lines) or sb.lines[k] != line:
+                    got = sb.lines[k] if k < len(sb.lines) else None
+                    problems.add(other, sb.start + k,
+                                 f"the TODO/HINT lines of the region differ from the stub's "
+                                 f"(stub line {sa.start + k}: {_show(line)}; here: {_show(got)})")
+                    break
+            if sa.lines[-1] != sb.lines[-1]:
+                problems.add(other, sb.start + len(sb.lines) - 1,
+                             f"END TODO(lab{nn}) line differs from the stub's "
+                             f"(stub line {sa.start + len(sa.lines) - 1})")
+    if len(problems.items) == n_before and read_lines(stub) == read_lines(other):
+        problems.add(other, None, f"identical to the stub: the {what} changes nothing")
+    return len(problems.items) == n_before
+
+
+def _show(line: str | None) -> str:
+    if line is None:
+        return "<end of file>"
+    text = line.rstrip("\n")
+    if text.endswith("\r"):
+        text = text[:-1] + "<CR>"
+    text = text.strip()
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
+# ---------------------------------------------------------------------------
+# Per lab
+# ---------------------------------------------------------------------------
+def check_lab(root: Path, lab_dir: Path, problems: Problems, min_wrong: int) -> int:
+    """Returns the number of files compared."""
+    nn = lab_dir.name[3:5]
+    args = lab_arguments(lab_dir / "CMakeLists.txt")
+    if args is None:
+        problems.add(lab_dir / "CMakeLists.txt", None, "no cudalab_add_lab(...) call")
+        return 0
+    number = (args.get("NUMBER") or [""])[0]
+    if number != nn:
+        problems.add(lab_dir / "CMakeLists.txt", None, f"NUMBER {number!r} does not match the folder lab{nn}")
+    name = (args.get("NAME") or [""])[0]
+    if f"lab{nn}_{name}" != lab_dir.name:
+        problems.add(lab_dir / "CMakeLists.txt", None, f"NAME {name!r} does not match the folder {lab_dir.name}")
+    sources = args.get("SOURCES", [])
+    if not sources:
+        problems.add(lab_dir / "CMakeLists.txt", None, "cudalab_add_lab() lists no SOURCES (the student's files)")
+    for f in sources:
+        if Path(f).suffix in HEADER_SUFFIXES:
+            problems.add(lab_dir / "CMakeLists.txt", None, f"SOURCES lists the header {f}; "
+                                                           f"the interface header is not student work")
+        if not (lab_dir / f).is_file():
+            problems.add(lab_dir / f, None, "listed in SOURCES but missing in labs/")
+    for f in args.get("GIVEN", []) + args.get("DEMO", []):
+        if not (lab_dir / f).is_file():
+            problems.add(lab_dir / f, None, "listed in GIVEN/DEMO but missing in labs/")
+    if not any(p.suffix in HEADER_SUFFIXES for p in lab_dir.iterdir()):
+        problems.add(lab_dir, None, "no interface header (.cuh/.h/.hpp) in labs/")
+
+    compared = 0
+    sol_root = root / "solutions"
+    if not sol_root.is_dir():
+        # Student release: the stubs must still be well-formed.
+        for f in sources:
+            if (lab_dir / f).is_file():
+                segs = segments(lab_dir / f, nn, problems)
+                if segs is not None and not any(s.kind == "todo" for s in segs):
+                    problems.add(lab_dir / f, None, f"no TODO(lab{nn}) region")
+        return 0
+    sol_dir = sol_root / lab_dir.name
+    if not sol_dir.is_dir():
+        problems.add(sol_dir, None, f"missing: every lab has its reference solution")
+        return 0
+    for p in sorted(sol_dir.rglob("*")):
+        if p.is_dir():
+            continue
+        rel = p.relative_to(sol_dir).as_posix()
+        if p.suffix in HEADER_SUFFIXES:
+            problems.add(p, None, "a header in solutions/: the graders include the headers "
+                                  "of labs/ (one interface shared by stub and solution), so "
+                                  "they would never see this one")
+        elif rel not in sources:
+            twin = "exists" if (lab_dir / rel).exists() else "has no twin in labs/"
+            problems.add(p, None, f"not a SOURCES file of lab{nn} ({twin}); solutions/ holds "
+                                  f"only the SOURCES files")
+    for f in sources:
+        stub, sol = lab_dir / f, sol_dir / f
+        if not sol.is_file():
+            problems.add(sol, None, "SOURCES file missing in solutions/")
+            continue
+        if stub.is_file():
+            compare_files(stub, sol, nn, problems, "solution")
+            compared += 1
+
+    # Known-wrong submissions.
+    wrong_dir = root / "tests" / "wrong" / lab_dir.name
+    variants = sorted(p for p in wrong_dir.iterdir() if p.is_dir()) if wrong_dir.is_dir() else []
+    if len(variants) < min_wrong:
+        problems.add(wrong_dir, None, f"{len(variants)} known-wrong submission(s); every lab "
+                                      f"keeps at least {min_wrong}")
+    for v in variants:
+        if not re.fullmatch(r"[A-Za-z0-9_]+", v.name):
+            problems.add(v, None, "variant names use letters, digits and _ only")
+        md = v / "WRONG.md"
+        first = md.read_text(errors="replace").splitlines()[:1] if md.is_file() else []
+        if not first or not first[0].strip(" #\t"):
+            problems.add(md, 1, "missing or empty first line: say what is broken")
+        files = sorted(p for p in v.rglob("*") if p.is_file() and p.name != "WRONG.md")
+        if not files:
+            problems.add(v, None, "replaces no file")
+        for p in files:
+            rel = p.relative_to(v).as_posix()
+            if rel not in sources:
+                problems.add(p, None, f"not a SOURCES file of lab{nn} ({', '.join(sources)})")
+            elif (sol_dir / rel).is_file():
+                compare_files(sol_dir / rel, p, nn, problems, "known-wrong variant",
+                              require_hint=False)
+                compared += 1
+    return compared
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="skeleton_check.py", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent,
+                    help="the cudalabs checkout (default: this script's)")
+    ap.add_argument("--lab", action="append", default=[], metavar="NN", help="check only lab NN")
+    ap.add_argument("--min-wrong", type=int, default=3,
+                    help="known-wrong submissions each lab needs (default 3; 0: no check)")
+    args = ap.parse_args(argv)
+    root = args.root.resolve()
+    if not (root / "labs").is_dir():
+        print(f"skeleton_check: {root} has no labs/ folder", file=sys.stderr)
+        return 2
+    problems = Problems(root)
+    labs = sorted(p for p in (root / "labs").glob("lab[0-9][0-9]_*")
+                  if p.is_dir() and (p / "CMakeLists.txt").is_file())
+    if args.lab:
+        wanted = {f"{int(n):02d}" for n in args.lab if n.isdigit()}
+        labs = [p for p in labs if p.name[3:5] in wanted]
+    if not labs:
+        print("skeleton_check: no lab to check", file=sys.stderr)
+        return 2
+    if (root / "solutions").is_dir() and not args.lab:
+        for p in sorted((root / "solutions").iterdir()):
+            if p.is_dir() and not (root / "labs" / p.name / "CMakeLists.txt").is_file():
+                problems.add(p, None, "has no lab in labs/ (no labs/<same name>/CMakeLists.txt)")
+    wrong_root = root / "tests" / "wrong"
+    if wrong_root.is_dir() and not args.lab:
+        for p in sorted(wrong_root.iterdir()):
+            if p.is_dir() and not (root / "labs" / p.name / "CMakeLists.txt").is_file():
+                problems.add(p, None, "known-wrong folder of no lab")
+    compared = sum(check_lab(root, lab, problems, args.min_wrong) for lab in labs)
+    for item in problems.items:
+        print(item)
+    names = " ".join(p.name[:5] for p in labs)
+    if problems.items:
+        print(f"skeleton check FAILED: {len(problems.items)} problem(s) in {names}")
+        return 1
+    print(f"skeleton check passed: {len(labs)} lab(s) ({names}), {compared} file pair(s) "
+          f"identical outside their TODO regions")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
