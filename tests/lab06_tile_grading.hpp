@@ -1,0 +1,326 @@
+// Grading helpers shared by the graders of lab 06 (padding) and lab 07 (swizzle): both grade
+// a layout of a 32 x 32 shared tile with the bank model, then a transpose and a matmul built
+// on it against the same conflicting baselines (labs/lab06_padding/conflicting_tile.cuh).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "conflicting_tile.cuh"
+#include "cudalab/bank_diagram.hpp"
+#include "cudalab/bank_model.hpp"
+#include "cudalab/bench.cuh"
+#include "cudalab/conflict_meter.cuh"
+#include "cudalab/device_buffer.cuh"
+#include "cudalab/testing.hpp"
+#include "cudalab/tools.hpp"
+
+namespace tile_grading {
+
+/// The word (or element) each lane of a warp accesses.
+using Lanes = std::array<std::int64_t, cudalab::bank::kWarpSize>;
+/// out (cols x rows) = in (rows x cols)^T on a stream.
+using TransposeLaunch = std::function<void(const float*, float*, int, int, cudaStream_t)>;
+/// C (m x n) = A (m x k) * B (k x n) on a stream.
+using MatmulLaunch =
+    std::function<void(const float*, const float*, float*, int, int, int, cudaStream_t)>;
+
+/// A transpose problem: the input is rows x cols.
+struct Shape {
+  int rows;
+  int cols;
+};
+
+/// A matmul problem: A is m x k, B is k x n.
+struct MatmulShape {
+  int m;
+  int n;
+  int k;
+};
+
+inline std::string shape_name(const ::testing::TestParamInfo<Shape>& p) {
+  return std::to_string(p.param.rows) + "x" + std::to_string(p.param.cols);
+}
+
+inline std::string matmul_shape_name(const ::testing::TestParamInfo<MatmulShape>& p) {
+  return std::to_string(p.param.m) + "x" + std::to_string(p.param.n) + "x" +
+         std::to_string(p.param.k);
+}
+
+/// Odd shapes, rectangles, single rows and columns, tiles cut at both edges.
+inline const Shape kTransposeShapes[] = {{1, 1},   {1, 100},  {100, 1},   {31, 33},    {33, 65},
+                                         {64, 64}, {257, 31}, {96, 1000}, {1000, 999}, {2049, 67}};
+inline const MatmulShape kMatmulShapes[] = {{1, 1, 1},      {32, 32, 32}, {33, 65, 17},
+                                            {100, 37, 129}, {31, 300, 33}, {257, 130, 45},
+                                            {64, 1, 200},   {1, 96, 64}};
+
+/// The conflicting baselines in the launcher signatures.
+inline void conflicting_transpose(const float* in, float* out, int rows, int cols,
+                                  cudaStream_t s) {
+  smem_tiles::conflicting_transpose(in, out, rows, cols, s);
+}
+inline void conflicting_matmul(const float* a, const float* b, float* c, int m, int n, int k,
+                               cudaStream_t s) {
+  smem_tiles::conflicting_matmul(a, b, c, m, n, k, s);
+}
+
+inline std::string describe_lanes(const Lanes& lanes) {
+  std::ostringstream os;
+  os << "{";
+  for (int l = 0; l < cudalab::bank::kWarpSize; ++l) os << (l ? ", " : "") << lanes[l];
+  os << "}";
+  return os.str();
+}
+
+/**
+ * @brief A warp access of @p element_bytes per lane through a layout: 32 different elements
+ * must get 32 different, non-negative indices, and the bank model must find no conflict.
+ */
+inline ::testing::AssertionResult conflict_free(const Lanes& index, const std::string& what,
+                                                int element_bytes = 4) {
+  for (int i = 0; i < cudalab::bank::kWarpSize; ++i) {
+    if (index[i] < 0) {
+      return ::testing::AssertionFailure()
+             << what << ": lane " << i << " gets the negative index " << index[i];
+    }
+    for (int j = 0; j < i; ++j) {
+      if (index[i] == index[j]) {
+        return ::testing::AssertionFailure()
+               << what << ": lanes " << j << " and " << i << " access different elements but "
+               << "the layout stores both at " << index[i] << "; lane indices "
+               << describe_lanes(index);
+      }
+    }
+  }
+  const auto request = cudalab::bank::from_element_indices(index, element_bytes);
+  const int degree = cudalab::bank::conflict_degree(request);
+  if (degree == 1) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << what << ": the bank model finds a " << degree << "-way conflict, expected 1 "
+         << "(conflict-free); lane indices " << describe_lanes(index) << "\n"
+         << cudalab::bank::render_bank_diagram(request, what);
+}
+
+/// Measures the 4-byte access @p words on the GPU and expects degree 1 within the meter's
+/// resolution (the pattern must first be conflict-free by the model).
+inline void expect_measured_conflict_free(const Lanes& words, const std::string& what) {
+  ASSERT_TRUE(conflict_free(words, what)) << "(the layout fails on the CPU already)";
+  for (const auto w : words) {
+    ASSERT_LT(w, cudalab::bank::kMeterWords) << what << ": word beyond the meter's array";
+  }
+  const int model = cudalab::bank::conflict_degree(cudalab::bank::from_word_indices(words));
+  const auto reading = cudalab::bank::measure_word_pattern(words);
+  cudalab::testing::record_measurement(what + " degree", reading.degree, "way",
+                                       1.0 + cudalab::bank::meter_tolerance(1));
+  EXPECT_TRUE(cudalab::bank::degree_matches(reading.degree, 1))
+      << what << ": measured degree " << reading.degree << " (" << reading.cycles_per_access
+      << " cycles per access), expected 1 +- " << cudalab::bank::meter_tolerance(1)
+      << " (model: " << model << ")";
+}
+
+/// Records the measured degree of a column of an unpadded, unswizzled tile (for contrast).
+inline void record_plain_column_degree() {
+  const auto plain = cudalab::bank::measure_word_pattern(
+      cudalab::bank::strided_words(cudalab::bank::kWarpSize));
+  cudalab::testing::record_measurement("plain 32x32 tile column degree", plain.degree, "way");
+}
+
+inline std::vector<float> host_transpose(const std::vector<float>& in, int rows, int cols) {
+  std::vector<float> out(in.size());
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) {
+      out[static_cast<size_t>(c) * rows + r] = in[static_cast<size_t>(r) * cols + c];
+    }
+  }
+  return out;
+}
+
+/// Runs @p launch on a poisoned (NaN) output and returns the output.
+template <typename Launch>
+std::vector<float> run_poisoned(cudalab::DeviceBuffer<float>& d_out, Launch launch) {
+  d_out.fill_bytes(0xFF);  // an element the kernel skips stays NaN and cannot pass
+  launch();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return d_out.to_host();
+}
+
+/// @p launch transposes a random rows x cols matrix exactly.
+inline ::testing::AssertionResult transpose_ok(const TransposeLaunch& launch, int rows, int cols) {
+  const auto h_in = cudalab::random_matrix(rows, cols, cudalab::Fill::Uniform, 1);
+  cudalab::DeviceBuffer<float> d_in(h_in.size());
+  cudalab::DeviceBuffer<float> d_out(h_in.size());
+  d_in.upload(h_in);
+  const auto got =
+      run_poisoned(d_out, [&] { launch(d_in.data(), d_out.data(), rows, cols, nullptr); });
+  return cudalab::testing::matrices_match(host_transpose(h_in, rows, cols), got, cols, rows, 0.0);
+}
+
+/// @p launch multiplies random small-integer matrices exactly (every sum is exact in float,
+/// so any summation order must give the reference bit for bit).
+inline ::testing::AssertionResult matmul_ok(const MatmulLaunch& launch, MatmulShape s) {
+  const auto h_a = cudalab::random_matrix(s.m, s.k, cudalab::Fill::SmallInt, 1);
+  const auto h_b = cudalab::random_matrix(s.k, s.n, cudalab::Fill::SmallInt, 2);
+  cudalab::DeviceBuffer<float> d_a(h_a.size());
+  cudalab::DeviceBuffer<float> d_b(h_b.size());
+  cudalab::DeviceBuffer<float> d_c(static_cast<size_t>(s.m) * s.n);
+  d_a.upload(h_a);
+  d_b.upload(h_b);
+  const auto got = run_poisoned(
+      d_c, [&] { launch(d_a.data(), d_b.data(), d_c.data(), s.m, s.n, s.k, nullptr); });
+  return cudalab::testing::matrices_match(cudalab::reference_matmul(h_a, h_b, s.m, s.n, s.k), got,
+                                          s.m, s.n, 0.0);
+}
+
+inline cudalab::BenchOptions perf_options(int reps) {
+  cudalab::BenchOptions o;
+  o.warmup = 2;
+  o.reps = reps;
+  return o;
+}
+
+/// Times @p candidate against the conflicting transpose at n x n (interleaved), checks the
+/// timed output exactly, records both bandwidths and judges the speedup.
+inline void expect_transpose_speedup(const TransposeLaunch& candidate, int n, double threshold,
+                                     const std::string& name) {
+  const auto h_in = cudalab::random_matrix(n, n, cudalab::Fill::Uniform, 1);
+  cudalab::DeviceBuffer<float> d_in(h_in.size());
+  cudalab::DeviceBuffer<float> d_base(h_in.size());
+  cudalab::DeviceBuffer<float> d_out(h_in.size());
+  d_in.upload(h_in);
+  d_out.fill_bytes(0xFF);
+  const auto cmp = cudalab::compare(
+      [&](cudaStream_t s) { conflicting_transpose(d_in.data(), d_base.data(), n, n, s); },
+      [&](cudaStream_t s) { candidate(d_in.data(), d_out.data(), n, n, s); }, perf_options(21));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  ASSERT_TRUE(
+      cudalab::testing::matrices_match(host_transpose(h_in, n, n), d_out.to_host(), n, n, 0.0))
+      << "the timed " << name << " transpose is wrong; no speed verdict";
+  const double bytes = 2.0 * n * double(n) * sizeof(float);
+  cudalab::testing::record_measurement(name + " transpose", bytes / (cmp.candidate.median_ms * 1e6),
+                                       "GB/s");
+  cudalab::testing::record_measurement("conflicting transpose",
+                                       bytes / (cmp.baseline.median_ms * 1e6), "GB/s");
+  cudalab::testing::expect_speedup(cmp, threshold, name + " vs conflicting transpose");
+}
+
+/// Times @p candidate against the conflicting matmul at n x n x n (interleaved) on small
+/// integers, checks the timed output (equal to the baseline's, and 16 entries recomputed on
+/// the host), records both rates and judges the speedup.
+inline void expect_matmul_speedup(const MatmulLaunch& candidate, int n, double threshold,
+                                  const std::string& name) {
+  const auto h_a = cudalab::random_matrix(n, n, cudalab::Fill::SmallInt, 1);
+  const auto h_b = cudalab::random_matrix(n, n, cudalab::Fill::SmallInt, 2);
+  cudalab::DeviceBuffer<float> d_a(h_a.size());
+  cudalab::DeviceBuffer<float> d_b(h_b.size());
+  cudalab::DeviceBuffer<float> d_base(h_a.size());
+  cudalab::DeviceBuffer<float> d_c(h_a.size());
+  d_a.upload(h_a);
+  d_b.upload(h_b);
+  d_c.fill_bytes(0xFF);
+  const auto cmp = cudalab::compare(
+      [&](cudaStream_t s) { conflicting_matmul(d_a.data(), d_b.data(), d_base.data(), n, n, n, s); },
+      [&](cudaStream_t s) { candidate(d_a.data(), d_b.data(), d_c.data(), n, n, n, s); },
+      perf_options(7));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const auto got = d_c.to_host();
+  ASSERT_TRUE(cudalab::testing::matrices_match(d_base.to_host(), got, n, n, 0.0))
+      << "the timed " << name << " matmul differs from the conflicting one; no speed verdict";
+  auto rng = cudalab::make_rng(3);
+  std::uniform_int_distribution<int> pick(0, n - 1);
+  for (int i = 0; i < 16; ++i) {
+    const int r = pick(rng);
+    const int c = pick(rng);
+    double dot = 0.0;
+    for (int k = 0; k < n; ++k) {
+      dot += double(h_a[static_cast<size_t>(r) * n + k]) * h_b[static_cast<size_t>(k) * n + c];
+    }
+    ASSERT_EQ(double(got[static_cast<size_t>(r) * n + c]), dot)
+        << "C(" << r << ", " << c << "), " << cudalab::seed_note();
+  }
+  const double flops = 2.0 * n * double(n) * n;
+  cudalab::testing::record_measurement(name + " matmul", flops / (cmp.candidate.median_ms * 1e9),
+                                       "TFLOP/s");
+  cudalab::testing::record_measurement("conflicting matmul",
+                                       flops / (cmp.baseline.median_ms * 1e9), "TFLOP/s");
+  cudalab::testing::expect_speedup(cmp, threshold, name + " vs conflicting matmul");
+}
+
+/// Nsight Compute counters: bank conflicts and executed shared-memory instructions.
+inline const std::vector<std::string> kConflictMetrics = {
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "smsp__sass_inst_executed_op_shared_ld.sum",
+    "smsp__sass_inst_executed_op_shared_st.sum"};
+
+/// Counter totals over every profiled launch of one kernel.
+struct ConflictCount {
+  double conflicts = 0.0;
+  double instructions = 0.0;
+  int launches = 0;
+};
+
+inline ConflictCount sum_for(const cudalab::testing::NcuRun& run, const std::string& kernel) {
+  ConflictCount c;
+  for (const auto& k : run.kernels) {
+    if (k.name.find(kernel) == std::string::npos) continue;
+    auto value = [&](const std::string& m) {
+      const auto it = k.values.find(m);
+      return it == k.values.end() ? 0.0 : it->second;
+    };
+    c.conflicts += value(kConflictMetrics[0]) + value(kConflictMetrics[1]);
+    c.instructions += value(kConflictMetrics[2]) + value(kConflictMetrics[3]);
+    ++c.launches;
+  }
+  return c;
+}
+
+/**
+ * @brief Profiles the kernels of @p gtest_filter with ncu and, for the transpose and the
+ * matmul, expects at most @p max_per_inst bank conflicts per shared instruction in the
+ * student's kernel (<prefix>_transpose_kernel, <prefix>_matmul_kernel) and at least
+ * @p min_baseline_per_inst in the conflicting one. Skips when ncu cannot run.
+ * Must be called directly from the test body (it may GTEST_SKIP()).
+ */
+#define TILE_GRADING_EXPECT_FEW_CONFLICTS(prefix, gtest_filter, max_per_inst, min_baseline_per_inst) \
+  do {                                                                                               \
+    if (::cudalab::testing::running_under_tool()) GTEST_SKIP() << "already under a tool";           \
+    const auto tg_run_ = ::cudalab::testing::run_ncu(::tile_grading::kConflictMetrics,               \
+                                                     "^(" prefix "|conflicting)_", (gtest_filter));  \
+    if (!tg_run_.available) GTEST_SKIP() << tg_run_.skip_reason;                                     \
+    ::tile_grading::expect_few_conflicts(tg_run_, prefix, (max_per_inst), (min_baseline_per_inst)); \
+  } while (0)
+
+inline void expect_few_conflicts(const cudalab::testing::NcuRun& run, const std::string& prefix,
+                                 double max_per_inst, double min_baseline_per_inst) {
+  ASSERT_FALSE(run.kernels.empty()) << "ncu profiled no kernel:\n"
+                                    << cudalab::testing::excerpt(run.output);
+  for (const std::string kernel : {"_transpose_kernel", "_matmul_kernel"}) {
+    const std::string mine = prefix + kernel;
+    const std::string base = "conflicting" + kernel;
+    const auto m = sum_for(run, mine);
+    const auto b = sum_for(run, base);
+    ASSERT_GT(m.launches, 0) << mine << " was not profiled";
+    ASSERT_GT(b.launches, 0) << base << " was not profiled";
+    ASSERT_GT(m.instructions, 0.0) << mine << " executed no shared-memory instruction: does it "
+                                   << "stage its tile in shared memory?";
+    const double per_inst = m.conflicts / m.instructions;
+    const double base_per_inst = b.conflicts / std::max(1.0, b.instructions);
+    cudalab::testing::record_measurement(mine + " conflicts per shared instruction", per_inst, "",
+                                         max_per_inst);
+    cudalab::testing::record_measurement(base + " conflicts per shared instruction", base_per_inst,
+                                         "", min_baseline_per_inst);
+    EXPECT_LE(per_inst, max_per_inst) << mine << ": " << m.conflicts << " bank conflicts over "
+                                      << m.instructions << " shared instructions";
+    EXPECT_GE(base_per_inst, min_baseline_per_inst)
+        << base << " should conflict heavily (" << b.conflicts << " conflicts over "
+        << b.instructions << " shared instructions): the counters look unreliable here";
+  }
+}
+
+}  // namespace tile_grading
