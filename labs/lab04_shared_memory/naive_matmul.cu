@@ -1,0 +1,35 @@
+// Lab 04 baseline (given): thread-per-element matmul straight from global memory.
+#include <stdexcept>
+#include <string>
+
+#include "cudalab/check.cuh"
+#include "shared_memory.cuh"
+
+namespace lab04 {
+
+__global__ void matmul_naive_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                                    float* __restrict__ c, int m, int n, int k) {
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;  // x walks the columns of C
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;  // y walks the rows of C
+  if (row >= m || col >= n) return;
+  float acc = 0.0f;
+  for (int i = 0; i < k; ++i) {
+    // A[row][i]: the same address for a whole warp row (broadcast);
+    // B[i][col]: consecutive columns across the warp (coalesced).
+    acc += a[static_cast<std::size_t>(row) * k + i] * b[static_cast<std::size_t>(i) * n + col];
+  }
+  c[static_cast<std::size_t>(row) * n + col] = acc;
+}
+
+void matmul_naive(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                  cudaStream_t stream, int block) {
+  if (m <= 0 || n <= 0 || k <= 0 || block <= 0 || block * block > 1024) {
+    throw std::invalid_argument("matmul_naive: sizes and block must be positive (block^2 <= 1024)");
+  }
+  const dim3 threads(block, block);
+  const dim3 grid((n + block - 1) / block, (m + block - 1) / block);
+  matmul_naive_kernel<<<grid, threads, 0, stream>>>(d_a, d_b, d_c, m, n, k);
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+}  // namespace lab04

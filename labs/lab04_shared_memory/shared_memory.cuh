@@ -1,0 +1,138 @@
+/**
+ * @file shared_memory.cuh
+ * @brief Lab 04 interface: tiled matrix multiplication through shared memory, with a
+ * static tile (size fixed at compile time) and a dynamic one (size chosen at run time).
+ *
+ * All matrices are row-major floats in device memory: A is m x k, B is k x n and
+ * C = A * B is m x n (element (r, c) of C at r * n + c). Sizes are general: nothing
+ * needs to be a multiple of a tile, so tile loads that fall outside A or B store zeros.
+ * Launchers check their launch (CUDA_CHECK_LAST_LAUNCH) and do not synchronize.
+ */
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace lab04 {
+
+// ---------------------------------------------------------------------------
+// Baseline (given): one thread per element of C, every operand read from global memory.
+// ---------------------------------------------------------------------------
+
+/// Block edge of the naive kernel (16 x 16 threads, like the seed articles' baseline).
+inline constexpr int kNaiveBlock = 16;
+
+/// C[row][col] = sum_i A[row][i] * B[i][col] for one (row, col) per thread.
+__global__ void matmul_naive_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                                    float* __restrict__ c, int m, int n, int k);
+
+/**
+ * @brief Launches matmul_naive_kernel with @p block x @p block threads per block.
+ * @throws std::invalid_argument for non-positive sizes
+ */
+void matmul_naive(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                  cudaStream_t stream = nullptr, int block = kNaiveBlock);
+
+// ---------------------------------------------------------------------------
+// Static tiles: `__shared__ float tile[T][T]`, T known at compile time.
+// ---------------------------------------------------------------------------
+
+/// Edge of the static tile: a block of kStaticTile x kStaticTile threads computes a
+/// kStaticTile x kStaticTile tile of C.
+inline constexpr int kStaticTile = 32;
+static_assert(kStaticTile * kStaticTile <= 1024,
+              "one thread per element of the C tile: TILE*TILE threads, and a block has at "
+              "most 1024 threads");
+static_assert(2 * kStaticTile * kStaticTile * sizeof(float) <= 48 * 1024,
+              "static __shared__ arrays of a block may not exceed 48 KB (the A and B tiles)");
+static_assert(kStaticTile % 32 == 0 || 32 % kStaticTile == 0,
+              "keep warps aligned with tile rows: TILE a multiple or a divisor of 32");
+
+/**
+ * @brief Tiled C = A * B with two static kStaticTile x kStaticTile shared tiles.
+ *
+ * Launch: block (kStaticTile, kStaticTile), grid (ceil(n / T), ceil(m / T)); thread
+ * (tx, ty) of block (bx, by) computes C[by*T + ty][bx*T + tx] when it lies inside C.
+ */
+__global__ void matmul_tiled_static_kernel(const float* __restrict__ a,
+                                           const float* __restrict__ b, float* __restrict__ c,
+                                           int m, int n, int k);
+
+/// Launches matmul_tiled_static_kernel over all of C (given).
+/// @throws std::invalid_argument for non-positive sizes
+void matmul_tiled_static(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                         cudaStream_t stream = nullptr);
+
+// ---------------------------------------------------------------------------
+// Dynamic tiles: one `extern __shared__ float smem[]` buffer, sized at launch and
+// split into the A and B tiles with pointers.
+// ---------------------------------------------------------------------------
+
+/// What limits a block's shared memory and threads on a device.
+struct SmemLimits {
+  std::size_t per_block_default = 0;  ///< without opt-in (sharedMemPerBlock, 48 KB)
+  std::size_t per_block_optin = 0;    ///< with opt-in (sharedMemPerBlockOptin; 227 KB on H100)
+  int max_threads_per_block = 0;      ///< maxThreadsPerBlock (1024)
+};
+
+/// The limits of the current device (given; reads cudaDeviceProp).
+SmemLimits current_smem_limits();
+
+/// Shared memory a dynamic plan may use unless told otherwise: the no-opt-in limit.
+inline constexpr std::size_t kDefaultDynamicBudget = 48 * 1024;
+
+/**
+ * @brief Shape of the dynamic tiles, chosen at run time.
+ *
+ * A block of tile x tile threads computes a tile x tile piece of C. Per step it stages
+ * a tile x depth slice of A and a depth x tile slice of B in one dynamic buffer of
+ * smem_bytes = 2 * tile * depth * sizeof(float) bytes: A at offset 0, B right after it.
+ */
+struct DynamicTilePlan {
+  int tile = 0;                ///< edge of the C tile and of the thread block
+  int depth = 0;               ///< k-extent of one staged slice; a multiple of tile
+  std::size_t smem_bytes = 0;  ///< dynamic shared memory per block
+  bool needs_optin = false;    ///< smem_bytes > limits.per_block_default
+};
+
+/**
+ * @brief Chooses a plan for inner dimension @p k within @p budget_bytes.
+ *
+ * Rules, in order:
+ * 1. tile = the largest of 32, 16, 8 with tile * tile <= limits.max_threads_per_block;
+ * 2. the usable bytes are min(budget_bytes, limits.per_block_optin);
+ * 3. depth = the largest multiple of tile whose two slices fit in the usable bytes;
+ * 4. depth is capped at k rounded up to a multiple of tile (deeper slices would only
+ *    hold zeros);
+ * 5. smem_bytes = 2 * tile * depth * sizeof(float); needs_optin when smem_bytes exceeds
+ *    limits.per_block_default.
+ * @throws std::invalid_argument when k < 1, when no tile fits the thread limit, or when
+ * the usable bytes cannot hold depth = tile
+ */
+DynamicTilePlan plan_dynamic_tile(const SmemLimits& limits, std::size_t budget_bytes, int k);
+
+/**
+ * @brief Tiled C = A * B with the tiles in dynamic shared memory.
+ *
+ * Launch: block (tile, tile) with tile = blockDim.x, grid (ceil(n / tile),
+ * ceil(m / tile)), dynamic shared memory 2 * tile * depth floats.
+ * @param depth k-extent of the staged slices, a multiple of blockDim.x
+ */
+__global__ void matmul_tiled_dynamic_kernel(const float* __restrict__ a,
+                                            const float* __restrict__ b,
+                                            float* __restrict__ c, int m, int n, int k,
+                                            int depth);
+
+/**
+ * @brief Launches matmul_tiled_dynamic_kernel with @p plan; when the plan needs more
+ * than the default 48 KB, first opts the kernel in (cudaFuncSetAttribute with
+ * cudaFuncAttributeMaxDynamicSharedMemorySize) and asks for the largest shared-memory
+ * carve-out.
+ * @throws std::invalid_argument for non-positive sizes or an inconsistent plan
+ * (tile not in {8, 16, 32}, depth not a positive multiple of tile, wrong smem_bytes)
+ */
+void matmul_tiled_dynamic(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                          const DynamicTilePlan& plan, cudaStream_t stream = nullptr);
+
+}  // namespace lab04

@@ -1,0 +1,31 @@
+// Lab 04: tiled matmul with static shared-memory tiles (tile size fixed at compile time).
+#include "shared_memory.cuh"
+
+namespace lab04 {
+
+__global__ void matmul_tiled_static_kernel(const float* __restrict__ a,
+                                           const float* __restrict__ b, float* __restrict__ c,
+                                           int m, int n, int k) {
+  constexpr int T = kStaticTile;
+  const int tx = threadIdx.x;
+  const int ty = threadIdx.y;
+  const int row = blockIdx.y * T + ty;  // row of C (and of A) this thread owns
+  const int col = blockIdx.x * T + tx;  // column of C (and of B) this thread owns
+
+  // TODO(lab04): declare two static T x T shared tiles (a_tile, b_tile) and walk k in
+  // steps of T. In each step every thread stages one element of A and one of B in the
+  // tiles (0.0f when it lies outside the matrix), the block waits, every thread
+  // accumulates its row of a_tile times its column of b_tile, and the block waits again
+  // before the next step overwrites the tiles. Finally store the sum in C when
+  // (row, col) lies inside C.
+  // HINT: stage A(row, k0 + tx) in a_tile[ty][tx] and B(k0 + ty, col) in b_tile[ty][tx];
+  // HINT: __syncthreads() after the loads AND after the multiply; size_t global indices.
+  (void)a;
+  (void)b;
+  (void)c;
+  (void)row;
+  (void)col;
+  // END TODO(lab04)
+}
+
+}  // namespace lab04
