@@ -158,13 +158,19 @@ TEST(ThreadPerElementGridCpu, CoversColumnsInXAndRowsInYWithoutSpareBlocks) {
   for (const Shape s : kShapes) {
     for (const dim3 b : blocks) {
       const dim3 g = lab02::thread_per_element_grid(s.m, s.n, b);
-      SCOPED_TRACE("M=" + std::to_string(s.m) + " rows, N=" + std::to_string(s.n) +
-                   " columns, block " + dims(b) + ", got grid " + dims(g));
-      EXPECT_GE(std::size_t(g.x) * b.x, std::size_t(s.n)) << "grid.x does not cover the N columns";
-      EXPECT_GE(std::size_t(g.y) * b.y, std::size_t(s.m)) << "grid.y does not cover the M rows";
-      EXPECT_LT((std::size_t(g.x) - 1) * b.x, std::size_t(s.n)) << "grid.x has a spare block";
-      EXPECT_LT((std::size_t(g.y) - 1) * b.y, std::size_t(s.m)) << "grid.y has a spare block";
-      EXPECT_EQ(g.z, 1u);
+      // Expected: ceil(N / block.x) blocks in x (columns), ceil(M / block.y) in y (rows).
+      const unsigned want_x = (unsigned(s.n) + b.x - 1) / b.x;
+      const unsigned want_y = (unsigned(s.m) + b.y - 1) / b.y;
+      if (g.x != want_x || g.y != want_y || g.z != 1) {
+        std::string why;
+        if (std::size_t(g.x) * b.x < std::size_t(s.n)) why += "; grid.x does not cover the N columns";
+        if (std::size_t(g.y) * b.y < std::size_t(s.m)) why += "; grid.y does not cover the M rows";
+        if (g.x > want_x || g.y > want_y) why += "; spare blocks";
+        if (g.x == want_y && g.y == want_x && g.x != g.y) why += "; x and y swapped?";
+        FAIL() << "thread_per_element_grid(M=" << s.m << ", N=" << s.n << ", block " << dims(b)
+               << "): expected grid " << want_x << "x" << want_y << "x1, got " << g.x << "x"
+               << g.y << "x" << g.z << why;
+      }
     }
   }
 }

@@ -1,0 +1,102 @@
+// Lab 03 demo: the packed (given) and the pitched thread-per-element matmul on an odd-sized
+// problem, where packed rows start at unaligned addresses and pitched rows do not.
+#include <algorithm>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cudalab/bench.cuh"
+#include "cudalab/demo.hpp"
+#include "cudalab/device_buffer.cuh"
+#include "cudalab/matrix.hpp"
+#include "pitch.cuh"
+
+namespace {
+
+/// One row of the table: how to run the variant and how to read its C back.
+struct Variant {
+  std::string name;
+  std::size_t row_stride;  // bytes from one row of C to the next
+  dim3 block;
+  cudalab::GpuWork run;
+  std::function<std::vector<float>()> result;
+  std::function<void()> poison;
+};
+
+std::string block_text(dim3 b) { return std::to_string(b.x) + "x" + std::to_string(b.y); }
+
+int run(const cudalab::DemoOptions& opt) {
+  const int n = opt.size;  // M = N = K = n
+  const std::size_t count = std::size_t(n) * n;
+  const std::vector<float> h_a = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 1);
+  const std::vector<float> h_b = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 2);
+
+  // Packed copies for the given baseline, pitched copies for your kernel.
+  cudalab::DeviceBuffer<float> d_a(count), d_b(count), d_c(count);
+  d_a.upload(h_a);
+  d_b.upload(h_b);
+  lab03::PitchedMatrix p_a(n, n), p_b(n, n), p_c(n, n);
+  p_a.upload(h_a);
+  p_b.upload(h_b);
+  std::cout << "rows of " << n << " floats: " << n * sizeof(float) << " bytes packed, pitch "
+            << p_a.pitch_bytes() << " bytes from cudaMallocPitch\n";
+
+  std::vector<Variant> variants;
+  for (const dim3 block : {dim3(opt.block, opt.block), dim3(32, 8)}) {
+    variants.push_back(
+        {"unpitched (given)", n * sizeof(float), block,
+         [&, block](cudaStream_t s) {
+           lab03::unpitched_matmul(d_a.data(), d_b.data(), d_c.data(), n, n, n, block, s);
+         },
+         [&] { return d_c.to_host(); }, [&] { d_c.fill_bytes(0xFF); }});
+    variants.push_back({"pitched", p_c.pitch_bytes(), block,
+                        [&, block](cudaStream_t s) { lab03::pitched_matmul(p_a, p_b, p_c, block, s); },
+                        [&] { return p_c.to_host(); }, [&] { p_c.fill_bytes(0xFF); }});
+  }
+
+  const std::vector<float> expected =
+      opt.check ? cudalab::reference_matmul(h_a, h_b, n, n, n) : std::vector<float>{};
+  cudalab::BenchOptions bo;
+  bo.reps = opt.reps;
+  std::vector<double> ms(variants.size());
+  std::vector<std::string> verdicts(variants.size(), "-");
+  int status = 0;
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const Variant& v = variants[i];
+    v.poison();
+    v.run(nullptr);
+    if (opt.check) {
+      const auto cmp = cudalab::compare_matrices(expected, v.result(), n, n, 0.0);
+      verdicts[i] = cmp.ok ? "ok" : "WRONG";
+      if (!cmp.ok) {
+        std::cerr << v.name << " block " << block_text(v.block) << ": " << cmp.message << "\n";
+        status = 1;
+      }
+    }
+    ms[i] = cudalab::benchmark(v.run, bo).median_ms;
+  }
+
+  const double slowest = *std::max_element(ms.begin(), ms.end());
+  const double flop = 2.0 * n * double(n) * n;
+  cudalab::Table table({"variant", "row stride (B)", "block", "ms", "GFLOP/s", "speedup", "check"});
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const Variant& v = variants[i];
+    table.add_row({v.name, std::to_string(v.row_stride), block_text(v.block), cudalab::fixed(ms[i], 3),
+                   cudalab::fixed(flop / (ms[i] * 1e6), 1), cudalab::fixed(slowest / ms[i], 2) + "x",
+                   verdicts[i]});
+  }
+  table.print(std::cout);
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cudalab::DemoLimits limits;
+  limits.default_size = 2001;
+  limits.max_size = 16384;
+  limits.default_block = 16;
+  return cudalab::run_demo(argc, argv, "lab03 pitch: pitched vs packed thread-per-element matmul",
+                           limits, run);
+}

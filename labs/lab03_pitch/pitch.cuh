@@ -1,0 +1,235 @@
+/**
+ * @file pitch.cuh
+ * @brief Lab 03 interface: pitched device matrices (cudaMallocPitch, cudaMemcpy2D),
+ * pitched indexing, and a thread-per-element matmul over pitched A, B and C.
+ *
+ * A pitched allocation pads every row so that each row starts on an aligned address.
+ * The distance between the starts of two consecutive rows is the *pitch*, in BYTES,
+ * chosen by cudaMallocPitch (>= cols * sizeof(float)). Row r starts at
+ * `(char*)base + r * pitch`; element (r, c) is `((float*)((char*)base + r * pitch))[c]`.
+ * The bytes after column cols - 1 of a row are padding: never read as data, never written.
+ *
+ * Host matrices stay packed row-major `std::vector<float>` (row r at r * cols);
+ * cudaMemcpy2D converts between the two layouts.
+ */
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace lab03 {
+
+// ---------------------------------------------------------------------------
+// Pitched storage (pitched_matrix.cu)
+// ---------------------------------------------------------------------------
+
+/**
+ * @brief A rows x cols float matrix in pitched device memory, freed when it goes out of
+ * scope (move-only).
+ *
+ * @code
+ *   lab03::PitchedMatrix d_a(rows, cols);   // cudaMallocPitch
+ *   d_a.upload(h_a);                        // packed host rows -> pitched device rows
+ *   kernel<<<grid, block>>>(d_a.data(), d_a.pitch_bytes(), ...);
+ *   std::vector<float> h = d_a.to_host();   // pitched device rows -> packed host rows
+ * @endcode
+ */
+class PitchedMatrix {
+ public:
+  /// An empty matrix (no allocation).
+  PitchedMatrix() = default;
+  /**
+   * @brief Allocates rows rows of cols floats with cudaMallocPitch (uninitialised).
+   * @throws std::invalid_argument for rows or cols <= 0
+   * @throws cudalab::CudaError when the allocation fails
+   */
+  PitchedMatrix(int rows, int cols);
+  ~PitchedMatrix();
+  PitchedMatrix(const PitchedMatrix&) = delete;
+  PitchedMatrix& operator=(const PitchedMatrix&) = delete;
+  /// Takes over @p other's allocation; @p other becomes empty.
+  PitchedMatrix(PitchedMatrix&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)),
+        pitch_(std::exchange(other.pitch_, 0)),
+        rows_(std::exchange(other.rows_, 0)),
+        cols_(std::exchange(other.cols_, 0)) {}
+  /// Frees this allocation and takes over @p other's; @p other becomes empty.
+  PitchedMatrix& operator=(PitchedMatrix&& other) noexcept {
+    if (this != &other) {
+      PitchedMatrix(std::move(other)).swap(*this);
+    }
+    return *this;
+  }
+  /// Exchanges the allocations of two matrices.
+  void swap(PitchedMatrix& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(pitch_, other.pitch_);
+    std::swap(rows_, other.rows_);
+    std::swap(cols_, other.cols_);
+  }
+
+  /// Device pointer to element (0, 0).
+  float* data() noexcept { return data_; }
+  /// Device pointer to element (0, 0).
+  const float* data() const noexcept { return data_; }
+  /// Bytes from the start of one row to the start of the next (>= row_bytes()).
+  std::size_t pitch_bytes() const noexcept { return pitch_; }
+  /// Bytes of data in one row: cols * sizeof(float).
+  std::size_t row_bytes() const noexcept { return static_cast<std::size_t>(cols_) * sizeof(float); }
+  /// Number of rows.
+  int rows() const noexcept { return rows_; }
+  /// Number of columns (floats of data per row).
+  int cols() const noexcept { return cols_; }
+
+  /**
+   * @brief Copies a packed row-major host matrix (rows * cols floats) into the pitched
+   * rows (synchronous). The padding bytes are left as they are.
+   * @throws std::invalid_argument when @p h_src does not hold rows * cols floats
+   */
+  void upload(const std::vector<float>& h_src);
+  /**
+   * @brief Copies the pitched rows into a packed row-major host matrix, resized to
+   * rows * cols floats (synchronous). The padding is not copied.
+   */
+  void download(std::vector<float>& h_dst) const;
+  /// Returns the matrix as a new packed row-major host vector.
+  std::vector<float> to_host() const;
+  /// Sets every byte of the allocation, padding included, to @p byte (0xFF: NaN floats).
+  void fill_bytes(int byte);
+
+ private:
+  void require_allocation(const char* who) const;
+
+  float* data_ = nullptr;
+  std::size_t pitch_ = 0;
+  int rows_ = 0;
+  int cols_ = 0;
+};
+
+// ---------------------------------------------------------------------------
+// Pitched indexing and the pitched matmul (pitched_matmul.cu)
+// ---------------------------------------------------------------------------
+
+/**
+ * @brief Start of row @p row of a pitched matrix: the address @p row * @p pitch_bytes
+ * BYTES after @p base.
+ *
+ * Works on the host and on the device. The offset is computed in std::size_t, so rows
+ * more than 4 GiB into an allocation are addressed correctly.
+ * @param base         address of element (0, 0)
+ * @param pitch_bytes  bytes from one row start to the next (any value >= the row's data)
+ * @param row          row index, >= 0
+ */
+__host__ __device__ const float* pitched_row(const float* base, std::size_t pitch_bytes, int row);
+
+/// The non-const overload of pitched_row() (same address).
+__host__ __device__ inline float* pitched_row(float* base, std::size_t pitch_bytes, int row) {
+  return const_cast<float*>(pitched_row(static_cast<const float*>(base), pitch_bytes, row));
+}
+
+/**
+ * @brief C = A * B over pitched matrices, one thread per element of C; x of the block
+ * walks the columns of C (coalesced, as in lab 02).
+ *
+ * @param a        A (M x K), row r at pitched_row(a, pitch_a, r)
+ * @param pitch_a  pitch of A in bytes
+ * @param b        B (K x N), row p at pitched_row(b, pitch_b, p)
+ * @param pitch_b  pitch of B in bytes
+ * @param c        C (M x N), row r at pitched_row(c, pitch_c, r); padding never written
+ * @param pitch_c  pitch of C in bytes
+ * @param m        rows of A and C
+ * @param n        columns of B and C
+ * @param k        columns of A, rows of B
+ */
+__global__ void pitched_matmul_kernel(const float* __restrict__ a, std::size_t pitch_a,
+                                      const float* __restrict__ b, std::size_t pitch_b,
+                                      float* __restrict__ c, std::size_t pitch_c, int m, int n,
+                                      int k);
+
+/**
+ * @brief Launches pitched_matmul_kernel over the whole of C and checks the launch.
+ *
+ * The three matrices may have three different pitches.
+ * @param d_a      device pointer to A (M x K, pitched)
+ * @param pitch_a  pitch of A in bytes, >= K * sizeof(float), a multiple of sizeof(float)
+ * @param d_b      device pointer to B (K x N, pitched)
+ * @param pitch_b  pitch of B in bytes, >= N * sizeof(float), a multiple of sizeof(float)
+ * @param d_c      device pointer to C (M x N, pitched)
+ * @param pitch_c  pitch of C in bytes, >= N * sizeof(float), a multiple of sizeof(float)
+ * @param m        rows of A and C
+ * @param n        columns of B and C
+ * @param k        columns of A, rows of B
+ * @param block    2-D block (x: columns, y: rows), at most 1024 threads, block.z == 1
+ * @param stream   stream to launch on
+ * @throws std::invalid_argument for a null pointer, m, n or k <= 0, a pitch that is too
+ *         small or not a multiple of sizeof(float), an invalid block, or more than 65535
+ *         blocks in y
+ * @throws cudalab::CudaError when the launch fails
+ */
+void pitched_matmul(const float* d_a, std::size_t pitch_a, const float* d_b, std::size_t pitch_b,
+                    float* d_c, std::size_t pitch_c, int m, int n, int k, dim3 block,
+                    cudaStream_t stream = nullptr);
+
+/**
+ * @brief pitched_matmul() on PitchedMatrix operands: C = A * B.
+ * @param a       A (M x K)
+ * @param b       B (K x N)
+ * @param c       C (M x N)
+ * @param block   2-D block (x: columns, y: rows)
+ * @param stream  stream to launch on
+ * @throws std::invalid_argument when the shapes do not match (a.cols() != b.rows(), ...)
+ */
+void pitched_matmul(const PitchedMatrix& a, const PitchedMatrix& b, PitchedMatrix& c, dim3 block,
+                    cudaStream_t stream = nullptr);
+
+// ---------------------------------------------------------------------------
+// Given baseline (unpitched_matmul.cu): the packed thread-per-element matmul of lab 02
+// ---------------------------------------------------------------------------
+
+/**
+ * @brief C = A * B on packed row-major matrices (row r of A at d_a + r * K), one thread
+ * per element of C with x walking the columns: the baseline the pitched kernel is timed
+ * against. Given code, not part of the exercise.
+ * @param d_a     device pointer to A (M x K, packed)
+ * @param d_b     device pointer to B (K x N, packed)
+ * @param d_c     device pointer to C (M x N, packed)
+ * @param m       rows of A and C
+ * @param n       columns of B and C
+ * @param k       columns of A, rows of B
+ * @param block   2-D block (x: columns, y: rows)
+ * @param stream  stream to launch on
+ * @throws std::invalid_argument as pitched_matmul()
+ */
+void unpitched_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                      dim3 block, cudaStream_t stream = nullptr);
+
+namespace detail {
+
+/**
+ * @brief The argument checks of pitched_matmul() (and of unpitched_matmul(), whose
+ * pitches are the packed row sizes); throws std::invalid_argument naming @p who.
+ * @param who      name of the calling launcher, for the message
+ * @param d_a      device pointer to A
+ * @param pitch_a  pitch of A in bytes
+ * @param d_b      device pointer to B
+ * @param pitch_b  pitch of B in bytes
+ * @param d_c      device pointer to C
+ * @param pitch_c  pitch of C in bytes
+ * @param m        rows of A and C
+ * @param n        columns of B and C
+ * @param k        columns of A, rows of B
+ * @param block    the block shape the launcher will use (x: columns, y: rows)
+ */
+void check_matmul_args(const char* who, const float* d_a, std::size_t pitch_a, const float* d_b,
+                       std::size_t pitch_b, const float* d_c, std::size_t pitch_c, int m, int n,
+                       int k, dim3 block);
+
+/// The grid of @p block-shaped blocks covering N columns (x) and M rows (y) of C.
+dim3 grid_for(int m, int n, dim3 block);
+
+}  // namespace detail
+
+}  // namespace lab03
