@@ -8,9 +8,8 @@
  * ways. Giving each row one unused word (a pitch of 33 instead of 32) shifts every row by
  * one bank, so a column touches 32 different banks while a row stays conflict-free.
  *
- * The map from a tile element to its shared-memory word is written by the student in
- * padded_layout.cuh (included by the kernels); padded_offset_host() below is the same map
- * compiled into the lab library, so that the grader and the demo can call it.
+ * The map from a tile element to its shared-memory word, padded_offset(), is written by the
+ * student in padded_tile.cu together with the two kernels that use it.
  *
  * All matrices are row-major floats in device memory.
  */
@@ -30,14 +29,19 @@ inline constexpr int kTransposeBlockRows = 8;
 inline constexpr int kUnpaddedTileWords = kTile * kTile;
 
 /**
- * @brief Host copy of padded_offset() (padded_layout.cuh): the shared-memory word that
- *        holds element (@p row, @p col) of a padded kTile x kTile tile.
+ * @brief The shared-memory word that holds element (@p row, @p col) of a padded
+ *        kTile x kTile tile.
+ *
+ * Every element gets its own word below padded_tile_words(); the 32 elements of a row and
+ * the 32 elements of a column each fall into 32 different banks. Written by the student in
+ * padded_tile.cu, next to the kernels that call it on the device; the grader and the demo
+ * call it on the host. (Without separate compilation, device code of other files cannot.)
  * @pre 0 <= row < kTile, 0 <= col < kTile
  */
-int padded_offset_host(int row, int col);
+__host__ __device__ int padded_offset(int row, int col);
 
-/// Host copy of kPaddedTileWords (padded_layout.cuh): words the padded tile occupies.
-int padded_tile_words_host();
+/// Words the padded tile occupies (kTile rows of the padded pitch), from padded_tile.cu.
+int padded_tile_words();
 
 /**
  * @brief out = in^T through a padded shared tile.

@@ -9,9 +9,8 @@
  * holds each of its elements exactly once, and down a column the stored positions
  * c ^ 0, c ^ 1, ..., c ^ 31 are 32 different banks.
  *
- * The maps are written by the student in swizzle_layout.cuh and vec4_interleave.cuh
- * (included by the kernels); the *_host() functions below are the same maps compiled into
- * the lab library, so that the grader and the demo can call them.
+ * The student writes the swizzle map and the kernels that use it in swizzled_tile.cu, and
+ * the float4 interleave (the advanced part) in vec4_interleave.cu.
  *
  * All matrices are row-major floats in device memory.
  */
@@ -33,21 +32,28 @@ inline constexpr int kTileWords = kTile * kTile;
 inline constexpr int kVec4PerRow = kTile / 4;
 
 /**
- * @brief Host copy of swizzled_col() (swizzle_layout.cuh): the column of its row at which
- *        element (@p row, @p col) is stored.
+ * @brief The column of its row at which element (@p row, @p col) of a swizzled tile is stored.
+ *
+ * For every row (of a tile of any height) this permutes 0 .. kTile - 1, and for every column,
+ * 32 consecutive rows starting at a multiple of 32 store it in 32 different columns. Written
+ * by the student in swizzled_tile.cu, next to the kernels that call it on the device; the
+ * grader and the demo call it on the host. (Without separate compilation, device code of
+ * other files cannot.)
  * @pre row >= 0 (tiles may be taller than kTile rows), 0 <= col < kTile
  */
-int swizzled_col_host(int row, int col);
+__host__ __device__ int swizzled_col(int row, int col);
 
-/// Host copy of swizzled_offset() (swizzle_layout.cuh): the word of (@p row, @p col).
-int swizzled_offset_host(int row, int col);
+/// The word of (@p row, @p col) in a swizzled tile: row * kTile + swizzled_col(row, col).
+__host__ __device__ int swizzled_offset(int row, int col);
 
 /**
- * @brief Host copy of vec4_slot() (vec4_interleave.cuh): the float4 slot of its row at which
- *        vector @p vec (floats 4 vec .. 4 vec + 3) of tile row @p row is stored.
+ * @brief Advanced: the float4 slot (0 .. kVec4PerRow - 1) of its row at which vector @p vec
+ *        (floats 4 vec .. 4 vec + 3) of tile row @p row is stored; the float4 index in the
+ *        tile is row * kVec4PerRow + vec4_slot(row, vec). Written by the student in
+ *        vec4_interleave.cu.
  * @pre row >= 0, 0 <= vec < kVec4PerRow
  */
-int vec4_slot_host(int row, int vec);
+__host__ __device__ int vec4_slot(int row, int vec);
 
 /**
  * @brief out = in^T through a swizzled, unpadded shared tile (kTileWords floats).
