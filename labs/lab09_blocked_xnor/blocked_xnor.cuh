@@ -1,0 +1,122 @@
+/**
+ * @file blocked_xnor.cuh
+ * @brief Lab 09 interface: blocked (tiled) binary matmul — 16x16 tiles of packed words in
+ *        shared memory, the popcount table in shared memory or __popc, and (advanced) a
+ *        register-tiled kernel on 64-bit words; baselines: the naive XNOR kernel of lab 08
+ *        and cuBLAS SGEMM on the same ±1 data.
+ *
+ * Packed operands follow cudalab/bits.hpp: +1 is a 1 bit, -1 a 0 bit, element k in word
+ * k / B at bit k % B (B = 32 or 64, least significant bit first), zero padding bits.
+ * - A (M x K) packed by rows:    a_bits[i * W + w], W = words(K)
+ * - B (K x N) packed by columns: b_bits[j * W + w]
+ * The kernels here count *different* bits, popcount(a XOR b), so a zero-filled word adds
+ * nothing and C[i][j] = K - 2 * (#different) needs no padding correction.
+ *
+ * All pointers are device pointers; results are M x N row-major floats (exactly what
+ * reference_matmul() gives for the ±1 matrices). Launchers enqueue on @p stream, check
+ * the launch and throw std::invalid_argument for non-positive sizes.
+ */
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cudalab/device_buffer.cuh"
+
+namespace lab09 {
+
+// ---------------------------------------------------------------------------
+// The 16x16 tiled kernel (tiled_xnor.cu)
+// ---------------------------------------------------------------------------
+
+/// Edge of a tile: a block is kTile x kTile threads and computes a kTile x kTile tile of
+/// C, walking K kTile packed 32-bit words (kTile * 32 bits) at a time.
+inline constexpr int kTile = 16;
+
+/**
+ * @brief C = A * B with 16x16 tiles of packed words in shared memory; popcount by the
+ * 256-entry table, staged from @p d_table (device memory) into shared memory.
+ * @param d_table 256 bytes, entry i = popcount(i) (make_popcount_table())
+ */
+void tiled_xnor_table(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,
+                      const std::uint8_t* d_table, float* d_c, int m, int n, int k,
+                      cudaStream_t stream = nullptr);
+
+/// As tiled_xnor_table(), with the hardware popcount (__popc).
+void tiled_xnor_popc(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits, float* d_c,
+                     int m, int n, int k, cudaStream_t stream = nullptr);
+
+// ---------------------------------------------------------------------------
+// Advanced: the register-tiled kernel on 64-bit words (register_tiled_xnor.cu)
+// ---------------------------------------------------------------------------
+
+/// Rows of C per block of the register-tiled kernel.
+inline constexpr int kRegBlockM = 128;
+/// Columns of C per block of the register-tiled kernel.
+inline constexpr int kRegBlockN = 128;
+/// 64-bit words of K per shared-memory stage (512 bits).
+inline constexpr int kRegBlockK = 8;
+/// Threads per block of the register-tiled kernel (16 x 16; each computes 8 x 8 outputs).
+inline constexpr int kRegThreads = 256;
+
+/**
+ * @brief C = A * B from 64-bit packed operands with a register-tiled kernel: each block
+ * computes a kRegBlockM x kRegBlockN tile of C, each thread an 8 x 8 sub-tile held in
+ * registers, reading kRegBlockK-word stages of A and B from shared memory.
+ * @param d_a_bits pack_rows64(A): M x words64(K)
+ * @param d_b_bits pack_cols64(B): N x words64(K)
+ */
+void register_tiled_xnor(const std::uint64_t* d_a_bits, const std::uint64_t* d_b_bits, float* d_c,
+                         int m, int n, int k, cudaStream_t stream = nullptr);
+
+// ---------------------------------------------------------------------------
+// Given: the naive XNOR baseline (xnor_naive.cu) and the popcount table (popcount_table.cu)
+// ---------------------------------------------------------------------------
+
+/// Threads per block of the naive baseline: the seed article's <<<M, 32>>>.
+inline constexpr int kNaiveThreads = 32;
+
+/**
+ * @brief The lab 08 kernel in the seed's configuration: one block of kNaiveThreads
+ * threads per row of C, each thread striding over the columns; popcount by __popc.
+ */
+void naive_xnor_popc(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits, float* d_c,
+                     int m, int n, int k, cudaStream_t stream = nullptr);
+
+/// As naive_xnor_popc(), with the 256-entry table read from device memory (the seed's first version).
+void naive_xnor_table(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,
+                      const std::uint8_t* d_table, float* d_c, int m, int n, int k,
+                      cudaStream_t stream = nullptr);
+
+/// A 256-byte device table, entry i = number of 1 bits of i.
+cudalab::DeviceBuffer<std::uint8_t> make_popcount_table(cudaStream_t stream = nullptr);
+
+// ---------------------------------------------------------------------------
+// Given: cuBLAS SGEMM on the ±1 data as floats (cublas_sgemm.cu)
+// ---------------------------------------------------------------------------
+
+/// Owns a cuBLAS handle (created in the constructor, destroyed in the destructor).
+class CublasHandle {
+ public:
+  /// @throws std::runtime_error when cublasCreate() fails
+  CublasHandle();
+  ~CublasHandle();
+  CublasHandle(const CublasHandle&) = delete;
+  CublasHandle& operator=(const CublasHandle&) = delete;
+  /// The raw handle, for cuBLAS calls.
+  cublasHandle_t get() const noexcept { return handle_; }
+
+ private:
+  cublasHandle_t handle_ = nullptr;
+};
+
+/**
+ * @brief Row-major float C = A * B (A: M x K, B: K x N) with cublasSgemm on @p stream.
+ * @throws std::runtime_error naming the cuBLAS status when a call fails
+ */
+void cublas_sgemm(const CublasHandle& handle, const float* d_a, const float* d_b, float* d_c,
+                  int m, int n, int k, cudaStream_t stream = nullptr);
+
+}  // namespace lab09

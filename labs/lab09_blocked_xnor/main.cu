@@ -1,0 +1,142 @@
+// Lab 09 demo: the seed's headline — a binary GEMM on packed ±1 matrices against cuBLAS
+// SGEMM on the same data as floats. Times cuBLAS, the naive XNOR kernel (table / __popc),
+// the 16x16 tiled kernel (table in shared memory / __popc) and the register-tiled 64-bit
+// kernel, with each one's share of the popcount ceiling of the GPU.
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "blocked_xnor.cuh"
+#include "cudalab/bench.cuh"
+#include "cudalab/bits.hpp"
+#include "cudalab/demo.hpp"
+#include "cudalab/device.cuh"
+#include "cudalab/device_buffer.cuh"
+#include "cudalab/matrix.hpp"
+
+namespace {
+
+/// POPC instructions per clock per SM (compute capability 7.x - 9.0) and bits each counts.
+constexpr double kPopcPerClockPerSm = 16.0;
+constexpr double kBitsPerPopc = 32.0;
+
+int run(const cudalab::DemoOptions& opt) {
+  const int n = opt.size;  // A, B and C are n x n
+  if (opt.block != lab09::kTile) {
+    std::cout << "note: the tiles are compile-time constants (kTile = " << lab09::kTile
+              << "); --block " << opt.block << " is ignored\n";
+  }
+  const std::size_t count = std::size_t(n) * n;
+  const std::vector<float> h_a = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 1);
+  const std::vector<float> h_b = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 2);
+  const auto a32 = cudalab::bits::pack_rows(h_a, n, n);
+  const auto b32 = cudalab::bits::pack_cols(h_b, n, n);
+  const auto a64 = cudalab::bits::pack_rows64(h_a, n, n);
+  const auto b64 = cudalab::bits::pack_cols64(h_b, n, n);
+
+  cudalab::DeviceBuffer<float> d_a(count), d_b(count), d_c(count);
+  cudalab::DeviceBuffer<std::uint32_t> d_a32(a32.size()), d_b32(b32.size());
+  cudalab::DeviceBuffer<std::uint64_t> d_a64(a64.size()), d_b64(b64.size());
+  d_a.upload(h_a);
+  d_b.upload(h_b);
+  d_a32.upload(a32);
+  d_b32.upload(b32);
+  d_a64.upload(a64);
+  d_b64.upload(b64);
+  const cudalab::DeviceBuffer<std::uint8_t> d_table = lab09::make_popcount_table();
+  const lab09::CublasHandle cublas;
+
+  // The rows of C checked against the host: all of a small C, else 8 at each end.
+  const int head = n <= 512 ? n : 8;
+  const std::vector<float> want_head = cudalab::bits::binary_matmul_rows(a32, b32, n, n, 0, head);
+  const std::vector<float> want_tail =
+      cudalab::bits::binary_matmul_rows(a32, b32, n, n, n - head, n);
+  int status = 0;
+  auto verify = [&](const std::string& name) -> std::string {
+    if (!opt.check) return "-";
+    const std::vector<float> got = d_c.to_host();
+    const std::vector<float> got_head(got.begin(), got.begin() + std::size_t(head) * n);
+    const std::vector<float> got_tail(got.end() - std::ptrdiff_t(head) * n, got.end());
+    for (const auto& [want, have] : {std::pair{&want_head, &got_head}, std::pair{&want_tail, &got_tail}}) {
+      const auto cmp = cudalab::compare_matrices(*want, *have, head, n, 0.0);
+      if (!cmp.ok) {
+        std::cerr << name << ": " << cmp.message << "\n";
+        status = 1;
+        return "WRONG";
+      }
+    }
+    return "ok";
+  };
+
+  const std::string tiles16 = std::to_string((n + 15) / 16);
+  const std::string tiles128 = std::to_string((n + 127) / 128);
+  struct Variant {
+    std::string name;
+    std::string config;
+    std::function<void(cudaStream_t)> work;
+    bool binary;
+  };
+  const std::vector<Variant> variants = {
+      {"cuBLAS SGEMM (float)", "cublasSgemm",
+       [&](cudaStream_t s) { lab09::cublas_sgemm(cublas, d_a.data(), d_b.data(), d_c.data(), n, n, n, s); },
+       false},
+      {"naive xnor, table in global", "<<<" + std::to_string(n) + ", 32>>>",
+       [&](cudaStream_t s) {
+         lab09::naive_xnor_table(d_a32.data(), d_b32.data(), d_table.data(), d_c.data(), n, n, n, s);
+       },
+       true},
+      {"naive xnor, __popc", "<<<" + std::to_string(n) + ", 32>>>",
+       [&](cudaStream_t s) { lab09::naive_xnor_popc(d_a32.data(), d_b32.data(), d_c.data(), n, n, n, s); },
+       true},
+      {"tiled 16x16, table in shared", "<<<" + tiles16 + "x" + tiles16 + ", 16x16>>>",
+       [&](cudaStream_t s) {
+         lab09::tiled_xnor_table(d_a32.data(), d_b32.data(), d_table.data(), d_c.data(), n, n, n, s);
+       },
+       true},
+      {"tiled 16x16, __popc", "<<<" + tiles16 + "x" + tiles16 + ", 16x16>>>",
+       [&](cudaStream_t s) { lab09::tiled_xnor_popc(d_a32.data(), d_b32.data(), d_c.data(), n, n, n, s); },
+       true},
+      {"register-tiled 64-bit, 8x8/thread", "<<<" + tiles128 + "x" + tiles128 + ", 256>>>",
+       [&](cudaStream_t s) { lab09::register_tiled_xnor(d_a64.data(), d_b64.data(), d_c.data(), n, n, n, s); },
+       true},
+  };
+
+  const cudalab::DeviceInfo info = cudalab::query_device();
+  const double ceiling = double(info.sm_count) * info.sm_clock_khz * 1e3 * kPopcPerClockPerSm * kBitsPerPopc;
+  const double macs = double(n) * n * n;
+  cudalab::Table table({"variant", "config", "ms", "vs cuBLAS", "TOPS", "Tbit-MAC/s", "% popc ceiling", "check"});
+  cudalab::BenchOptions bo;
+  bo.reps = opt.reps;
+  double cublas_ms = 0.0;
+  for (const Variant& v : variants) {
+    d_c.fill_bytes(0xFF);  // NaN: a kernel that writes nothing fails the check
+    v.work(nullptr);
+    const std::string verdict = verify(v.name);
+    const cudalab::BenchStats stats = cudalab::benchmark(v.work, bo);
+    if (cublas_ms == 0.0) cublas_ms = stats.median_ms;
+    const double per_second = macs / (stats.median_ms * 1e-3);
+    table.add_row({v.name, v.config, cudalab::fixed(stats.median_ms, 3),
+                   cudalab::fixed(cublas_ms / stats.median_ms, 2) + "x",
+                   cudalab::fixed(2.0 * per_second / 1e12, 1),
+                   v.binary ? cudalab::fixed(per_second / 1e12, 1) : "-",
+                   v.binary ? cudalab::fixed(100.0 * per_second / ceiling, 1) : "-", verdict});
+  }
+  table.print(std::cout);
+  std::cout << "popc ceiling: " << info.sm_count << " SMs x " << info.sm_clock_khz / 1000
+            << " MHz x 16 POPC/clock x 32 bits = " << cudalab::fixed(ceiling / 1e12, 1)
+            << " Tbit-MAC/s; TOPS = 2 n^3 / time (float FLOPs or bit operations)\n";
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cudalab::DemoLimits limits;
+  limits.default_size = 4096;
+  limits.max_size = 16384;
+  limits.default_block = lab09::kTile;
+  return cudalab::run_demo(argc, argv,
+                           "lab09 blocked_xnor: tiled binary GEMM vs cuBLAS SGEMM on ±1 data",
+                           limits, run);
+}

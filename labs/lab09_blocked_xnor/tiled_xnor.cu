@@ -1,0 +1,82 @@
+// Lab 09: blocked binary matmul — 16x16 tiles of packed words in shared memory, popcount by
+// a table staged in shared memory or by __popc, conflict-free shared reads.
+#include <stdexcept>
+
+#include "blocked_xnor.cuh"
+#include "cudalab/bits.hpp"
+#include "cudalab/check.cuh"
+
+namespace lab09 {
+
+namespace {
+
+static_assert(kTile * kTile <= 1024, "a block of kTile x kTile threads must fit in 1024 threads");
+static_assert(kTile <= 32, "a tile row of kTile words must fit in the 32 banks for the padding argument");
+/// Entries of the popcount table (one per byte value).
+constexpr int kTableEntries = 256;
+/// gridDim.y counts tiles of rows of C and is at most 65535.
+constexpr int kMaxGridY = 65535;
+
+/**
+ * Block (bx, by) computes the tile C[16 by .. 16 by + 15][16 bx .. 16 bx + 15]; thread
+ * (tx, ty) computes C[16 by + ty][16 bx + tx] (x along the columns, so neighbouring threads
+ * store neighbouring floats). K is walked 16 words (512 bits) at a time: the block stages
+ * 16 packed rows of A and 16 packed columns of B, 16 words each, in shared memory; every
+ * word staged is then read by 16 threads instead of being fetched 16 times from memory.
+ */
+template <bool kUseTable>
+__global__ void __launch_bounds__(kTile * kTile)
+    tiled_xnor_kernel(const std::uint32_t* __restrict__ a_bits,
+                      const std::uint32_t* __restrict__ b_bits,
+                      const std::uint8_t* __restrict__ table, float* __restrict__ c, int m, int n,
+                      int k, int words) {
+  // TODO(lab09): compute this thread's element of C from 16x16 tiles of packed words:
+  // - (table variant) copy the 256-entry table into shared memory once;
+  // - for each step of 16 words: thread (tx, ty) loads word (step + tx) of row 16 by + ty of
+  //   A and of column 16 bx + ty of B into two shared tiles (0 past the edges: M, N and the
+  //   last word), barrier, adds popcount(a XOR b) of its row and column over the 16 words,
+  //   barrier;
+  // - stores K - 2 * (different bits) as a float if it lies inside C.
+  // HINT: the 16 threads of a half-warp read tile_b[tx][w] for one w: 16 rows of the tile.
+  // HINT: With rows of 16 words they fall into 2 banks (8-way conflict): pad a row to 17
+  // HINT: words, or store the tile transposed so that tx walks the contiguous index.
+  (void)a_bits;
+  (void)b_bits;
+  (void)table;
+  (void)c;
+  (void)m;
+  (void)n;
+  (void)k;
+  (void)words;
+  // END TODO(lab09)
+}
+
+template <bool kUseTable>
+void launch_tiled(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,
+                  const std::uint8_t* d_table, float* d_c, int m, int n, int k,
+                  cudaStream_t stream) {
+  if (m <= 0 || n <= 0 || k <= 0) {
+    throw std::invalid_argument("tiled_xnor: m, n and k must be positive");
+  }
+  const dim3 block(kTile, kTile);
+  const dim3 grid((n + kTile - 1) / kTile, (m + kTile - 1) / kTile);  // x: columns, y: rows
+  if (grid.y > unsigned(kMaxGridY)) throw std::invalid_argument("tiled_xnor: m too large");
+  tiled_xnor_kernel<kUseTable><<<grid, block, 0, stream>>>(d_a_bits, d_b_bits, d_table, d_c, m, n,
+                                                           k, cudalab::bits::words32(k));
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+}  // namespace
+
+void tiled_xnor_table(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,
+                      const std::uint8_t* d_table, float* d_c, int m, int n, int k,
+                      cudaStream_t stream) {
+  launch_tiled<true>(d_a_bits, d_b_bits, d_table, d_c, m, n, k, stream);
+}
+
+void tiled_xnor_popc(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits, float* d_c,
+                     int m, int n, int k, cudaStream_t stream) {
+  launch_tiled<false>(d_a_bits, d_b_bits, nullptr, d_c, m, n, k, stream);
+}
+
+}  // namespace lab09
