@@ -1,0 +1,45 @@
+// Lab 02 (a): one block per row of C; the block's threads stride over the columns.
+#include <cstddef>
+
+#include "cudalab/check.cuh"
+#include "naive_matmul.cuh"
+
+namespace lab02 {
+
+__global__ void row_per_block_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                                     float* __restrict__ c, int m, int n, int k) {
+  // TODO(lab02): block blockIdx.x owns row `row` of C. Let each thread compute the columns
+  // threadIdx.x, threadIdx.x + blockDim.x, ... (< n) of that row: the dot product of row
+  // `row` of A with column `col` of B, written to C(row, col).
+  // HINT: for (int col = threadIdx.x; col < n; col += blockDim.x) { float sum = 0; ... }.
+  // HINT: compute offsets like row * k in std::size_t: M * K can exceed 2^31.
+  const int row = blockIdx.x;  // one block per row of C
+  if (row >= m) return;
+  const float* a_row = a + static_cast<std::size_t>(row) * k;  // A(row, 0)
+  float* c_row = c + static_cast<std::size_t>(row) * n;        // C(row, 0)
+  // Thread t takes columns t, t + blockDim.x, ...: in each round the block's threads
+  // read neighbouring floats of one row of B and write neighbouring floats of C.
+  for (int col = threadIdx.x; col < n; col += n) {  // one column per thread only
+    float sum = 0.0f;
+    for (int p = 0; p < k; ++p) {
+      sum += a_row[p] * b[static_cast<std::size_t>(p) * n + col];  // A(row, p) * B(p, col)
+    }
+    c_row[col] = sum;
+  }
+  // END TODO(lab02)
+}
+
+void row_per_block_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                          int threads, cudaStream_t stream) {
+  const dim3 block(threads > 0 ? static_cast<unsigned>(threads) : 0u);
+  detail::check_matmul_args("row_per_block_matmul", d_a, d_b, d_c, m, n, k, block);
+  // TODO(lab02): launch row_per_block_kernel on `stream` with one block per row of C
+  // (M blocks) of `block` threads, then check the launch.
+  // HINT: kernel<<<grid, block, 0, stream>>>(...); then CUDA_CHECK_LAST_LAUNCH();
+  row_per_block_kernel<<<dim3(static_cast<unsigned>(m)), block, 0, stream>>>(d_a, d_b, d_c, m,
+                                                                            n, k);
+  CUDA_CHECK_LAST_LAUNCH();
+  // END TODO(lab02)
+}
+
+}  // namespace lab02
