@@ -35,7 +35,7 @@ struct Shape {
   int k;
 };
 
-const Shape kShapes[] = {{1, 1, 1},     {17, 33, 5},    {64, 64, 64}, {129, 65, 257},
+const Shape kShapes[] = {{1, 1, 1},      {17, 33, 5},    {64, 64, 64}, {129, 65, 257},
                          {1000, 3, 777}, {3, 1000, 129}, {1, 300, 2},  {300, 1, 1}};
 
 const cudalab::Fill kFills[] = {cudalab::Fill::PlusMinusOne, cudalab::Fill::SmallInt,
@@ -43,9 +43,12 @@ const cudalab::Fill kFills[] = {cudalab::Fill::PlusMinusOne, cudalab::Fill::Smal
 
 std::string fill_name(cudalab::Fill f) {
   switch (f) {
-    case cudalab::Fill::PlusMinusOne: return "PlusMinusOne";
-    case cudalab::Fill::SmallInt: return "SmallInt";
-    case cudalab::Fill::Uniform: return "Uniform";
+    case cudalab::Fill::PlusMinusOne:
+      return "PlusMinusOne";
+    case cudalab::Fill::SmallInt:
+      return "SmallInt";
+    case cudalab::Fill::Uniform:
+      return "Uniform";
   }
   return "Unknown";
 }
@@ -58,9 +61,8 @@ std::string dims(dim3 d) { return std::to_string(d.x) + "x" + std::to_string(d.y
 // different rows of A (32 separate memory segments per load) and write down a column of
 // C, while reading one element of B that the whole warp shares.
 // ---------------------------------------------------------------------------
-__global__ void uncoalesced_matmul_kernel(const float* __restrict__ a,
-                                          const float* __restrict__ b, float* __restrict__ c,
-                                          int m, int n, int k) {
+__global__ void uncoalesced_matmul_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                                          float* __restrict__ c, int m, int n, int k) {
   const int row = blockIdx.x * blockDim.x + threadIdx.x;  // x walks the rows: strided
   const int col = blockIdx.y * blockDim.y + threadIdx.y;  // y walks the columns
   if (row >= m || col >= n) return;
@@ -139,15 +141,15 @@ using Param = std::tuple<Shape, cudalab::Fill>;
 
 std::string param_name(const ::testing::TestParamInfo<Param>& p) {
   const Shape s = std::get<0>(p.param);
-  return "m" + std::to_string(s.m) + "_n" + std::to_string(s.n) + "_k" + std::to_string(s.k) +
-         "_" + fill_name(std::get<1>(p.param));
+  return "m" + std::to_string(s.m) + "_n" + std::to_string(s.n) + "_k" + std::to_string(s.k) + "_" +
+         fill_name(std::get<1>(p.param));
 }
 
 std::string shape_trace(const Param& p) {
   const Shape s = std::get<0>(p);
-  return "C(" + std::to_string(s.m) + "x" + std::to_string(s.n) + ") = A(" +
-         std::to_string(s.m) + "x" + std::to_string(s.k) + ") * B(" + std::to_string(s.k) +
-         "x" + std::to_string(s.n) + "), " + fill_name(std::get<1>(p)) + " data";
+  return "C(" + std::to_string(s.m) + "x" + std::to_string(s.n) + ") = A(" + std::to_string(s.m) +
+         "x" + std::to_string(s.k) + ") * B(" + std::to_string(s.k) + "x" + std::to_string(s.n) +
+         "), " + fill_name(std::get<1>(p)) + " data";
 }
 
 // ---------------------------------------------------------------------------
@@ -163,13 +165,14 @@ TEST(ThreadPerElementGridCpu, CoversColumnsInXAndRowsInYWithoutSpareBlocks) {
       const unsigned want_y = (unsigned(s.m) + b.y - 1) / b.y;
       if (g.x != want_x || g.y != want_y || g.z != 1) {
         std::string why;
-        if (std::size_t(g.x) * b.x < std::size_t(s.n)) why += "; grid.x does not cover the N columns";
+        if (std::size_t(g.x) * b.x < std::size_t(s.n))
+          why += "; grid.x does not cover the N columns";
         if (std::size_t(g.y) * b.y < std::size_t(s.m)) why += "; grid.y does not cover the M rows";
         if (g.x > want_x || g.y > want_y) why += "; spare blocks";
         if (g.x == want_y && g.y == want_x && g.x != g.y) why += "; x and y swapped?";
         FAIL() << "thread_per_element_grid(M=" << s.m << ", N=" << s.n << ", block " << dims(b)
-               << "): expected grid " << want_x << "x" << want_y << "x1, got " << g.x << "x"
-               << g.y << "x" << g.z << why;
+               << "): expected grid " << want_x << "x" << want_y << "x1, got " << g.x << "x" << g.y
+               << "x" << g.z << why;
       }
     }
   }
@@ -203,6 +206,25 @@ TEST(GivenArgumentChecksCpu, LaunchersRejectBadSizesPointersAndBlocks) {
                std::invalid_argument);  // 70000 blocks in y > 65535
 }
 
+/// A launcher bound to its launch configuration, with a description for failures.
+struct NamedLaunch {
+  std::string what;
+  Launch launch;
+};
+
+/// Runs every launch on one problem of shape and fill @p p, each on a poisoned C.
+void expect_correct_for_each(const Param& p, const std::vector<NamedLaunch>& launches) {
+  SCOPED_TRACE(shape_trace(p));
+  MatmulProblem problem(std::get<0>(p), std::get<1>(p));
+  for (const NamedLaunch& l : launches) {
+    SCOPED_TRACE(l.what);
+    EXPECT_TRUE(problem.run_and_check(l.launch));
+  }
+}
+
+const auto kAllShapesAndFills =
+    ::testing::Combine(::testing::ValuesIn(kShapes), ::testing::ValuesIn(kFills));
+
 // ---------------------------------------------------------------------------
 // (a) one block per row (GPU): every shape and fill, several block sizes.
 // ---------------------------------------------------------------------------
@@ -210,20 +232,18 @@ class RowPerBlockGpu : public ::testing::TestWithParam<Param> {};
 
 TEST_P(RowPerBlockGpu, MatchesHostReference) {
   CUDALAB_REQUIRE_GPU();
-  SCOPED_TRACE(shape_trace(GetParam()));
-  MatmulProblem problem(std::get<0>(GetParam()), std::get<1>(GetParam()));
+  std::vector<NamedLaunch> launches;
   for (const int threads : {32, 256, 100, 1, 1024}) {
-    SCOPED_TRACE("row_per_block_matmul with " + std::to_string(threads) + " threads per block");
-    EXPECT_TRUE(problem.run_and_check([threads](const float* a, const float* b, float* c, int m,
-                                                int n, int k) {
-      lab02::row_per_block_matmul(a, b, c, m, n, k, threads);
-    }));
+    launches.push_back(
+        {"row_per_block_matmul with " + std::to_string(threads) + " threads per block",
+         [threads](const float* a, const float* b, float* c, int m, int n, int k) {
+           lab02::row_per_block_matmul(a, b, c, m, n, k, threads);
+         }});
   }
+  expect_correct_for_each(GetParam(), launches);
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, RowPerBlockGpu,
-                         ::testing::Combine(::testing::ValuesIn(kShapes), ::testing::ValuesIn(kFills)),
-                         param_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, RowPerBlockGpu, kAllShapesAndFills, param_name);
 
 // ---------------------------------------------------------------------------
 // (b) one thread per element (GPU): every shape and fill, several block shapes.
@@ -232,20 +252,17 @@ class ThreadPerElementGpu : public ::testing::TestWithParam<Param> {};
 
 TEST_P(ThreadPerElementGpu, MatchesHostReference) {
   CUDALAB_REQUIRE_GPU();
-  SCOPED_TRACE(shape_trace(GetParam()));
-  MatmulProblem problem(std::get<0>(GetParam()), std::get<1>(GetParam()));
+  std::vector<NamedLaunch> launches;
   for (const dim3 block : {dim3(16, 16), dim3(32, 8), dim3(7, 5), dim3(33, 3), dim3(1, 32)}) {
-    SCOPED_TRACE("thread_per_element_matmul with block " + dims(block));
-    EXPECT_TRUE(problem.run_and_check([block](const float* a, const float* b, float* c, int m,
-                                              int n, int k) {
-      lab02::thread_per_element_matmul(a, b, c, m, n, k, block);
-    }));
+    launches.push_back({"thread_per_element_matmul with block " + dims(block),
+                        [block](const float* a, const float* b, float* c, int m, int n, int k) {
+                          lab02::thread_per_element_matmul(a, b, c, m, n, k, block);
+                        }});
   }
+  expect_correct_for_each(GetParam(), launches);
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, ThreadPerElementGpu,
-                         ::testing::Combine(::testing::ValuesIn(kShapes), ::testing::ValuesIn(kFills)),
-                         param_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, ThreadPerElementGpu, kAllShapesAndFills, param_name);
 
 // ---------------------------------------------------------------------------
 // The given baseline is itself correct (not graded).
@@ -254,10 +271,10 @@ TEST(GivenUncoalescedBaselineGpu, MatchesHostReference) {
   CUDALAB_REQUIRE_GPU();
   for (const Shape s : {Shape{17, 33, 5}, Shape{129, 65, 257}, Shape{1000, 3, 777}}) {
     MatmulProblem problem(s, cudalab::Fill::SmallInt);
-    EXPECT_TRUE(problem.run_and_check([](const float* a, const float* b, float* c, int m, int n,
-                                         int k) {
-      uncoalesced_matmul(a, b, c, m, n, k, dim3(kPerfBlockX, kPerfBlockY), nullptr);
-    }));
+    EXPECT_TRUE(
+        problem.run_and_check([](const float* a, const float* b, float* c, int m, int n, int k) {
+          uncoalesced_matmul(a, b, c, m, n, k, dim3(kPerfBlockX, kPerfBlockY), nullptr);
+        }));
   }
 }
 
@@ -279,9 +296,12 @@ TEST(CoalescingPerf, ThreadPerElementBeatsUncoalescedBaseline) {
   d_c_cand.fill_bytes(0xFF);
 
   const cudalab::Comparison cmp = cudalab::compare(
-      [&](cudaStream_t s) { uncoalesced_matmul(d_a.data(), d_b.data(), d_c_base.data(), n, n, n, block, s); },
       [&](cudaStream_t s) {
-        lab02::thread_per_element_matmul(d_a.data(), d_b.data(), d_c_cand.data(), n, n, n, block, s);
+        uncoalesced_matmul(d_a.data(), d_b.data(), d_c_base.data(), n, n, n, block, s);
+      },
+      [&](cudaStream_t s) {
+        lab02::thread_per_element_matmul(d_a.data(), d_b.data(), d_c_cand.data(), n, n, n, block,
+                                         s);
       });
   CUDA_CHECK(cudaDeviceSynchronize());
 
@@ -292,13 +312,14 @@ TEST(CoalescingPerf, ThreadPerElementBeatsUncoalescedBaseline) {
       << " (expected = the given baseline's result)";
 
   const double gflop = 2.0 * n * double(n) * n * 1e-9;
-  cudalab::testing::record_measurement("lab02 uncoalesced baseline", gflop / (cmp.baseline.median_ms * 1e-3),
-                                       "GFLOP/s");
-  cudalab::testing::record_measurement("lab02 thread_per_element", gflop / (cmp.candidate.median_ms * 1e-3),
-                                       "GFLOP/s");
-  cudalab::testing::expect_speedup(cmp, kCoalescedOverUncoalesced,
-                                   "thread_per_element (x walks columns) vs baseline (x walks rows), " +
-                                       std::to_string(n) + "^3, block " + dims(block));
+  cudalab::testing::record_measurement("lab02 uncoalesced baseline",
+                                       gflop / (cmp.baseline.median_ms * 1e-3), "GFLOP/s");
+  cudalab::testing::record_measurement("lab02 thread_per_element",
+                                       gflop / (cmp.candidate.median_ms * 1e-3), "GFLOP/s");
+  cudalab::testing::expect_speedup(
+      cmp, kCoalescedOverUncoalesced,
+      "thread_per_element (x walks columns) vs baseline (x walks rows), " + std::to_string(n) +
+          "^3, block " + dims(block));
 }
 
 }  // namespace

@@ -39,7 +39,9 @@ std::string dims(dim3 d) { return std::to_string(d.x) + "x" + std::to_string(d.y
 /// A host stand-in for a pitched allocation: rows of `pitch` bytes, all bytes kPoisonByte.
 struct HostPitched {
   HostPitched(int rows_, int cols_, std::size_t pitch_)
-      : rows(rows_), cols(cols_), pitch(pitch_),
+      : rows(rows_),
+        cols(cols_),
+        pitch(pitch_),
         storage((std::size_t(rows_) * pitch_ + sizeof(float) - 1) / sizeof(float)) {
     std::memset(storage.data(), kPoisonByte, storage.size() * sizeof(float));
   }
@@ -109,8 +111,8 @@ TEST(PitchedRowCpu, ElementsWrittenThroughRowsLandAtPitchedOffsetsAndPaddingStay
     for (int row = 0; row < m.rows; ++row) {
       const long long got = byte_distance(base, lab03::pitched_row(base, rc.pitch, row));
       ASSERT_TRUE(got >= 0 && got <= last_start)
-          << "row " << row << " starts at base + " << got << " bytes, outside the "
-          << m.rows << " rows of " << rc.pitch << " bytes; expected base + " << row * rc.pitch
+          << "row " << row << " starts at base + " << got << " bytes, outside the " << m.rows
+          << " rows of " << rc.pitch << " bytes; expected base + " << row * rc.pitch
           << diagnose(got, rc.pitch, rc.cols, row);
     }
     for (int row = 0; row < m.rows; ++row) {
@@ -190,8 +192,8 @@ class GraderPitched {
       for (std::size_t byte = row_bytes(); byte < pitch_; ++byte) {
         if (image[r * pitch_ + byte] != kPoisonByte) {
           return ::testing::AssertionFailure()
-                 << "padding byte " << byte << " of row " << r << " (pitch " << pitch_
-                 << " bytes, " << row_bytes() << " bytes of data) was written: expected untouched";
+                 << "padding byte " << byte << " of row " << r << " (pitch " << pitch_ << " bytes, "
+                 << row_bytes() << " bytes of data) was written: expected untouched";
         }
       }
     }
@@ -220,18 +222,24 @@ enum class PitchStyle { Aligned512, Packed, Odd };
 std::size_t pitch_for(PitchStyle style, int cols, int which) {
   const std::size_t row = std::size_t(cols) * sizeof(float);
   switch (style) {
-    case PitchStyle::Aligned512: return round_up(row, 512);
-    case PitchStyle::Packed: return row;
-    case PitchStyle::Odd: return row + sizeof(float) * (1 + 8 * which);  // +4, +36, +68 bytes
+    case PitchStyle::Aligned512:
+      return round_up(row, 512);
+    case PitchStyle::Packed:
+      return row;
+    case PitchStyle::Odd:
+      return row + sizeof(float) * (1 + 8 * which);  // +4, +36, +68 bytes
   }
   return row;
 }
 
 const char* style_name(PitchStyle s) {
   switch (s) {
-    case PitchStyle::Aligned512: return "pitches rounded up to 512 bytes";
-    case PitchStyle::Packed: return "packed pitches (pitch = row bytes)";
-    case PitchStyle::Odd: return "odd pitches (row bytes + 4 / 36 / 68)";
+    case PitchStyle::Aligned512:
+      return "pitches rounded up to 512 bytes";
+    case PitchStyle::Packed:
+      return "packed pitches (pitch = row bytes)";
+    case PitchStyle::Odd:
+      return "odd pitches (row bytes + 4 / 36 / 68)";
   }
   return "";
 }
@@ -243,24 +251,28 @@ struct Shape {
 };
 
 // Widths (columns) 1000, 1001 and 33 for every matrix, rectangles, and 1x1x1.
-const Shape kShapes[] = {{1, 1, 1},        {17, 33, 5},       {129, 65, 257},
-                         {33, 1001, 1000}, {1000, 33, 1001},  {1001, 1000, 33}};
+const Shape kShapes[] = {{1, 1, 1},        {17, 33, 5},      {129, 65, 257},
+                         {33, 1001, 1000}, {1000, 33, 1001}, {1001, 1000, 33}};
 
 const cudalab::Fill kFills[] = {cudalab::Fill::PlusMinusOne, cudalab::Fill::SmallInt,
                                 cudalab::Fill::Uniform};
 
 std::string fill_name(cudalab::Fill f) {
   switch (f) {
-    case cudalab::Fill::PlusMinusOne: return "PlusMinusOne";
-    case cudalab::Fill::SmallInt: return "SmallInt";
-    case cudalab::Fill::Uniform: return "Uniform";
+    case cudalab::Fill::PlusMinusOne:
+      return "PlusMinusOne";
+    case cudalab::Fill::SmallInt:
+      return "SmallInt";
+    case cudalab::Fill::Uniform:
+      return "Uniform";
   }
   return "Unknown";
 }
 
 std::string shape_text(Shape s) {
   return "C(" + std::to_string(s.m) + "x" + std::to_string(s.n) + ") = A(" + std::to_string(s.m) +
-         "x" + std::to_string(s.k) + ") * B(" + std::to_string(s.k) + "x" + std::to_string(s.n) + ")";
+         "x" + std::to_string(s.k) + ") * B(" + std::to_string(s.k) + "x" + std::to_string(s.n) +
+         ")";
 }
 
 // ===========================================================================
@@ -270,8 +282,8 @@ using MatmulParam = std::tuple<Shape, cudalab::Fill>;
 
 std::string matmul_param_name(const ::testing::TestParamInfo<MatmulParam>& p) {
   const Shape s = std::get<0>(p.param);
-  return "m" + std::to_string(s.m) + "_n" + std::to_string(s.n) + "_k" + std::to_string(s.k) +
-         "_" + fill_name(std::get<1>(p.param));
+  return "m" + std::to_string(s.m) + "_n" + std::to_string(s.n) + "_k" + std::to_string(s.k) + "_" +
+         fill_name(std::get<1>(p.param));
 }
 
 class PitchedMatmulGpu : public ::testing::TestWithParam<MatmulParam> {};
@@ -307,7 +319,8 @@ TEST_P(PitchedMatmulGpu, MatchesHostReferenceAndLeavesPaddingAlone) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, PitchedMatmulGpu,
-                         ::testing::Combine(::testing::ValuesIn(kShapes), ::testing::ValuesIn(kFills)),
+                         ::testing::Combine(::testing::ValuesIn(kShapes),
+                                            ::testing::ValuesIn(kFills)),
                          matmul_param_name);
 
 // ===========================================================================
@@ -338,7 +351,8 @@ std::vector<unsigned char> pitched_image(const std::vector<float>& h_packed, int
                                          std::size_t pitch, unsigned char pad) {
   std::vector<unsigned char> image(std::size_t(rows) * pitch, pad);
   for (int r = 0; r < rows; ++r) {
-    std::memcpy(&image[r * pitch], &h_packed[std::size_t(r) * cols], std::size_t(cols) * sizeof(float));
+    std::memcpy(&image[r * pitch], &h_packed[std::size_t(r) * cols],
+                std::size_t(cols) * sizeof(float));
   }
   return image;
 }
@@ -370,7 +384,8 @@ TEST_P(PitchedMatrixGpu, UploadPutsRowRAtRTimesPitchAndLeavesPadding) {
   m.upload(h);
   std::vector<unsigned char> got(std::size_t(rows) * m.pitch_bytes());
   CUDA_CHECK(cudaMemcpy(got.data(), m.data(), got.size(), cudaMemcpyDeviceToHost));
-  const std::vector<unsigned char> want = pitched_image(h, rows, cols, m.pitch_bytes(), kPoisonByte);
+  const std::vector<unsigned char> want =
+      pitched_image(h, rows, cols, m.pitch_bytes(), kPoisonByte);
   for (std::size_t at = 0; at < want.size(); ++at) {
     if (got[at] != want[at]) {
       const std::size_t r = at / m.pitch_bytes();
@@ -476,9 +491,12 @@ TEST(PitchPerf, PitchedMatmulKeepsUpWithUnpitched) {
   p_b.upload(h_b);
 
   const cudalab::Comparison cmp = cudalab::compare(
-      [&](cudaStream_t st) { lab03::unpitched_matmul(d_a.data(), d_b.data(), d_c.data(), n, n, n, block, st); },
       [&](cudaStream_t st) {
-        lab03::pitched_matmul(p_a.data(), pitch, p_b.data(), pitch, p_c.data(), pitch, n, n, n, block, st);
+        lab03::unpitched_matmul(d_a.data(), d_b.data(), d_c.data(), n, n, n, block, st);
+      },
+      [&](cudaStream_t st) {
+        lab03::pitched_matmul(p_a.data(), pitch, p_b.data(), pitch, p_c.data(), pitch, n, n, n,
+                              block, st);
       });
   CUDA_CHECK(cudaDeviceSynchronize());
 
@@ -491,13 +509,14 @@ TEST(PitchPerf, PitchedMatmulKeepsUpWithUnpitched) {
       << " (expected = the given baseline's result)";
 
   const double gflop = 2.0 * n * double(n) * n * 1e-9;
-  cudalab::testing::record_measurement("lab03 unpitched baseline", gflop / (cmp.baseline.median_ms * 1e-3),
-                                       "GFLOP/s");
-  cudalab::testing::record_measurement("lab03 pitched_matmul", gflop / (cmp.candidate.median_ms * 1e-3),
-                                       "GFLOP/s");
+  cudalab::testing::record_measurement("lab03 unpitched baseline",
+                                       gflop / (cmp.baseline.median_ms * 1e-3), "GFLOP/s");
+  cudalab::testing::record_measurement("lab03 pitched_matmul",
+                                       gflop / (cmp.candidate.median_ms * 1e-3), "GFLOP/s");
   cudalab::testing::expect_speedup(cmp, kPitchedOverUnpitched,
-                                   "pitched vs unpitched (given), " + std::to_string(n) + "^3, pitch " +
-                                       std::to_string(pitch) + " B, block " + dims(block));
+                                   "pitched vs unpitched (given), " + std::to_string(n) +
+                                       "^3, pitch " + std::to_string(pitch) + " B, block " +
+                                       dims(block));
 }
 
 }  // namespace

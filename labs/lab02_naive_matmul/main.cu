@@ -21,7 +21,8 @@ struct Variant {
 };
 
 std::string dims(dim3 d) {
-  return d.y == 1 ? std::to_string(d.x) : "(" + std::to_string(d.x) + "," + std::to_string(d.y) + ")";
+  return d.y == 1 ? std::to_string(d.x)
+                  : "(" + std::to_string(d.x) + "," + std::to_string(d.y) + ")";
 }
 
 std::string launch_text(dim3 grid, dim3 block) {
@@ -43,14 +44,16 @@ int run(const cudalab::DemoOptions& opt) {
 
   std::vector<Variant> variants;
   for (const int threads : {32, 256}) {
-    variants.push_back({"row per block", launch_text(dim3(n), dim3(threads)),
-                        [=](cudaStream_t s) { lab02::row_per_block_matmul(a, b, c, n, n, n, threads, s); }});
+    variants.push_back({"row per block", launch_text(dim3(n), dim3(threads)), [=](cudaStream_t s) {
+                          lab02::row_per_block_matmul(a, b, c, n, n, n, threads, s);
+                        }});
   }
   // 1 x 32 puts a warp down a column of C: the same kernel, uncoalesced.
   for (const dim3 block : {dim3(opt.block, opt.block), dim3(32, 8), dim3(1, 32)}) {
-    variants.push_back({block.x == 1 ? "thread per element (x=1: uncoalesced)" : "thread per element",
-                        launch_text(lab02::thread_per_element_grid(n, n, block), block),
-                        [=](cudaStream_t s) { lab02::thread_per_element_matmul(a, b, c, n, n, n, block, s); }});
+    variants.push_back(
+        {block.x == 1 ? "thread per element (x=1: uncoalesced)" : "thread per element",
+         launch_text(lab02::thread_per_element_grid(n, n, block), block),
+         [=](cudaStream_t s) { lab02::thread_per_element_matmul(a, b, c, n, n, n, block, s); }});
   }
 
   std::vector<float> expected;
@@ -81,8 +84,8 @@ int run(const cudalab::DemoOptions& opt) {
   cudalab::Table table({"variant", "launch", "ms", "GFLOP/s", "speedup", "check"});
   for (std::size_t i = 0; i < variants.size(); ++i) {
     table.add_row({variants[i].name, variants[i].launch, cudalab::fixed(ms[i], 3),
-                   cudalab::fixed(flop / (ms[i] * 1e6), 1), cudalab::fixed(slowest / ms[i], 2) + "x",
-                   verdicts[i]});
+                   cudalab::fixed(flop / (ms[i] * 1e6), 1),
+                   cudalab::fixed(slowest / ms[i], 2) + "x", verdicts[i]});
   }
   table.print(std::cout);
   return status;
@@ -95,6 +98,6 @@ int main(int argc, char** argv) {
   limits.default_size = 2048;
   limits.max_size = 16384;
   limits.default_block = 16;
-  return cudalab::run_demo(argc, argv, "lab02 naive_matmul: one block per row vs one thread per element",
-                           limits, run);
+  return cudalab::run_demo(
+      argc, argv, "lab02 naive_matmul: one block per row vs one thread per element", limits, run);
 }

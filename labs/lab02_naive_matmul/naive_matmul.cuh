@@ -69,9 +69,8 @@ void row_per_block_matmul(const float* d_a, const float* d_b, float* d_c, int m,
  * @param c  C, M x N row-major (written, never read)
  * @pre the grid covers N columns in x and M rows in y (thread_per_element_grid())
  */
-__global__ void thread_per_element_kernel(const float* __restrict__ a,
-                                          const float* __restrict__ b, float* __restrict__ c,
-                                          int m, int n, int k);
+__global__ void thread_per_element_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                                          float* __restrict__ c, int m, int n, int k);
 
 /**
  * @brief The smallest grid of @p block-shaped blocks with N columns of C in x and M rows
@@ -95,8 +94,8 @@ dim3 thread_per_element_grid(int m, int n, dim3 block);
  *         more than 65535 blocks in y
  * @throws cudalab::CudaError when the launch fails
  */
-void thread_per_element_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n,
-                               int k, dim3 block, cudaStream_t stream = nullptr);
+void thread_per_element_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                               dim3 block, cudaStream_t stream = nullptr);
 
 // ---------------------------------------------------------------------------
 // Given: argument checks shared by both launchers (launch_checks.cu)
@@ -116,8 +115,8 @@ namespace detail {
  * @param k        columns of A, rows of B
  * @param block    the block shape the launcher will use
  */
-void check_matmul_args(const char* who, const float* d_a, const float* d_b, const float* d_c,
-                       int m, int n, int k, dim3 block);
+void check_matmul_args(const char* who, const float* d_a, const float* d_b, const float* d_c, int m,
+                       int n, int k, dim3 block);
 
 }  // namespace detail
 

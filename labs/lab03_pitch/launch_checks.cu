@@ -8,10 +8,11 @@ namespace lab03::detail {
 
 namespace {
 
-void check_pitch(const std::string& who, const char* what, std::size_t pitch, int cols) {
+void check_pitch(const char* who, const char* what, std::size_t pitch, int cols) {
   const std::size_t row_bytes = static_cast<std::size_t>(cols) * sizeof(float);
   if (pitch < row_bytes || pitch % sizeof(float) != 0) {
-    throw std::invalid_argument(who + ": pitch of " + what + " is " + std::to_string(pitch) +
+    throw std::invalid_argument(std::string(who) + ": pitch of " + what + " is " +
+                                std::to_string(pitch) +
                                 " bytes; it must be >= " + std::to_string(row_bytes) +
                                 " (the row's data) and a multiple of sizeof(float)");
   }
@@ -22,29 +23,27 @@ void check_pitch(const std::string& who, const char* what, std::size_t pitch, in
 void check_matmul_args(const char* who, const float* d_a, std::size_t pitch_a, const float* d_b,
                        std::size_t pitch_b, const float* d_c, std::size_t pitch_c, int m, int n,
                        int k, dim3 block) {
-  const std::string name(who);
   if (d_a == nullptr || d_b == nullptr || d_c == nullptr) {
-    throw std::invalid_argument(name + ": null device pointer");
+    throw std::invalid_argument(std::string(who) + ": null device pointer");
   }
   if (m <= 0 || n <= 0 || k <= 0) {
-    throw std::invalid_argument(name + ": M, N and K must be positive, got M=" +
-                                std::to_string(m) + " N=" + std::to_string(n) +
-                                " K=" + std::to_string(k));
+    throw std::invalid_argument(std::string(who) +
+                                ": M, N and K must be positive, got M=" + std::to_string(m) +
+                                " N=" + std::to_string(n) + " K=" + std::to_string(k));
   }
-  check_pitch(name, "A", pitch_a, k);
-  check_pitch(name, "B", pitch_b, n);
-  check_pitch(name, "C", pitch_c, n);
-  const unsigned long long threads =
-      static_cast<unsigned long long>(block.x) * block.y * block.z;
+  check_pitch(who, "A", pitch_a, k);
+  check_pitch(who, "B", pitch_b, n);
+  check_pitch(who, "C", pitch_c, n);
+  const unsigned long long threads = static_cast<unsigned long long>(block.x) * block.y * block.z;
   if (block.x == 0 || block.y == 0 || block.z != 1 || threads > 1024) {
-    throw std::invalid_argument(name + ": invalid block " + std::to_string(block.x) + "x" +
-                                std::to_string(block.y) + "x" + std::to_string(block.z) +
+    throw std::invalid_argument(std::string(who) + ": invalid block " + std::to_string(block.x) +
+                                "x" + std::to_string(block.y) + "x" + std::to_string(block.z) +
                                 " (every extent >= 1, z == 1, at most 1024 threads)");
   }
   if ((static_cast<long long>(m) + block.y - 1) / block.y > 65535) {
-    throw std::invalid_argument(name + ": M=" + std::to_string(m) +
-                                " needs more than 65535 blocks in y with block.y=" +
-                                std::to_string(block.y));
+    throw std::invalid_argument(
+        std::string(who) + ": M=" + std::to_string(m) +
+        " needs more than 65535 blocks in y with block.y=" + std::to_string(block.y));
   }
 }
 

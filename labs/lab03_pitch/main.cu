@@ -44,15 +44,16 @@ int run(const cudalab::DemoOptions& opt) {
 
   std::vector<Variant> variants;
   for (const dim3 block : {dim3(opt.block, opt.block), dim3(32, 8)}) {
+    variants.push_back({"unpitched (given)", n * sizeof(float), block,
+                        [&, block](cudaStream_t s) {
+                          lab03::unpitched_matmul(d_a.data(), d_b.data(), d_c.data(), n, n, n,
+                                                  block, s);
+                        },
+                        [&] { return d_c.to_host(); }, [&] { d_c.fill_bytes(0xFF); }});
     variants.push_back(
-        {"unpitched (given)", n * sizeof(float), block,
-         [&, block](cudaStream_t s) {
-           lab03::unpitched_matmul(d_a.data(), d_b.data(), d_c.data(), n, n, n, block, s);
-         },
-         [&] { return d_c.to_host(); }, [&] { d_c.fill_bytes(0xFF); }});
-    variants.push_back({"pitched", p_c.pitch_bytes(), block,
-                        [&, block](cudaStream_t s) { lab03::pitched_matmul(p_a, p_b, p_c, block, s); },
-                        [&] { return p_c.to_host(); }, [&] { p_c.fill_bytes(0xFF); }});
+        {"pitched", p_c.pitch_bytes(), block,
+         [&, block](cudaStream_t s) { lab03::pitched_matmul(p_a, p_b, p_c, block, s); },
+         [&] { return p_c.to_host(); }, [&] { p_c.fill_bytes(0xFF); }});
   }
 
   const std::vector<float> expected =
@@ -82,9 +83,9 @@ int run(const cudalab::DemoOptions& opt) {
   cudalab::Table table({"variant", "row stride (B)", "block", "ms", "GFLOP/s", "speedup", "check"});
   for (std::size_t i = 0; i < variants.size(); ++i) {
     const Variant& v = variants[i];
-    table.add_row({v.name, std::to_string(v.row_stride), block_text(v.block), cudalab::fixed(ms[i], 3),
-                   cudalab::fixed(flop / (ms[i] * 1e6), 1), cudalab::fixed(slowest / ms[i], 2) + "x",
-                   verdicts[i]});
+    table.add_row({v.name, std::to_string(v.row_stride), block_text(v.block),
+                   cudalab::fixed(ms[i], 3), cudalab::fixed(flop / (ms[i] * 1e6), 1),
+                   cudalab::fixed(slowest / ms[i], 2) + "x", verdicts[i]});
   }
   table.print(std::cout);
   return status;

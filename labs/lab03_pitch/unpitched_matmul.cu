@@ -29,10 +29,10 @@ void unpitched_matmul(const float* d_a, const float* d_b, float* d_c, int m, int
                       dim3 block, cudaStream_t stream) {
   // Packed rows are pitched rows whose pitch is exactly the row's data.
   detail::check_matmul_args("unpitched_matmul", d_a, std::size_t(k) * sizeof(float), d_b,
-                            std::size_t(n) * sizeof(float), d_c, std::size_t(n) * sizeof(float),
-                            m, n, k, block);
-  unpitched_matmul_kernel<<<detail::grid_for(m, n, block), block, 0, stream>>>(d_a, d_b, d_c, m,
-                                                                             n, k);
+                            std::size_t(n) * sizeof(float), d_c, std::size_t(n) * sizeof(float), m,
+                            n, k, block);
+  unpitched_matmul_kernel<<<detail::grid_for(m, n, block), block, 0, stream>>>(d_a, d_b, d_c, m, n,
+                                                                               k);
   CUDA_CHECK_LAST_LAUNCH();
 }
 

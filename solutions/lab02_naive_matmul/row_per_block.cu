@@ -36,8 +36,8 @@ void row_per_block_matmul(const float* d_a, const float* d_b, float* d_c, int m,
   // TODO(lab02): launch row_per_block_kernel on `stream` with one block per row of C
   // (M blocks) of `block` threads, then check the launch.
   // HINT: kernel<<<grid, block, 0, stream>>>(...); then CUDA_CHECK_LAST_LAUNCH();
-  row_per_block_kernel<<<dim3(static_cast<unsigned>(m)), block, 0, stream>>>(d_a, d_b, d_c, m,
-                                                                            n, k);
+  row_per_block_kernel<<<dim3(static_cast<unsigned>(m)), block, 0, stream>>>(d_a, d_b, d_c, m, n,
+                                                                             k);
   CUDA_CHECK_LAST_LAUNCH();
   // END TODO(lab02)
 }

@@ -8,9 +8,8 @@
 
 namespace lab02 {
 
-__global__ void thread_per_element_kernel(const float* __restrict__ a,
-                                          const float* __restrict__ b, float* __restrict__ c,
-                                          int m, int n, int k) {
+__global__ void thread_per_element_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                                          float* __restrict__ c, int m, int n, int k) {
   // TODO(lab02): compute this thread's column (from the x coordinates) and row (from the
   // y coordinates); if it lies inside C, write the dot product of row `row` of A and
   // column `col` of B to C(row, col).
@@ -38,13 +37,13 @@ dim3 thread_per_element_grid(int m, int n, dim3 block) {
   // END TODO(lab02)
 }
 
-void thread_per_element_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n,
-                               int k, dim3 block, cudaStream_t stream) {
+void thread_per_element_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                               dim3 block, cudaStream_t stream) {
   detail::check_matmul_args("thread_per_element_matmul", d_a, d_b, d_c, m, n, k, block);
   if ((static_cast<long long>(m) + block.y - 1) / block.y > 65535) {
-    throw std::invalid_argument("thread_per_element_matmul: M=" + std::to_string(m) +
-                                " needs more than 65535 blocks in y with block.y=" +
-                                std::to_string(block.y));
+    throw std::invalid_argument(
+        "thread_per_element_matmul: M=" + std::to_string(m) +
+        " needs more than 65535 blocks in y with block.y=" + std::to_string(block.y));
   }
   // TODO(lab02): launch thread_per_element_kernel on `stream` with the grid
   // thread_per_element_grid(m, n, block) of `block`-shaped blocks, then check the launch.

@@ -11,8 +11,7 @@
 
 namespace lab03 {
 
-__host__ __device__ const float* pitched_row(const float* base, std::size_t pitch_bytes,
-                                             int row) {
+__host__ __device__ const float* pitched_row(const float* base, std::size_t pitch_bytes, int row) {
   // TODO(lab03): return the address of the first float of row `row`: `row * pitch_bytes`
   // BYTES after `base`.
   // HINT: step in bytes through a char pointer, then go back to float:
@@ -53,8 +52,8 @@ void pitched_matmul(const float* d_a, std::size_t pitch_a, const float* d_b, std
   // TODO(lab03): launch pitched_matmul_kernel on `stream` with `grid` and `block`, passing
   // each matrix with its own pitch, then check the launch.
   // HINT: kernel<<<grid, block, 0, stream>>>(...); then CUDA_CHECK_LAST_LAUNCH();
-  pitched_matmul_kernel<<<grid, block, 0, stream>>>(d_a, pitch_a, d_b, pitch_b, d_c, pitch_c, m,
-                                                    n, k);
+  pitched_matmul_kernel<<<grid, block, 0, stream>>>(d_a, pitch_a, d_b, pitch_b, d_c, pitch_c, m, n,
+                                                    k);
   CUDA_CHECK_LAST_LAUNCH();
   // END TODO(lab03)
 }
@@ -62,11 +61,11 @@ void pitched_matmul(const float* d_a, std::size_t pitch_a, const float* d_b, std
 void pitched_matmul(const PitchedMatrix& a, const PitchedMatrix& b, PitchedMatrix& c, dim3 block,
                     cudaStream_t stream) {
   if (a.cols() != b.rows() || c.rows() != a.rows() || c.cols() != b.cols()) {
-    throw std::invalid_argument(
-        "pitched_matmul: shapes do not match: C(" + std::to_string(c.rows()) + "x" +
-        std::to_string(c.cols()) + ") = A(" + std::to_string(a.rows()) + "x" +
-        std::to_string(a.cols()) + ") * B(" + std::to_string(b.rows()) + "x" +
-        std::to_string(b.cols()) + ")");
+    throw std::invalid_argument("pitched_matmul: shapes do not match: C(" +
+                                std::to_string(c.rows()) + "x" + std::to_string(c.cols()) +
+                                ") = A(" + std::to_string(a.rows()) + "x" +
+                                std::to_string(a.cols()) + ") * B(" + std::to_string(b.rows()) +
+                                "x" + std::to_string(b.cols()) + ")");
   }
   pitched_matmul(a.data(), a.pitch_bytes(), b.data(), b.pitch_bytes(), c.data(), c.pitch_bytes(),
                  a.rows(), b.cols(), a.cols(), block, stream);
