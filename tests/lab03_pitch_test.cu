@@ -38,11 +38,11 @@ std::string dims(dim3 d) { return std::to_string(d.x) + "x" + std::to_string(d.y
 
 /// A host stand-in for a pitched allocation: rows of `pitch` bytes, all bytes kPoisonByte.
 struct HostPitched {
-  HostPitched(int rows_, int cols_, std::size_t pitch_)
-      : rows(rows_),
-        cols(cols_),
-        pitch(pitch_),
-        storage((std::size_t(rows_) * pitch_ + sizeof(float) - 1) / sizeof(float)) {
+  HostPitched(int n_rows, int n_cols, std::size_t row_pitch)
+      : rows(n_rows),
+        cols(n_cols),
+        pitch(row_pitch),
+        storage((std::size_t(n_rows) * row_pitch + sizeof(float) - 1) / sizeof(float)) {
     std::memset(storage.data(), kPoisonByte, storage.size() * sizeof(float));
   }
   const char* bytes() const { return reinterpret_cast<const char*>(storage.data()); }
