@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Full validation of the repository on a GPU machine (instructors, and before a release):
+#   1. build the reference solutions with the known-wrong variants (-DCUDALAB_WRONG=ON)
+#   2. run the solution suite N times (default 3); every run must pass
+#   3. stub audit on the GPU: every graded test fails on the untouched stubs
+#   4. known-wrong suite: every broken variant is rejected
+#   5. scoreboard of the first solution run (scores.json, scores.md)
+# Logs go to the folder given as $1 (default: $OUT, else build/gpu-validate).
+# Usage: tools/gpu_validate.sh [OUT_DIR] ; CUDALAB_VALIDATE_RUNS=N, CUDALAB_VALIDATE_STEPS="build solution audit wrong"
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-${OUT:-build/gpu-validate}}
+mkdir -p "$out"
+runs=${CUDALAB_VALIDATE_RUNS:-3}
+steps=${CUDALAB_VALIDATE_STEPS:-build solution audit wrong}
+jobs=$(nproc)
+status=0
+has() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
+log() { printf '%s\n' "$*" | tee -a "$out/summary.txt"; }
+summary_of() { grep -E '^[0-9]+% tests passed' "$1" | tail -n 1; }
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader >"$out/summary.txt" 2>&1
+
+if has build; then
+  cmake --preset solution -DCUDALAB_WRONG=ON >"$out/build.log" 2>&1 &&
+    cmake --build --preset solution -j "$jobs" >>"$out/build.log" 2>&1 ||
+    { log "BUILD FAILED (solution)"; grep -E "error" "$out/build.log" | head -40; exit 1; }
+  log "build: solution + known-wrong variants ok"
+fi
+
+if has solution; then
+  for i in $(seq 1 "$runs"); do
+    start=$(date +%s)
+    ctest --test-dir build/solution -LE wrong -j 8 --output-on-failure \
+      --output-junit "junit-run$i.xml" >>"$out/solution.log" 2>&1 || status=1
+    log "solution run $i: $(summary_of "$out/solution.log") ($(( $(date +%s) - start )) s)"
+    grep -hE '^\[ (SPEED|MEASURE) ' "$out/solution.log" | tail -n +1 >/dev/null
+  done
+  grep -E '^\[ (SPEED|MEASURE)  ?\]|^ *Start|Test +#.*(Failed|Timeout|Exception)' "$out/solution.log" |
+    grep -E 'SPEED|MEASURE|Failed|Timeout|Exception' >"$out/measurements.txt" || true
+  python3 tools/scoreboard.py --build-dir build/solution --junit build/solution/junit-run1.xml \
+    --json "$out/scores.json" --markdown "$out/scores.md" >"$out/scoreboard.txt" 2>&1 || true
+fi
+
+if has audit; then
+  python3 tools/stub_audit.py -j 8 >"$out/stub-audit.log" 2>&1 || status=1
+  log "stub audit: $(tail -n 1 "$out/stub-audit.log")"
+fi
+
+if has wrong; then
+  ctest --test-dir build/solution -L wrong -j 8 --output-on-failure \
+    --output-junit junit-wrong.xml >"$out/wrong.log" 2>&1 || status=1
+  log "known-wrong: $(summary_of "$out/wrong.log")"
+fi
+cat "$out/summary.txt"
+exit $status
