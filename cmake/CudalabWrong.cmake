@@ -96,11 +96,12 @@ function(cudalab_add_wrong_variants wrong_root)
   endif()
   get_property(labs GLOBAL PROPERTY CUDALAB_LABS)
 
-  # Every folder under tests/wrong/ must belong to a lab that is built.
+  # A folder under tests/wrong/ of no built lab is left out (tools/skeleton_check.py
+  # reports it as an error).
   file(GLOB wrong_lab_dirs LIST_DIRECTORIES true RELATIVE "${wrong_root}" "${wrong_root}/lab*")
   foreach(d IN LISTS wrong_lab_dirs)
     if(IS_DIRECTORY "${wrong_root}/${d}" AND NOT d IN_LIST labs)
-      message(FATAL_ERROR "tests/wrong/${d}/ matches no lab (labs: ${labs})")
+      message(WARNING "tests/wrong/${d}/ matches no lab (labs: ${labs}); left out")
     endif()
   endforeach()
 

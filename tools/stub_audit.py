@@ -70,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-j", "--jobs", type=int, default=2, help="parallel build and test jobs")
     ap.add_argument("--require-all", action="store_true",
                     help="a skipped graded test is an error too (on a complete GPU runner)")
+    ap.add_argument("--resource-spec-file", type=Path,
+                    help="CTest resource spec of the GPUs (tools/gpu_resources.py) for ctest -j")
     ap.add_argument("-v", "--verbose", action="store_true", help="list the skipped tests")
     args = ap.parse_args(argv)
 
@@ -96,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     ctest = ["ctest", "--test-dir", str(build), "--output-junit", str(junit), "-LE", "given",
              "-j", str(args.jobs), "--no-tests=error"]
     ctest += ["-L", "cpu"] if args.cpu_only else []
+    if args.resource_spec_file:
+        ctest += ["--resource-spec-file", str(args.resource_spec_file.resolve())]
     ctest += ["-R", "^(" + "|".join(f"lab{n}" for n in numbers) + r")\."] if numbers else \
         ["-R", r"^lab[0-9][0-9]\."]
     print("stub_audit: " + " ".join(ctest), flush=True)

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The repository's honesty checks that need no GPU (instructor checkout), as CI runs them:
+#   1. skeleton check      solutions/ and tests/wrong/ differ from labs/ only in TODO regions
+#   2. stub audit (CPU)    every CPU-graded test fails on the untouched stubs (build/ci-student)
+#   3. known-wrong (CPU)   the graders reject the known-wrong submissions; the variants
+#                          only a GPU can catch are Skipped here (build/ci, CUDALAB_WRONG=ON)
+#   4. student release     exported without solutions/ etc., configured, built and graded
+#                          (build/student-release)
+# Every check runs; the exit status is 1 if any failed. Usage: tools/ci_checks.sh [-j N]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+jobs=${CMAKE_BUILD_PARALLEL_LEVEL:-2}
+if [ "${1:-}" = "-j" ] && [ -n "${2:-}" ]; then jobs=$2; fi
+export CMAKE_BUILD_PARALLEL_LEVEL=$jobs
+
+failed=()
+check() {
+  local name=$1; shift
+  printf '\n==== %s ====\n' "$name"
+  if "$@"; then echo "---- $name: ok"; else echo "---- $name: FAILED"; failed+=("$name"); fi
+}
+
+known_wrong_cpu() {
+  cmake --preset ci -DCUDALAB_WRONG=ON >/dev/null &&
+    cmake --build --preset ci &&
+    ctest --test-dir build/ci -L wrong -j "$jobs" --output-on-failure --no-tests=error \
+      --output-junit wrong-junit.xml
+}
+
+student_release() {
+  rm -rf build/student-release &&
+    tools/export_student_release.sh --verify build/student-release
+}
+
+check "skeleton check" python3 tools/skeleton_check.py
+check "stub audit (CPU-graded tests)" python3 tools/stub_audit.py --cpu-only -j "$jobs"
+check "known-wrong submissions (no GPU)" known_wrong_cpu
+check "student release" student_release
+
+echo
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo "ci_checks: FAILED: ${failed[*]}"
+  exit 1
+fi
+echo "ci_checks: all honesty checks passed"
