@@ -5,11 +5,11 @@
 #   3. stub audit on the GPU: every graded test fails on the untouched stubs
 #   4. known-wrong suite: every broken variant is rejected
 #   5. scoreboard of the first solution run (scores.json, scores.md)
-# Logs go to the folder given as $1 (default: $OUT, else build/gpu-validate).
+# Logs go to the folder given as $1 (default: build/gpu-validate).
 # Usage: tools/gpu_validate.sh [OUT_DIR] ; CUDALAB_VALIDATE_RUNS=N, CUDALAB_VALIDATE_STEPS="build solution audit wrong"
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${1:-${OUT:-build/gpu-validate}}
+out=${1:-build/gpu-validate}
 mkdir -p "$out"
 runs=${CUDALAB_VALIDATE_RUNS:-3}
 steps=${CUDALAB_VALIDATE_STEPS:-build solution audit wrong}
@@ -34,12 +34,9 @@ if has solution; then
     ctest --test-dir build/solution -LE wrong -j 8 --output-on-failure \
       --output-junit "junit-run$i.xml" >>"$out/solution.log" 2>&1 || status=1
     log "solution run $i: $(summary_of "$out/solution.log") ($(( $(date +%s) - start )) s)"
-    grep -hE '^\[ (SPEED|MEASURE) ' "$out/solution.log" | tail -n +1 >/dev/null
+    python3 tools/scoreboard.py --build-dir build/solution --junit "build/solution/junit-run$i.xml" \
+      --json "$out/scores-run$i.json" --markdown "$out/scores.md" >>"$out/scoreboard.txt" 2>&1 || true
   done
-  grep -E '^\[ (SPEED|MEASURE)  ?\]|^ *Start|Test +#.*(Failed|Timeout|Exception)' "$out/solution.log" |
-    grep -E 'SPEED|MEASURE|Failed|Timeout|Exception' >"$out/measurements.txt" || true
-  python3 tools/scoreboard.py --build-dir build/solution --junit build/solution/junit-run1.xml \
-    --json "$out/scores.json" --markdown "$out/scores.md" >"$out/scoreboard.txt" 2>&1 || true
 fi
 
 if has audit; then
