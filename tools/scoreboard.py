@@ -203,7 +203,11 @@ def read_cache(build_dir: Path) -> dict[str, str]:
 def lab_topics(build_dir: Path, cache: dict[str, str]) -> dict[str, str]:
     """lab01 -> hello_addone, from the labs/ folders of the build or source tree."""
     topics = {}
-    for base in (build_dir / "labs", Path(cache.get("CMAKE_HOME_DIRECTORY", "")) / "labs"):
+    bases = [build_dir / "labs"]
+    if cache.get("CMAKE_HOME_DIRECTORY"):
+        bases.append(Path(cache["CMAKE_HOME_DIRECTORY"]) / "labs")
+    bases.append(Path(__file__).resolve().parent.parent / "labs")  # this checkout
+    for base in bases:
         if base.is_dir():
             for d in base.iterdir():
                 m = re.match(r"^(lab\d\d)_(.+)$", d.name)
@@ -367,7 +371,7 @@ def measurement_text(m: dict) -> str:
 
 def gpu_line(env: dict) -> str:
     gpu = env["gpu"]
-    tk = env.get("cuda_toolkit") or "?"
+    tk = env.get("cuda_toolkit") or "unknown"
     if not gpu["available"]:
         return (f"GPU: none. GPU tests were skipped ({gpu['reason']}); only the CPU-graded "
                 f"parts are scored. CUDA toolkit {tk}.")

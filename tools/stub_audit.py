@@ -93,6 +93,9 @@ def main(argv: list[str] | None = None) -> int:
                 cmd += [f"lab{d[3:5]}_test", d]
         run(cmd, "build")
 
+    impl = scoreboard.read_cache(build).get("CUDALAB_IMPL")
+    if impl != "student":
+        raise AuditError(f"{build} builds CUDALAB_IMPL={impl}, not the student stubs")
     junit = build / "stub-audit-junit.xml"
     junit.unlink(missing_ok=True)
     ctest = ["ctest", "--test-dir", str(build), "--output-junit", str(junit), "-LE", "given",
