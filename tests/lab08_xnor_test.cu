@@ -164,30 +164,37 @@ const PackShape kPackShapes[] = {{1, 1},   {1, 31},   {3, 32},   {5, 33},    {17
 constexpr std::size_t kGuardWords = 64;  // sentinel words after the packed output
 constexpr std::uint32_t kSentinel = 0x5EE7CAFEu;
 
+/// Runs @p pack on a poisoned output followed by sentinel words, then checks the packed
+/// words bit for bit and that nothing past them was written.
+template <typename Pack, typename ElementOf>
+void expect_packed(const std::vector<std::uint32_t>& expected, int words, const char* vector_name,
+                   Pack pack, ElementOf element) {
+  std::vector<std::uint32_t> h_out(expected.size(), 0xFFFFFFFFu);  // poison
+  h_out.resize(expected.size() + kGuardWords, kSentinel);
+  cudalab::DeviceBuffer<std::uint32_t> d_out(h_out.size());
+  d_out.upload(h_out);
+  pack(d_out.data());
+  const auto got = d_out.to_host();
+  const std::vector<std::uint32_t> got_words(got.begin(), got.begin() + expected.size());
+  EXPECT_TRUE(words_match(expected, got_words, words, vector_name, element));
+  for (std::size_t i = expected.size(); i < got.size(); ++i) {
+    ASSERT_EQ(got[i], kSentinel) << "word " << i - expected.size()
+                                 << " past the end of the packed matrix was written";
+  }
+}
+
 class PackRowsGpu : public ::testing::TestWithParam<PackShape> {};
 
 TEST_P(PackRowsGpu, MatchesHostPackerBitForBit) {
   CUDALAB_REQUIRE_GPU();
   const int m = GetParam().rows, k = GetParam().k;
-  const int words = bits::words32(k);
   const auto h_a = cudalab::random_matrix(m, k, cudalab::Fill::PlusMinusOne, 1);
-  const auto expected = bits::pack_rows(h_a, m, k);
   cudalab::DeviceBuffer<float> d_a(h_a.size());
   d_a.upload(h_a);
-  std::vector<std::uint32_t> h_out(expected.size(), 0xFFFFFFFFu);  // poison
-  h_out.resize(expected.size() + kGuardWords, kSentinel);
-  cudalab::DeviceBuffer<std::uint32_t> d_out(h_out.size());
-  d_out.upload(h_out);
-  lab08::pack_rows(d_a.data(), d_out.data(), m, k);
-  const auto got = d_out.to_host();
-  const std::vector<std::uint32_t> got_words(got.begin(), got.begin() + expected.size());
-  EXPECT_TRUE(words_match(expected, got_words, words, "row", [&](int r, int e) {
-    return e < k ? h_a[std::size_t(r) * k + e] : 0.0f;
-  }));
-  for (std::size_t i = expected.size(); i < got.size(); ++i) {
-    ASSERT_EQ(got[i], kSentinel) << "word " << i - expected.size()
-                                 << " past the end of the packed matrix was written";
-  }
+  expect_packed(
+      bits::pack_rows(h_a, m, k), bits::words32(k), "row",
+      [&](std::uint32_t* d_out) { lab08::pack_rows(d_a.data(), d_out, m, k); },
+      [&](int r, int e) { return e < k ? h_a[std::size_t(r) * k + e] : 0.0f; });
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, PackRowsGpu, ::testing::ValuesIn(kPackShapes), pack_name);
@@ -197,25 +204,13 @@ class PackColsGpu : public ::testing::TestWithParam<PackShape> {};
 TEST_P(PackColsGpu, MatchesHostPackerBitForBit) {
   CUDALAB_REQUIRE_GPU();
   const int n = GetParam().rows, k = GetParam().k;
-  const int words = bits::words32(k);
   const auto h_b = cudalab::random_matrix(k, n, cudalab::Fill::PlusMinusOne, 2);
-  const auto expected = bits::pack_cols(h_b, k, n);
   cudalab::DeviceBuffer<float> d_b(h_b.size());
   d_b.upload(h_b);
-  std::vector<std::uint32_t> h_out(expected.size(), 0xFFFFFFFFu);  // poison
-  h_out.resize(expected.size() + kGuardWords, kSentinel);
-  cudalab::DeviceBuffer<std::uint32_t> d_out(h_out.size());
-  d_out.upload(h_out);
-  lab08::pack_cols(d_b.data(), d_out.data(), k, n);
-  const auto got = d_out.to_host();
-  const std::vector<std::uint32_t> got_words(got.begin(), got.begin() + expected.size());
-  EXPECT_TRUE(words_match(expected, got_words, words, "column", [&](int c, int e) {
-    return e < k ? h_b[std::size_t(e) * n + c] : 0.0f;
-  }));
-  for (std::size_t i = expected.size(); i < got.size(); ++i) {
-    ASSERT_EQ(got[i], kSentinel) << "word " << i - expected.size()
-                                 << " past the end of the packed matrix was written";
-  }
+  expect_packed(
+      bits::pack_cols(h_b, k, n), bits::words32(k), "column",
+      [&](std::uint32_t* d_out) { lab08::pack_cols(d_b.data(), d_out, k, n); },
+      [&](int c, int e) { return e < k ? h_b[std::size_t(e) * n + c] : 0.0f; });
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, PackColsGpu, ::testing::ValuesIn(kPackShapes), pack_name);

@@ -28,6 +28,9 @@ constexpr int kMaxGridY = 65535;
 static_assert(kRegThreads % kThreadsX == 0, "the threads must form a kThreadsX-wide grid");
 static_assert(kRegBlockM % kThreadsY == 0 && kRegBlockN % kThreadsX == 0,
               "the block tile must split evenly into per-thread tiles");
+static_assert(kRegM * kRegN <= 64,
+              "64 counters and 2 x 8 fragment words per thread fit the 128 registers that "
+              "__launch_bounds__(kRegThreads, 2) allows; a larger register tile spills");
 static_assert(kThreadsX == 16,
               "the conflict-free reads of b_stage assume 16 threads (a half-warp) along x");
 static_assert(kPitch % 2 == 1,

@@ -14,6 +14,8 @@ static_assert(kTile * kTile <= 1024, "a block of kTile x kTile threads must fit 
 static_assert(kTile <= 32, "a tile row of kTile words must fit in the 32 banks for the padding argument");
 /// Entries of the popcount table (one per byte value).
 constexpr int kTableEntries = 256;
+static_assert(kTableEntries <= kTile * kTile,
+              "the block stages the popcount table in one pass, at most one entry per thread");
 /// gridDim.y counts tiles of rows of C and is at most 65535.
 constexpr int kMaxGridY = 65535;
 

@@ -1,0 +1,110 @@
+// Lab 08: C = A * B for ±1 matrices — XNOR of packed words as 32 multiplications,
+// popcount as their sum; one block per row of C, popcount by table or by __popc.
+#include <stdexcept>
+#include <string>
+
+#include "cudalab/bits.hpp"
+#include "cudalab/check.cuh"
+#include "xnor.cuh"
+
+namespace lab08 {
+
+__host__ __device__ int padding_bits(int k) {
+  // TODO(lab08): return how many zero padding bits follow element k - 1 in the last word
+  // (the seed's `rest`; 0 when k is a multiple of 32).
+  // HINT: words(k) = (k + 31) / 32 words hold 32 * words(k) bits; k of them are data.
+  return ((k + kWordBits - 1) / kWordBits) * kWordBits - k;
+  // END TODO(lab08)
+}
+
+__host__ __device__ int xnor_dot(int k, int equal_bits) {
+  // TODO(lab08): turn the number of equal bits over all words (padding included) into
+  // the ±1 dot product of the k real elements.
+  // HINT: every padding bit is 0 in both operands, so XNOR counts it as equal. Take them
+  // HINT: out first; then the dot product is (#equal) - (#different) with #different = k - #equal.
+  const int equal = equal_bits - padding_bits(k);  // real elements that agree
+  return equal - (k - equal);
+  // END TODO(lab08)
+}
+
+// The two ways to count bits, passed to the kernel as a functor (in a named namespace:
+// the stub's kernel does not call them yet).
+namespace popcount_policy {
+
+/// popcount by four lookups in the 256-entry table, one per byte of the word.
+struct TablePopcount {
+  const std::uint8_t* table;  ///< 256 bytes in device memory
+  __device__ int operator()(std::uint32_t x) const {
+    // TODO(lab08): return the number of 1 bits of x from four table lookups.
+    // HINT: the bytes of x are x & 0xFF, (x >> 8) & 0xFF, (x >> 16) & 0xFF and x >> 24.
+    return table[x & 0xFFu] + table[(x >> 8) & 0xFFu] + table[(x >> 16) & 0xFFu] + table[x >> 24];
+    // END TODO(lab08)
+  }
+};
+
+/// popcount by the hardware instruction (POPC).
+struct IntrinsicPopcount {
+  __device__ int operator()(std::uint32_t x) const { return __popc(x); }
+};
+
+}  // namespace popcount_policy
+
+namespace {
+
+/**
+ * Block i computes row i of C; thread t computes the columns t, t + blockDim.x, ...
+ * All threads read the same words of A's packed row (a broadcast); thread t walks the
+ * `words` consecutive words of packed column j of B.
+ */
+template <typename Popcount>
+__global__ void xnor_matmul_kernel(const std::uint32_t* __restrict__ a_bits,
+                                   const std::uint32_t* __restrict__ b_bits,
+                                   float* __restrict__ c, int n, int k, int words,
+                                   Popcount popcount) {
+  // TODO(lab08): for every column j of this block's row i (j = threadIdx.x, then steps of
+  // blockDim.x), sum popcount(XNOR) of the words of packed row i of A and packed column j
+  // of B, and store xnor_dot(k, sum) as a float in C[i][j].
+  // HINT: XNOR is ~(a ^ b); row i = blockIdx.x starts at a_bits + i * words, column j at
+  // HINT: b_bits + j * words; C[i][j] is c[i * n + j] — use std::size_t, M * N may pass 2^31.
+  const std::size_t row = blockIdx.x;                      // one block per row of C
+  const std::uint32_t* a_row = a_bits + row * words;       // packed row of A
+  for (int col = threadIdx.x; col < n; col += blockDim.x) {
+    const std::uint32_t* b_col = b_bits + std::size_t(col) * words;  // packed column of B
+    int equal = 0;
+    for (int w = 0; w < words; ++w) {
+      equal += popcount(a_row[w] ^ b_col[w]);  // wrong: XOR counts the bits that differ
+    }
+    c[row * n + col] = static_cast<float>(xnor_dot(k, equal));
+  }
+  // END TODO(lab08)
+}
+
+void check_arguments(const char* what, int m, int n, int k, int threads) {
+  if (m <= 0 || n <= 0 || k <= 0) {
+    throw std::invalid_argument(std::string(what) + ": m, n and k must be positive");
+  }
+  if (threads <= 0 || threads > 1024) {
+    throw std::invalid_argument(std::string(what) + ": threads must be in 1..1024");
+  }
+}
+
+}  // namespace
+
+void xnor_matmul_table(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,
+                       const std::uint8_t* d_table, float* d_c, int m, int n, int k, int threads,
+                       cudaStream_t stream) {
+  check_arguments("xnor_matmul_table", m, n, k, threads);
+  xnor_matmul_kernel<<<m, threads, 0, stream>>>(d_a_bits, d_b_bits, d_c, n, k,
+                                                cudalab::bits::words32(k), popcount_policy::TablePopcount{d_table});
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+void xnor_matmul_popc(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits, float* d_c,
+                      int m, int n, int k, int threads, cudaStream_t stream) {
+  check_arguments("xnor_matmul_popc", m, n, k, threads);
+  xnor_matmul_kernel<<<m, threads, 0, stream>>>(d_a_bits, d_b_bits, d_c, n, k,
+                                                cudalab::bits::words32(k), popcount_policy::IntrinsicPopcount{});
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+}  // namespace lab08
