@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --git) git_init=1 ;;
     --verify) verify=1 ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) [ -z "$dest" ] || die "only one destination, got '$dest' and '$1'"; dest=$1 ;;
   esac
@@ -44,12 +44,13 @@ if [ -e "$dest" ]; then
   [ -d "$dest" ] || die "$dest exists and is not a folder"
   [ -z "$(ls -A "$dest")" ] || die "$dest is not empty; remove it or choose another folder"
 fi
-mkdir -p "$dest"
-dest=$(cd "$dest" && pwd)
+dest=$(realpath -m "$dest")
 case "$dest/" in
-  "$root"/*) # Inside the checkout: only in an ignored folder (e.g. build-*), never in the tree.
-    git -C "$root" check-ignore -q "$dest" || die "$dest is inside the checkout and not ignored by git" ;;
+  "$root"/) die "the destination is the checkout itself" ;;
+  "$root"/*) # Inside the checkout: only in an ignored folder (e.g. build/...), never in the tree.
+    git -C "$root" check-ignore -q "$dest/.probe" || die "$dest is inside the checkout and not ignored by git" ;;
 esac
+mkdir -p "$dest"
 
 # Instructor-only paths (prefixes match folders).
 is_excluded() {
