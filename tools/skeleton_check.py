@@ -132,7 +132,10 @@ def region_header(seg: Segment) -> list[str]:
 
 def compare_files(stub: Path, other: Path, nn: str, problems: Problems, what: str,
                   require_hint: bool = True) -> bool:
-    """stub vs other (solution or wrong variant): identical outside regions. True if clean."""
+    """stub vs other (solution or wrong variant): identical outside regions. True if clean.
+
+    For a wrong variant, `stub` is the solution it was copied from (require_hint=False)."""
+    ref = "stub" if require_hint else "solution"
     n_before = len(problems.items)
     a = segments(stub, nn, problems)
     b = segments(other, nn, problems)
@@ -150,7 +153,7 @@ def compare_files(stub: Path, other: Path, nn: str, problems: Problems, what: st
                 problems.add(stub, r.start, f"TODO(lab{nn}) region without a // HINT: comment "
                                             f"right after the TODO line")
     if len(regions_a) != len(regions_b):
-        problems.add(other, None, f"{len(regions_b)} TODO(lab{nn}) region(s), the stub "
+        problems.add(other, None, f"{len(regions_b)} TODO(lab{nn}) region(s), the {ref} "
                                   f"{stub.name} has {len(regions_a)}")
         return False
     for sa, sb in zip(a, b):
@@ -160,8 +163,8 @@ def compare_files(stub: Path, other: Path, nn: str, problems: Problems, what: st
                 lb = sb.lines[k] if k < len(sb.lines) else None
                 if la != lb:
                     problems.add(other, sb.start + k,
-                                 f"differs from the stub outside the TODO(lab{nn}) regions "
-                                 f"(stub line {sa.start + k}: {_show(la)}; here: {_show(lb)})")
+                                 f"differs from the {ref} outside the TODO(lab{nn}) regions "
+                                 f"({ref} line {sa.start + k}: {_show(la)}; here: {_show(lb)})")
                     break
         else:
             # Variants are compared with the solution, whose region may start with comments
@@ -171,15 +174,15 @@ def compare_files(stub: Path, other: Path, nn: str, problems: Problems, what: st
                 if k >= len(sb.lines) or sb.lines[k] != line:
                     got = sb.lines[k] if k < len(sb.lines) else None
                     problems.add(other, sb.start + k,
-                                 f"the TODO/HINT lines of the region differ from the stub's "
-                                 f"(stub line {sa.start + k}: {_show(line)}; here: {_show(got)})")
+                                 f"the TODO/HINT lines of the region differ from the {ref}'s "
+                                 f"({ref} line {sa.start + k}: {_show(line)}; here: {_show(got)})")
                     break
             if sa.lines[-1] != sb.lines[-1]:
                 problems.add(other, sb.start + len(sb.lines) - 1,
-                             f"END TODO(lab{nn}) line differs from the stub's "
-                             f"(stub line {sa.start + len(sa.lines) - 1})")
+                             f"END TODO(lab{nn}) line differs from the {ref}'s "
+                             f"({ref} line {sa.start + len(sa.lines) - 1})")
     if len(problems.items) == n_before and read_lines(stub) == read_lines(other):
-        problems.add(other, None, f"identical to the stub: the {what} changes nothing")
+        problems.add(other, None, f"identical to the {ref}: the {what} changes nothing")
     return len(problems.items) == n_before
 
 
