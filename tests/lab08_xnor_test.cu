@@ -311,6 +311,7 @@ TEST(XnorLaunchGpu, RejectsBadArguments) {
   // Then a valid call must still work: 2x2 with K = 2, all +1 (bits 0b11): C = 2 everywhere.
   const std::vector<std::uint32_t> ones{0x3u, 0x3u, 0x3u, 0x3u};
   d_w.upload(ones);
+  d_c.fill_bytes(0xFF);  // NaN
   lab08::xnor_matmul_popc(d_w.data(), d_w.data(), d_c.data(), 2, 2, 2);
   EXPECT_EQ(d_c.to_host(), (std::vector<float>{2, 2, 2, 2}))
       << "all +1, K = 2 (30 padding bits per word): every dot product is 2";

@@ -39,7 +39,7 @@ __global__ void __launch_bounds__(kTile * kTile)
   //   last word), barrier, adds popcount(a XOR b) of its row and column over the 16 words,
   //   barrier;
   // - stores K - 2 * (different bits) as a float if it lies inside C.
-  // HINT: the 16 threads of a half-warp read tile_b[tx][w] for one w: 16 rows of the tile.
+  // HINT: the 16 threads of a half-warp read b_tile[tx][w] for one w: 16 rows of the tile.
   // HINT: With rows of 16 words they fall into 2 banks (8-way conflict): pad a row to 17
   // HINT: words, or store the tile transposed so that tx walks the contiguous index.
   // Tiles [vector][word]. The half-warp reads b_tile[tx][kw]: 16 rows at one word. A row
