@@ -97,15 +97,7 @@ class PaddedTransposeGpu : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(PaddedTransposeGpu, MatchesTheHostTranspose) {
   CUDALAB_REQUIRE_GPU();
-  const Shape s = GetParam();
-  for (const int block_rows : {lab06::kTransposeBlockRows, 32, 1}) {
-    SCOPED_TRACE("block " + std::to_string(kTile) + "x" + std::to_string(block_rows));
-    EXPECT_TRUE(tile_grading::transpose_ok(
-        [block_rows](const float* in, float* out, int rows, int cols, cudaStream_t st) {
-          lab06::padded_transpose(in, out, rows, cols, block_rows, st);
-        },
-        s.rows, s.cols));
-  }
+  tile_grading::expect_transpose_with_every_block(lab06::padded_transpose, GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, PaddedTransposeGpu,
@@ -126,12 +118,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, PaddedMatmulGpu, ::testing::ValuesIn(tile_gradi
 // sanitizer and profiler tests re-run under their tools.
 TEST(SmallShapesGpu, PaddedAndConflictingKernelsAreExact) {
   CUDALAB_REQUIRE_GPU();
-  EXPECT_TRUE(tile_grading::transpose_ok(padded_transpose, 100, 70)) << "padded transpose";
-  EXPECT_TRUE(tile_grading::transpose_ok(tile_grading::conflicting_transpose, 100, 70))
-      << "conflicting transpose";
-  EXPECT_TRUE(tile_grading::matmul_ok(padded_matmul, {100, 70, 90})) << "padded matmul";
-  EXPECT_TRUE(tile_grading::matmul_ok(tile_grading::conflicting_matmul, {100, 70, 90}))
-      << "conflicting matmul";
+  tile_grading::expect_small_shapes_exact(padded_transpose, padded_matmul, "padded");
 }
 
 // ---------------------------------------------------------------------------

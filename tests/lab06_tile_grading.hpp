@@ -27,6 +27,8 @@ namespace tile_grading {
 using Lanes = std::array<std::int64_t, cudalab::bank::kWarpSize>;
 /// out (cols x rows) = in (rows x cols)^T on a stream.
 using TransposeLaunch = std::function<void(const float*, float*, int, int, cudaStream_t)>;
+/// out = in^T with blocks of 32 x block_rows threads, on a stream.
+using BlockRowsTranspose = std::function<void(const float*, float*, int, int, int, cudaStream_t)>;
 /// C (m x n) = A (m x k) * B (k x n) on a stream.
 using MatmulLaunch =
     std::function<void(const float*, const float*, float*, int, int, int, cudaStream_t)>;
@@ -177,6 +179,28 @@ inline ::testing::AssertionResult matmul_ok(const MatmulLaunch& launch, MatmulSh
                                           s.m, s.n, 0.0);
 }
 
+/// @p launch transposes a rows x cols matrix exactly with blocks of 32 x 8, 32 x 32 and 32 x 1.
+inline void expect_transpose_with_every_block(const BlockRowsTranspose& launch, Shape s) {
+  for (const int block_rows : {smem_tiles::kTransposeBlockRows, smem_tiles::kTile, 1}) {
+    SCOPED_TRACE("block " + std::to_string(smem_tiles::kTile) + "x" + std::to_string(block_rows));
+    EXPECT_TRUE(transpose_ok(
+        [&](const float* in, float* out, int rows, int cols, cudaStream_t st) {
+          launch(in, out, rows, cols, block_rows, st);
+        },
+        s.rows, s.cols));
+  }
+}
+
+/// The lab's kernels (named @p name) and the conflicting ones, once each on 100 x 70 (x 90):
+/// the body of the SmallShapesGpu test that the sanitizer and profiler tests re-run.
+inline void expect_small_shapes_exact(const TransposeLaunch& transpose, const MatmulLaunch& matmul,
+                                      const std::string& name) {
+  EXPECT_TRUE(transpose_ok(transpose, 100, 70)) << name << " transpose";
+  EXPECT_TRUE(transpose_ok(conflicting_transpose, 100, 70)) << "conflicting transpose";
+  EXPECT_TRUE(matmul_ok(matmul, {100, 70, 90})) << name << " matmul";
+  EXPECT_TRUE(matmul_ok(conflicting_matmul, {100, 70, 90})) << "conflicting matmul";
+}
+
 inline cudalab::BenchOptions perf_options(int reps) {
   cudalab::BenchOptions o;
   o.warmup = 2;
@@ -284,16 +308,17 @@ inline ConflictCount sum_for(const cudalab::testing::NcuRun& run, const std::str
  * @brief Profiles the kernels of @p gtest_filter with ncu and, for the transpose and the
  * matmul, expects at most @p max_per_inst bank conflicts per shared instruction in the
  * student's kernel (<prefix>_transpose_kernel, <prefix>_matmul_kernel) and at least
- * @p min_baseline_per_inst in the conflicting one. Skips when ncu cannot run.
+ * @p min_base in the conflicting one. Skips when ncu cannot run.
  * Must be called directly from the test body (it may GTEST_SKIP()).
  */
-#define TILE_GRADING_EXPECT_FEW_CONFLICTS(prefix, gtest_filter, max_per_inst, min_baseline_per_inst) \
-  do {                                                                                               \
-    if (::cudalab::testing::running_under_tool()) GTEST_SKIP() << "already under a tool";           \
-    const auto tg_run_ = ::cudalab::testing::run_ncu(::tile_grading::kConflictMetrics,               \
-                                                     "^(" prefix "|conflicting)_", (gtest_filter));  \
-    if (!tg_run_.available) GTEST_SKIP() << tg_run_.skip_reason;                                     \
-    ::tile_grading::expect_few_conflicts(tg_run_, prefix, (max_per_inst), (min_baseline_per_inst)); \
+#define TILE_GRADING_EXPECT_FEW_CONFLICTS(prefix, gtest_filter, max_per_inst, min_base)      \
+  do {                                                                                     \
+    if (::cudalab::testing::running_under_tool()) GTEST_SKIP() << "already under a tool"; \
+    const auto tg_run_ = ::cudalab::testing::run_ncu(                                      \
+        ::tile_grading::kConflictMetrics, "(" prefix "|conflicting)_(transpose|matmul)_kernel", \
+        (gtest_filter));                                                                   \
+    if (!tg_run_.available) GTEST_SKIP() << tg_run_.skip_reason;                           \
+    ::tile_grading::expect_few_conflicts(tg_run_, prefix, (max_per_inst), (min_base));     \
   } while (0)
 
 inline void expect_few_conflicts(const cudalab::testing::NcuRun& run, const std::string& prefix,

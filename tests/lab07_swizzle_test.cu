@@ -154,15 +154,7 @@ class SwizzledTransposeGpu : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(SwizzledTransposeGpu, MatchesTheHostTranspose) {
   CUDALAB_REQUIRE_GPU();
-  const Shape s = GetParam();
-  for (const int block_rows : {lab07::kTransposeBlockRows, 32, 1}) {
-    SCOPED_TRACE("block " + std::to_string(kTile) + "x" + std::to_string(block_rows));
-    EXPECT_TRUE(tile_grading::transpose_ok(
-        [block_rows](const float* in, float* out, int rows, int cols, cudaStream_t st) {
-          lab07::swizzled_transpose(in, out, rows, cols, block_rows, st);
-        },
-        s.rows, s.cols));
-  }
+  tile_grading::expect_transpose_with_every_block(lab07::swizzled_transpose, GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, SwizzledTransposeGpu,
@@ -184,12 +176,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, SwizzledMatmulGpu,
 // profiler tests re-run under their tools.
 TEST(SmallShapesGpu, SwizzledAndConflictingKernelsAreExact) {
   CUDALAB_REQUIRE_GPU();
-  EXPECT_TRUE(tile_grading::transpose_ok(swizzled_transpose, 100, 70)) << "swizzled transpose";
-  EXPECT_TRUE(tile_grading::transpose_ok(tile_grading::conflicting_transpose, 100, 70))
-      << "conflicting transpose";
-  EXPECT_TRUE(tile_grading::matmul_ok(swizzled_matmul, {100, 70, 90})) << "swizzled matmul";
-  EXPECT_TRUE(tile_grading::matmul_ok(tile_grading::conflicting_matmul, {100, 70, 90}))
-      << "conflicting matmul";
+  tile_grading::expect_small_shapes_exact(swizzled_transpose, swizzled_matmul, "swizzled");
 }
 
 // ---------------------------------------------------------------------------

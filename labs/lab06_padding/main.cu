@@ -1,128 +1,19 @@
 // Lab 06 demo: the conflicting (unpadded) and padded shared-memory transpose and matmul on a
-// size x size problem, timed like the seed articles' tables. --block sets the rows of
-// threads of a transpose block (a divisor of 32); the matmul block is always 32 x 32.
-#include <iostream>
-#include <stdexcept>
-#include <string>
-#include <vector>
-
-#include "conflicting_tile.cuh"
-#include "cudalab/bench.cuh"
+// size x size problem, timed like the seed articles' tables, with each kernel's static
+// shared memory. --block sets the rows of threads of a transpose block (a divisor of 32);
+// the matmul block is always 32 x 32.
 #include "cudalab/demo.hpp"
-#include "cudalab/device_buffer.cuh"
-#include "cudalab/matrix.hpp"
 #include "padding.cuh"
-
-namespace {
-
-/// One row of the table: a kernel, how it is launched, and how its work is counted.
-struct Variant {
-  std::string name;
-  std::string launch;
-  cudalab::GpuWork work;
-  double units;       ///< bytes moved (transpose) or flops (matmul) per run
-  std::string unit;   ///< "GB/s" or "GFLOP/s"
-  bool is_baseline;   ///< the conflicting kernel the next rows are compared with
-};
-
-std::string grid_text(int rows, int cols, int block_x, int block_y) {
-  const dim3 g = smem_tiles::tile_grid(rows, cols, "demo");
-  return "<<<" + std::to_string(g.x) + "x" + std::to_string(g.y) + ", " + std::to_string(block_x) +
-         "x" + std::to_string(block_y) + ">>>";
-}
-
-int run(const cudalab::DemoOptions& opt) {
-  const int n = opt.size;
-  const int block_rows = opt.block;
-  if (lab06::kTile % block_rows != 0) {
-    throw std::invalid_argument("--block must divide " + std::to_string(lab06::kTile) +
-                                " (rows of threads of a transpose block), got " +
-                                std::to_string(block_rows));
-  }
-  const std::size_t count = std::size_t(n) * n;
-  // Small integers keep every matmul sum exact, so --check can compare exactly.
-  const auto h_a = cudalab::random_matrix(n, n, cudalab::Fill::SmallInt, 1);
-  const auto h_b = cudalab::random_matrix(n, n, cudalab::Fill::SmallInt, 2);
-  cudalab::DeviceBuffer<float> d_a(count);
-  cudalab::DeviceBuffer<float> d_b(count);
-  cudalab::DeviceBuffer<float> d_out(count);
-  d_a.upload(h_a);
-  d_b.upload(h_b);
-
-  const double bytes = 2.0 * count * sizeof(float);
-  const double flops = 2.0 * double(n) * n * n;
-  const std::string t_launch = grid_text(n, n, lab06::kTile, block_rows);
-  const std::string m_launch = grid_text(n, n, lab06::kTile, lab06::kTile);
-  const std::vector<Variant> variants = {
-      {"transpose, conflicting [32][32]",
-       grid_text(n, n, smem_tiles::kTile, smem_tiles::kTransposeBlockRows),
-       [&](cudaStream_t s) { smem_tiles::conflicting_transpose(d_a.data(), d_out.data(), n, n, s); },
-       bytes, "GB/s", true},
-      {"transpose, padded [32][33]", t_launch,
-       [&](cudaStream_t s) {
-         lab06::padded_transpose(d_a.data(), d_out.data(), n, n, block_rows, s);
-       },
-       bytes, "GB/s", false},
-      {"matmul, conflicting [32][32]", m_launch,
-       [&](cudaStream_t s) {
-         smem_tiles::conflicting_matmul(d_a.data(), d_b.data(), d_out.data(), n, n, n, s);
-       },
-       flops, "GFLOP/s", true},
-      {"matmul, padded [32][33]", m_launch,
-       [&](cudaStream_t s) {
-         lab06::padded_matmul(d_a.data(), d_b.data(), d_out.data(), n, n, n, s);
-       },
-       flops, "GFLOP/s", false},
-  };
-
-  // The host references are computed once, only when asked for (the matmul is O(n^3)).
-  std::vector<float> ref_transpose;
-  std::vector<float> ref_matmul;
-  if (opt.check) {
-    ref_transpose.resize(count);
-    for (int r = 0; r < n; ++r) {
-      for (int c = 0; c < n; ++c) ref_transpose[std::size_t(c) * n + r] = h_a[std::size_t(r) * n + c];
-    }
-    ref_matmul = cudalab::reference_matmul(h_a, h_b, n, n, n);
-  }
-
-  cudalab::Table table({"variant", "launch", "ms", "rate", "speedup", "check"});
-  double baseline_ms = 0.0;
-  int status = 0;
-  for (const Variant& v : variants) {
-    std::string verdict = "-";
-    if (opt.check) {
-      d_out.fill_bytes(0xFF);
-      v.work(nullptr);
-      const auto& expected = v.unit == "GB/s" ? ref_transpose : ref_matmul;
-      const auto cmp = cudalab::compare_matrices(expected, d_out.to_host(), n, n, 0.0);
-      verdict = cmp.ok ? "ok" : "WRONG";
-      if (!cmp.ok) {
-        std::cerr << v.name << ": " << cmp.message << "\n";
-        status = 1;
-      }
-    }
-    cudalab::BenchOptions bo;
-    bo.reps = opt.reps;
-    const auto stats = cudalab::benchmark(v.work, bo);
-    if (v.is_baseline) baseline_ms = stats.median_ms;
-    const double rate = v.units / (stats.median_ms * 1e6);
-    table.add_row({v.name, v.launch, cudalab::fixed(stats.median_ms, 4),
-                   cudalab::fixed(rate, 1) + " " + v.unit,
-                   cudalab::fixed(baseline_ms / stats.median_ms, 2) + "x", verdict});
-  }
-  table.print(std::cout);
-  return status;
-}
-
-}  // namespace
+#include "tile_demo.cuh"
 
 int main(int argc, char** argv) {
-  cudalab::DemoLimits limits;
-  limits.default_size = 4096;
-  limits.max_size = 16384;
-  limits.default_block = lab06::kTransposeBlockRows;
-  limits.default_reps = 10;
-  return cudalab::run_demo(argc, argv,
-                           "lab06 padding: conflicting vs padded shared-memory tiles", limits, run);
+  const smem_tiles::TileDemoKernels padded{
+      "padded [32][33]", lab06::padded_transpose, lab06::padded_matmul,
+      reinterpret_cast<const void*>(lab06::padded_transpose_kernel),
+      reinterpret_cast<const void*>(lab06::padded_matmul_kernel)};
+  return cudalab::run_demo(argc, argv, "lab06 padding: conflicting vs padded shared-memory tiles",
+                           smem_tiles::tile_demo_limits(),
+                           [&](const cudalab::DemoOptions& opt) {
+                             return smem_tiles::run_tile_demo(opt, padded);
+                           });
 }

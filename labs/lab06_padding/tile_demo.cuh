@@ -1,0 +1,46 @@
+/**
+ * @file tile_demo.cuh
+ * @brief The demo table shared by labs 06 and 07: the conflicting kernels against the lab's
+ *        conflict-free ones (transpose and matmul), timed like the seed articles' tables.
+ */
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <string>
+
+#include "cudalab/demo.hpp"
+
+namespace smem_tiles {
+
+/// The conflict-free kernels of one lab, as the demo runs them.
+struct TileDemoKernels {
+  /// Names the technique in the table, e.g. "padded [32][33]".
+  std::string technique;
+  /// out (cols x rows) = in^T with blocks of kTile x block_rows threads.
+  std::function<void(const float* in, float* out, int rows, int cols, int block_rows,
+                     cudaStream_t stream)>
+      transpose;
+  /// C (m x n) = A (m x k) * B (k x n).
+  std::function<void(const float* a, const float* b, float* c, int m, int n, int k,
+                     cudaStream_t stream)>
+      matmul;
+  const void* transpose_kernel;  ///< the transpose kernel, for its static shared memory
+  const void* matmul_kernel;     ///< the matmul kernel, for its static shared memory
+};
+
+/// Demo options of labs 06 and 07: --size defaults to 4096, --block is the transpose's rows
+/// of threads (default kTransposeBlockRows; it must divide kTile).
+cudalab::DemoLimits tile_demo_limits();
+
+/**
+ * @brief Runs the conflicting transpose and matmul and @p lab's on an opt.size^2 problem:
+ *        with --check each is compared with the host first, then timed; prints variant,
+ *        launch, static shared memory, ms, rate and speedup over the conflicting kernel.
+ * @return 0, or 1 when a --check comparison failed
+ * @throws std::invalid_argument when opt.block does not divide kTile
+ */
+int run_tile_demo(const cudalab::DemoOptions& opt, const TileDemoKernels& lab);
+
+}  // namespace smem_tiles
