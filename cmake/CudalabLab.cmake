@@ -18,8 +18,8 @@
 #   ...Cpu → cpu   ...Gpu → gpu   ...Perf → gpu;perf (RUN_SERIAL)
 #   ...Sanitizer → gpu;sanitizer (RUN_SERIAL)   ...Profiler → gpu;profiler (RUN_SERIAL)
 # and suites whose name starts with "Given" (code the student does not write) also get
-# the label "given"; every other test is graded. (A parameterized suite's name starts
-# with its instantiation name: "Given" goes there for given parameterized suites.)
+# the label "given" (for a parameterized suite, "<Instantiation>/Given..." counts too);
+# every other test is graded.
 include_guard(GLOBAL)
 
 set(CUDALAB_TEST_CATEGORIES Cpu Gpu Perf Sanitizer Profiler)
@@ -79,10 +79,10 @@ function(cudalab_discover_grader target label)
     # small CTest include file, read right after it, sets the properties on that list.
     foreach(kind graded given)
       if(kind STREQUAL "graded")
-        set(filter "*${cat}.*-Given*")
+        set(filter "*${cat}.*-Given*:*/Given*")
         set(kind_labels ${labels})
       else()
-        set(filter "Given*${cat}.*")
+        set(filter "Given*${cat}.*:*/Given*${cat}.*")
         set(kind_labels ${labels} given)
       endif()
       set(list_var "cudalab_${target}_${cat}_${kind}")

@@ -102,7 +102,9 @@ __global__ void swizzled_matmul_kernel(const float* __restrict__ a, const float*
     const int b_col = col0 + tx;
     b_tile[ty][tx] = (b_row < k && b_col < n) ? b[static_cast<size_t>(b_row) * n + b_col] : 0.0f;
     __syncthreads();  // the slab is complete
-#pragma unroll
+    // Unrolling by 8, not 32: fully unrolled, the compiler hoists all 32 XORed addresses
+    // out of the k0 loop into registers (56 per thread, one 1024-thread block per SM).
+#pragma unroll 8
     for (int kk = 0; kk < kTile; ++kk) {
       // A tile column (lane tx on bank kk ^ tx) times a broadcast B word.
       acc += a_tile[swizzled_offset(tx, kk)] * b_tile[kk][ty];
