@@ -21,7 +21,8 @@ namespace {
 // (they must sit >= 30 % below what the solution measures there).
 // ---------------------------------------------------------------------------
 /// XNOR (__popc) <<<M, 32>>> over float one-block-per-row <<<M, 32>>>, 4096^2, same ±1 data.
-/// DESIGN.md, H200: float 45.8 ms (3.0 TFLOP/s) vs XNOR 2.03 ms = 22x.
+/// DESIGN.md, H200: float 45.8 ms (3.0 TFLOP/s) vs XNOR 2.03 ms = 22x (B packed word-major, the
+/// seed's layout: coalesced; the former column-major B measured 5.4x).
 constexpr double kPopcOverFloatSpeedup = 15.0;
 /// XNOR (popcount table in device memory) <<<M, 32>>> over the same float kernel.
 /// Not yet measured on the reference GPU: a conservative placeholder.
@@ -37,15 +38,25 @@ std::string hex(std::uint32_t x) {
   return buf;
 }
 
+/// Where packed word w of vector v lives: rows of A at [v * words + w] (vector-major),
+/// columns of B at [w * vectors + v] (word-major).
+struct PackedLayout {
+  int words;        ///< words per vector, words32(K)
+  int vectors;      ///< M for the rows of A, N for the columns of B
+  bool word_major;  ///< true: [w * vectors + v]; false: [v * words + w]
+  const char* vector_name;
+  const char* description;  ///< the index formula, for the message
+};
+
 /**
  * Compares packed words: on failure names the first wrong word (vector, word), both values
  * in hex, the first wrong bit, the element it stands for and what that element is.
- * @param elements  the unpacked value of element e of vector v (for the message)
+ * @param element  the unpacked value of element e of vector v (for the message)
  */
 template <typename ElementOf>
 ::testing::AssertionResult words_match(const std::vector<std::uint32_t>& expected,
-                                       const std::vector<std::uint32_t>& got, int words,
-                                       const char* vector_name, ElementOf element) {
+                                       const std::vector<std::uint32_t>& got,
+                                       const PackedLayout& layout, ElementOf element) {
   if (expected.size() != got.size()) {
     return ::testing::AssertionFailure() << "size " << got.size() << ", expected " << expected.size();
   }
@@ -57,8 +68,9 @@ template <typename ElementOf>
     }
   }
   if (wrong == 0) return ::testing::AssertionSuccess();
-  const int v = static_cast<int>(first / words);
-  const int w = static_cast<int>(first % words);
+  const int v = static_cast<int>(layout.word_major ? first % layout.vectors : first / layout.words);
+  const int w = static_cast<int>(layout.word_major ? first / layout.vectors : first % layout.words);
+  const char* vector_name = layout.vector_name;
   const std::uint32_t diff = expected[first] ^ got[first];
   int bit = 0;
   while (((diff >> bit) & 1u) == 0) ++bit;
@@ -74,7 +86,8 @@ template <typename ElementOf>
   } else {
     os << ", whose value is " << (value > 0 ? "+1 (bit 1)" : "-1 (bit 0)");
   }
-  os << ". Layout: element e in word e / 32, bit e % 32 (LSB first); " << cudalab::seed_note();
+  os << ". Layout: element e in word e / 32, bit e % 32 (LSB first); word w of " << vector_name
+     << " v at " << layout.description << "; " << cudalab::seed_note();
   return ::testing::AssertionFailure() << os.str();
 }
 
@@ -167,7 +180,7 @@ constexpr std::uint32_t kSentinel = 0x5EE7CAFEu;
 /// Runs @p pack on a poisoned output followed by sentinel words, then checks the packed
 /// words bit for bit and that nothing past them was written.
 template <typename Pack, typename ElementOf>
-void expect_packed(const std::vector<std::uint32_t>& expected, int words, const char* vector_name,
+void expect_packed(const std::vector<std::uint32_t>& expected, const PackedLayout& layout,
                    Pack pack, ElementOf element) {
   std::vector<std::uint32_t> h_out(expected.size(), 0xFFFFFFFFu);  // poison
   h_out.resize(expected.size() + kGuardWords, kSentinel);
@@ -176,7 +189,7 @@ void expect_packed(const std::vector<std::uint32_t>& expected, int words, const 
   pack(d_out.data());
   const auto got = d_out.to_host();
   const std::vector<std::uint32_t> got_words(got.begin(), got.begin() + expected.size());
-  EXPECT_TRUE(words_match(expected, got_words, words, vector_name, element));
+  EXPECT_TRUE(words_match(expected, got_words, layout, element));
   for (std::size_t i = expected.size(); i < got.size(); ++i) {
     ASSERT_EQ(got[i], kSentinel) << "word " << i - expected.size()
                                  << " past the end of the packed matrix was written";
@@ -192,7 +205,8 @@ TEST_P(PackRowsGpu, MatchesHostPackerBitForBit) {
   cudalab::DeviceBuffer<float> d_a(h_a.size());
   d_a.upload(h_a);
   expect_packed(
-      bits::pack_rows(h_a, m, k), bits::words32(k), "row",
+      bits::pack_rows(h_a, m, k),
+      PackedLayout{bits::words32(k), m, false, "row", "a_bits[v * words + w] (row-major)"},
       [&](std::uint32_t* d_out) { lab08::pack_rows(d_a.data(), d_out, m, k); },
       [&](int r, int e) { return e < k ? h_a[std::size_t(r) * k + e] : 0.0f; });
 }
@@ -208,7 +222,8 @@ TEST_P(PackColsGpu, MatchesHostPackerBitForBit) {
   cudalab::DeviceBuffer<float> d_b(h_b.size());
   d_b.upload(h_b);
   expect_packed(
-      bits::pack_cols(h_b, k, n), bits::words32(k), "column",
+      bits::pack_cols_word_major(h_b, k, n),
+      PackedLayout{bits::words32(k), n, true, "column", "b_bits[w * N + v] (word-major)"},
       [&](std::uint32_t* d_out) { lab08::pack_cols(d_b.data(), d_out, k, n); },
       [&](int c, int e) { return e < k ? h_b[std::size_t(e) * n + c] : 0.0f; });
 }
@@ -231,14 +246,15 @@ const MatmulShape kMatmulShapes[] = {{1, 1, 1},     {1, 7, 31},     {5, 3, 32}, 
                                      {33, 65, 1000}, {64, 1, 1000},  {1, 130, 1000}, {100, 77, 63},
                                      {17, 257, 1025}, {300, 200, 999}, {2, 3, 4100}};
 
-/// Packed inputs (from the host packer) and the reference, for one shape.
+/// Packed inputs (from the host packers: A by rows, B by columns word-major) and the
+/// reference, for one shape.
 struct MatmulCase {
   MatmulCase(int m_, int n_, int k_) : m(m_), n(n_), k(k_) {
     const auto h_a = cudalab::random_matrix(m, k, cudalab::Fill::PlusMinusOne, 1);
     const auto h_b = cudalab::random_matrix(k, n, cudalab::Fill::PlusMinusOne, 2);
     expected = cudalab::reference_matmul(h_a, h_b, m, n, k);
     const auto a_bits = bits::pack_rows(h_a, m, k);
-    const auto b_bits = bits::pack_cols(h_b, k, n);
+    const auto b_bits = bits::pack_cols_word_major(h_b, k, n);
     d_a_bits = cudalab::DeviceBuffer<std::uint32_t>(a_bits.size());
     d_b_bits = cudalab::DeviceBuffer<std::uint32_t>(b_bits.size());
     d_a_bits.upload(a_bits);
@@ -289,7 +305,7 @@ TEST(XnorPipelineGpu, DevicePackersThenMatmulEqualFloatMatmul) {
   const auto expected = cudalab::reference_matmul(h_a, h_b, m, n, k);
   const int words = bits::words32(k);
   cudalab::DeviceBuffer<float> d_a(h_a.size()), d_b(h_b.size()), d_c(std::size_t(m) * n);
-  cudalab::DeviceBuffer<std::uint32_t> d_a_bits(std::size_t(m) * words), d_b_bits(std::size_t(n) * words);
+  cudalab::DeviceBuffer<std::uint32_t> d_a_bits(std::size_t(m) * words), d_b_bits(std::size_t(words) * n);
   d_a.upload(h_a);
   d_b.upload(h_b);
   d_a_bits.fill_bytes(0xFF);
@@ -308,7 +324,8 @@ TEST(XnorLaunchGpu, RejectsBadArguments) {
   EXPECT_THROW(lab08::xnor_matmul_popc(d_w.data(), d_w.data(), d_c.data(), 0, 2, 2), std::invalid_argument);
   EXPECT_THROW(lab08::xnor_matmul_popc(d_w.data(), d_w.data(), d_c.data(), 2, 2, 2, 2000),
                std::invalid_argument);
-  // Then a valid call must still work: 2x2 with K = 2, all +1 (bits 0b11): C = 2 everywhere.
+  // Then a valid call must still work: 2x2 with K = 2, all +1 (bits 0b11; one word per
+  // vector, so both layouts coincide): C = 2 everywhere.
   const std::vector<std::uint32_t> ones{0x3u, 0x3u, 0x3u, 0x3u};
   d_w.upload(ones);
   d_c.fill_bytes(0xFF);  // NaN
@@ -329,7 +346,7 @@ class XnorPerf : public ::testing::Test {
     h_a = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 1);
     h_b = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 2);
     a_bits = bits::pack_rows(h_a, n, n);
-    b_bits = bits::pack_cols(h_b, n, n);
+    b_bits = bits::pack_cols_word_major(h_b, n, n);
     const std::size_t count = std::size_t(n) * n;
     d_a = cudalab::DeviceBuffer<float>(count);
     d_b = cudalab::DeviceBuffer<float>(count);
@@ -354,14 +371,14 @@ class XnorPerf : public ::testing::Test {
     EXPECT_TRUE(cudalab::testing::matrices_match(d_c_float.to_host(), got, n, n, 0.0))
         << "the timed XNOR kernel's result differs from the float kernel's on the same data";
     const int rows = 4;
-    const auto host_rows = bits::binary_matmul_rows(a_bits, b_bits, n, n, n - rows, n);
+    const auto host_rows = bits::binary_matmul_word_major_rows(a_bits, b_bits, n, n, n - rows, n);
     EXPECT_TRUE(cudalab::testing::matrices_match(
         host_rows, std::vector<float>(got.end() - std::ptrdiff_t(rows) * n, got.end()), rows, n, 0.0))
         << "last rows against the host reference";
   }
 
   std::vector<float> h_a, h_b;
-  std::vector<std::uint32_t> a_bits, b_bits;
+  std::vector<std::uint32_t> a_bits, b_bits;  // A by rows, B by columns word-major
   cudalab::DeviceBuffer<float> d_a, d_b, d_c_float, d_c_xnor;
   cudalab::DeviceBuffer<std::uint32_t> d_a_bits, d_b_bits;
 };

@@ -72,6 +72,17 @@ std::vector<std::uint32_t> pack_cols(const std::vector<float>& b, int k, int col
   return pack<std::uint32_t>(b, cols, k, 1, std::size_t(cols));
 }
 
+std::vector<std::uint32_t> pack_cols_word_major(const std::vector<float>& b, int k, int cols) {
+  check_shape("pack_cols_word_major", b.size(), k, cols);
+  const std::vector<std::uint32_t> by_column = pack<std::uint32_t>(b, cols, k, 1, std::size_t(cols));
+  const std::size_t words = std::size_t(words32(k));
+  std::vector<std::uint32_t> packed(by_column.size());
+  for (std::size_t j = 0; j < std::size_t(cols); ++j) {
+    for (std::size_t w = 0; w < words; ++w) packed[w * cols + j] = by_column[j * words + w];
+  }
+  return packed;
+}
+
 std::vector<std::uint64_t> pack_rows64(const std::vector<float>& a, int rows, int k) {
   check_shape("pack_rows64", a.size(), rows, k);
   return pack<std::uint64_t>(a, rows, k, std::size_t(k), 1);
@@ -110,6 +121,38 @@ std::vector<float> binary_matmul(const std::vector<std::uint32_t>& a_rows,
     throw std::invalid_argument("binary_matmul: packed A is not M x words32(K)");
   }
   return binary_matmul_rows(a_rows, b_cols, n, k, 0, m);
+}
+
+std::vector<float> binary_matmul_word_major_rows(const std::vector<std::uint32_t>& a_rows,
+                                                 const std::vector<std::uint32_t>& b_words, int n,
+                                                 int k, int row_begin, int row_end) {
+  const std::size_t words = std::size_t(words32(k));
+  if (n < 0 || k < 0 || row_begin < 0 || row_end < row_begin ||
+      a_rows.size() < std::size_t(row_end) * words || b_words.size() != std::size_t(n) * words) {
+    throw std::invalid_argument(
+        "binary_matmul_word_major: packed sizes do not match the rows, N and K");
+  }
+  std::vector<float> c(std::size_t(row_end - row_begin) * n);
+  for (int i = row_begin; i < row_end; ++i) {
+    const std::uint32_t* a_row = a_rows.data() + std::size_t(i) * words;
+    for (int j = 0; j < n; ++j) {
+      int different = 0;
+      for (std::size_t w = 0; w < words; ++w) {
+        different += popcount(static_cast<std::uint32_t>(a_row[w] ^ b_words[w * n + j]));
+      }
+      c[std::size_t(i - row_begin) * n + j] = static_cast<float>(k - 2 * different);
+    }
+  }
+  return c;
+}
+
+std::vector<float> binary_matmul_word_major(const std::vector<std::uint32_t>& a_rows,
+                                            const std::vector<std::uint32_t>& b_words, int m,
+                                            int n, int k) {
+  if (m < 0 || a_rows.size() != std::size_t(m) * std::size_t(words32(k))) {
+    throw std::invalid_argument("binary_matmul_word_major: packed A is not M x words32(K)");
+  }
+  return binary_matmul_word_major_rows(a_rows, b_words, n, k, 0, m);
 }
 
 }  // namespace cudalab::bits

@@ -29,11 +29,11 @@ int run(const cudalab::DemoOptions& opt) {
   const std::vector<float> h_a = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 1);
   const std::vector<float> h_b = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 2);
   const std::vector<std::uint32_t> h_a_bits = cudalab::bits::pack_rows(h_a, n, n);
-  const std::vector<std::uint32_t> h_b_bits = cudalab::bits::pack_cols(h_b, n, n);
+  const std::vector<std::uint32_t> h_b_bits = cudalab::bits::pack_cols_word_major(h_b, n, n);
 
   cudalab::DeviceBuffer<float> d_a(count), d_b(count), d_c(count);
   cudalab::DeviceBuffer<std::uint32_t> d_a_bits(std::size_t(n) * words);
-  cudalab::DeviceBuffer<std::uint32_t> d_b_bits(std::size_t(n) * words);
+  cudalab::DeviceBuffer<std::uint32_t> d_b_bits(std::size_t(words) * n);  // word-major
   d_a.upload(h_a);
   d_b.upload(h_b);
   const cudalab::DeviceBuffer<std::uint8_t> d_table = lab08::upload_popcount_table();
@@ -47,7 +47,8 @@ int run(const cudalab::DemoOptions& opt) {
     const bool ok = d_a_bits.to_host() == h_a_bits && d_b_bits.to_host() == h_b_bits;
     pack_verdict = ok ? "ok" : "WRONG";
     if (!ok) {
-      std::cerr << "pack_rows/pack_cols: the packed words differ from cudalab::bits::pack_rows/pack_cols\n";
+      std::cerr << "pack_rows/pack_cols: the packed words differ from "
+                   "cudalab::bits::pack_rows/pack_cols_word_major\n";
       status = 1;
     }
   }
@@ -55,8 +56,8 @@ int run(const cudalab::DemoOptions& opt) {
   std::vector<std::pair<std::vector<float>, std::pair<int, int>>> expected_rows;
   if (opt.check) {
     for (const auto& range : checked_row_ranges(n)) {
-      expected_rows.push_back({cudalab::bits::binary_matmul_rows(h_a_bits, h_b_bits, n, n,
-                                                                 range.first, range.second),
+      expected_rows.push_back({cudalab::bits::binary_matmul_word_major_rows(h_a_bits, h_b_bits, n, n,
+                                                                            range.first, range.second),
                                range});
     }
   }

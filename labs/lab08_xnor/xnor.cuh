@@ -8,10 +8,15 @@
  *
  * - +1 is a 1 bit, -1 a 0 bit; element k of a packed vector sits in word k / 32 at bit
  *   k % 32 (least significant bit first).
- * - A is packed by rows:    d_a_bits[i * W + w], i < M, w < W
- *   B is packed by columns: d_b_bits[j * W + w], j < N, w < W
+ * - A is packed by rows:    d_a_bits[i * W + w], i < M, w < W   (M x W, row-major)
+ *   B is packed by columns, word-major:
+ *                            d_b_bits[w * N + j], w < W, j < N   (W x N)
  *   with W = words(K) = ceil(K / 32); the W * 32 - K padding bits of every packed vector
- *   are zero.
+ *   are zero. Word w of column j holds B[32 w .. 32 w + 31][j] (cudalab::bits::
+ *   pack_cols_word_major). Word-major, because the kernels give neighbouring threads
+ *   neighbouring columns: in step w a warp reads word w of 32 neighbouring columns, which
+ *   are then 32 neighbouring words — one coalesced load (lab 02) instead of 32 loads
+ *   W words apart.
  * - One product of two ±1 numbers is XNOR of their bits (equal bits: +1, different: -1),
  *   so a dot product is (#equal) - (#different). The XNOR kernels count *equal* bits
  *   word by word with popcount(~(a ^ b)); the zero padding bits are equal in both
@@ -51,8 +56,9 @@ void pack_rows(const float* d_a, std::uint32_t* d_a_bits, int m, int k,
 
 /**
  * @brief Packs the columns of the ±1 matrix @p d_b (K x N floats, row-major) into
- * @p d_b_bits (N x words(K) words): bit k % 32 of word k / 32 of column j is 1 iff
- * B[k][j] == +1; padding bits are 0.
+ * @p d_b_bits (words(K) x N words, word-major: word w of column j at d_b_bits[w * N + j]):
+ * bit k % 32 of word k / 32 of column j is 1 iff B[k][j] == +1; padding bits are 0.
+ * Bit for bit cudalab::bits::pack_cols_word_major().
  * @throws std::invalid_argument for k or n <= 0
  */
 void pack_cols(const float* d_b, std::uint32_t* d_b_bits, int k, int n,
@@ -93,6 +99,8 @@ __host__ __device__ int xnor_dot(int k, int equal_bits);
  *
  * One block per row of C (grid M), @p threads threads per block; thread t computes the
  * columns t, t + threads, t + 2 * threads, ... of its row.
+ * @param d_a_bits A packed by rows, M x words(K) (pack_rows())
+ * @param d_b_bits B packed by columns, word-major, words(K) x N (pack_cols())
  * @param d_table 256 bytes from upload_popcount_table()
  * @param d_c     M x N floats, row-major
  * @throws std::invalid_argument for non-positive sizes or threads outside 1..1024

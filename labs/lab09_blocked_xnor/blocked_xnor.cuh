@@ -8,7 +8,9 @@
  * Packed operands follow cudalab/bits.hpp: +1 is a 1 bit, -1 a 0 bit, element k in word
  * k / B at bit k % B (B = 32 or 64, least significant bit first), zero padding bits.
  * - A (M x K) packed by rows:    a_bits[i * W + w], W = words(K)
- * - B (K x N) packed by columns: b_bits[j * W + w]
+ * - B (K x N) packed by columns: b_bits[j * W + w] (pack_cols(), pack_cols64()) for the
+ *   tiled kernels; the naive baseline takes lab 08's word-major layout instead,
+ *   b_bits[w * N + j] (pack_cols_word_major())
  * The kernels here count *different* bits, popcount(a XOR b), so a zero-filled word adds
  * nothing and C[i][j] = K - 2 * (#different) needs no padding correction.
  *
@@ -38,6 +40,8 @@ inline constexpr int kTile = 16;
 /**
  * @brief C = A * B with 16x16 tiles of packed words in shared memory; popcount by the
  * 256-entry table, staged from @p d_table (device memory) into shared memory.
+ * @param d_a_bits pack_rows(A): M x words32(K)
+ * @param d_b_bits pack_cols(B): N x words32(K), column j's words contiguous
  * @param d_table 256 bytes, entry i = popcount(i) (make_popcount_table())
  */
 void tiled_xnor_table(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,
@@ -81,6 +85,9 @@ inline constexpr int kNaiveThreads = 32;
 /**
  * @brief The lab 08 kernel in the seed's configuration: one block of kNaiveThreads
  * threads per row of C, each thread striding over the columns; popcount by __popc.
+ * @param d_a_bits pack_rows(A): M x words32(K)
+ * @param d_b_bits pack_cols_word_major(B): words32(K) x N, word w of column j at
+ *                 [w * N + j] — lab 08's layout, not the tiled kernels' pack_cols()
  */
 void naive_xnor_popc(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits, float* d_c,
                      int m, int n, int k, cudaStream_t stream = nullptr);

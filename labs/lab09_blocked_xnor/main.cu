@@ -31,17 +31,20 @@ int run(const cudalab::DemoOptions& opt) {
   const std::vector<float> h_a = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 1);
   const std::vector<float> h_b = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 2);
   const auto a32 = cudalab::bits::pack_rows(h_a, n, n);
-  const auto b32 = cudalab::bits::pack_cols(h_b, n, n);
+  const auto b32 = cudalab::bits::pack_cols(h_b, n, n);  // the tiled kernels' B
+  const auto b32_word_major = cudalab::bits::pack_cols_word_major(h_b, n, n);  // naive (lab 08)
   const auto a64 = cudalab::bits::pack_rows64(h_a, n, n);
   const auto b64 = cudalab::bits::pack_cols64(h_b, n, n);
 
   cudalab::DeviceBuffer<float> d_a(count), d_b(count), d_c(count);
   cudalab::DeviceBuffer<std::uint32_t> d_a32(a32.size()), d_b32(b32.size());
+  cudalab::DeviceBuffer<std::uint32_t> d_b32_word_major(b32_word_major.size());
   cudalab::DeviceBuffer<std::uint64_t> d_a64(a64.size()), d_b64(b64.size());
   d_a.upload(h_a);
   d_b.upload(h_b);
   d_a32.upload(a32);
   d_b32.upload(b32);
+  d_b32_word_major.upload(b32_word_major);
   d_a64.upload(a64);
   d_b64.upload(b64);
   const cudalab::DeviceBuffer<std::uint8_t> d_table = lab09::make_popcount_table();
@@ -83,11 +86,14 @@ int run(const cudalab::DemoOptions& opt) {
        false},
       {"naive xnor, table in global", "<<<" + std::to_string(n) + ", 32>>>",
        [&](cudaStream_t s) {
-         lab09::naive_xnor_table(d_a32.data(), d_b32.data(), d_table.data(), d_c.data(), n, n, n, s);
+         lab09::naive_xnor_table(d_a32.data(), d_b32_word_major.data(), d_table.data(), d_c.data(), n, n,
+                                 n, s);
        },
        true},
       {"naive xnor, __popc", "<<<" + std::to_string(n) + ", 32>>>",
-       [&](cudaStream_t s) { lab09::naive_xnor_popc(d_a32.data(), d_b32.data(), d_c.data(), n, n, n, s); },
+       [&](cudaStream_t s) {
+         lab09::naive_xnor_popc(d_a32.data(), d_b32_word_major.data(), d_c.data(), n, n, n, s);
+       },
        true},
       {"tiled 16x16, table in shared", "<<<" + tiles16 + "x" + tiles16 + ", 16x16>>>",
        [&](cudaStream_t s) {

@@ -1,5 +1,6 @@
 // Lab 09 (given): the baseline — lab 08's one-block-per-row binary matmul in the seed's
-// configuration <<<M, 32>>>, with the popcount table in device memory or __popc.
+// configuration <<<M, 32>>>, with the popcount table in device memory or __popc, on lab 08's
+// word-major packed B.
 #include <stdexcept>
 
 #include "blocked_xnor.cuh"
@@ -11,8 +12,10 @@ namespace lab09 {
 namespace {
 
 /// Block i computes row i of C; thread t takes the columns t, t + blockDim.x, ...
-/// Every word of A's row is read by all threads (broadcast); column j of B is `words`
-/// consecutive words. Counts different bits, so the zero padding needs no correction.
+/// Every word of A's row is read by all threads (broadcast). B is packed word-major as in
+/// lab 08 (word w of column j at b_bits[w * n + j]), so in step w the 32 lanes, on 32
+/// neighbouring columns, read 32 neighbouring words: one coalesced load. Counts different
+/// bits, so the zero padding needs no correction.
 template <bool kUseTable>
 __global__ void naive_xnor_kernel(const std::uint32_t* __restrict__ a_bits,
                                   const std::uint32_t* __restrict__ b_bits,
@@ -21,10 +24,10 @@ __global__ void naive_xnor_kernel(const std::uint32_t* __restrict__ a_bits,
   const std::size_t row = blockIdx.x;  // one block per row of C
   const std::uint32_t* a_row = a_bits + row * words;
   for (int col = threadIdx.x; col < n; col += blockDim.x) {
-    const std::uint32_t* b_col = b_bits + std::size_t(col) * words;
+    const std::uint32_t* b_col = b_bits + col;  // word 0 of column col; word w is n further on
     int different = 0;
     for (int w = 0; w < words; ++w) {
-      const std::uint32_t x = a_row[w] ^ b_col[w];
+      const std::uint32_t x = a_row[w] ^ b_col[std::size_t(w) * n];
       if constexpr (kUseTable) {
         different += table[x & 0xFFu] + table[(x >> 8) & 0xFFu] + table[(x >> 16) & 0xFFu] +
                      table[x >> 24];

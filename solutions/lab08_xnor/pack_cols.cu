@@ -1,4 +1,5 @@
-// Lab 08: packing the columns of B — one thread per packed word, neighbours on neighbouring columns.
+// Lab 08: packing the columns of B — one thread per packed word, neighbours on neighbouring
+// columns, words stored word-major (word w of all N columns side by side).
 #include <stdexcept>
 
 #include "cudalab/bits.hpp"
@@ -17,15 +18,16 @@ constexpr int kMaxWordsPerColumn = 65535;
 /**
  * Thread (x, y) packs word w = blockIdx.y of column j = x of B: the 32 elements
  * B[32 w + t][j], t = 0..31, go to bit t. Neighbouring threads take neighbouring columns,
- * so each of the 32 reads is a coalesced read of a stretch of one row of B.
+ * so each of the 32 reads is a coalesced read of a stretch of one row of B, and the
+ * store is coalesced too: B is packed word-major, word w of column j at b_bits[w * n + j].
  */
 __global__ void pack_cols_kernel(const float* __restrict__ b, std::uint32_t* __restrict__ b_bits,
-                                 int k, int n, int words) {
+                                 int k, int n) {
   // TODO(lab08): build word (blockIdx.y) of column (blockIdx.x * blockDim.x + threadIdx.x)
-  // of B bit by bit — bit t is 1 iff B[32 * word + t][col] is +1 — and store it at
-  // b_bits[col * words + word]. Bits past row k - 1 are padding and stay 0.
+  // of B bit by bit — bit t is 1 iff B[32 * word + t][col] is +1 — and store it word-major
+  // at b_bits[word * n + col]. Bits past row k - 1 are padding and stay 0.
   // HINT: the last word holds only k - 32 * word elements; skip columns >= n. B[r][col] is
-  // HINT: b[r * n + col] (compute it in std::size_t).
+  // HINT: b[r * n + col]; compute both indices in std::size_t.
   const int col = blockIdx.x * blockDim.x + threadIdx.x;  // x walks the columns of B
   const int word = blockIdx.y;                             // y walks the packed words
   if (col >= n) return;
@@ -35,7 +37,7 @@ __global__ void pack_cols_kernel(const float* __restrict__ b, std::uint32_t* __r
   for (int t = 0; t < count; ++t) {
     if (b[std::size_t(first + t) * n + col] > 0.0f) bits |= 1u << t;  // LSB first
   }
-  b_bits[std::size_t(col) * words + word] = bits;
+  b_bits[std::size_t(word) * n + col] = bits;  // word-major: [word][col]
   // END TODO(lab08)
 }
 
@@ -46,7 +48,7 @@ void pack_cols(const float* d_b, std::uint32_t* d_b_bits, int k, int n, cudaStre
   const int words = cudalab::bits::words32(k);
   if (words > kMaxWordsPerColumn) throw std::invalid_argument("pack_cols: k too large");
   const dim3 grid((n + kPackColsThreads - 1) / kPackColsThreads, words);
-  pack_cols_kernel<<<grid, kPackColsThreads, 0, stream>>>(d_b, d_b_bits, k, n, words);
+  pack_cols_kernel<<<grid, kPackColsThreads, 0, stream>>>(d_b, d_b_bits, k, n);
   CUDA_CHECK_LAST_LAUNCH();
 }
 

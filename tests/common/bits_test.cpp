@@ -1,6 +1,9 @@
 // Unit tests of cudalab/bits.hpp (CPU only): the packers and binary references that
 // labs 08 and 09 are graded against.
+#include <cstddef>
+#include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "cudalab/bits.hpp"
@@ -72,6 +75,44 @@ TEST(GivenBitsCpu, PackColsEqualsPackRowsOfTheTranspose) {
   EXPECT_EQ(bits::pack_cols64(b, k, n), bits::pack_rows64(bt, n, k));
 }
 
+TEST(GivenBitsCpu, PackColsWordMajorPutsWordWOfColumnJAtWTimesNPlusJ) {
+  // K = 34 (2 words), N = 3. Column 0: +1 at rows 0 and 33; column 1: +1 at row 1;
+  // column 2: +1 at rows 31 and 32.
+  const int k = 34, n = 3;
+  std::vector<float> b(std::size_t(k) * n, -1.0f);
+  b[0 * n + 0] = b[33 * n + 0] = 1.0f;
+  b[1 * n + 1] = 1.0f;
+  b[31 * n + 2] = b[32 * n + 2] = 1.0f;
+  const auto p = bits::pack_cols_word_major(b, k, n);
+  ASSERT_EQ(p.size(), 6u);
+  // Word 0 of columns 0, 1, 2, then word 1 of columns 0, 1, 2.
+  EXPECT_EQ(p[0], 0x1u);
+  EXPECT_EQ(p[1], 0x2u);
+  EXPECT_EQ(p[2], 0x80000000u);
+  EXPECT_EQ(p[3], 0x2u);  // row 33 -> bit 1 of word 1; bits 2..31 are padding (zero)
+  EXPECT_EQ(p[4], 0x0u);
+  EXPECT_EQ(p[5], 0x1u);
+}
+
+TEST(GivenBitsCpu, PackColsWordMajorIsPackColsTransposed) {
+  for (const int k : {1, 31, 32, 33, 100}) {
+    for (const int n : {1, 7, 32}) {
+      SCOPED_TRACE("K = " + std::to_string(k) + ", N = " + std::to_string(n));
+      const auto b = cudalab::random_matrix(k, n, cudalab::Fill::PlusMinusOne, 50 + k + n);
+      const auto by_column = bits::pack_cols(b, k, n);
+      const auto by_word = bits::pack_cols_word_major(b, k, n);
+      const int words = bits::words32(k);
+      ASSERT_EQ(by_word.size(), by_column.size());
+      for (int j = 0; j < n; ++j) {
+        for (int w = 0; w < words; ++w) {
+          ASSERT_EQ(by_word[std::size_t(w) * n + j], by_column[std::size_t(j) * words + w])
+              << "word " << w << " of column " << j;
+        }
+      }
+    }
+  }
+}
+
 TEST(GivenBitsCpu, SixtyFourBitLayoutIsTwoThirtyTwoBitWordsLowFirst) {
   const int k = 100;  // words32 = 4 (even), words64 = 2
   const auto a = cudalab::random_matrix(3, k, cudalab::Fill::PlusMinusOne, 3);
@@ -92,6 +133,13 @@ TEST(GivenBitsCpu, RejectsValuesOtherThanPlusMinusOneAndBadShapes) {
   std::vector<float> ok{1.0f, -1.0f, -1.0f, 1.0f};
   EXPECT_THROW(bits::pack_rows(ok, 3, 2), std::invalid_argument);
   EXPECT_THROW(bits::pack_cols64(ok, 1, 3), std::invalid_argument);
+  EXPECT_THROW(bits::pack_cols_word_major(a, 2, 2), std::invalid_argument);
+  EXPECT_THROW(bits::pack_cols_word_major(ok, 3, 2), std::invalid_argument);
+  // Packed sizes that do not match M, N and K.
+  const std::vector<std::uint32_t> two{0u, 0u};
+  EXPECT_THROW(bits::binary_matmul_word_major(two, two, 2, 3, 5), std::invalid_argument);
+  EXPECT_THROW(bits::binary_matmul_word_major(two, two, 3, 2, 5), std::invalid_argument);
+  EXPECT_THROW(bits::binary_matmul_word_major_rows(two, two, 2, 5, 1, 3), std::invalid_argument);
 }
 
 TEST(GivenBitsCpu, BinaryDotOfKnownVectors) {
@@ -116,6 +164,23 @@ TEST(GivenBitsCpu, BinaryMatmulEqualsFloatReferenceForAwkwardK) {
     EXPECT_TRUE(cudalab::testing::matrices_match(expected, got, m, n, 0.0));
     const auto rows = bits::binary_matmul_rows(bits::pack_rows(a, m, k), bits::pack_cols(b, k, n),
                                                n, k, 2, 4);
+    EXPECT_TRUE(cudalab::testing::matrices_match(
+        std::vector<float>(expected.begin() + 2 * n, expected.begin() + 4 * n), rows, 2, n, 0.0));
+  }
+}
+
+TEST(GivenBitsCpu, BinaryMatmulWordMajorEqualsFloatReferenceForAwkwardK) {
+  for (const int k : {1, 31, 32, 33, 63, 64, 65, 1000}) {
+    SCOPED_TRACE("K = " + std::to_string(k));
+    const int m = 5, n = 9;
+    const auto a = cudalab::random_matrix(m, k, cudalab::Fill::PlusMinusOne, 60 + k);
+    const auto b = cudalab::random_matrix(k, n, cudalab::Fill::PlusMinusOne, 70 + k);
+    const auto expected = cudalab::reference_matmul(a, b, m, n, k);
+    const auto a_rows = bits::pack_rows(a, m, k);
+    const auto b_words = bits::pack_cols_word_major(b, k, n);
+    EXPECT_TRUE(cudalab::testing::matrices_match(
+        expected, bits::binary_matmul_word_major(a_rows, b_words, m, n, k), m, n, 0.0));
+    const auto rows = bits::binary_matmul_word_major_rows(a_rows, b_words, n, k, 2, 4);
     EXPECT_TRUE(cudalab::testing::matrices_match(
         std::vector<float>(expected.begin() + 2 * n, expected.begin() + 4 * n), rows, 2, n, 0.0));
   }

@@ -22,7 +22,15 @@
  * - pack_cols(B): B is K x N row-major; column j becomes words(K) consecutive words
  *   (result is N x words(K)): word w of column j at [j * words(K) + w]. Packing the
  *   columns of B is packing the rows of B transposed, so C[i][j] is the binary dot
- *   product of packed row i of A with packed row j of the packed B.
+ *   product of packed row i of A with packed row j of the packed B. The tiled kernels of
+ *   lab 09 use this layout: a tile of B is 16 columns x 16 consecutive words, loaded
+ *   exactly like the tile of A.
+ * - pack_cols_word_major(B): the same words, stored word-major: words(K) x N, word w of
+ *   column j at [w * N + j] (word w of all N columns side by side). Lab 08's
+ *   one-block-per-row kernel uses it: the 32 lanes of a warp take 32 neighbouring
+ *   columns j and read word w of each together, which is then one coalesced 128-byte
+ *   read instead of 32 reads `words(K)` words apart. Each word packs the same 32
+ *   elements of one column, in the same bit order, as in pack_cols().
  *
  * **Dot product.** For ±1 vectors x, y of length K with packed words p, q:
  * x·y = (#equal) - (#different) = K - 2 * popcount(p XOR q); the zero padding bits are
@@ -78,6 +86,15 @@ std::vector<std::uint32_t> pack_rows(const std::vector<float>& a, int rows, int 
  */
 std::vector<std::uint32_t> pack_cols(const std::vector<float>& b, int k, int cols);
 
+/**
+ * @brief Packs the columns of a ±1 row-major @p k x @p cols matrix into 32-bit words,
+ * stored word-major (lab 08's layout of B).
+ * @return words32(k) x cols words: word w of column j at [w * cols + j]; the word itself
+ *         is word w of column j of pack_cols() (the transpose of that cols x words32(k) array)
+ * @throws std::invalid_argument on a size mismatch, negative sizes or a value other than ±1
+ */
+std::vector<std::uint32_t> pack_cols_word_major(const std::vector<float>& b, int k, int cols);
+
 /// 64-bit version of pack_rows(): rows x words64(k) words.
 std::vector<std::uint64_t> pack_rows64(const std::vector<float>& a, int rows, int k);
 
@@ -111,5 +128,26 @@ std::vector<float> binary_matmul(const std::vector<std::uint32_t>& a_rows,
 std::vector<float> binary_matmul_rows(const std::vector<std::uint32_t>& a_rows,
                                       const std::vector<std::uint32_t>& b_cols, int n, int k,
                                       int row_begin, int row_end);
+
+/**
+ * @brief C = A * B with B packed word-major: C[i][j] = the binary dot product of row i of
+ * @p a_rows and column j of @p b_words, as floats (equal to binary_matmul() with
+ * pack_cols(B), and to reference_matmul() of the unpacked ±1 matrices).
+ * @param a_rows  pack_rows(A, m, k)
+ * @param b_words pack_cols_word_major(B, k, n): word w of column j at [w * n + j]
+ * @return m x n row-major
+ * @throws std::invalid_argument when the packed sizes do not match m, n and k
+ */
+std::vector<float> binary_matmul_word_major(const std::vector<std::uint32_t>& a_rows,
+                                            const std::vector<std::uint32_t>& b_words, int m,
+                                            int n, int k);
+
+/**
+ * @brief The rows @p row_begin .. @p row_end - 1 of binary_matmul_word_major(),
+ * (row_end - row_begin) x n row-major.
+ */
+std::vector<float> binary_matmul_word_major_rows(const std::vector<std::uint32_t>& a_rows,
+                                                 const std::vector<std::uint32_t>& b_words, int n,
+                                                 int k, int row_begin, int row_end);
 
 }  // namespace cudalab::bits

@@ -53,8 +53,9 @@ namespace {
 
 /**
  * Block i computes row i of C; thread t computes the columns t, t + blockDim.x, ...
- * All threads read the same words of A's packed row (a broadcast); thread t walks the
- * `words` consecutive words of packed column j of B.
+ * All threads read the same words of A's packed row (a broadcast). B is packed
+ * word-major (word w of column j at b_bits[w * n + j]): in step w the lanes of a warp,
+ * on neighbouring columns, read neighbouring words — one coalesced load per warp.
  */
 template <typename Popcount>
 __global__ void xnor_matmul_kernel(const std::uint32_t* __restrict__ a_bits,
@@ -64,15 +65,16 @@ __global__ void xnor_matmul_kernel(const std::uint32_t* __restrict__ a_bits,
   // TODO(lab08): for every column j of this block's row i (j = threadIdx.x, then steps of
   // blockDim.x), sum popcount(XNOR) of the words of packed row i of A and packed column j
   // of B, and store xnor_dot(k, sum) as a float in C[i][j].
-  // HINT: XNOR is ~(a ^ b); row i = blockIdx.x starts at a_bits + i * words, column j at
-  // HINT: b_bits + j * words; C[i][j] is c[i * n + j] — use std::size_t, M * N may pass 2^31.
+  // HINT: XNOR is ~(a ^ b); word w of row i = blockIdx.x is a_bits[i * words + w], word w of
+  // HINT: column j is b_bits[w * n + j] (word-major: lanes on neighbouring columns read
+  // HINT: neighbouring words); C[i][j] is c[i * n + j] — use std::size_t, M * N may pass 2^31.
   const std::size_t row = blockIdx.x;                      // one block per row of C
   const std::uint32_t* a_row = a_bits + row * words;       // packed row of A
   for (int col = threadIdx.x; col < n; col += blockDim.x) {
-    const std::uint32_t* b_col = b_bits + std::size_t(col) * words;  // packed column of B
+    const std::uint32_t* b_col = b_bits + col;  // word 0 of column col; word w is n further on
     int equal = 0;
     for (int w = 0; w < words; ++w) {
-      equal += popcount(a_row[w] ^ b_col[w]);  // wrong: XOR counts the bits that differ
+      equal += popcount(a_row[w] ^ b_col[std::size_t(w) * n]);  // wrong: XOR counts the bits that differ
     }
     c[row * n + col] = static_cast<float>(xnor_dot(k, equal));
   }
