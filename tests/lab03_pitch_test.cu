@@ -17,10 +17,11 @@ namespace {
 
 // "No regression": the pitched kernel over the given packed kernel (unpitched_matmul),
 // same 32x8 block, M = N = K = kPerfSize (odd, so packed rows start unaligned).
-// PROVISIONAL: the reference solution's ratio on an H100/H200 has not been measured yet
-// (expected about 1.0: both kernels do the same loads; the integrator calibrates this
-// threshold on the GPU, >= 30 % below the measured ratio).
-constexpr double kPitchedOverUnpitched = 0.8;
+// Measured with the reference solution on an NVIDIA H200 (CUDA 13.0), three full runs:
+// 0.977x, 0.977x, 0.978x (6.02 against 6.17 TFLOP/s: a pitched row costs one extra
+// multiply-add per access). The threshold sits >= 30 % below (0.977 x 0.7 = 0.68): it
+// catches a pitched kernel that is badly slower, e.g. one that reads rows uncoalesced.
+constexpr double kPitchedOverUnpitched = 0.65;
 constexpr int kPerfSize = 4001;
 constexpr unsigned kPerfBlockX = 32;
 constexpr unsigned kPerfBlockY = 8;

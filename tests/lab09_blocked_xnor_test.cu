@@ -16,22 +16,27 @@
 namespace {
 
 // ---------------------------------------------------------------------------
-// Speed thresholds — PROVISIONAL: the integrator calibrates them on the reference GPU
-// (they must sit >= 30 % below what the solution measures there).
+// Speed thresholds, calibrated on the reference GPU: each sits >= 30 % below what the
+// reference solution measured there (see each constant).
 // ---------------------------------------------------------------------------
+/// Measured with the reference solution on an NVIDIA H200 (CUDA 13.0), three full runs.
 /// Tiled 16x16 (__popc) over the naive XNOR kernel <<<M, 32>>> (__popc), 4096^2; the naive
-/// kernel reads B word-major as in lab 08 (coalesced). DESIGN.md, H200: 2.03 ms / 0.72 ms = 2.8x.
-constexpr double kTiledOverNaiveSpeedup = 1.9;
+/// kernel reads B word-major as in lab 08 (coalesced). Measured 2.629x, 2.634x, 2.639x
+/// (DESIGN.md: 2.8x); threshold >= 30 % below (1.84).
+constexpr double kTiledOverNaiveSpeedup = 1.8;
 /// Tiled 16x16 (table in shared memory) over the naive kernel with the table in device
-/// memory, 4096^2. Not yet measured on the reference GPU: a conservative placeholder.
-constexpr double kTiledTableOverNaiveTableSpeedup = 1.5;
-/// Tiled 16x16 (__popc) over cuBLAS SGEMM on the same ±1 data as floats, 4096^2.
-/// DESIGN.md, H200: 2.74 ms / 0.72 ms = 3.8x.
-constexpr double kTiledOverCublasSpeedup = 2.6;
-/// Register-tiled 64-bit over cuBLAS SGEMM, 4096^2. DESIGN.md, H200: 2.74 / 0.56 = 4.9x.
-constexpr double kRegisterTiledOverCublasSpeedup = 3.4;
+/// memory, 4096^2: measured 1.325x, 1.325x, 1.327x — random byte lookups into a shared table
+/// conflict among themselves, so staging the table buys little; threshold >= 30 % below (0.93).
+constexpr double kTiledTableOverNaiveTableSpeedup = 0.9;
+/// Tiled 16x16 (__popc) over cuBLAS SGEMM on the same ±1 data as floats, 4096^2:
+/// measured 3.607x, 3.608x, 3.610x (0.741 against 2.673 ms); threshold >= 30 % below (2.52).
+constexpr double kTiledOverCublasSpeedup = 2.5;
+/// Register-tiled 64-bit over cuBLAS SGEMM, 4096^2: measured 4.795x, 4.796x, 4.798x
+/// (0.558 ms); threshold >= 30 % below (3.36).
+constexpr double kRegisterTiledOverCublasSpeedup = 3.3;
 /// Register-tiled 64-bit: percent of the popcount ceiling (SMs x clock x 16 POPC/clock x
-/// 32 bits). DESIGN.md, H200: ~91 %. The issue asks for >= 75 %.
+/// 32 bits): measured 91.9 %, 91.9 %, 92.0 %. The issue fixes this bar at 75 % (18 % below the
+/// measurement, tighter than the 30 % rule, by design: it is the advanced part's goal).
 constexpr double kRegisterTiledCeilingPercent = 75.0;
 /// Side of the square matrices of the speed tests.
 constexpr int kPerfSize = 4096;

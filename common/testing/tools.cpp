@@ -217,16 +217,15 @@ NcuRun run_ncu(const std::vector<std::string>& metrics, const std::string& kerne
 
 void expect_tool_clean(const ToolRun& run, const std::string& what) {
   const int n = tests_ran(run.output);
-  // The tool's own verdict line, e.g. "========= ERROR SUMMARY: 0 errors".
-  std::string verdict = "no ERROR SUMMARY line";
-  if (const auto pos = run.output.rfind("ERROR SUMMARY:"); pos != std::string::npos) {
-    verdict = run.output.substr(pos, run.output.find('\n', pos) - pos);
-  }
+  // The tool's own verdict, e.g. "========= ERROR SUMMARY: 0 errors" (memcheck, synccheck)
+  // or "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
+  static const std::regex summary_line(R"(========= [A-Z]+ SUMMARY: [^\n]*)");
+  std::smatch m;
+  const bool has_summary = std::regex_search(run.output, m, summary_line);
   std::printf("[ TOOL     ] %s: %d test(s) ran under the tool, exit code %d, %s\n", what.c_str(), n,
-              run.exit_code, verdict.c_str());
-  EXPECT_NE(run.output.find("ERROR SUMMARY:"), std::string::npos)
-      << what << ": the tool printed no ERROR SUMMARY, so it did not check anything:\n"
-      << excerpt(run.output);
+              run.exit_code, has_summary ? m.str().c_str() : "no SUMMARY line");
+  EXPECT_TRUE(has_summary) << what << ": the tool printed no SUMMARY line, so it checked nothing:\n"
+                           << excerpt(run.output);
   EXPECT_GT(n, 0) << what << " ran no test (check the gtest filter): " << run.command << "\n"
                   << excerpt(run.output);
   EXPECT_EQ(run.exit_code, 0) << what << " reported errors (exit code " << run.exit_code
