@@ -33,6 +33,9 @@ namespace lab02 {
  * @param a  A, M x K row-major
  * @param b  B, K x N row-major
  * @param c  C, M x N row-major (written, never read)
+ * @param m  rows of A and C
+ * @param n  columns of B and C
+ * @param k  columns of A, rows of B
  * @pre gridDim.x == m (one block per row), blockDim = (threads, 1, 1)
  */
 __global__ void row_per_block_kernel(const float* __restrict__ a, const float* __restrict__ b,
@@ -67,6 +70,9 @@ void row_per_block_matmul(const float* d_a, const float* d_b, float* d_c, int m,
  * @param a  A, M x K row-major
  * @param b  B, K x N row-major
  * @param c  C, M x N row-major (written, never read)
+ * @param m  rows of A and C
+ * @param n  columns of B and C
+ * @param k  columns of A, rows of B
  * @pre the grid covers N columns in x and M rows in y (thread_per_element_grid())
  */
 __global__ void thread_per_element_kernel(const float* __restrict__ a, const float* __restrict__ b,

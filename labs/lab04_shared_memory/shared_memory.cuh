@@ -117,6 +117,12 @@ DynamicTilePlan plan_dynamic_tile(const SmemLimits& limits, std::size_t budget_b
  *
  * Launch: block (tile, tile) with tile = blockDim.x, grid (ceil(n / tile),
  * ceil(m / tile)), dynamic shared memory 2 * tile * depth floats.
+ * @param a     A, m x k row-major (device memory)
+ * @param b     B, k x n row-major (device memory)
+ * @param c     C, m x n row-major (device memory; written, never read)
+ * @param m     rows of A and C
+ * @param n     columns of B and C
+ * @param k     columns of A, rows of B
  * @param depth k-extent of the staged slices, a multiple of blockDim.x
  */
 __global__ void matmul_tiled_dynamic_kernel(const float* __restrict__ a,

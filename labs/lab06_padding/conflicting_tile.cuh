@@ -27,7 +27,9 @@ static_assert(kTile % kTransposeBlockRows == 0,
 /**
  * @brief The smallest grid of kTile x kTile tiles over a rows x cols matrix: x walks tile
  *        columns, y tile rows.
- * @param who names the caller in the error message
+ * @param rows rows of the matrix (tile rows = ceil(rows / kTile) go to grid.y)
+ * @param cols columns of the matrix (tile columns = ceil(cols / kTile) go to grid.x)
+ * @param who  names the caller in the error message
  * @throws std::invalid_argument for rows or cols <= 0, or more tile rows than gridDim.y
  *         allows (65535)
  */
@@ -35,9 +37,12 @@ dim3 tile_grid(int rows, int cols, const char* who);
 
 /**
  * @brief out = in^T through an unpadded shared tile (reads down a tile column: 32-way).
- * @param in  rows x cols, row-major
- * @param out cols x rows, row-major
+ *
  * Launch: grid (ceil(cols / kTile), ceil(rows / kTile)), block (kTile, kTransposeBlockRows).
+ * @param in   input matrix, rows x cols, row-major (device memory)
+ * @param out  output matrix, cols x rows, row-major (device memory)
+ * @param rows rows of @p in (columns of @p out)
+ * @param cols columns of @p in (rows of @p out)
  */
 __global__ void conflicting_transpose_kernel(const float* __restrict__ in, float* __restrict__ out,
                                              int rows, int cols);
@@ -45,8 +50,14 @@ __global__ void conflicting_transpose_kernel(const float* __restrict__ in, float
 /**
  * @brief C = A * B with the lanes of a warp walking the rows of C, so the inner loop reads
  *        the unpadded A tile down a column (32-way conflict) and the B tile by broadcast.
- * @param a m x k, @param b k x n, @param c m x n, all row-major
+ *
  * Launch: grid (ceil(n / kTile), ceil(m / kTile)), block (kTile, kTile).
+ * @param a A, m x k, row-major (device memory)
+ * @param b B, k x n, row-major (device memory)
+ * @param c C, m x n, row-major (device memory; written, never read)
+ * @param m rows of A and C
+ * @param n columns of B and C
+ * @param k columns of A, rows of B
  */
 __global__ void conflicting_matmul_kernel(const float* __restrict__ a, const float* __restrict__ b,
                                           float* __restrict__ c, int m, int n, int k);
@@ -55,6 +66,9 @@ __global__ void conflicting_matmul_kernel(const float* __restrict__ a, const flo
  * @brief Launches conflicting_transpose_kernel and checks the launch.
  * @param d_in  device pointer to rows x cols floats
  * @param d_out device pointer to cols x rows floats
+ * @param rows  rows of the input (columns of the output), > 0
+ * @param cols  columns of the input (rows of the output), > 0
+ * @param stream stream to launch on (default: the legacy default stream); not synchronized
  * @throws std::invalid_argument for rows or cols <= 0 or a grid too tall for gridDim.y
  */
 void conflicting_transpose(const float* d_in, float* d_out, int rows, int cols,

@@ -57,9 +57,12 @@ __host__ __device__ int vec4_slot(int row, int vec);
 
 /**
  * @brief out = in^T through a swizzled, unpadded shared tile (kTileWords floats).
- * @param in  rows x cols
- * @param out cols x rows
+ *
  * Launch: grid (ceil(cols / kTile), ceil(rows / kTile)), block (kTile, r) with r dividing kTile.
+ * @param in   input matrix, rows x cols, row-major (device memory)
+ * @param out  output matrix, cols x rows, row-major (device memory)
+ * @param rows rows of @p in (columns of @p out)
+ * @param cols columns of @p in (rows of @p out)
  */
 __global__ void swizzled_transpose_kernel(const float* __restrict__ in, float* __restrict__ out,
                                           int rows, int cols);
@@ -67,8 +70,14 @@ __global__ void swizzled_transpose_kernel(const float* __restrict__ in, float* _
 /**
  * @brief C = A * B with the lanes of a warp walking the rows of C; the A tile, read down a
  *        column, is swizzled; static shared memory is two unpadded tiles (A and B).
- * @param a m x k, @param b k x n, @param c m x n
+ *
  * Launch: grid (ceil(n / kTile), ceil(m / kTile)), block (kTile, kTile).
+ * @param a A, m x k, row-major (device memory)
+ * @param b B, k x n, row-major (device memory)
+ * @param c C, m x n, row-major (device memory; written, never read)
+ * @param m rows of A and C
+ * @param n columns of B and C
+ * @param k columns of A, rows of B
  */
 __global__ void swizzled_matmul_kernel(const float* __restrict__ a, const float* __restrict__ b,
                                        float* __restrict__ c, int m, int n, int k);
@@ -77,7 +86,10 @@ __global__ void swizzled_matmul_kernel(const float* __restrict__ a, const float*
  * @brief Launches swizzled_transpose_kernel over the whole matrix and checks the launch.
  * @param d_in       device pointer to rows x cols floats
  * @param d_out      device pointer to cols x rows floats
+ * @param rows       rows of the input (columns of the output), > 0
+ * @param cols       columns of the input (rows of the output), > 0
  * @param block_rows rows of threads per block: 1, 2, 4, 8, 16 or 32 (a divisor of kTile)
+ * @param stream     stream to launch on (default: the legacy default stream); not synchronized
  * @throws std::invalid_argument for non-positive sizes, a bad block_rows, or more tile rows
  *         than gridDim.y allows
  */

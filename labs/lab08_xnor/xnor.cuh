@@ -18,7 +18,7 @@
  *   are then 32 neighbouring words — one coalesced load (lab 02) instead of 32 loads
  *   W words apart.
  * - One product of two ±1 numbers is XNOR of their bits (equal bits: +1, different: -1),
- *   so a dot product is (#equal) - (#different). The XNOR kernels count *equal* bits
+ *   so a dot product is (number of equal bits) - (number of different bits). The XNOR kernels count *equal* bits
  *   word by word with popcount(~(a ^ b)); the zero padding bits are equal in both
  *   operands, and the count has to be corrected for them (the `rest` of the seed article).
  *
@@ -102,7 +102,12 @@ __host__ __device__ int xnor_dot(int k, int equal_bits);
  * @param d_a_bits A packed by rows, M x words(K) (pack_rows())
  * @param d_b_bits B packed by columns, word-major, words(K) x N (pack_cols())
  * @param d_table 256 bytes from upload_popcount_table()
- * @param d_c     M x N floats, row-major
+ * @param d_c     M x N floats, row-major (written, never read)
+ * @param m       rows of A and C (one block per row)
+ * @param n       columns of B and C
+ * @param k       columns of A, rows of B: ±1 elements (bits, not words) per dot product
+ * @param threads threads per block, 1..1024 (the seed's 32 by default)
+ * @param stream  stream to launch on; not synchronized
  * @throws std::invalid_argument for non-positive sizes or threads outside 1..1024
  */
 void xnor_matmul_table(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,

@@ -12,7 +12,7 @@
  *   tiled kernels; the naive baseline takes lab 08's word-major layout instead,
  *   b_bits[w * N + j] (pack_cols_word_major())
  * The kernels here count *different* bits, popcount(a XOR b), so a zero-filled word adds
- * nothing and C[i][j] = K - 2 * (#different) needs no padding correction.
+ * nothing and C[i][j] = K - 2 * (number of different bits) needs no padding correction.
  *
  * All pointers are device pointers; results are M x N row-major floats (exactly what
  * reference_matmul() gives for the ±1 matrices). Launchers enqueue on @p stream, check
@@ -42,7 +42,12 @@ inline constexpr int kTile = 16;
  * 256-entry table, staged from @p d_table (device memory) into shared memory.
  * @param d_a_bits pack_rows(A): M x words32(K)
  * @param d_b_bits pack_cols(B): N x words32(K), column j's words contiguous
- * @param d_table 256 bytes, entry i = popcount(i) (make_popcount_table())
+ * @param d_table  256 bytes, entry i = popcount(i) (make_popcount_table())
+ * @param d_c      C: M x N floats, row-major (written, never read)
+ * @param m        rows of A and C
+ * @param n        columns of B and C
+ * @param k        columns of A, rows of B: ±1 elements (bits, not words) per dot product
+ * @param stream   stream to launch on; not synchronized
  */
 void tiled_xnor_table(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,
                       const std::uint8_t* d_table, float* d_c, int m, int n, int k,
@@ -71,6 +76,11 @@ inline constexpr int kRegThreads = 256;
  * registers, reading kRegBlockK-word stages of A and B from shared memory.
  * @param d_a_bits pack_rows64(A): M x words64(K)
  * @param d_b_bits pack_cols64(B): N x words64(K)
+ * @param d_c      C: M x N floats, row-major (written, never read)
+ * @param m        rows of A and C
+ * @param n        columns of B and C
+ * @param k        columns of A, rows of B: ±1 elements (bits, not words) per dot product
+ * @param stream   stream to launch on; not synchronized
  */
 void register_tiled_xnor(const std::uint64_t* d_a_bits, const std::uint64_t* d_b_bits, float* d_c,
                          int m, int n, int k, cudaStream_t stream = nullptr);
@@ -88,6 +98,11 @@ inline constexpr int kNaiveThreads = 32;
  * @param d_a_bits pack_rows(A): M x words32(K)
  * @param d_b_bits pack_cols_word_major(B): words32(K) x N, word w of column j at
  *                 [w * N + j] — lab 08's layout, not the tiled kernels' pack_cols()
+ * @param d_c      C: M x N floats, row-major (written, never read)
+ * @param m        rows of A and C
+ * @param n        columns of B and C
+ * @param k        columns of A, rows of B: ±1 elements (bits, not words) per dot product
+ * @param stream   stream to launch on; not synchronized
  */
 void naive_xnor_popc(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits, float* d_c,
                      int m, int n, int k, cudaStream_t stream = nullptr);

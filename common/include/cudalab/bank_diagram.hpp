@@ -28,6 +28,7 @@ char pass_symbol(int pass) noexcept;
 /**
  * @brief Renders @p r as a lane x bank grid with a per-bank pass count line and a
  * summary ("degree 2 (2-way conflict), 2 wavefronts").
+ * @param r     the warp's shared-memory request to draw
  * @param title printed first when not empty
  * @throws std::invalid_argument like conflict_degree()
  */

@@ -57,6 +57,7 @@ WarpRequest from_word_indices(const std::array<std::int64_t, kWarpSize>& word_in
  * @brief An access of @p element_bytes per lane: lane i reads element
  * @p element_index[i] of an array of such elements starting at byte 0, i.e. byte
  * address element_bytes * element_index[i]. All lanes active.
+ * @param element_index element index (not byte offset) that each lane accesses; >= 0
  * @param element_bytes 4, 8 or 16
  * @throws std::invalid_argument for another width or a negative index
  */

@@ -33,7 +33,7 @@
  *   elements of one column, in the same bit order, as in pack_cols().
  *
  * **Dot product.** For ±1 vectors x, y of length K with packed words p, q:
- * x·y = (#equal) - (#different) = K - 2 * popcount(p XOR q); the zero padding bits are
+ * x·y = (number of equal bits) - (number of different bits) = K - 2 * popcount(p XOR q); the zero padding bits are
  * equal in both, so XOR ignores them. Counting the *equal* bits with XNOR instead counts
  * the padding bits as equal too, and the result needs the correction the lab calls
  * `rest`: x·y = 2 * (popcount(XNOR) - rest) - K with rest = B * words(K) - K.
@@ -104,6 +104,7 @@ std::vector<std::uint64_t> pack_cols64(const std::vector<float>& b, int k, int c
 /**
  * @brief Dot product of two packed ±1 vectors of @p k elements: k - 2 * popcount(XOR).
  * @param p, q words32(k) words each, padding bits zero
+ * @param k    number of ±1 elements in each vector (K); k >= 0
  */
 int binary_dot(const std::uint32_t* p, const std::uint32_t* q, int k);
 
@@ -116,7 +117,11 @@ int binary_dot(const std::uint64_t* p, const std::uint64_t* q, int k);
  * unpacked ±1 matrices).
  * @param a_rows pack_rows(A, m, k)
  * @param b_cols pack_cols(B, k, n)
+ * @param m      rows of A and C
+ * @param n      columns of B and C
+ * @param k      columns of A = rows of B (unpacked elements per dot product)
  * @return m x n row-major
+ * @throws std::invalid_argument when the packed sizes do not match m, n and k
  */
 std::vector<float> binary_matmul(const std::vector<std::uint32_t>& a_rows,
                                  const std::vector<std::uint32_t>& b_cols, int m, int n, int k);
@@ -135,6 +140,9 @@ std::vector<float> binary_matmul_rows(const std::vector<std::uint32_t>& a_rows,
  * pack_cols(B), and to reference_matmul() of the unpacked ±1 matrices).
  * @param a_rows  pack_rows(A, m, k)
  * @param b_words pack_cols_word_major(B, k, n): word w of column j at [w * n + j]
+ * @param m       rows of A and C
+ * @param n       columns of B and C
+ * @param k       columns of A = rows of B (unpacked elements per dot product)
  * @return m x n row-major
  * @throws std::invalid_argument when the packed sizes do not match m, n and k
  */
