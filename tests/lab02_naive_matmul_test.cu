@@ -41,18 +41,6 @@ const Shape kShapes[] = {{1, 1, 1},      {17, 33, 5},    {64, 64, 64}, {129, 65,
 const cudalab::Fill kFills[] = {cudalab::Fill::PlusMinusOne, cudalab::Fill::SmallInt,
                                 cudalab::Fill::Uniform};
 
-std::string fill_name(cudalab::Fill f) {
-  switch (f) {
-    case cudalab::Fill::PlusMinusOne:
-      return "PlusMinusOne";
-    case cudalab::Fill::SmallInt:
-      return "SmallInt";
-    case cudalab::Fill::Uniform:
-      return "Uniform";
-  }
-  return "Unknown";
-}
-
 std::string dims(dim3 d) { return std::to_string(d.x) + "x" + std::to_string(d.y); }
 
 // ---------------------------------------------------------------------------
@@ -142,14 +130,14 @@ using Param = std::tuple<Shape, cudalab::Fill>;
 std::string param_name(const ::testing::TestParamInfo<Param>& p) {
   const Shape s = std::get<0>(p.param);
   return "m" + std::to_string(s.m) + "_n" + std::to_string(s.n) + "_k" + std::to_string(s.k) + "_" +
-         fill_name(std::get<1>(p.param));
+         cudalab::fill_name(std::get<1>(p.param));
 }
 
 std::string shape_trace(const Param& p) {
   const Shape s = std::get<0>(p);
   return "C(" + std::to_string(s.m) + "x" + std::to_string(s.n) + ") = A(" + std::to_string(s.m) +
          "x" + std::to_string(s.k) + ") * B(" + std::to_string(s.k) + "x" + std::to_string(s.n) +
-         "), " + fill_name(std::get<1>(p)) + " data";
+         "), " + cudalab::fill_name(std::get<1>(p)) + " data";
 }
 
 // ---------------------------------------------------------------------------

@@ -258,18 +258,6 @@ const Shape kShapes[] = {{1, 1, 1},        {17, 33, 5},      {129, 65, 257},
 const cudalab::Fill kFills[] = {cudalab::Fill::PlusMinusOne, cudalab::Fill::SmallInt,
                                 cudalab::Fill::Uniform};
 
-std::string fill_name(cudalab::Fill f) {
-  switch (f) {
-    case cudalab::Fill::PlusMinusOne:
-      return "PlusMinusOne";
-    case cudalab::Fill::SmallInt:
-      return "SmallInt";
-    case cudalab::Fill::Uniform:
-      return "Uniform";
-  }
-  return "Unknown";
-}
-
 std::string shape_text(Shape s) {
   return "C(" + std::to_string(s.m) + "x" + std::to_string(s.n) + ") = A(" + std::to_string(s.m) +
          "x" + std::to_string(s.k) + ") * B(" + std::to_string(s.k) + "x" + std::to_string(s.n) +
@@ -284,7 +272,7 @@ using MatmulParam = std::tuple<Shape, cudalab::Fill>;
 std::string matmul_param_name(const ::testing::TestParamInfo<MatmulParam>& p) {
   const Shape s = std::get<0>(p.param);
   return "m" + std::to_string(s.m) + "_n" + std::to_string(s.n) + "_k" + std::to_string(s.k) + "_" +
-         fill_name(std::get<1>(p.param));
+         cudalab::fill_name(std::get<1>(p.param));
 }
 
 class PitchedMatmulGpu : public ::testing::TestWithParam<MatmulParam> {};
@@ -292,7 +280,7 @@ class PitchedMatmulGpu : public ::testing::TestWithParam<MatmulParam> {};
 TEST_P(PitchedMatmulGpu, MatchesHostReferenceAndLeavesPaddingAlone) {
   CUDALAB_REQUIRE_GPU();
   const auto [s, fill] = GetParam();
-  SCOPED_TRACE(shape_text(s) + ", " + fill_name(fill) + " data");
+  SCOPED_TRACE(shape_text(s) + ", " + cudalab::fill_name(fill) + " data");
   const std::vector<float> h_a = cudalab::random_matrix(s.m, s.k, fill, 1);
   const std::vector<float> h_b = cudalab::random_matrix(s.k, s.n, fill, 2);
   const std::vector<float> expected = cudalab::reference_matmul(h_a, h_b, s.m, s.n, s.k);

@@ -128,6 +128,30 @@ void Table::print(std::ostream& os) const {
   for (const auto& r : rows_) line(r);
 }
 
+VariantResult check_variant(const OutputCheck& check, const std::string& label, std::ostream& err) {
+  VariantResult result;
+  if (!check) return result;
+  const MatrixCompare cmp = check();
+  result.ok = cmp.ok;
+  result.verdict = cmp.ok ? "ok" : "WRONG";
+  if (!cmp.ok) err << label << ": " << cmp.message << "\n";
+  return result;
+}
+
+VariantResult run_variant(const GpuWork& work, int reps, const std::string& label,
+                          const OutputCheck& check, const std::function<void()>& prepare) {
+  VariantResult result;
+  if (prepare || check) {
+    if (prepare) prepare();
+    work(nullptr);
+    result = check_variant(check, label, std::cerr);
+  }
+  BenchOptions bo;
+  bo.reps = reps;
+  result.median_ms = benchmark(work, bo).median_ms;
+  return result;
+}
+
 std::string fixed(double value, int digits) {
   std::ostringstream os;
   os << std::fixed << std::setprecision(digits) << value;

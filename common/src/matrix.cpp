@@ -60,6 +60,18 @@ void fill_uniform(std::vector<float>& m, std::uint64_t stream, float lo, float h
   for (auto& x : m) x = dist(rng);
 }
 
+std::string fill_name(Fill fill) {
+  switch (fill) {
+    case Fill::PlusMinusOne:
+      return "PlusMinusOne";
+    case Fill::SmallInt:
+      return "SmallInt";
+    case Fill::Uniform:
+      return "Uniform";
+  }
+  return "Unknown";
+}
+
 std::vector<float> random_matrix(int rows, int cols, Fill fill, std::uint64_t stream) {
   if (rows < 0 || cols < 0) throw std::invalid_argument("random_matrix: negative size");
   std::vector<float> m(static_cast<std::size_t>(rows) * cols);

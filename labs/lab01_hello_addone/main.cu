@@ -21,30 +21,23 @@ int run(const cudalab::DemoOptions& opt) {
   cudalab::Table table({"block", "grid", "ms", "GB/s", "check"});
   int status = 0;
   for (const dim3 block : shapes) {
-    // Correctness: one launch on fresh data.
-    d_data.upload(h_in);
-    lab01::add_one(d_data.data(), n, n, block);
-    std::string verdict = "-";
-    if (opt.check) {
+    // Correctness: one launch on fresh data; timing: repeated launches (the values keep
+    // growing; only the time matters there).
+    const auto check = [&] {
       std::vector<float> expected(h_in);
       for (auto& x : expected) x += 1.0f;
-      const auto cmp = cudalab::compare_matrices(expected, d_data.to_host(), n, n, 0.0);
-      verdict = cmp.ok ? "ok" : "WRONG";
-      if (!cmp.ok) {
-        std::cerr << "block " << block.x << "x" << block.y << ": " << cmp.message << "\n";
-        status = 1;
-      }
-    }
-    // Timing: repeated launches (the values keep growing; only the time matters here).
-    cudalab::BenchOptions bo;
-    bo.reps = opt.reps;
-    const auto stats = cudalab::benchmark(
-        [&](cudaStream_t s) { lab01::add_one(d_data.data(), n, n, block, s); }, bo);
+      return cudalab::compare_matrices(expected, d_data.to_host(), n, n, 0.0);
+    };
+    const auto r = cudalab::run_variant(
+        [&](cudaStream_t s) { lab01::add_one(d_data.data(), n, n, block, s); }, opt.reps,
+        "block " + std::to_string(block.x) + "x" + std::to_string(block.y),
+        opt.check ? cudalab::OutputCheck(check) : nullptr, [&] { d_data.upload(h_in); });
+    if (!r.ok) status = 1;
     const dim3 grid = lab01::grid_for(n, n, block);
-    const double gbs = 2.0 * count * sizeof(float) / (stats.median_ms * 1e6);
+    const double gbs = 2.0 * count * sizeof(float) / (r.median_ms * 1e6);
     table.add_row({std::to_string(block.x) + "x" + std::to_string(block.y),
                    std::to_string(grid.x) + "x" + std::to_string(grid.y),
-                   cudalab::fixed(stats.median_ms, 4), cudalab::fixed(gbs, 1), verdict});
+                   cudalab::fixed(r.median_ms, 4), cudalab::fixed(gbs, 1), r.verdict});
   }
   table.print(std::cout);
   return status;

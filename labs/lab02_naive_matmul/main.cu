@@ -61,22 +61,16 @@ int run(const cudalab::DemoOptions& opt) {
   std::vector<double> ms;
   std::vector<std::string> verdicts;
   int status = 0;
+  const cudalab::OutputCheck check = [&] {
+    return cudalab::compare_matrices(expected, d_c.to_host(), n, n, 0.0);
+  };
   for (const Variant& v : variants) {
-    d_c.fill_bytes(0xFF);  // NaN: a kernel that skips elements cannot pass the check
-    v.run(nullptr);
-    std::string verdict = "-";
-    if (opt.check) {
-      const auto cmp = cudalab::compare_matrices(expected, d_c.to_host(), n, n, 0.0);
-      verdict = cmp.ok ? "ok" : "WRONG";
-      if (!cmp.ok) {
-        std::cerr << v.name << " " << v.launch << ": " << cmp.message << "\n";
-        status = 1;
-      }
-    }
-    verdicts.push_back(verdict);
-    cudalab::BenchOptions bo;
-    bo.reps = opt.reps;
-    ms.push_back(cudalab::benchmark(v.run, bo).median_ms);
+    // Poisoned with NaN first: a kernel that skips elements cannot pass the check.
+    const auto r = cudalab::run_variant(v.run, opt.reps, v.name + " " + v.launch,
+                                        opt.check ? check : nullptr, [&] { d_c.fill_bytes(0xFF); });
+    if (!r.ok) status = 1;
+    verdicts.push_back(r.verdict);
+    ms.push_back(r.median_ms);
   }
 
   const double slowest = *std::max_element(ms.begin(), ms.end());

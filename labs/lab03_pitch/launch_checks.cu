@@ -2,6 +2,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cudalab/launch_checks.hpp"
 #include "pitch.cuh"
 
 namespace lab03::detail {
@@ -23,23 +24,12 @@ void check_pitch(const char* who, const char* what, std::size_t pitch, int cols)
 void check_matmul_args(const char* who, const float* d_a, std::size_t pitch_a, const float* d_b,
                        std::size_t pitch_b, const float* d_c, std::size_t pitch_c, int m, int n,
                        int k, dim3 block) {
-  if (d_a == nullptr || d_b == nullptr || d_c == nullptr) {
-    throw std::invalid_argument(std::string(who) + ": null device pointer");
-  }
-  if (m <= 0 || n <= 0 || k <= 0) {
-    throw std::invalid_argument(std::string(who) +
-                                ": M, N and K must be positive, got M=" + std::to_string(m) +
-                                " N=" + std::to_string(n) + " K=" + std::to_string(k));
-  }
+  cudalab::check_not_null(who, {d_a, d_b, d_c});
+  cudalab::check_positive_dims(who, m, n, k);
   check_pitch(who, "A", pitch_a, k);
   check_pitch(who, "B", pitch_b, n);
   check_pitch(who, "C", pitch_c, n);
-  const unsigned long long threads = static_cast<unsigned long long>(block.x) * block.y * block.z;
-  if (block.x == 0 || block.y == 0 || block.z != 1 || threads > 1024) {
-    throw std::invalid_argument(std::string(who) + ": invalid block " + std::to_string(block.x) +
-                                "x" + std::to_string(block.y) + "x" + std::to_string(block.z) +
-                                " (every extent >= 1, z == 1, at most 1024 threads)");
-  }
+  cudalab::check_block_shape(who, block);
   if ((static_cast<long long>(m) + block.y - 1) / block.y > 65535) {
     throw std::invalid_argument(
         std::string(who) + ": M=" + std::to_string(m) +

@@ -58,24 +58,19 @@ int run(const cudalab::DemoOptions& opt) {
 
   const std::vector<float> expected =
       opt.check ? cudalab::reference_matmul(h_a, h_b, n, n, n) : std::vector<float>{};
-  cudalab::BenchOptions bo;
-  bo.reps = opt.reps;
   std::vector<double> ms(variants.size());
   std::vector<std::string> verdicts(variants.size(), "-");
   int status = 0;
   for (std::size_t i = 0; i < variants.size(); ++i) {
     const Variant& v = variants[i];
-    v.poison();
-    v.run(nullptr);
-    if (opt.check) {
-      const auto cmp = cudalab::compare_matrices(expected, v.result(), n, n, 0.0);
-      verdicts[i] = cmp.ok ? "ok" : "WRONG";
-      if (!cmp.ok) {
-        std::cerr << v.name << " block " << block_text(v.block) << ": " << cmp.message << "\n";
-        status = 1;
-      }
-    }
-    ms[i] = cudalab::benchmark(v.run, bo).median_ms;
+    const cudalab::OutputCheck check = [&] {
+      return cudalab::compare_matrices(expected, v.result(), n, n, 0.0);
+    };
+    const auto r = cudalab::run_variant(v.run, opt.reps, v.name + " block " + block_text(v.block),
+                                        opt.check ? check : nullptr, v.poison);
+    if (!r.ok) status = 1;
+    verdicts[i] = r.verdict;
+    ms[i] = r.median_ms;
   }
 
   const double slowest = *std::max_element(ms.begin(), ms.end());

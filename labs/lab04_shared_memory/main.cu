@@ -1,6 +1,7 @@
 // Lab 04 demo: naive vs static-tiled vs dynamic-tiled matmul on a size x size problem,
 // with the launch configuration and shared memory of each variant.
 #include <cstdint>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -60,25 +61,19 @@ int run(const cudalab::DemoOptions& opt) {
   cudalab::Table table({"variant", "launch", "ms", "TFLOP/s", "speedup", "check"});
   double naive_ms = 0.0;
   int status = 0;
+  const cudalab::OutputCheck check = [&] {
+    return cudalab::compare_matrices(expected, d_c.to_host(), n, n, 0.0);
+  };
+  const std::function<void()> poison = [&] { d_c.fill_bytes(0xFF); };
   for (const Variant& v : variants) {
-    std::string verdict = "-";
-    if (opt.check) {
-      d_c.fill_bytes(0xFF);
-      v.work(nullptr);
-      const auto cmp = cudalab::compare_matrices(expected, d_c.to_host(), n, n, 0.0);
-      verdict = cmp.ok ? "ok" : "WRONG";
-      if (!cmp.ok) {
-        std::cerr << v.name << ": " << cmp.message << "\n";
-        status = 1;
-      }
-    }
-    cudalab::BenchOptions bo;
-    bo.reps = opt.reps;
-    const auto stats = cudalab::benchmark(v.work, bo);
-    if (naive_ms == 0.0) naive_ms = stats.median_ms;
-    const double tflops = 2.0 * n * n * double(n) / (stats.median_ms * 1e9);
-    table.add_row({v.name, v.config, cudalab::fixed(stats.median_ms, 3), cudalab::fixed(tflops, 2),
-                   cudalab::fixed(naive_ms / stats.median_ms, 2) + "x", verdict});
+    // Without --check the variant is only timed (no prepare, no check: no extra run).
+    const auto r = cudalab::run_variant(v.work, opt.reps, v.name, opt.check ? check : nullptr,
+                                        opt.check ? poison : nullptr);
+    if (!r.ok) status = 1;
+    if (naive_ms == 0.0) naive_ms = r.median_ms;
+    const double tflops = 2.0 * n * n * double(n) / (r.median_ms * 1e9);
+    table.add_row({v.name, v.config, cudalab::fixed(r.median_ms, 3), cudalab::fixed(tflops, 2),
+                   cudalab::fixed(naive_ms / r.median_ms, 2) + "x", r.verdict});
   }
   table.print(std::cout);
   std::cout << "shared memory per block: " << limits.per_block_default / 1024 << " KB default, "

@@ -1,6 +1,7 @@
 // The demo table shared by labs 06 and 07 (given).
 #include "tile_demo.cuh"
 
+#include <functional>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -94,27 +95,21 @@ int run_tile_demo(const cudalab::DemoOptions& opt, const TileDemoKernels& lab) {
   cudalab::Table table({"variant", "launch", "smem", "ms", "rate", "speedup", "check"});
   double baseline_ms = 0.0;
   int status = 0;
+  const std::function<void()> poison = [&] { d_out.fill_bytes(0xFF); };
   for (const Variant& v : variants) {
-    std::string verdict = "-";
-    if (opt.check) {
-      d_out.fill_bytes(0xFF);
-      v.work(nullptr);
+    // With --check: poisoned, run once and compared; then (always) timed.
+    const cudalab::OutputCheck check = [&] {
       const auto& expected = v.unit == "GB/s" ? ref_transpose : ref_matmul;
-      const auto cmp = cudalab::compare_matrices(expected, d_out.to_host(), n, n, 0.0);
-      verdict = cmp.ok ? "ok" : "WRONG";
-      if (!cmp.ok) {
-        std::cerr << v.name << ": " << cmp.message << "\n";
-        status = 1;
-      }
-    }
-    cudalab::BenchOptions bo;
-    bo.reps = opt.reps;
-    const auto stats = cudalab::benchmark(v.work, bo);
-    if (v.is_baseline) baseline_ms = stats.median_ms;
-    const double rate = v.units / (stats.median_ms * 1e6);
-    table.add_row({v.name, v.launch, static_smem(v.kernel), cudalab::fixed(stats.median_ms, 4),
+      return cudalab::compare_matrices(expected, d_out.to_host(), n, n, 0.0);
+    };
+    const auto r = cudalab::run_variant(v.work, opt.reps, v.name, opt.check ? check : nullptr,
+                                        opt.check ? poison : nullptr);
+    if (!r.ok) status = 1;
+    if (v.is_baseline) baseline_ms = r.median_ms;
+    const double rate = v.units / (r.median_ms * 1e6);
+    table.add_row({v.name, v.launch, static_smem(v.kernel), cudalab::fixed(r.median_ms, 4),
                    cudalab::fixed(rate, 1) + " " + v.unit,
-                   cudalab::fixed(baseline_ms / stats.median_ms, 2) + "x", verdict});
+                   cudalab::fixed(baseline_ms / r.median_ms, 2) + "x", r.verdict});
   }
   table.print(std::cout);
   return status;

@@ -61,20 +61,18 @@ int run(const cudalab::DemoOptions& opt) {
                                range});
     }
   }
-  auto verify = [&](const std::string& name) -> std::string {
-    if (!opt.check) return "-";
+  const cudalab::OutputCheck verify = [&] {
     const std::vector<float> got = d_c.to_host();
     for (const auto& [rows, range] : expected_rows) {
       const std::vector<float> part(got.begin() + std::size_t(range.first) * n,
                                     got.begin() + std::size_t(range.second) * n);
-      const auto cmp = cudalab::compare_matrices(rows, part, range.second - range.first, n, 0.0);
+      auto cmp = cudalab::compare_matrices(rows, part, range.second - range.first, n, 0.0);
       if (!cmp.ok) {
-        std::cerr << name << " (rows from " << range.first << "): " << cmp.message << "\n";
-        status = 1;
-        return "WRONG";
+        cmp.message = "rows from " + std::to_string(range.first) + ": " + cmp.message;
+        return cmp;
       }
     }
-    return "ok";
+    return cudalab::MatrixCompare{};
   };
 
   struct Variant {
@@ -117,22 +115,21 @@ int run(const cudalab::DemoOptions& opt) {
   };
 
   cudalab::Table table({"variant", "config", "ms", "speedup", "TOPS", "check"});
-  cudalab::BenchOptions bo;
-  bo.reps = opt.reps;
   double baseline_ms = 0.0;
   const double ops = 2.0 * double(n) * n * n;  // one multiply + one add per (i, j, k)
+  const std::function<void()> poison = [&] { d_c.fill_bytes(0xFF); };  // NaN: writes nothing, fails
   for (const Variant& v : variants) {
-    std::string verdict = pack_verdict;
-    if (v.is_matmul) {
-      d_c.fill_bytes(0xFF);  // NaN: a kernel that writes nothing fails the check
-      v.work(nullptr);
-      verdict = verify(v.name + " " + v.config);
-    }
-    const cudalab::BenchStats stats = cudalab::benchmark(v.work, bo);
-    if (baseline_ms == 0.0) baseline_ms = stats.median_ms;
-    table.add_row({v.name, v.config, cudalab::fixed(stats.median_ms, 3),
-                   v.is_matmul ? cudalab::fixed(baseline_ms / stats.median_ms, 2) + "x" : "-",
-                   v.is_matmul ? cudalab::fixed(ops / (stats.median_ms * 1e9), 2) : "-", verdict});
+    // The packers were checked above; a matmul is poisoned, run once and checked here.
+    const auto r = cudalab::run_variant(v.work, opt.reps, v.name + " " + v.config,
+                                        v.is_matmul && opt.check ? verify : nullptr,
+                                        v.is_matmul ? poison : nullptr);
+    if (!r.ok) status = 1;
+    const double ms = r.median_ms;
+    if (baseline_ms == 0.0) baseline_ms = ms;
+    table.add_row({v.name, v.config, cudalab::fixed(ms, 3),
+                   v.is_matmul ? cudalab::fixed(baseline_ms / ms, 2) + "x" : "-",
+                   v.is_matmul ? cudalab::fixed(ops / (ms * 1e9), 2) : "-",
+                   v.is_matmul ? r.verdict : pack_verdict});
   }
   table.print(std::cout);
   std::cout << "speedup: vs the first row; TOPS: 2*n^3 / time (float FLOPs or bit operations)\n";

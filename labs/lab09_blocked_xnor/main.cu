@@ -55,21 +55,15 @@ int run(const cudalab::DemoOptions& opt) {
   const std::vector<float> want_head = cudalab::bits::binary_matmul_rows(a32, b32, n, n, 0, head);
   const std::vector<float> want_tail =
       cudalab::bits::binary_matmul_rows(a32, b32, n, n, n - head, n);
-  int status = 0;
-  auto verify = [&](const std::string& name) -> std::string {
-    if (!opt.check) return "-";
+  const cudalab::OutputCheck verify = [&] {
     const std::vector<float> got = d_c.to_host();
     const std::vector<float> got_head(got.begin(), got.begin() + std::size_t(head) * n);
     const std::vector<float> got_tail(got.end() - std::ptrdiff_t(head) * n, got.end());
     for (const auto& [want, have] : {std::pair{&want_head, &got_head}, std::pair{&want_tail, &got_tail}}) {
-      const auto cmp = cudalab::compare_matrices(*want, *have, head, n, 0.0);
-      if (!cmp.ok) {
-        std::cerr << name << ": " << cmp.message << "\n";
-        status = 1;
-        return "WRONG";
-      }
+      auto cmp = cudalab::compare_matrices(*want, *have, head, n, 0.0);
+      if (!cmp.ok) return cmp;
     }
-    return "ok";
+    return cudalab::MatrixCompare{};
   };
 
   const std::string tiles16 = std::to_string((n + 15) / 16);
@@ -112,21 +106,20 @@ int run(const cudalab::DemoOptions& opt) {
   const double ceiling = double(info.sm_count) * info.sm_clock_khz * 1e3 * kPopcPerClockPerSm * kBitsPerPopc;
   const double macs = double(n) * n * n;
   cudalab::Table table({"variant", "config", "ms", "vs cuBLAS", "TOPS", "Tbit-MAC/s", "% popc ceiling", "check"});
-  cudalab::BenchOptions bo;
-  bo.reps = opt.reps;
   double cublas_ms = 0.0;
+  int status = 0;
   for (const Variant& v : variants) {
-    d_c.fill_bytes(0xFF);  // NaN: a kernel that writes nothing fails the check
-    v.work(nullptr);
-    const std::string verdict = verify(v.name);
-    const cudalab::BenchStats stats = cudalab::benchmark(v.work, bo);
-    if (cublas_ms == 0.0) cublas_ms = stats.median_ms;
-    const double per_second = macs / (stats.median_ms * 1e-3);
-    table.add_row({v.name, v.config, cudalab::fixed(stats.median_ms, 3),
-                   cudalab::fixed(cublas_ms / stats.median_ms, 2) + "x",
+    // Poisoned with NaN first: a kernel that writes nothing fails the check.
+    const auto r = cudalab::run_variant(v.work, opt.reps, v.name, opt.check ? verify : nullptr,
+                                        [&] { d_c.fill_bytes(0xFF); });
+    if (!r.ok) status = 1;
+    if (cublas_ms == 0.0) cublas_ms = r.median_ms;
+    const double per_second = macs / (r.median_ms * 1e-3);
+    table.add_row({v.name, v.config, cudalab::fixed(r.median_ms, 3),
+                   cudalab::fixed(cublas_ms / r.median_ms, 2) + "x",
                    cudalab::fixed(2.0 * per_second / 1e12, 1),
                    v.binary ? cudalab::fixed(per_second / 1e12, 1) : "-",
-                   v.binary ? cudalab::fixed(100.0 * per_second / ceiling, 1) : "-", verdict});
+                   v.binary ? cudalab::fixed(100.0 * per_second / ceiling, 1) : "-", r.verdict});
   }
   table.print(std::cout);
   std::cout << "popc ceiling: " << info.sm_count << " SMs x " << info.sm_clock_khz / 1000

@@ -17,6 +17,13 @@ TEST(GivenMatrixCpu, FillsAreSeededAndReproducible) {
   for (float x : a) EXPECT_TRUE(x == 1.0f || x == -1.0f) << x;
 }
 
+TEST(GivenMatrixCpu, FillNamesAreTheEnumerators) {
+  EXPECT_EQ(cudalab::fill_name(cudalab::Fill::PlusMinusOne), "PlusMinusOne");
+  EXPECT_EQ(cudalab::fill_name(cudalab::Fill::SmallInt), "SmallInt");
+  EXPECT_EQ(cudalab::fill_name(cudalab::Fill::Uniform), "Uniform");
+  EXPECT_EQ(cudalab::fill_name(static_cast<cudalab::Fill>(99)), "Unknown");
+}
+
 TEST(GivenMatrixCpu, SmallIntsStayInRange) {
   std::vector<float> m(1000);
   cudalab::fill_small_int(m, 3, -2, 5);

@@ -15,6 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "cudalab/bench.cuh"
+#include "cudalab/matrix.hpp"
+
 namespace cudalab {
 
 /// Defaults and bounds of a demo's options.
@@ -72,6 +75,40 @@ class Table {
   std::vector<std::string> header_;
   std::vector<std::vector<std::string>> rows_;
 };
+
+/// What run_variant() found for one variant (one row of a demo's table).
+struct VariantResult {
+  std::string verdict = "-";  ///< the "check" cell: "ok", "WRONG", or "-" when not checked
+  double median_ms = 0.0;     ///< median of the timed runs (0 from check_variant())
+  bool ok = true;             ///< false only when the check found a mismatch
+};
+
+/// Compares a variant's output with the host reference (e.g. via compare_matrices()).
+using OutputCheck = std::function<MatrixCompare()>;
+
+/**
+ * @brief Turns @p check into a verdict: "-" (ok) when @p check is empty, else "ok" or
+ * "WRONG"; a mismatch prints "<label>: <message>" to @p err. The CPU half of run_variant().
+ */
+VariantResult check_variant(const OutputCheck& check, const std::string& label, std::ostream& err);
+
+/**
+ * @brief The demos' per-variant step: an optional checked run, then the timing.
+ *
+ * When @p prepare or @p check is set: calls @p prepare (e.g. poisons the output with
+ * `fill_bytes(0xFF)`), runs @p work once on the default stream, then
+ * check_variant(check, label, std::cerr). Then times @p work with benchmark() and
+ * @p reps timed runs (default warm-up and L2 flush).
+ * @param work     the variant's launch
+ * @param reps     timed repetitions (`--reps`)
+ * @param label    names the variant in a mismatch message
+ * @param check    empty: not checked (verdict "-"), e.g. when `--check` was not given
+ * @param prepare  runs before the checked run; may be empty
+ * @return the verdict, the median time in ms, and ok == false on a mismatch
+ */
+VariantResult run_variant(const GpuWork& work, int reps, const std::string& label,
+                          const OutputCheck& check = {},
+                          const std::function<void()>& prepare = {});
 
 /// Formats @p value with @p digits after the point.
 std::string fixed(double value, int digits = 3);

@@ -42,6 +42,9 @@ void fill_uniform(std::vector<float>& m, std::uint64_t stream, float lo = -1.0f,
 
 /// A row-major M x N matrix of @p fill-generated values.
 enum class Fill { PlusMinusOne, SmallInt, Uniform };
+/// The enumerator's name ("PlusMinusOne", "SmallInt", "Uniform"; "Unknown" otherwise),
+/// e.g. for test names and traces.
+std::string fill_name(Fill fill);
 /// Returns a rows*cols vector filled as @p fill says (stream distinguishes inputs).
 std::vector<float> random_matrix(int rows, int cols, Fill fill, std::uint64_t stream);
 
