@@ -12,6 +12,7 @@
 #include "cudalab/device.cuh"
 #include "cudalab/device_buffer.cuh"
 #include "cudalab/testing.hpp"
+#include "cudalab/tools.hpp"
 
 namespace {
 
@@ -187,6 +188,26 @@ TEST_P(RegisterTiledGpu, SixtyFourBitRegisterTileIsExact) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, RegisterTiledGpu, ::testing::ValuesIn(kRegisterShapes), shape_name);
+
+// ---------------------------------------------------------------------------
+// Races, memory errors, barriers (compute-sanitizer) on shapes with partial tiles: the
+// tiled kernels' shared tiles and staged table, and the register-tiled kernel's stages.
+// ---------------------------------------------------------------------------
+constexpr const char* kSanitizedTests =
+    "Shapes/TiledXnorGpu.*/17x15x33:Shapes/TiledXnorGpu.*/33x47x515:"
+    "Shapes/RegisterTiledGpu.*/129x130x513";
+TEST(BlockedXnorSanitizer, RacecheckFindsNoSharedMemoryHazard) {
+  CUDALAB_REQUIRE_GPU();
+  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", kSanitizedTests);
+}
+TEST(BlockedXnorSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
+  CUDALAB_REQUIRE_GPU();
+  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", kSanitizedTests);
+}
+TEST(BlockedXnorSanitizer, SynccheckFindsNoInvalidBarrier) {
+  CUDALAB_REQUIRE_GPU();
+  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", kSanitizedTests);
+}
 
 // ---------------------------------------------------------------------------
 // Perf, 4096^2: every timed output is checked against cuBLAS's (exact on ±1 data: integer
