@@ -105,6 +105,25 @@ function(cudalab_discover_grader target label)
   endforeach()
 endfunction()
 
+# cudalab_add_lab_library(<target> <stub_dir> SOURCES <files...> [LIBRARIES <libs...>])
+# A lab's kernels and launchers as a static library; the interface header is in <stub_dir>.
+# Used for the chosen implementation and for every known-wrong variant (CudalabWrong).
+function(cudalab_add_lab_library target stub_dir)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
+  add_library(${target} STATIC ${ARG_SOURCES})
+  target_include_directories(${target} PUBLIC "${stub_dir}")
+  target_link_libraries(${target} PUBLIC cudalab::common ${ARG_LIBRARIES}
+                        PRIVATE cudalab::options)
+  set_target_properties(${target} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF
+                        POSITION_INDEPENDENT_CODE ON)
+endfunction()
+
+# cudalab_add_grader_executable(<target> <lab library> <test sources...>)
+function(cudalab_add_grader_executable target lab_library)
+  add_executable(${target} ${ARGN})
+  target_link_libraries(${target} PRIVATE ${lab_library} cudalab::testing cudalab::options)
+endfunction()
+
 function(cudalab_add_lab)
   cmake_parse_arguments(LAB "" "NUMBER;NAME;DEMO;TIMEOUT_CPU;TIMEOUT_GPU;TIMEOUT_PERF;TIMEOUT_TOOLS"
                         "SOURCES;GIVEN;LIBRARIES;TEST_SOURCES" ${ARGN})
@@ -128,12 +147,8 @@ function(cudalab_add_lab)
   endforeach()
 
   # The lab's kernels and launchers.
-  add_library(lab${nn}_impl STATIC ${impl_sources})
-  target_include_directories(lab${nn}_impl PUBLIC "${stub_dir}")
-  target_link_libraries(lab${nn}_impl PUBLIC cudalab::common ${LAB_LIBRARIES}
-                        PRIVATE cudalab::options)
-  set_target_properties(lab${nn}_impl PROPERTIES CUDA_SEPARABLE_COMPILATION OFF
-                        POSITION_INDEPENDENT_CODE ON)
+  cudalab_add_lab_library(lab${nn}_impl "${stub_dir}" SOURCES ${impl_sources}
+                          LIBRARIES ${LAB_LIBRARIES})
 
   # The demo program.
   if(LAB_DEMO)
@@ -159,8 +174,7 @@ function(cudalab_add_lab)
     if(NOT LAB_TEST_SOURCES)
       set(LAB_TEST_SOURCES "${PROJECT_SOURCE_DIR}/tests/${lab_dir}_test.cu")
     endif()
-    add_executable(lab${nn}_test ${LAB_TEST_SOURCES})
-    target_link_libraries(lab${nn}_test PRIVATE lab${nn}_impl cudalab::testing cudalab::options)
+    cudalab_add_grader_executable(lab${nn}_test lab${nn}_impl ${LAB_TEST_SOURCES})
     cudalab_discover_grader(lab${nn}_test lab${nn}
       TIMEOUT_CPU ${LAB_TIMEOUT_CPU} TIMEOUT_GPU ${LAB_TIMEOUT_GPU}
       TIMEOUT_PERF ${LAB_TIMEOUT_PERF} TIMEOUT_TOOLS ${LAB_TIMEOUT_TOOLS})

@@ -160,13 +160,8 @@ function(cudalab_add_wrong_variants wrong_root)
 
       set(lib lab${nn}_wrong_${variant}_impl)
       set(exe lab${nn}_wrong_${variant})
-      add_library(${lib} STATIC ${impl_sources})
-      target_include_directories(${lib} PUBLIC "${stub_dir}")
-      target_link_libraries(${lib} PUBLIC cudalab::common ${libraries} PRIVATE cudalab::options)
-      set_target_properties(${lib} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF
-                            POSITION_INDEPENDENT_CODE ON)
-      add_executable(${exe} ${test_sources})
-      target_link_libraries(${exe} PRIVATE ${lib} cudalab::testing cudalab::options)
+      cudalab_add_lab_library(${lib} "${stub_dir}" SOURCES ${impl_sources} LIBRARIES ${libraries})
+      cudalab_add_grader_executable(${exe} ${lib} ${test_sources})
 
       # Which tests the grader runs, the labels and the scheduling.
       if(spec_FILTER STREQUAL "")
