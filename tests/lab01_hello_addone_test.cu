@@ -18,8 +18,8 @@ std::string shape_name(const ::testing::TestParamInfo<Shape>& p) {
   return std::to_string(p.param.rows) + "x" + std::to_string(p.param.cols);
 }
 
-const Shape kShapes[] = {{1, 1}, {5, 5}, {1, 100000}, {100000, 1}, {4097, 3}, {3, 4097},
-                         {33, 65}, {1000, 1000}};
+const Shape kShapes[] = {{1, 1},    {5, 5},    {1, 100000}, {100000, 1},
+                         {4097, 3}, {3, 4097}, {33, 65},    {1000, 1000}};
 
 // ---------------------------------------------------------------------------
 // grid_for (CPU): the grid covers the matrix and is not larger than needed.
@@ -67,8 +67,9 @@ TEST_P(AddOneGpu, AddsOneEverywhereAndNothingOutside) {
     std::vector<float> got_matrix(got.begin(), got.begin() + n);
     EXPECT_TRUE(cudalab::testing::matrices_match(expected, got_matrix, rows, cols, 0.0));
     for (std::size_t i = n; i < n + kGuard; ++i) {
-      ASSERT_EQ(got[i], kSentinel) << "element " << i - n
-                                   << " past the end of the matrix was written: missing bounds check?";
+      ASSERT_EQ(got[i], kSentinel)
+          << "element " << i - n
+          << " past the end of the matrix was written: missing bounds check?";
     }
   }
 }

@@ -41,7 +41,9 @@ const Shape kShapes[] = {{1, 1, 1},      {17, 33, 5},    {64, 64, 64}, {129, 65,
 const cudalab::Fill kFills[] = {cudalab::Fill::PlusMinusOne, cudalab::Fill::SmallInt,
                                 cudalab::Fill::Uniform};
 
-std::string dims(dim3 d) { return std::to_string(d.x) + "x" + std::to_string(d.y); }
+std::string dims(dim3 d) {
+  return std::to_string(d.x) + "x" + std::to_string(d.y);
+}
 
 // ---------------------------------------------------------------------------
 // The uncoalesced baseline of the perf test (given): the same thread-per-element

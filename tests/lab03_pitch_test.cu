@@ -29,9 +29,13 @@ constexpr unsigned kPerfBlockY = 8;
 constexpr unsigned char kPoisonByte = 0xFF;  // 0xFFFFFFFF is a NaN float
 constexpr std::size_t kGuardBytes = 4096;    // after the last row: must stay untouched
 
-std::size_t round_up(std::size_t x, std::size_t to) { return (x + to - 1) / to * to; }
+std::size_t round_up(std::size_t x, std::size_t to) {
+  return (x + to - 1) / to * to;
+}
 
-std::string dims(dim3 d) { return std::to_string(d.x) + "x" + std::to_string(d.y); }
+std::string dims(dim3 d) {
+  return std::to_string(d.x) + "x" + std::to_string(d.y);
+}
 
 // ===========================================================================
 // pitched_row (CPU): row r starts r * pitch BYTES after the base.

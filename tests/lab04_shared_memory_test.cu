@@ -28,11 +28,13 @@ struct Shape {
 std::string shape_text(const Shape& s) {
   return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
 }
-std::string shape_name(const ::testing::TestParamInfo<Shape>& p) { return shape_text(p.param); }
+std::string shape_name(const ::testing::TestParamInfo<Shape>& p) {
+  return shape_text(p.param);
+}
 
 // Odd shapes: 1, primes, one past a tile, rectangles both ways, k below and above tiles.
-const Shape kShapes[] = {{1, 1, 1},      {17, 33, 5},   {129, 65, 257}, {1000, 3, 777},
-                         {3, 1000, 64},  {64, 64, 64},  {33, 31, 100},  {2, 300, 1030},
+const Shape kShapes[] = {{1, 1, 1},      {17, 33, 5},  {129, 65, 257}, {1000, 3, 777},
+                         {3, 1000, 64},  {64, 64, 64}, {33, 31, 100},  {2, 300, 1030},
                          {257, 129, 33}, {96, 160, 32}};
 
 /// Runs C = A * B with @p launch on small-integer data (exact in float) and compares
@@ -103,9 +105,19 @@ TEST(PlanDynamicTileCpu, HandDerivedPlans) {
       {"k = 5 needs one step", kH100, 48 * 1024, 5, 32, 32, false},
       {"k = 100 needs four steps", kH100, 48 * 1024, 100, 32, 128, false},
       {"k = 1030 with 100 KB", kH100, 100 * 1024, 1030, 32, 384, true},
-      {"256 threads: 16x16 tiles, 2 KB per step", {48 * 1024, 227 * 1024, 256}, 48 * 1024, 4096,
-       16, 384, false},
-      {"100 threads: 8x8 tiles, 512 B per step", {48 * 1024, 227 * 1024, 100}, 2048, 4096, 8, 32,
+      {"256 threads: 16x16 tiles, 2 KB per step",
+       {48 * 1024, 227 * 1024, 256},
+       48 * 1024,
+       4096,
+       16,
+       384,
+       false},
+      {"100 threads: 8x8 tiles, 512 B per step",
+       {48 * 1024, 227 * 1024, 100},
+       2048,
+       4096,
+       8,
+       32,
        false},
       {"no opt-in on this device", {48 * 1024, 48 * 1024, 1024}, 1 << 20, 4096, 32, 192, false},
       {"budget between steps rounds down", kH100, 20000, 4096, 32, 64, false},
@@ -154,8 +166,8 @@ TEST(PlanDynamicTileCpu, RandomLimitsKeepTheInvariants) {
     const bool capped_by_k = p.depth >= k;
     const bool next_does_not_fit =
         2 * sizeof(float) * std::size_t(p.tile) * (p.depth + p.tile) > usable;
-    ASSERT_TRUE(capped_by_k || next_does_not_fit) << where << ": depth " << p.depth
-                                                  << " could be deeper";
+    ASSERT_TRUE(capped_by_k || next_does_not_fit)
+        << where << ": depth " << p.depth << " could be deeper";
     ASSERT_LT(p.depth - p.tile, k) << where << ": depth " << p.depth << " is deeper than k needs";
     ASSERT_EQ(p.needs_optin, p.smem_bytes > lim.per_block_default) << where;
   }
@@ -167,14 +179,12 @@ TEST(PlanDynamicTileCpu, RandomLimitsKeepTheInvariants) {
 class GivenNaiveGpu : public ::testing::TestWithParam<Shape> {};
 TEST_P(GivenNaiveGpu, ExactOnOddShapes) {
   CUDALAB_REQUIRE_GPU();
-  expect_exact_product(
-      [](const float* a, const float* b, float* c, int m, int n, int k) {
-        lab04::matmul_naive(a, b, c, m, n, k);
-      },
-      GetParam());
+  expect_exact_product([](const float* a, const float* b, float* c, int m, int n,
+                          int k) { lab04::matmul_naive(a, b, c, m, n, k); },
+                       GetParam());
 }
-INSTANTIATE_TEST_SUITE_P(Shapes, GivenNaiveGpu, ::testing::Values(Shape{17, 33, 5}, Shape{129, 65, 257}),
-                         shape_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, GivenNaiveGpu,
+                         ::testing::Values(Shape{17, 33, 5}, Shape{129, 65, 257}), shape_name);
 
 class TiledStaticGpu : public ::testing::TestWithParam<Shape> {};
 TEST_P(TiledStaticGpu, ExactOnOddShapes) {
@@ -262,8 +272,10 @@ class TiledPerf : public ::testing::Test {
     for (int t = 0; t < 32; ++t) {
       const int r = pick(rng), c = pick(rng);
       double sum = 0.0;
-      for (int i = 0; i < N; ++i) sum += double(h_a_[std::size_t(r) * N + i]) * h_b_[std::size_t(i) * N + c];
-      ASSERT_EQ(ref_[std::size_t(r) * N + c], sum) << "baseline wrong at (" << r << ", " << c << ")";
+      for (int i = 0; i < N; ++i)
+        sum += double(h_a_[std::size_t(r) * N + i]) * h_b_[std::size_t(i) * N + c];
+      ASSERT_EQ(ref_[std::size_t(r) * N + c], sum)
+          << "baseline wrong at (" << r << ", " << c << ")";
     }
   }
   /// The candidate's output (timed runs included) must equal the reference exactly.
@@ -277,7 +289,9 @@ class TiledPerf : public ::testing::Test {
 TEST_F(TiledPerf, StaticTilesBeatNaive) {
   d_c_.fill_bytes(0xFF);
   const cudalab::Comparison cmp = cudalab::compare(
-      [&](cudaStream_t s) { lab04::matmul_naive(d_a_.data(), d_b_.data(), d_ref_.data(), N, N, N, s); },
+      [&](cudaStream_t s) {
+        lab04::matmul_naive(d_a_.data(), d_b_.data(), d_ref_.data(), N, N, N, s);
+      },
       [&](cudaStream_t s) {
         lab04::matmul_tiled_static(d_a_.data(), d_b_.data(), d_c_.data(), N, N, N, s);
       });
@@ -285,7 +299,8 @@ TEST_F(TiledPerf, StaticTilesBeatNaive) {
   if (HasFailure()) return;  // no speed verdict for a wrong result
   const double tflops = 2.0 * N * N * double(N) / (cmp.candidate.median_ms * 1e9);
   cudalab::testing::record_measurement("static_tflops", tflops, "TFLOP/s");
-  cudalab::testing::expect_speedup(cmp, kStaticOverNaiveThreshold, "static 32x32 tiles vs naive 16x16");
+  cudalab::testing::expect_speedup(cmp, kStaticOverNaiveThreshold,
+                                   "static 32x32 tiles vs naive 16x16");
 }
 
 TEST_F(TiledPerf, DynamicVsStaticIsRecorded) {

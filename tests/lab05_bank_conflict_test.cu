@@ -27,22 +27,25 @@ constexpr int kChainSteps = 4096;  // dependent loads per microbenchmark run (+ 
 
 std::string describe_words(const Words& w) {
   std::string s = "{";
-  for (int i = 0; i < 32; ++i) s += (i ? ", " : "") + std::to_string(w[static_cast<std::size_t>(i)]);
+  for (int i = 0; i < 32; ++i)
+    s += (i ? ", " : "") + std::to_string(w[static_cast<std::size_t>(i)]);
   return s + "}";
 }
 
-::testing::AssertionResult degree_is(const bank::WarpRequest& r, int expected, const std::string& what) {
+::testing::AssertionResult degree_is(const bank::WarpRequest& r, int expected,
+                                     const std::string& what) {
   int got = 0;
   try {
     got = lab05::conflict_degree(r);
   } catch (const std::exception& e) {
-    return ::testing::AssertionFailure() << what << ": expected degree " << expected
-                                         << ", conflict_degree threw: " << e.what();
+    return ::testing::AssertionFailure()
+           << what << ": expected degree " << expected << ", conflict_degree threw: " << e.what();
   }
   if (got == expected) return ::testing::AssertionSuccess();
   auto f = ::testing::AssertionFailure();
   f << what << ": expected degree " << expected << ", got " << got << " (" << r.access_bytes
-    << "-byte accesses, active mask 0x" << std::hex << r.active_mask << std::dec << ", byte addresses {";
+    << "-byte accesses, active mask 0x" << std::hex << r.active_mask << std::dec
+    << ", byte addresses {";
   for (int i = 0; i < 32; ++i) f << (i ? ", " : "") << r.byte_address[static_cast<std::size_t>(i)];
   return f << "})";
 }
@@ -51,8 +54,8 @@ std::string describe_words(const Words& w) {
 // bank_of (CPU)
 // ---------------------------------------------------------------------------
 TEST(BankOfCpu, FourByteBanksRoundRobin) {
-  const std::uint64_t fixed[] = {0, 1, 3, 4, 7, 8, 124, 127, 128, 129, 132, 4096, 4100,
-                                 (std::uint64_t{1} << 33) + 12};
+  const std::uint64_t fixed[] = {0,   1,   3,   4,   7,    8,    124,
+                                 127, 128, 129, 132, 4096, 4100, (std::uint64_t{1} << 33) + 12};
   for (const std::uint64_t a : fixed) {
     EXPECT_EQ(lab05::bank_of(a), int((a / 4) % 32)) << "byte address " << a;
   }
@@ -60,7 +63,8 @@ TEST(BankOfCpu, FourByteBanksRoundRobin) {
   std::uniform_int_distribution<std::uint64_t> addr(0, std::uint64_t{1} << 40);
   for (int t = 0; t < 2000; ++t) {
     const std::uint64_t a = addr(rng);
-    ASSERT_EQ(lab05::bank_of(a), int((a / 4) % 32)) << "byte address " << a << " (" << cudalab::seed_note() << ")";
+    ASSERT_EQ(lab05::bank_of(a), int((a / 4) % 32))
+        << "byte address " << a << " (" << cudalab::seed_note() << ")";
   }
 }
 
@@ -81,8 +85,9 @@ TEST(ConflictDegreeCpu, SeededOffsetsDoNotChangeStrideDegrees) {
   std::uniform_int_distribution<std::int64_t> offset(0, 100000);
   for (int s = 1; s <= 64; ++s) {
     const std::int64_t o = offset(rng);
-    EXPECT_TRUE(degree_is(bank::from_word_indices(bank::strided_words(s, o)), std::gcd(s, 32),
-                          "4-byte stride " + std::to_string(s) + " from word " + std::to_string(o)));
+    EXPECT_TRUE(
+        degree_is(bank::from_word_indices(bank::strided_words(s, o)), std::gcd(s, 32),
+                  "4-byte stride " + std::to_string(s) + " from word " + std::to_string(o)));
   }
 }
 
@@ -102,7 +107,8 @@ TEST(ConflictDegreeCpu, VectorWidthsUseHalfAndQuarterWarps) {
   // float4, lanes 0 and 1 of the first quarter-warp on elements 0 and 8 (bank 0-3 twice).
   Words w = bank::strided_words(1);
   w[1] = 8;
-  EXPECT_TRUE(degree_is(bank::from_element_indices(w, 16), 2, "float4, element 8 next to element 0"));
+  EXPECT_TRUE(
+      degree_is(bank::from_element_indices(w, 16), 2, "float4, element 8 next to element 0"));
 }
 
 TEST(ConflictDegreeCpu, BroadcastAndMulticastAreFree) {
@@ -112,14 +118,15 @@ TEST(ConflictDegreeCpu, BroadcastAndMulticastAreFree) {
   EXPECT_TRUE(degree_is(bank::from_word_indices(bank::broadcast_words(b)), 1,
                         "every lane reads word " + std::to_string(b)));
   Words w{};
-  for (int i = 0; i < 32; ++i) w[static_cast<std::size_t>(i)] = b + i / 8;  // 4 words, 8 readers each
+  for (int i = 0; i < 32; ++i)
+    w[static_cast<std::size_t>(i)] = b + i / 8;  // 4 words, 8 readers each
   EXPECT_TRUE(degree_is(bank::from_word_indices(w), 1, "groups of 8 lanes share a word"));
   for (int i = 0; i < 32; ++i) w[static_cast<std::size_t>(i)] = (i % 2) * 32;  // 2 words of bank 0
   EXPECT_TRUE(degree_is(bank::from_word_indices(w), 2, "16 lanes on word 0, 16 on word 32"));
   for (int i = 0; i < 32; ++i) w[static_cast<std::size_t>(i)] = (i % 4) * 64 + 3;
   EXPECT_TRUE(degree_is(bank::from_word_indices(w), 4, "4 words of bank 3, 8 readers each"));
-  EXPECT_TRUE(degree_is(bank::from_element_indices(bank::broadcast_words(b), 16), 1,
-                        "float4 broadcast"));
+  EXPECT_TRUE(
+      degree_is(bank::from_element_indices(bank::broadcast_words(b), 16), 1, "float4 broadcast"));
 }
 
 TEST(ConflictDegreeCpu, PermutingLanesKeepsTheDegree) {
@@ -128,8 +135,9 @@ TEST(ConflictDegreeCpu, PermutingLanesKeepsTheDegree) {
     for (int trial = 0; trial < 20; ++trial) {
       Words w = bank::strided_words(s);
       std::shuffle(w.begin(), w.end(), rng);
-      ASSERT_TRUE(degree_is(bank::from_word_indices(w), std::gcd(s, 32),
-                            "lanes of stride " + std::to_string(s) + " permuted " + describe_words(w)));
+      ASSERT_TRUE(
+          degree_is(bank::from_word_indices(w), std::gcd(s, 32),
+                    "lanes of stride " + std::to_string(s) + " permuted " + describe_words(w)));
     }
   }
 }
@@ -190,11 +198,11 @@ void expect_chain_ends(lab05::Microbench which, const lab05::MicrobenchResult& r
                        const char* name) {
   const auto expected = lab05::expected_final_words(which, steps);
   for (int lane = 0; lane < 32; ++lane) {
-    ASSERT_EQ(r.final_word[static_cast<std::size_t>(lane)], expected[static_cast<std::size_t>(lane)])
-        << name << ": lane " << lane << " should end its " << steps
-        << "-step chain at word " << expected[static_cast<std::size_t>(lane)]
-        << " (start word + 32 * steps, mod " << lab05::kWords << "), got "
-        << r.final_word[static_cast<std::size_t>(lane)];
+    ASSERT_EQ(r.final_word[static_cast<std::size_t>(lane)],
+              expected[static_cast<std::size_t>(lane)])
+        << name << ": lane " << lane << " should end its " << steps << "-step chain at word "
+        << expected[static_cast<std::size_t>(lane)] << " (start word + 32 * steps, mod "
+        << lab05::kWords << "), got " << r.final_word[static_cast<std::size_t>(lane)];
   }
   EXPECT_GT(r.cycles_per_access, 0.0) << name << ": no time was recorded";
 }
@@ -222,17 +230,20 @@ TEST(MicrobenchPerf, AllConflictIsSlowerByTheThreshold) {
   expect_chain_ends(lab05::Microbench::AllConflict, worst_run, steps, "all_conflict_kernel");
   if (HasFailure()) return;  // no speed verdict for a wrong kernel
   const bank::MeterCalibration cal = bank::calibrate_meter();
-  cudalab::testing::record_measurement("conflict_free_cycles", free_run.cycles_per_access, "cycles");
-  cudalab::testing::record_measurement("all_conflict_cycles", worst_run.cycles_per_access, "cycles");
-  cudalab::testing::record_measurement("conflict_free_degree",
-                                       bank::degree_from_cycles(free_run.cycles_per_access, cal), "way");
-  cudalab::testing::record_measurement("all_conflict_degree",
-                                       bank::degree_from_cycles(worst_run.cycles_per_access, cal), "way");
+  cudalab::testing::record_measurement("conflict_free_cycles", free_run.cycles_per_access,
+                                       "cycles");
+  cudalab::testing::record_measurement("all_conflict_cycles", worst_run.cycles_per_access,
+                                       "cycles");
+  cudalab::testing::record_measurement(
+      "conflict_free_degree", bank::degree_from_cycles(free_run.cycles_per_access, cal), "way");
+  cudalab::testing::record_measurement(
+      "all_conflict_degree", bank::degree_from_cycles(worst_run.cycles_per_access, cal), "way");
   const double threshold = kAllConflictSlowdownThreshold * cudalab::speedup_scale();
   const double ratio = worst_run.cycles_per_access / free_run.cycles_per_access;
   cudalab::testing::record_measurement("slowdown", ratio, "x", threshold);
-  std::printf("[ SPEED    ] 32-way %.2f cycles/load vs conflict-free %.2f: %.2fx slower, needs >= %.2fx\n",
-              worst_run.cycles_per_access, free_run.cycles_per_access, ratio, threshold);
+  std::printf(
+      "[ SPEED    ] 32-way %.2f cycles/load vs conflict-free %.2f: %.2fx slower, needs >= %.2fx\n",
+      worst_run.cycles_per_access, free_run.cycles_per_access, ratio, threshold);
   EXPECT_GE(ratio, threshold) << "the 32-way kernel is only " << ratio
                               << "x slower than the conflict-free one (needs >= " << threshold
                               << "x): do all 32 lanes really hit one bank on different words?";
@@ -245,9 +256,11 @@ TEST(DegreeVsMeterPerf, YourModelPredictsTheMeasuredDegree) {
     Words words;
   };
   std::vector<Case> cases;
-  for (const int s : {1, 2, 4, 8, 16, 32, 33}) cases.push_back({"stride " + std::to_string(s), bank::strided_words(s)});
+  for (const int s : {1, 2, 4, 8, 16, 32, 33})
+    cases.push_back({"stride " + std::to_string(s), bank::strided_words(s)});
   auto rng = cudalab::make_rng(57);
-  cases.push_back({"broadcast", bank::broadcast_words(std::uniform_int_distribution<int>(0, 1000)(rng))});
+  cases.push_back(
+      {"broadcast", bank::broadcast_words(std::uniform_int_distribution<int>(0, 1000)(rng))});
   for (const Case& c : cases) {
     const int model = lab05::conflict_degree(bank::from_word_indices(c.words));
     const bank::MeterReading m = bank::measure_word_pattern(c.words);
@@ -267,23 +280,23 @@ TEST(MicrobenchProfiler, WavefrontsPerLoadMatchTheModel) {
   CUDALAB_REQUIRE_GPU();
   const std::string wavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
   const std::string loads = "smsp__sass_inst_executed_op_shared_ld.sum";
-  const cudalab::testing::NcuRun run = cudalab::testing::run_ncu(
-      {wavefronts, loads}, "conflict_free_kernel|all_conflict_kernel",
-      "MicrobenchGpu.ChainsEndOnTheExpectedWords");
+  const cudalab::testing::NcuRun run =
+      cudalab::testing::run_ncu({wavefronts, loads}, "conflict_free_kernel|all_conflict_kernel",
+                                "MicrobenchGpu.ChainsEndOnTheExpectedWords");
   if (!run.available) GTEST_SKIP() << run.skip_reason;
   ASSERT_EQ(run.exit_code, 0) << cudalab::testing::excerpt(run.output);
   int seen = 0;
   for (const auto& k : run.kernels) {
     const bool worst = k.name.find("all_conflict_kernel") != std::string::npos;
-    const int model = lab05::conflict_degree(bank::from_word_indices(
-        lab05::start_words(worst ? lab05::Microbench::AllConflict : lab05::Microbench::ConflictFree)));
+    const int model = lab05::conflict_degree(bank::from_word_indices(lab05::start_words(
+        worst ? lab05::Microbench::AllConflict : lab05::Microbench::ConflictFree)));
     const auto w = k.values.find(wavefronts), l = k.values.find(loads);
     ASSERT_TRUE(w != k.values.end() && l != k.values.end() && l->second > 0)
         << k.name << ": metrics missing in the ncu report";
     const double per_load = w->second / l->second;
-    cudalab::testing::record_measurement(worst ? "all_conflict_wavefronts_per_load"
-                                               : "conflict_free_wavefronts_per_load",
-                                         per_load, "wavefronts");
+    cudalab::testing::record_measurement(
+        worst ? "all_conflict_wavefronts_per_load" : "conflict_free_wavefronts_per_load", per_load,
+        "wavefronts");
     // The chain dominates: steps loads of `model` wavefronts each (the fill is stores).
     EXPECT_NEAR(per_load, model, 0.1 * model + 0.1)
         << k.name << ": ncu counts " << per_load << " wavefronts per shared load, your model says "

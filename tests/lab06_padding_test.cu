@@ -18,9 +18,11 @@ using tile_grading::Shape;
 // Thresholds. Measured with the reference solution on an NVIDIA H200 (CUDA 13.0), three full runs;
 // speed thresholds sit >= 30 % below the lowest measured ratio.
 // ---------------------------------------------------------------------------
-/// Padded vs conflicting matmul at 4096^2: measured 3.806x, 3.806x, 3.806x (6.81 against 1.79 TFLOP/s).
+/// Padded vs conflicting matmul at 4096^2: measured 3.806x, 3.806x, 3.806x (6.81 against 1.79
+/// TFLOP/s).
 constexpr double kMatmulSpeedup = 2.6;
-/// Padded vs conflicting transpose at 4096^2: measured 1.763x, 1.767x, 1.770x (2270 against 1286 GB/s).
+/// Padded vs conflicting transpose at 4096^2: measured 1.763x, 1.767x, 1.770x (2270 against 1286
+/// GB/s).
 constexpr double kTransposeSpeedup = 1.2;
 /// Nsight Compute bank conflicts per shared instruction: measured 0 for the padded
 /// kernels, 11.6 (transpose) and 5.3 (matmul) for the conflicting ones.

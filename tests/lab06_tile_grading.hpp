@@ -58,13 +58,12 @@ inline std::string matmul_shape_name(const ::testing::TestParamInfo<MatmulShape>
 /// Odd shapes, rectangles, single rows and columns, tiles cut at both edges.
 inline const Shape kTransposeShapes[] = {{1, 1},   {1, 100},  {100, 1},   {31, 33},    {33, 65},
                                          {64, 64}, {257, 31}, {96, 1000}, {1000, 999}, {2049, 67}};
-inline const MatmulShape kMatmulShapes[] = {{1, 1, 1},      {32, 32, 32}, {33, 65, 17},
+inline const MatmulShape kMatmulShapes[] = {{1, 1, 1},      {32, 32, 32},  {33, 65, 17},
                                             {100, 37, 129}, {31, 300, 33}, {257, 130, 45},
                                             {64, 1, 200},   {1, 96, 64}};
 
 /// The conflicting baselines in the launcher signatures.
-inline void conflicting_transpose(const float* in, float* out, int rows, int cols,
-                                  cudaStream_t s) {
+inline void conflicting_transpose(const float* in, float* out, int rows, int cols, cudaStream_t s) {
   smem_tiles::conflicting_transpose(in, out, rows, cols, s);
 }
 inline void conflicting_matmul(const float* a, const float* b, float* c, int m, int n, int k,
@@ -128,8 +127,8 @@ inline void expect_measured_conflict_free(const Lanes& words, const std::string&
 
 /// Records the measured degree of a column of an unpadded, unswizzled tile (for contrast).
 inline void record_plain_column_degree() {
-  const auto plain = cudalab::bank::measure_word_pattern(
-      cudalab::bank::strided_words(cudalab::bank::kWarpSize));
+  const auto plain =
+      cudalab::bank::measure_word_pattern(cudalab::bank::strided_words(cudalab::bank::kWarpSize));
   cudalab::testing::record_measurement("plain 32x32 tile column degree", plain.degree, "way");
 }
 
@@ -183,11 +182,9 @@ inline ::testing::AssertionResult matmul_ok(const MatmulLaunch& launch, MatmulSh
 inline void expect_transpose_with_every_block(const BlockRowsTranspose& launch, Shape s) {
   for (const int block_rows : {smem_tiles::kTransposeBlockRows, smem_tiles::kTile, 1}) {
     SCOPED_TRACE("block " + std::to_string(smem_tiles::kTile) + "x" + std::to_string(block_rows));
-    EXPECT_TRUE(transpose_ok(
-        [&](const float* in, float* out, int rows, int cols, cudaStream_t st) {
-          launch(in, out, rows, cols, block_rows, st);
-        },
-        s.rows, s.cols));
+    EXPECT_TRUE(transpose_ok([&](const float* in, float* out, int rows, int cols,
+                                 cudaStream_t st) { launch(in, out, rows, cols, block_rows, st); },
+                             s.rows, s.cols));
   }
 }
 
@@ -248,7 +245,9 @@ inline void expect_matmul_speedup(const MatmulLaunch& candidate, int n, double t
   d_b.upload(h_b);
   d_c.fill_bytes(0xFF);
   const auto cmp = cudalab::compare(
-      [&](cudaStream_t s) { conflicting_matmul(d_a.data(), d_b.data(), d_base.data(), n, n, n, s); },
+      [&](cudaStream_t s) {
+        conflicting_matmul(d_a.data(), d_b.data(), d_base.data(), n, n, n, s);
+      },
       [&](cudaStream_t s) { candidate(d_a.data(), d_b.data(), d_c.data(), n, n, n, s); },
       perf_options(7));
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -270,8 +269,8 @@ inline void expect_matmul_speedup(const MatmulLaunch& candidate, int n, double t
   const double flops = 2.0 * n * double(n) * n;
   cudalab::testing::record_measurement(name + " matmul", flops / (cmp.candidate.median_ms * 1e9),
                                        "TFLOP/s");
-  cudalab::testing::record_measurement("conflicting matmul",
-                                       flops / (cmp.baseline.median_ms * 1e9), "TFLOP/s");
+  cudalab::testing::record_measurement("conflicting matmul", flops / (cmp.baseline.median_ms * 1e9),
+                                       "TFLOP/s");
   cudalab::testing::expect_speedup(cmp, threshold, name + " vs conflicting matmul");
 }
 
@@ -279,8 +278,7 @@ inline void expect_matmul_speedup(const MatmulLaunch& candidate, int n, double t
 inline const std::vector<std::string> kConflictMetrics = {
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-    "smsp__sass_inst_executed_op_shared_ld.sum",
-    "smsp__sass_inst_executed_op_shared_st.sum"};
+    "smsp__sass_inst_executed_op_shared_ld.sum", "smsp__sass_inst_executed_op_shared_st.sum"};
 
 /// Counter totals over every profiled launch of one kernel.
 struct ConflictCount {
@@ -311,14 +309,14 @@ inline ConflictCount sum_for(const cudalab::testing::NcuRun& run, const std::str
  * @p min_base in the conflicting one. Skips when ncu cannot run.
  * Must be called directly from the test body (it may GTEST_SKIP()).
  */
-#define TILE_GRADING_EXPECT_FEW_CONFLICTS(prefix, gtest_filter, max_per_inst, min_base)      \
-  do {                                                                                     \
-    if (::cudalab::testing::running_under_tool()) GTEST_SKIP() << "already under a tool"; \
-    const auto tg_run_ = ::cudalab::testing::run_ncu(                                      \
+#define TILE_GRADING_EXPECT_FEW_CONFLICTS(prefix, gtest_filter, max_per_inst, min_base)         \
+  do {                                                                                          \
+    if (::cudalab::testing::running_under_tool()) GTEST_SKIP() << "already under a tool";       \
+    const auto tg_run_ = ::cudalab::testing::run_ncu(                                           \
         ::tile_grading::kConflictMetrics, "(" prefix "|conflicting)_(transpose|matmul)_kernel", \
-        (gtest_filter));                                                                   \
-    if (!tg_run_.available) GTEST_SKIP() << tg_run_.skip_reason;                           \
-    ::tile_grading::expect_few_conflicts(tg_run_, prefix, (max_per_inst), (min_base));     \
+        (gtest_filter));                                                                        \
+    if (!tg_run_.available) GTEST_SKIP() << tg_run_.skip_reason;                                \
+    ::tile_grading::expect_few_conflicts(tg_run_, prefix, (max_per_inst), (min_base));          \
   } while (0)
 
 inline void expect_few_conflicts(const cudalab::testing::NcuRun& run, const std::string& prefix,

@@ -19,9 +19,11 @@ using tile_grading::Shape;
 // Thresholds. Measured with the reference solution on an NVIDIA H200 (CUDA 13.0), three full runs;
 // speed thresholds sit >= 30 % below the lowest measured ratio.
 // ---------------------------------------------------------------------------
-/// Swizzled vs conflicting matmul at 4096^2: measured 3.504x, 3.505x, 3.505x (6.27 against 1.79 TFLOP/s).
+/// Swizzled vs conflicting matmul at 4096^2: measured 3.504x, 3.505x, 3.505x (6.27 against 1.79
+/// TFLOP/s).
 constexpr double kMatmulSpeedup = 2.4;
-/// Swizzled vs conflicting transpose at 4096^2: measured 1.757x, 1.765x, 1.768x (2270 against 1286 GB/s).
+/// Swizzled vs conflicting transpose at 4096^2: measured 1.757x, 1.765x, 1.768x (2270 against 1286
+/// GB/s).
 constexpr double kTransposeSpeedup = 1.2;
 /// Nsight Compute bank conflicts per shared instruction: measured 0 for the swizzled
 /// kernels, 11.6 (transpose) and 5.3 (matmul) for the conflicting ones.
@@ -54,7 +56,8 @@ Lanes vec4_indices(At at, bool interleaved) {
   Lanes v{};
   for (int l = 0; l < kTile; ++l) {
     const auto [row, vec] = at(l);
-    v[l] = static_cast<std::int64_t>(row) * kVecs + (interleaved ? lab07::vec4_slot(row, vec) : vec);
+    v[l] =
+        static_cast<std::int64_t>(row) * kVecs + (interleaved ? lab07::vec4_slot(row, vec) : vec);
   }
   return v;
 }
@@ -66,10 +69,10 @@ void expect_rows_are_permutations(Map map, int n, const std::string& name) {
     std::vector<int> taken_by(n, -1);
     for (int i = 0; i < n; ++i) {
       const int s = map(r, i);
-      ASSERT_TRUE(s >= 0 && s < n) << name << "(" << r << ", " << i << ") = " << s
-                                   << " lies outside the row (0.." << n - 1
-                                   << "): the element would land in another row"
-                                   << (r >= n ? " (is the row reduced modulo the row length?)" : "");
+      ASSERT_TRUE(s >= 0 && s < n)
+          << name << "(" << r << ", " << i << ") = " << s << " lies outside the row (0.." << n - 1
+          << "): the element would land in another row"
+          << (r >= n ? " (is the row reduced modulo the row length?)" : "");
       ASSERT_EQ(taken_by[s], -1) << name << "(" << r << ", " << i << ") = " << s << " = " << name
                                  << "(" << r << ", " << taken_by[s]
                                  << "): two elements of a row share one place (not a bijection)";
@@ -190,8 +193,8 @@ void expect_static_smem(const void* kernel, const std::string& name, int tiles) 
   cudalab::testing::record_measurement(name + " static shared memory", double(attr.sharedSizeBytes),
                                        "bytes", double(expected));
   EXPECT_EQ(attr.sharedSizeBytes, expected)
-      << name << " declares " << attr.sharedSizeBytes << " bytes of static shared memory; "
-      << tiles << " unpadded " << kTile << "x" << kTile << " float tile(s) take " << expected
+      << name << " declares " << attr.sharedSizeBytes << " bytes of static shared memory; " << tiles
+      << " unpadded " << kTile << "x" << kTile << " float tile(s) take " << expected
       << " bytes. A swizzle reorders the words of a tile and adds none (a [32][33] padded tile "
       << "would take " << kTile * (kTile + 1) * sizeof(float) << " bytes)";
 }

@@ -60,7 +60,8 @@ template <typename ElementOf>
                                        const std::vector<std::uint32_t>& got,
                                        const PackedLayout& layout, ElementOf element) {
   if (expected.size() != got.size()) {
-    return ::testing::AssertionFailure() << "size " << got.size() << ", expected " << expected.size();
+    return ::testing::AssertionFailure()
+           << "size " << got.size() << ", expected " << expected.size();
   }
   std::size_t wrong = 0;
   std::size_t first = expected.size();
@@ -81,7 +82,8 @@ template <typename ElementOf>
   os << wrong << " of " << expected.size() << " packed words differ; first: " << vector_name << " "
      << v << ", word " << w << ": expected " << hex(expected[first]) << ", got " << hex(got[first])
      << ". Lowest wrong bit " << bit << " = element " << e << " of that " << vector_name;
-  if (got[first] == 0xFFFFFFFFu) os << " (the word still holds the 0xFFFFFFFF poison: never written)";
+  if (got[first] == 0xFFFFFFFFu)
+    os << " (the word still holds the 0xFFFFFFFF poison: never written)";
   const float value = element(v, e);
   if (value == 0.0f) {
     os << ", a padding bit (past K): must be 0";
@@ -101,8 +103,8 @@ TEST(PopcountTableCpu, EveryEntryCountsTheBitsOfItsByte) {
   int wrong = 0;
   for (int i = 0; i < 256; ++i) {
     const int expected = static_cast<int>(std::bitset<8>(i).count());
-    EXPECT_EQ(int(table[i]), expected) << "table[" << i << "] (binary " << std::bitset<8>(i)
-                                       << ") should be its number of 1 bits";
+    EXPECT_EQ(int(table[i]), expected)
+        << "table[" << i << "] (binary " << std::bitset<8>(i) << ") should be its number of 1 bits";
     wrong += int(table[i]) != expected;
     if (wrong >= 8) {
       ADD_FAILURE() << "stopping after 8 wrong entries";
@@ -134,7 +136,8 @@ TEST(XnorDotCpu, EqualsTheHostBinaryDotForRandomVectors) {
   for (const int k : {1, 2, 5, 31, 32, 33, 63, 65, 100, 999, 1000, 1001}) {
     for (int trial = 0; trial < 20; ++trial) {
       const auto x = cudalab::random_matrix(1, k, cudalab::Fill::PlusMinusOne, 100 * k + 2 * trial);
-      const auto y = cudalab::random_matrix(1, k, cudalab::Fill::PlusMinusOne, 100 * k + 2 * trial + 1);
+      const auto y =
+          cudalab::random_matrix(1, k, cudalab::Fill::PlusMinusOne, 100 * k + 2 * trial + 1);
       const auto p = bits::pack_rows(x, 1, k), q = bits::pack_rows(y, 1, k);
       int equal = 0;
       for (int w = 0; w < bits::words32(k); ++w) {
@@ -244,9 +247,9 @@ std::string matmul_name(const ::testing::TestParamInfo<MatmulShape>& p) {
          std::to_string(p.param.k);
 }
 
-const MatmulShape kMatmulShapes[] = {{1, 1, 1},     {1, 7, 31},     {5, 3, 32},    {7, 9, 33},
-                                     {33, 65, 1000}, {64, 1, 1000},  {1, 130, 1000}, {100, 77, 63},
-                                     {17, 257, 1025}, {300, 200, 999}, {2, 3, 4100}};
+const MatmulShape kMatmulShapes[] = {
+    {1, 1, 1},      {1, 7, 31},    {5, 3, 32},      {7, 9, 33},      {33, 65, 1000}, {64, 1, 1000},
+    {1, 130, 1000}, {100, 77, 63}, {17, 257, 1025}, {300, 200, 999}, {2, 3, 4100}};
 
 /// Packed inputs (from the host packers: A by rows, B by columns word-major) and the
 /// reference, for one shape.
@@ -277,7 +280,8 @@ TEST_P(XnorMatmulGpu, TablePopcountEqualsFloatMatmul) {
   MatmulCase c(m, n, k);
   const cudalab::DeviceBuffer<std::uint8_t> d_table = lab08::upload_popcount_table();
   for (const int threads : {lab08::kSeedThreads, 256, 100}) {
-    SCOPED_TRACE("<<<" + std::to_string(m) + ", " + std::to_string(threads) + ">>>, table popcount");
+    SCOPED_TRACE("<<<" + std::to_string(m) + ", " + std::to_string(threads) +
+                 ">>>, table popcount");
     c.d_c.fill_bytes(0xFF);  // NaN
     lab08::xnor_matmul_table(c.d_a_bits.data(), c.d_b_bits.data(), d_table.data(), c.d_c.data(), m,
                              n, k, threads);
@@ -307,7 +311,8 @@ TEST(XnorPipelineGpu, DevicePackersThenMatmulEqualFloatMatmul) {
   const auto expected = cudalab::reference_matmul(h_a, h_b, m, n, k);
   const int words = bits::words32(k);
   cudalab::DeviceBuffer<float> d_a(h_a.size()), d_b(h_b.size()), d_c(std::size_t(m) * n);
-  cudalab::DeviceBuffer<std::uint32_t> d_a_bits(std::size_t(m) * words), d_b_bits(std::size_t(words) * n);
+  cudalab::DeviceBuffer<std::uint32_t> d_a_bits(std::size_t(m) * words),
+      d_b_bits(std::size_t(words) * n);
   d_a.upload(h_a);
   d_b.upload(h_b);
   d_a_bits.fill_bytes(0xFF);
@@ -323,7 +328,8 @@ TEST(XnorLaunchGpu, RejectsBadArguments) {
   CUDALAB_REQUIRE_GPU();
   cudalab::DeviceBuffer<std::uint32_t> d_w(4);
   cudalab::DeviceBuffer<float> d_c(4);
-  EXPECT_THROW(lab08::xnor_matmul_popc(d_w.data(), d_w.data(), d_c.data(), 0, 2, 2), std::invalid_argument);
+  EXPECT_THROW(lab08::xnor_matmul_popc(d_w.data(), d_w.data(), d_c.data(), 0, 2, 2),
+               std::invalid_argument);
   EXPECT_THROW(lab08::xnor_matmul_popc(d_w.data(), d_w.data(), d_c.data(), 2, 2, 2, 2000),
                std::invalid_argument);
   // Then a valid call must still work: 2x2 with K = 2, all +1 (bits 0b11; one word per
@@ -363,7 +369,8 @@ class XnorPerf : public ::testing::Test {
   }
 
   void float_baseline(cudaStream_t s) {
-    lab08::float_matmul_rows(d_a.data(), d_b.data(), d_c_float.data(), n, n, n, lab08::kSeedThreads, s);
+    lab08::float_matmul_rows(d_a.data(), d_b.data(), d_c_float.data(), n, n, n, lab08::kSeedThreads,
+                             s);
   }
 
   /// The timed XNOR output must equal the float output (exact for ±1 data, |C| <= 4096),
@@ -375,7 +382,8 @@ class XnorPerf : public ::testing::Test {
     const int rows = 4;
     const auto host_rows = bits::binary_matmul_word_major_rows(a_bits, b_bits, n, n, n - rows, n);
     EXPECT_TRUE(cudalab::testing::matrices_match(
-        host_rows, std::vector<float>(got.end() - std::ptrdiff_t(rows) * n, got.end()), rows, n, 0.0))
+        host_rows, std::vector<float>(got.end() - std::ptrdiff_t(rows) * n, got.end()), rows, n,
+        0.0))
         << "last rows against the host reference";
   }
 
@@ -387,34 +395,39 @@ class XnorPerf : public ::testing::Test {
 
 TEST_F(XnorPerf, PopcIsFasterThanFloatOneBlockPerRow) {
   d_c_xnor.fill_bytes(0xFF);
-  const cudalab::Comparison cmp = cudalab::compare(
-      [&](cudaStream_t s) { float_baseline(s); },
-      [&](cudaStream_t s) {
-        lab08::xnor_matmul_popc(d_a_bits.data(), d_b_bits.data(), d_c_xnor.data(), n, n, n,
-                                lab08::kSeedThreads, s);
-      });
+  const cudalab::Comparison cmp =
+      cudalab::compare([&](cudaStream_t s) { float_baseline(s); },
+                       [&](cudaStream_t s) {
+                         lab08::xnor_matmul_popc(d_a_bits.data(), d_b_bits.data(), d_c_xnor.data(),
+                                                 n, n, n, lab08::kSeedThreads, s);
+                       });
   expect_xnor_output_correct();
   const double ops = 2.0 * double(n) * n * n;
-  cudalab::testing::record_measurement("float_rows_tops", ops / (cmp.baseline.median_ms * 1e9), "TOPS");
-  cudalab::testing::record_measurement("xnor_popc_tops", ops / (cmp.candidate.median_ms * 1e9), "TOPS");
-  cudalab::testing::expect_speedup(cmp, kPopcOverFloatSpeedup,
-                                   "XNOR __popc <<<4096, 32>>> vs float one-block-per-row <<<4096, 32>>>");
+  cudalab::testing::record_measurement("float_rows_tops", ops / (cmp.baseline.median_ms * 1e9),
+                                       "TOPS");
+  cudalab::testing::record_measurement("xnor_popc_tops", ops / (cmp.candidate.median_ms * 1e9),
+                                       "TOPS");
+  cudalab::testing::expect_speedup(
+      cmp, kPopcOverFloatSpeedup,
+      "XNOR __popc <<<4096, 32>>> vs float one-block-per-row <<<4096, 32>>>");
 }
 
 TEST_F(XnorPerf, TableIsFasterThanFloatOneBlockPerRow) {
   const cudalab::DeviceBuffer<std::uint8_t> d_table = lab08::upload_popcount_table();
   d_c_xnor.fill_bytes(0xFF);
-  const cudalab::Comparison cmp = cudalab::compare(
-      [&](cudaStream_t s) { float_baseline(s); },
-      [&](cudaStream_t s) {
-        lab08::xnor_matmul_table(d_a_bits.data(), d_b_bits.data(), d_table.data(), d_c_xnor.data(), n,
-                                 n, n, lab08::kSeedThreads, s);
-      });
+  const cudalab::Comparison cmp =
+      cudalab::compare([&](cudaStream_t s) { float_baseline(s); },
+                       [&](cudaStream_t s) {
+                         lab08::xnor_matmul_table(d_a_bits.data(), d_b_bits.data(), d_table.data(),
+                                                  d_c_xnor.data(), n, n, n, lab08::kSeedThreads, s);
+                       });
   expect_xnor_output_correct();
   const double ops = 2.0 * double(n) * n * n;
-  cudalab::testing::record_measurement("xnor_table_tops", ops / (cmp.candidate.median_ms * 1e9), "TOPS");
-  cudalab::testing::expect_speedup(cmp, kTableOverFloatSpeedup,
-                                   "XNOR table <<<4096, 32>>> vs float one-block-per-row <<<4096, 32>>>");
+  cudalab::testing::record_measurement("xnor_table_tops", ops / (cmp.candidate.median_ms * 1e9),
+                                       "TOPS");
+  cudalab::testing::expect_speedup(
+      cmp, kTableOverFloatSpeedup,
+      "XNOR table <<<4096, 32>>> vs float one-block-per-row <<<4096, 32>>>");
 }
 
 }  // namespace

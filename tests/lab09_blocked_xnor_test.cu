@@ -122,20 +122,22 @@ TEST_P(GivenBaselinesGpu, NaiveXnorAndCublasAreExact) {
                             m, n, k);
   })) << "naive table";
   const lab09::CublasHandle cublas;
-  EXPECT_TRUE(p.run_and_check([&] { lab09::cublas_sgemm(cublas, p.d_a.data(), p.d_b.data(), p.d_c.data(), m, n, k); }))
-      << "cuBLAS SGEMM";
+  EXPECT_TRUE(p.run_and_check([&] {
+    lab09::cublas_sgemm(cublas, p.d_a.data(), p.d_b.data(), p.d_c.data(), m, n, k);
+  })) << "cuBLAS SGEMM";
 }
 
-INSTANTIATE_TEST_SUITE_P(Given, GivenBaselinesGpu, ::testing::ValuesIn(kBaselineShapes), shape_name);
+INSTANTIATE_TEST_SUITE_P(Given, GivenBaselinesGpu, ::testing::ValuesIn(kBaselineShapes),
+                         shape_name);
 
 // ---------------------------------------------------------------------------
 // The 16x16 tiled kernel: exact, for M, N, K that are not multiples of the tile.
 // K = 600 and 1500 (19 and 47 words) end in a partial tile after full ones, so a tile
 // edge that is not zero-filled keeps stale words of the previous step.
 // ---------------------------------------------------------------------------
-const Shape kTiledShapes[] = {{1, 1, 1},      {1, 17, 31},     {16, 16, 32},   {17, 15, 33},
-                              {33, 47, 515},  {100, 1, 600},   {1, 100, 1500}, {129, 65, 1000},
-                              {64, 48, 512},  {257, 300, 1500}, {3, 500, 4097}, {700, 900, 2000}};
+const Shape kTiledShapes[] = {{1, 1, 1},     {1, 17, 31},      {16, 16, 32},   {17, 15, 33},
+                              {33, 47, 515}, {100, 1, 600},    {1, 100, 1500}, {129, 65, 1000},
+                              {64, 48, 512}, {257, 300, 1500}, {3, 500, 4097}, {700, 900, 2000}};
 
 class TiledXnorGpu : public ::testing::TestWithParam<Shape> {};
 
@@ -147,7 +149,8 @@ TEST_P(TiledXnorGpu, TableInSharedMemoryIsExact) {
   for (int run = 0; run < 2; ++run) {  // a race may hide in one run
     SCOPED_TRACE("run " + std::to_string(run + 1) + " of tiled_xnor_table");
     EXPECT_TRUE(p.run_and_check([&] {
-      lab09::tiled_xnor_table(p.d_a32.data(), p.d_b32.data(), d_table.data(), p.d_c.data(), m, n, k);
+      lab09::tiled_xnor_table(p.d_a32.data(), p.d_b32.data(), d_table.data(), p.d_c.data(), m, n,
+                              k);
     }));
   }
 }
@@ -158,9 +161,8 @@ TEST_P(TiledXnorGpu, IntrinsicPopcountIsExact) {
   Problem p(m, n, k);
   for (int run = 0; run < 2; ++run) {
     SCOPED_TRACE("run " + std::to_string(run + 1) + " of tiled_xnor_popc");
-    EXPECT_TRUE(p.run_and_check([&] {
-      lab09::tiled_xnor_popc(p.d_a32.data(), p.d_b32.data(), p.d_c.data(), m, n, k);
-    }));
+    EXPECT_TRUE(p.run_and_check(
+        [&] { lab09::tiled_xnor_popc(p.d_a32.data(), p.d_b32.data(), p.d_c.data(), m, n, k); }));
   }
 }
 
@@ -169,9 +171,9 @@ INSTANTIATE_TEST_SUITE_P(Shapes, TiledXnorGpu, ::testing::ValuesIn(kTiledShapes)
 // ---------------------------------------------------------------------------
 // Advanced: the register-tiled 64-bit kernel (128 x 128 block tiles, 8-word stages).
 // ---------------------------------------------------------------------------
-const Shape kRegisterShapes[] = {{1, 1, 1},       {1, 129, 63},   {127, 129, 64},  {128, 128, 512},
-                                 {129, 130, 513}, {257, 1, 1000}, {300, 257, 1500}, {3, 500, 4097},
-                                 {640, 384, 2048}, {1000, 700, 1111}};
+const Shape kRegisterShapes[] = {
+    {1, 1, 1},      {1, 129, 63},     {127, 129, 64}, {128, 128, 512},  {129, 130, 513},
+    {257, 1, 1000}, {300, 257, 1500}, {3, 500, 4097}, {640, 384, 2048}, {1000, 700, 1111}};
 
 class RegisterTiledGpu : public ::testing::TestWithParam<Shape> {};
 
@@ -187,7 +189,8 @@ TEST_P(RegisterTiledGpu, SixtyFourBitRegisterTileIsExact) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, RegisterTiledGpu, ::testing::ValuesIn(kRegisterShapes), shape_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, RegisterTiledGpu, ::testing::ValuesIn(kRegisterShapes),
+                         shape_name);
 
 // ---------------------------------------------------------------------------
 // Races, memory errors, barriers (compute-sanitizer) on shapes with partial tiles: the
@@ -232,7 +235,7 @@ class PerfFixture : public ::testing::Test {
     d_b64 = Problem::upload(bits::pack_cols64(h_b, n, n));
     d_c_base = cudalab::DeviceBuffer<float>(std::size_t(n) * n);
     d_c = cudalab::DeviceBuffer<float>(std::size_t(n) * n);
-    d_c.fill_bytes(0xFF);  // NaN until the timed kernel writes it
+    d_c.fill_bytes(0xFF);                              // NaN until the timed kernel writes it
     handle = std::make_unique<lab09::CublasHandle>();  // after the GPU check: needs a device
   }
 
@@ -269,7 +272,9 @@ TEST_F(TiledPerf, PopcTiledIsFasterThanNaiveXnor) {
       [&](cudaStream_t s) {
         lab09::naive_xnor_popc(d_a32.data(), d_b32_word_major.data(), d_c_base.data(), n, n, n, s);
       },
-      [&](cudaStream_t s) { lab09::tiled_xnor_popc(d_a32.data(), d_b32.data(), d_c.data(), n, n, n, s); });
+      [&](cudaStream_t s) {
+        lab09::tiled_xnor_popc(d_a32.data(), d_b32.data(), d_c.data(), n, n, n, s);
+      });
   expect_output_correct("tiled_xnor_popc");
   cudalab::testing::expect_speedup(cmp, kTiledOverNaiveSpeedup,
                                    "tiled 16x16 __popc vs naive XNOR <<<4096, 32>>> __popc");
@@ -279,8 +284,8 @@ TEST_F(TiledPerf, TableTiledIsFasterThanNaiveTable) {
   const cudalab::DeviceBuffer<std::uint8_t> d_table = lab09::make_popcount_table();
   const cudalab::Comparison cmp = cudalab::compare(
       [&](cudaStream_t s) {
-        lab09::naive_xnor_table(d_a32.data(), d_b32_word_major.data(), d_table.data(), d_c_base.data(),
-                                n, n, n, s);
+        lab09::naive_xnor_table(d_a32.data(), d_b32_word_major.data(), d_table.data(),
+                                d_c_base.data(), n, n, n, s);
       },
       [&](cudaStream_t s) {
         lab09::tiled_xnor_table(d_a32.data(), d_b32.data(), d_table.data(), d_c.data(), n, n, n, s);
@@ -294,9 +299,11 @@ TEST_F(TiledPerf, TableTiledIsFasterThanNaiveTable) {
 class CublasPerf : public PerfFixture {};
 
 TEST_F(CublasPerf, TiledBinaryGemmBeatsCublasSgemm) {
-  const cudalab::Comparison cmp = cudalab::compare(
-      [&](cudaStream_t s) { cublas(s); },
-      [&](cudaStream_t s) { lab09::tiled_xnor_popc(d_a32.data(), d_b32.data(), d_c.data(), n, n, n, s); });
+  const cudalab::Comparison cmp =
+      cudalab::compare([&](cudaStream_t s) { cublas(s); },
+                       [&](cudaStream_t s) {
+                         lab09::tiled_xnor_popc(d_a32.data(), d_b32.data(), d_c.data(), n, n, n, s);
+                       });
   expect_output_correct("tiled_xnor_popc");
   cudalab::testing::record_measurement("cublas_sgemm_ms", cmp.baseline.median_ms, "ms");
   cudalab::testing::record_measurement("tiled_xnor_ms", cmp.candidate.median_ms, "ms");
@@ -310,7 +317,9 @@ TEST_F(RegisterTiledPerf, ReachesThreeQuartersOfThePopcCeiling) {
   cudalab::BenchOptions bo;
   bo.reps = 15;
   const cudalab::BenchStats stats = cudalab::benchmark(
-      [&](cudaStream_t s) { lab09::register_tiled_xnor(d_a64.data(), d_b64.data(), d_c.data(), n, n, n, s); },
+      [&](cudaStream_t s) {
+        lab09::register_tiled_xnor(d_a64.data(), d_b64.data(), d_c.data(), n, n, n, s);
+      },
       bo);
   expect_output_correct("register_tiled_xnor");
   const cudalab::DeviceInfo info = cudalab::query_device();
@@ -323,18 +332,21 @@ TEST_F(RegisterTiledPerf, ReachesThreeQuartersOfThePopcCeiling) {
   cudalab::testing::record_measurement("register_tiled_bit_macs", rate / 1e12, "Tbit-MAC/s");
   cudalab::testing::record_measurement("popc_ceiling", ceiling / 1e12, "Tbit-MAC/s");
   cudalab::testing::record_measurement("popc_ceiling_percent", percent, "%", threshold);
-  EXPECT_GE(percent, threshold)
-      << "register_tiled_xnor reaches " << rate / 1e12 << " Tbit-MAC/s = " << percent
-      << " % of the popc ceiling (" << info.sm_count << " SMs x " << info.sm_clock_khz / 1000
-      << " MHz x 16 POPC/clock x 32 bits = " << ceiling / 1e12 << " Tbit-MAC/s), needs >= "
-      << threshold << " % (median of " << stats.samples_ms.size() << " runs, "
-      << stats.median_ms << " ms)";
+  EXPECT_GE(percent, threshold) << "register_tiled_xnor reaches " << rate / 1e12
+                                << " Tbit-MAC/s = " << percent << " % of the popc ceiling ("
+                                << info.sm_count << " SMs x " << info.sm_clock_khz / 1000
+                                << " MHz x 16 POPC/clock x 32 bits = " << ceiling / 1e12
+                                << " Tbit-MAC/s), needs >= " << threshold << " % (median of "
+                                << stats.samples_ms.size() << " runs, " << stats.median_ms
+                                << " ms)";
 }
 
 TEST_F(RegisterTiledPerf, BeatsCublasSgemm) {
   const cudalab::Comparison cmp = cudalab::compare(
       [&](cudaStream_t s) { cublas(s); },
-      [&](cudaStream_t s) { lab09::register_tiled_xnor(d_a64.data(), d_b64.data(), d_c.data(), n, n, n, s); });
+      [&](cudaStream_t s) {
+        lab09::register_tiled_xnor(d_a64.data(), d_b64.data(), d_c.data(), n, n, n, s);
+      });
   expect_output_correct("register_tiled_xnor");
   cudalab::testing::expect_speedup(cmp, kRegisterTiledOverCublasSpeedup,
                                    "register-tiled 64-bit vs cublasSgemm on the same ±1 data");

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The repository's honesty checks that need no GPU (instructor checkout), as CI runs them:
+#   0. format check       every C++/CUDA source matches .clang-format
 #   1. skeleton check      solutions/ and tests/wrong/ differ from labs/ only in TODO regions
 #   2. stub audit (CPU)    every CPU-graded test fails on the untouched stubs (build/ci-student)
 #   3. known-wrong (CPU)   the graders reject the known-wrong submissions; the variants
@@ -33,6 +34,7 @@ student_release() {
     tools/export_student_release.sh --verify build/student-release
 }
 
+check "format check" tools/format_check.sh
 check "skeleton check" python3 tools/skeleton_check.py
 check "stub audit (CPU-graded tests)" python3 tools/stub_audit.py --cpu-only -j "$jobs"
 check "known-wrong submissions (no GPU)" known_wrong_cpu

@@ -51,8 +51,8 @@ std::string render_bank_diagram(const WarpRequest& r, const std::string& title) 
       std::string row(kNumBanks, '.');
       const bool active = ((r.active_mask >> lane) & 1u) != 0;
       if (active) {
-        const std::uint64_t first_word = r.byte_address[static_cast<std::size_t>(lane)] /
-                                         kBankWidthBytes;
+        const std::uint64_t first_word =
+            r.byte_address[static_cast<std::size_t>(lane)] / kBankWidthBytes;
         for (int w = 0; w < words_per_lane; ++w) {
           const std::uint64_t word = first_word + static_cast<std::uint64_t>(w);
           const int bank = static_cast<int>(word % kNumBanks);

@@ -69,9 +69,12 @@ WarpRequest from_element_indices(const std::array<std::int64_t, kWarpSize>& elem
 
 int lanes_per_phase(int access_bytes) {
   switch (access_bytes) {
-    case 4: return 32;   // 32 lanes x 4 B = 128 B: one phase
-    case 8: return 16;   // half-warps
-    case 16: return 8;   // quarter-warps
+    case 4:
+      return 32;  // 32 lanes x 4 B = 128 B: one phase
+    case 8:
+      return 16;  // half-warps
+    case 16:
+      return 8;  // quarter-warps
     default:
       throw std::invalid_argument("bank model: access width must be 4, 8 or 16 bytes, got " +
                                   std::to_string(access_bytes));
@@ -104,7 +107,8 @@ int wavefronts(const WarpRequest& r) {
 
 std::array<std::int64_t, kWarpSize> strided_words(std::int64_t stride, std::int64_t offset) {
   std::array<std::int64_t, kWarpSize> w{};
-  for (int lane = 0; lane < kWarpSize; ++lane) w[static_cast<std::size_t>(lane)] = offset + lane * stride;
+  for (int lane = 0; lane < kWarpSize; ++lane)
+    w[static_cast<std::size_t>(lane)] = offset + lane * stride;
   return w;
 }
 

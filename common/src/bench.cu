@@ -76,8 +76,7 @@ BenchStats benchmark(const GpuWork& work, const BenchOptions& options) {
   return summarize(std::move(samples));
 }
 
-Comparison compare(const GpuWork& baseline, const GpuWork& candidate,
-                   const BenchOptions& options) {
+Comparison compare(const GpuWork& baseline, const GpuWork& candidate, const BenchOptions& options) {
   check_options(options);
   for (int i = 0; i < options.warmup; ++i) {
     baseline(options.stream);
@@ -105,8 +104,8 @@ double speedup_scale() {
   char* end = nullptr;
   const double v = std::strtod(env, &end);
   if (end == env || *end != '\0' || !(v > 0.0) || !std::isfinite(v)) {
-    throw std::invalid_argument(std::string("CUDALAB_SPEEDUP_SCALE must be a positive number, got '") +
-                                env + "'");
+    throw std::invalid_argument(
+        std::string("CUDALAB_SPEEDUP_SCALE must be a positive number, got '") + env + "'");
   }
   return v;
 }

@@ -44,7 +44,8 @@ std::vector<Word> pack(const std::vector<float>& m, int count, int k, std::size_
   for (int v = 0; v < count; ++v) {
     Word* out = packed.data() + std::size_t(v) * words;
     for (int e = 0; e < k; ++e) {
-      const Word bit = static_cast<Word>(bit_of(m[std::size_t(v) * v_stride + std::size_t(e) * e_stride]));
+      const Word bit =
+          static_cast<Word>(bit_of(m[std::size_t(v) * v_stride + std::size_t(e) * e_stride]));
       out[e / kWordBits] |= bit << (e % kWordBits);  // LSB first
     }
   }
@@ -74,7 +75,8 @@ std::vector<std::uint32_t> pack_cols(const std::vector<float>& b, int k, int col
 
 std::vector<std::uint32_t> pack_cols_word_major(const std::vector<float>& b, int k, int cols) {
   check_shape("pack_cols_word_major", b.size(), k, cols);
-  const std::vector<std::uint32_t> by_column = pack<std::uint32_t>(b, cols, k, 1, std::size_t(cols));
+  const std::vector<std::uint32_t> by_column =
+      pack<std::uint32_t>(b, cols, k, 1, std::size_t(cols));
   const std::size_t words = std::size_t(words32(k));
   std::vector<std::uint32_t> packed(by_column.size());
   for (std::size_t j = 0; j < std::size_t(cols); ++j) {
@@ -93,9 +95,13 @@ std::vector<std::uint64_t> pack_cols64(const std::vector<float>& b, int k, int c
   return pack<std::uint64_t>(b, cols, k, 1, std::size_t(cols));
 }
 
-int binary_dot(const std::uint32_t* p, const std::uint32_t* q, int k) { return dot(p, q, k); }
+int binary_dot(const std::uint32_t* p, const std::uint32_t* q, int k) {
+  return dot(p, q, k);
+}
 
-int binary_dot(const std::uint64_t* p, const std::uint64_t* q, int k) { return dot(p, q, k); }
+int binary_dot(const std::uint64_t* p, const std::uint64_t* q, int k) {
+  return dot(p, q, k);
+}
 
 std::vector<float> binary_matmul_rows(const std::vector<std::uint32_t>& a_rows,
                                       const std::vector<std::uint32_t>& b_cols, int n, int k,
@@ -108,8 +114,8 @@ std::vector<float> binary_matmul_rows(const std::vector<std::uint32_t>& a_rows,
   std::vector<float> c(std::size_t(row_end - row_begin) * n);
   for (int i = row_begin; i < row_end; ++i) {
     for (int j = 0; j < n; ++j) {
-      c[std::size_t(i - row_begin) * n + j] = static_cast<float>(
-          binary_dot(a_rows.data() + std::size_t(i) * words, b_cols.data() + std::size_t(j) * words, k));
+      c[std::size_t(i - row_begin) * n + j] = static_cast<float>(binary_dot(
+          a_rows.data() + std::size_t(i) * words, b_cols.data() + std::size_t(j) * words, k));
     }
   }
   return c;
@@ -147,8 +153,8 @@ std::vector<float> binary_matmul_word_major_rows(const std::vector<std::uint32_t
 }
 
 std::vector<float> binary_matmul_word_major(const std::vector<std::uint32_t>& a_rows,
-                                            const std::vector<std::uint32_t>& b_words, int m,
-                                            int n, int k) {
+                                            const std::vector<std::uint32_t>& b_words, int m, int n,
+                                            int k) {
   if (m < 0 || a_rows.size() != std::size_t(m) * std::size_t(words32(k))) {
     throw std::invalid_argument("binary_matmul_word_major: packed A is not M x words32(K)");
   }

@@ -80,11 +80,10 @@ double measure_cycles_per_access(const std::array<std::int64_t, 32>& word_index)
     d_final.download(final_word.data());
     for (int lane = 0; lane < 32; ++lane) {
       if (final_word[static_cast<std::size_t>(lane)] != start[static_cast<std::size_t>(lane)]) {
-        throw std::runtime_error("conflict meter: lane " + std::to_string(lane) +
-                                 " chain ended at word " +
-                                 std::to_string(final_word[static_cast<std::size_t>(lane)]) +
-                                 ", expected " +
-                                 std::to_string(start[static_cast<std::size_t>(lane)]));
+        throw std::runtime_error(
+            "conflict meter: lane " + std::to_string(lane) + " chain ended at word " +
+            std::to_string(final_word[static_cast<std::size_t>(lane)]) + ", expected " +
+            std::to_string(start[static_cast<std::size_t>(lane)]));
       }
     }
     // The warp runs in lockstep; lane 0's clock speaks for the request.
@@ -124,7 +123,9 @@ MeterReading measure_word_pattern(const std::array<std::int64_t, 32>& word_index
   return MeterReading{cycles, degree_from_cycles(cycles, cal)};
 }
 
-double meter_tolerance(int expected_degree) noexcept { return 0.4 + 0.1 * expected_degree; }
+double meter_tolerance(int expected_degree) noexcept {
+  return 0.4 + 0.1 * expected_degree;
+}
 
 bool degree_matches(double measured, int expected_degree) noexcept {
   return std::fabs(measured - expected_degree) <= meter_tolerance(expected_degree);

@@ -37,9 +37,11 @@ std::string demo_usage(const std::string& program, const DemoLimits& l) {
   os << "usage: " << program << " [--size N] [--block B] [--reps R] [--check]\n"
      << "  --size N   problem side, " << l.min_size << ".." << l.max_size << " (default "
      << l.default_size << ")\n"
-     << "  --block B  " << (l.block_is_2d ? "block edge (B x B threads), 1..32" : "threads per block, 1..1024")
+     << "  --block B  "
+     << (l.block_is_2d ? "block edge (B x B threads), 1..32" : "threads per block, 1..1024")
      << " (default " << l.default_block << ")\n"
-     << "  --reps R   timed repetitions, 1.." << l.max_reps << " (default " << l.default_reps << ")\n"
+     << "  --reps R   timed repetitions, 1.." << l.max_reps << " (default " << l.default_reps
+     << ")\n"
      << "  --check    verify every variant against the host reference (exit 1 on mismatch)\n";
   return os.str();
 }
@@ -96,7 +98,8 @@ int run_demo(int argc, const char* const* argv, const std::string& title, const 
     return 77;
   }
   try {
-    std::cout << title << "\n" << "device: " << describe(query_device()) << "\n\n";
+    std::cout << title << "\n"
+              << "device: " << describe(query_device()) << "\n\n";
     return body(options);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << std::endl;

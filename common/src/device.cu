@@ -67,9 +67,9 @@ std::string gpu_unavailable_reason(int min_major, int min_minor) {
     return "cannot query GPU " + std::to_string(dev);
   }
   if (prop.major < min_major || (prop.major == min_major && prop.minor < min_minor)) {
-    return std::string(prop.name) + " has compute capability " + std::to_string(prop.major) +
-           "." + std::to_string(prop.minor) + ", this test needs " + std::to_string(min_major) +
-           "." + std::to_string(min_minor);
+    return std::string(prop.name) + " has compute capability " + std::to_string(prop.major) + "." +
+           std::to_string(prop.minor) + ", this test needs " + std::to_string(min_major) + "." +
+           std::to_string(min_minor);
   }
   if (cudaSetDevice(dev) != cudaSuccess) {
     cudaGetLastError();

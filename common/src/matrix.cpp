@@ -76,17 +76,22 @@ std::vector<float> random_matrix(int rows, int cols, Fill fill, std::uint64_t st
   if (rows < 0 || cols < 0) throw std::invalid_argument("random_matrix: negative size");
   std::vector<float> m(static_cast<std::size_t>(rows) * cols);
   switch (fill) {
-    case Fill::PlusMinusOne: fill_pm1(m, stream); break;
-    case Fill::SmallInt: fill_small_int(m, stream); break;
-    case Fill::Uniform: fill_uniform(m, stream); break;
+    case Fill::PlusMinusOne:
+      fill_pm1(m, stream);
+      break;
+    case Fill::SmallInt:
+      fill_small_int(m, stream);
+      break;
+    case Fill::Uniform:
+      fill_uniform(m, stream);
+      break;
   }
   return m;
 }
 
-std::vector<float> reference_matmul(const std::vector<float>& a, const std::vector<float>& b,
-                                    int m, int n, int k) {
-  if (m < 0 || n < 0 || k < 0 || a.size() != std::size_t(m) * k ||
-      b.size() != std::size_t(k) * n) {
+std::vector<float> reference_matmul(const std::vector<float>& a, const std::vector<float>& b, int m,
+                                    int n, int k) {
+  if (m < 0 || n < 0 || k < 0 || a.size() != std::size_t(m) * k || b.size() != std::size_t(k) * n) {
     throw std::invalid_argument("reference_matmul: sizes do not match M, N, K");
   }
   std::vector<double> acc(static_cast<std::size_t>(m) * n, 0.0);
@@ -102,7 +107,9 @@ std::vector<float> reference_matmul(const std::vector<float>& a, const std::vect
   return std::vector<float>(acc.begin(), acc.end());
 }
 
-double matmul_tolerance(int k) { return std::max(1e-5, 4.0 * FLT_EPSILON * std::max(k, 1)); }
+double matmul_tolerance(int k) {
+  return std::max(1e-5, 4.0 * FLT_EPSILON * std::max(k, 1));
+}
 
 MatrixCompare compare_matrices(const std::vector<float>& expected, const std::vector<float>& got,
                                int rows, int cols, double rel_tol) {

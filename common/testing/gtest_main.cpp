@@ -28,8 +28,7 @@ int main(int argc, char** argv) {
       std::printf("[ CUDALAB  ] %s\n", cudalab::seed_note().c_str());
       const std::string reason = cudalab::gpu_unavailable_reason();
       if (reason.empty()) {
-        std::printf("[ CUDALAB  ] GPU: %s\n",
-                    cudalab::describe(cudalab::query_device()).c_str());
+        std::printf("[ CUDALAB  ] GPU: %s\n", cudalab::describe(cudalab::query_device()).c_str());
       } else {
         std::printf("[ CUDALAB  ] GPU tests will be skipped: %s\n", reason.c_str());
       }

@@ -17,7 +17,8 @@ void record_measurement(const std::string& name, double value, const std::string
                         double threshold) {
   char line[512];
   if (std::isnan(threshold)) {
-    std::snprintf(line, sizeof line, "[ MEASURE  ] %s = %.4g %s", name.c_str(), value, unit.c_str());
+    std::snprintf(line, sizeof line, "[ MEASURE  ] %s = %.4g %s", name.c_str(), value,
+                  unit.c_str());
   } else {
     std::snprintf(line, sizeof line, "[ MEASURE  ] %s = %.4g %s (threshold %.4g)", name.c_str(),
                   value, unit.c_str(), threshold);

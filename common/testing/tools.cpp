@@ -32,7 +32,9 @@ std::string self_executable() {
   return n > 0 ? std::string(buf.data(), std::size_t(n)) : std::string();
 }
 
-bool is_executable(const std::string& path) { return access(path.c_str(), X_OK) == 0; }
+bool is_executable(const std::string& path) {
+  return access(path.c_str(), X_OK) == 0;
+}
 
 // Runs a shell command, returns its exit code and captures stdout+stderr.
 int run_command(const std::string& command, std::string& output) {
@@ -43,7 +45,8 @@ int run_command(const std::string& command, std::string& output) {
   std::size_t n = 0;
   while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) output.append(buf.data(), n);
   const int status = pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status)
+                           : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
 std::string inner_command(const std::string& filter) {
@@ -54,7 +57,8 @@ std::string inner_command(const std::string& filter) {
 // Reasons a tool may refuse this machine, recognised in its output.
 std::string refusal_reason(const std::string& tool, const std::string& out) {
   if (out.find("ERR_NVGPUCTRPERM") != std::string::npos) {
-    return tool + " may not read the GPU performance counters here (ERR_NVGPUCTRPERM). "
+    return tool +
+           " may not read the GPU performance counters here (ERR_NVGPUCTRPERM). "
            "Fix: run as root, or load the driver with NVreg_RestrictProfilingToAdminUsers=0 "
            "(see docs/instructors.md)";
   }
@@ -133,7 +137,8 @@ std::string excerpt(const std::string& output, std::size_t max_lines) {
   const std::size_t head = max_lines / 2;
   for (std::size_t i = 0; i < head; ++i) out += lines[i] + "\n";
   out += "  ... (" + std::to_string(lines.size() - max_lines) + " lines omitted) ...\n";
-  for (std::size_t i = lines.size() - (max_lines - head); i < lines.size(); ++i) out += lines[i] + "\n";
+  for (std::size_t i = lines.size() - (max_lines - head); i < lines.size(); ++i)
+    out += lines[i] + "\n";
   return out;
 }
 
@@ -194,7 +199,8 @@ NcuRun run_ncu(const std::vector<std::string>& metrics, const std::string& kerne
     }
     if (header.empty() || line.empty() || line[0] != '"') continue;
     const auto cells = split(line);
-    if (cells.size() != header.size() || cells[0].empty() || !std::isdigit(static_cast<unsigned char>(cells[0][0]))) {
+    if (cells.size() != header.size() || cells[0].empty() ||
+        !std::isdigit(static_cast<unsigned char>(cells[0][0]))) {
       continue;  // the units row, or something else
     }
     KernelMetrics k;
@@ -228,8 +234,8 @@ void expect_tool_clean(const ToolRun& run, const std::string& what) {
                            << excerpt(run.output);
   EXPECT_GT(n, 0) << what << " ran no test (check the gtest filter): " << run.command << "\n"
                   << excerpt(run.output);
-  EXPECT_EQ(run.exit_code, 0) << what << " reported errors (exit code " << run.exit_code
-                              << "):\n" << excerpt(run.output);
+  EXPECT_EQ(run.exit_code, 0) << what << " reported errors (exit code " << run.exit_code << "):\n"
+                              << excerpt(run.output);
 }
 
 }  // namespace cudalab::testing

@@ -24,7 +24,9 @@ struct Variant {
   std::function<void()> poison;
 };
 
-std::string block_text(dim3 b) { return std::to_string(b.x) + "x" + std::to_string(b.y); }
+std::string block_text(dim3 b) {
+  return std::to_string(b.x) + "x" + std::to_string(b.y);
+}
 
 int run(const cudalab::DemoOptions& opt) {
   const int n = opt.size;  // M = N = K = n

@@ -55,9 +55,8 @@ static_assert(kStaticTile % 32 == 0 || 32 % kStaticTile == 0,
  * Launch: block (kStaticTile, kStaticTile), grid (ceil(n / T), ceil(m / T)); thread
  * (tx, ty) of block (bx, by) computes C[by*T + ty][bx*T + tx] when it lies inside C.
  */
-__global__ void matmul_tiled_static_kernel(const float* __restrict__ a,
-                                           const float* __restrict__ b, float* __restrict__ c,
-                                           int m, int n, int k);
+__global__ void matmul_tiled_static_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                                           float* __restrict__ c, int m, int n, int k);
 
 /// Launches matmul_tiled_static_kernel over all of C (given).
 /// @throws std::invalid_argument for non-positive sizes
@@ -126,9 +125,8 @@ DynamicTilePlan plan_dynamic_tile(const SmemLimits& limits, std::size_t budget_b
  * @param depth k-extent of the staged slices, a multiple of blockDim.x
  */
 __global__ void matmul_tiled_dynamic_kernel(const float* __restrict__ a,
-                                            const float* __restrict__ b,
-                                            float* __restrict__ c, int m, int n, int k,
-                                            int depth);
+                                            const float* __restrict__ b, float* __restrict__ c,
+                                            int m, int n, int k, int depth);
 
 /**
  * @brief Launches matmul_tiled_dynamic_kernel with @p plan; when the plan needs more

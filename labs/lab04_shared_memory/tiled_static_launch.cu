@@ -12,8 +12,8 @@ void matmul_tiled_static(const float* d_a, const float* d_b, float* d_c, int m, 
     throw std::invalid_argument("matmul_tiled_static: m, n and k must be positive");
   }
   constexpr int T = kStaticTile;
-  const dim3 block(T, T);                              // one thread per element of a C tile
-  const dim3 grid((n + T - 1) / T, (m + T - 1) / T);   // x: tiles across C's columns, y: rows
+  const dim3 block(T, T);                             // one thread per element of a C tile
+  const dim3 grid((n + T - 1) / T, (m + T - 1) / T);  // x: tiles across C's columns, y: rows
   matmul_tiled_static_kernel<<<grid, block, 0, stream>>>(d_a, d_b, d_c, m, n, k);
   CUDA_CHECK_LAST_LAUNCH();
 }

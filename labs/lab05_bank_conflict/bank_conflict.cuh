@@ -81,8 +81,8 @@ std::array<int, 32> expected_final_words(Microbench which, int steps);
 
 /// Result of running a microbenchmark.
 struct MicrobenchResult {
-  double cycles_per_access = 0.0;       ///< lane 0's cycles / steps, fastest launch
-  std::array<int, 32> final_word{};     ///< d_final_word of the fastest launch
+  double cycles_per_access = 0.0;    ///< lane 0's cycles / steps, fastest launch
+  std::array<int, 32> final_word{};  ///< d_final_word of the fastest launch
 };
 
 /**

@@ -48,12 +48,13 @@ int run(const cudalab::DemoOptions& opt) {
   const auto patterns = lab_patterns();
   for (const Pattern& p : patterns) {
     if (!p.draw) continue;
-    std::cout << bank::render_bank_diagram(p.request, p.name) << "your model: "
-              << your_degree(p.request) << "\n\n";
+    std::cout << bank::render_bank_diagram(p.request, p.name)
+              << "your model: " << your_degree(p.request) << "\n\n";
   }
 
   // Every pattern: both models, and the meter for 4-byte patterns.
-  cudalab::Table table({"pattern", "bytes", "your model", "reference", "cycles/access", "measured"});
+  cudalab::Table table(
+      {"pattern", "bytes", "your model", "reference", "cycles/access", "measured"});
   for (const Pattern& p : patterns) {
     const int reference = bank::conflict_degree(p.request);
     const std::string yours = your_degree(p.request);
@@ -68,7 +69,8 @@ int run(const cudalab::DemoOptions& opt) {
       measured = cudalab::fixed(m.degree, 2);
     }
     if (opt.check && yours != std::to_string(reference)) {
-      std::cerr << p.name << ": your model says " << yours << ", the reference " << reference << "\n";
+      std::cerr << p.name << ": your model says " << yours << ", the reference " << reference
+                << "\n";
       status = 1;
     }
     table.add_row({p.name, std::to_string(p.request.access_bytes), yours, std::to_string(reference),
@@ -103,8 +105,8 @@ int main(int argc, char** argv) {
   cudalab::DemoLimits limits;
   limits.default_size = 4096;  // dependent loads per microbenchmark run
   limits.max_size = 1 << 20;
-  limits.default_reps = 5;     // launches; the fastest counts
+  limits.default_reps = 5;  // launches; the fastest counts
   limits.max_reps = 100;
-  return cudalab::run_demo(argc, argv, "lab05 bank_conflict: the model and the measurement",
-                           limits, run);
+  return cudalab::run_demo(argc, argv, "lab05 bank_conflict: the model and the measurement", limits,
+                           run);
 }

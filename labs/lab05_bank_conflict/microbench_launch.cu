@@ -17,8 +17,8 @@ std::array<int, 32> expected_final_words(Microbench which, int steps) {
   const auto start = start_words(which);
   std::array<int, 32> final_word{};
   for (int lane = 0; lane < 32; ++lane) {
-    const std::int64_t w = start[static_cast<std::size_t>(lane)] +
-                           std::int64_t{cudalab::bank::kNumBanks} * steps;
+    const std::int64_t w =
+        start[static_cast<std::size_t>(lane)] + std::int64_t{cudalab::bank::kNumBanks} * steps;
     final_word[static_cast<std::size_t>(lane)] = static_cast<int>(w % kWords);
   }
   return final_word;

@@ -9,7 +9,7 @@ namespace smem_tiles {
 
 __global__ void conflicting_transpose_kernel(const float* __restrict__ in, float* __restrict__ out,
                                              int rows, int cols) {
-  __shared__ float tile[kTile][kTile];      // tile[r][c] = in[tile_row0 + r][tile_col0 + c]
+  __shared__ float tile[kTile][kTile];       // tile[r][c] = in[tile_row0 + r][tile_col0 + c]
   const int tile_row0 = blockIdx.y * kTile;  // first input row of this block's tile
   const int tile_col0 = blockIdx.x * kTile;  // first input column of this block's tile
   const int lane = threadIdx.x;
@@ -83,7 +83,7 @@ void conflicting_transpose(const float* d_in, float* d_out, int rows, int cols,
                            cudaStream_t stream) {
   const dim3 grid = tile_grid(rows, cols, "conflicting_transpose");
   conflicting_transpose_kernel<<<grid, dim3(kTile, kTransposeBlockRows), 0, stream>>>(d_in, d_out,
-                                                                                     rows, cols);
+                                                                                      rows, cols);
   CUDA_CHECK_LAST_LAUNCH();
 }
 

@@ -12,8 +12,7 @@ int main(int argc, char** argv) {
       reinterpret_cast<const void*>(lab06::padded_transpose_kernel),
       reinterpret_cast<const void*>(lab06::padded_matmul_kernel)};
   return cudalab::run_demo(argc, argv, "lab06 padding: conflicting vs padded shared-memory tiles",
-                           smem_tiles::tile_demo_limits(),
-                           [&](const cudalab::DemoOptions& opt) {
+                           smem_tiles::tile_demo_limits(), [&](const cudalab::DemoOptions& opt) {
                              return smem_tiles::run_tile_demo(opt, padded);
                            });
 }

@@ -8,7 +8,8 @@
 
 namespace lab06 {
 
-static_assert(kTile == smem_tiles::kTile, "lab 06 is timed against baselines of the same tile size");
+static_assert(kTile == smem_tiles::kTile,
+              "lab 06 is timed against baselines of the same tile size");
 
 void padded_transpose(const float* d_in, float* d_out, int rows, int cols, int block_rows,
                       cudaStream_t stream) {

@@ -22,7 +22,9 @@ static_assert(kPaddedPitch >= kTile, "a tile row must fit in its pitch");
 /// Words one padded tile occupies: the kernels declare `__shared__ float tile[kPaddedTileWords]`.
 constexpr int kPaddedTileWords = kTile * kPaddedPitch;
 
-int padded_tile_words() { return kPaddedTileWords; }
+int padded_tile_words() {
+  return kPaddedTileWords;
+}
 
 __host__ __device__ int padded_offset(int row, int col) {
   // TODO(lab06): return the word that holds (row, col) when rows are kPaddedPitch words apart.

@@ -66,17 +66,19 @@ int run_tile_demo(const cudalab::DemoOptions& opt, const TileDemoKernels& lab) {
   const std::string m_launch = grid_text(n, n, kTile, kTile);
   const std::vector<Variant> variants = {
       {"transpose, conflicting", grid_text(n, n, kTile, kTransposeBlockRows),
-       [&](cudaStream_t s) { conflicting_transpose(d_a.data(), d_out.data(), n, n, s); },
-       bytes, "GB/s", true, reinterpret_cast<const void*>(conflicting_transpose_kernel)},
+       [&](cudaStream_t s) { conflicting_transpose(d_a.data(), d_out.data(), n, n, s); }, bytes,
+       "GB/s", true, reinterpret_cast<const void*>(conflicting_transpose_kernel)},
       {"transpose, " + lab.technique, t_launch,
-       [&](cudaStream_t s) { lab.transpose(d_a.data(), d_out.data(), n, n, block_rows, s); },
-       bytes, "GB/s", false, lab.transpose_kernel},
+       [&](cudaStream_t s) { lab.transpose(d_a.data(), d_out.data(), n, n, block_rows, s); }, bytes,
+       "GB/s", false, lab.transpose_kernel},
       {"matmul, conflicting", m_launch,
-       [&](cudaStream_t s) { conflicting_matmul(d_a.data(), d_b.data(), d_out.data(), n, n, n, s); },
+       [&](cudaStream_t s) {
+         conflicting_matmul(d_a.data(), d_b.data(), d_out.data(), n, n, n, s);
+       },
        flops, "GFLOP/s", true, reinterpret_cast<const void*>(conflicting_matmul_kernel)},
       {"matmul, " + lab.technique, m_launch,
-       [&](cudaStream_t s) { lab.matmul(d_a.data(), d_b.data(), d_out.data(), n, n, n, s); },
-       flops, "GFLOP/s", false, lab.matmul_kernel},
+       [&](cudaStream_t s) { lab.matmul(d_a.data(), d_b.data(), d_out.data(), n, n, n, s); }, flops,
+       "GFLOP/s", false, lab.matmul_kernel},
   };
 
   // The host references are computed once, only when asked for (the matmul is O(n^3)).

@@ -11,10 +11,8 @@ int main(int argc, char** argv) {
       "XOR-swizzled", lab07::swizzled_transpose, lab07::swizzled_matmul,
       reinterpret_cast<const void*>(lab07::swizzled_transpose_kernel),
       reinterpret_cast<const void*>(lab07::swizzled_matmul_kernel)};
-  return cudalab::run_demo(argc, argv,
-                           "lab07 swizzle: conflicting vs XOR-swizzled shared-memory tiles",
-                           smem_tiles::tile_demo_limits(),
-                           [&](const cudalab::DemoOptions& opt) {
-                             return smem_tiles::run_tile_demo(opt, swizzled);
-                           });
+  return cudalab::run_demo(
+      argc, argv, "lab07 swizzle: conflicting vs XOR-swizzled shared-memory tiles",
+      smem_tiles::tile_demo_limits(),
+      [&](const cudalab::DemoOptions& opt) { return smem_tiles::run_tile_demo(opt, swizzled); });
 }

@@ -22,8 +22,9 @@ namespace lab07 {
 
 /// Edge of the square tile, in floats: one warp and one row of 32 banks wide.
 inline constexpr int kTile = 32;
-static_assert(kTile == 32, "the bank arithmetic of this lab needs a tile exactly one warp (and "
-                           "one row of 32 banks) wide");
+static_assert(kTile == 32,
+              "the bank arithmetic of this lab needs a tile exactly one warp (and "
+              "one row of 32 banks) wide");
 /// Default rows of threads of a transpose block (each thread moves kTile / rows elements).
 inline constexpr int kTransposeBlockRows = 8;
 /// Words of one unpadded tile: exactly what a swizzled tile occupies.

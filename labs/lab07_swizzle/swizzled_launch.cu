@@ -8,7 +8,8 @@
 
 namespace lab07 {
 
-static_assert(kTile == smem_tiles::kTile, "lab 07 is timed against baselines of the same tile size");
+static_assert(kTile == smem_tiles::kTile,
+              "lab 07 is timed against baselines of the same tile size");
 
 void swizzled_transpose(const float* d_in, float* d_out, int rows, int cols, int block_rows,
                         cudaStream_t stream) {

@@ -56,8 +56,8 @@ int run(const cudalab::DemoOptions& opt) {
   std::vector<std::pair<std::vector<float>, std::pair<int, int>>> expected_rows;
   if (opt.check) {
     for (const auto& range : checked_row_ranges(n)) {
-      expected_rows.push_back({cudalab::bits::binary_matmul_word_major_rows(h_a_bits, h_b_bits, n, n,
-                                                                            range.first, range.second),
+      expected_rows.push_back({cudalab::bits::binary_matmul_word_major_rows(
+                                   h_a_bits, h_b_bits, n, n, range.first, range.second),
                                range});
     }
   }
@@ -85,10 +85,14 @@ int run(const cudalab::DemoOptions& opt) {
   const std::string rows_cfg = "<<<" + std::to_string(n) + ", ";
   const std::vector<Variant> variants = {
       {"float one-block-per-row", rows_cfg + std::to_string(t) + ">>>",
-       [&](cudaStream_t s) { lab08::float_matmul_rows(d_a.data(), d_b.data(), d_c.data(), n, n, n, t, s); },
+       [&](cudaStream_t s) {
+         lab08::float_matmul_rows(d_a.data(), d_b.data(), d_c.data(), n, n, n, t, s);
+       },
        true},
       {"float one-block-per-row", rows_cfg + "256>>>",
-       [&](cudaStream_t s) { lab08::float_matmul_rows(d_a.data(), d_b.data(), d_c.data(), n, n, n, 256, s); },
+       [&](cudaStream_t s) {
+         lab08::float_matmul_rows(d_a.data(), d_b.data(), d_c.data(), n, n, n, 256, s);
+       },
        true},
       {"pack rows of A + columns of B", "ballot / thread per word",
        [&](cudaStream_t s) {
@@ -98,19 +102,25 @@ int run(const cudalab::DemoOptions& opt) {
        false},
       {"xnor, popcount table", rows_cfg + std::to_string(t) + ">>>",
        [&](cudaStream_t s) {
-         lab08::xnor_matmul_table(d_a_bits.data(), d_b_bits.data(), d_table.data(), d_c.data(), n, n, n, t, s);
+         lab08::xnor_matmul_table(d_a_bits.data(), d_b_bits.data(), d_table.data(), d_c.data(), n,
+                                  n, n, t, s);
        },
        true},
       {"xnor, __popc", rows_cfg + std::to_string(t) + ">>>",
-       [&](cudaStream_t s) { lab08::xnor_matmul_popc(d_a_bits.data(), d_b_bits.data(), d_c.data(), n, n, n, t, s); },
+       [&](cudaStream_t s) {
+         lab08::xnor_matmul_popc(d_a_bits.data(), d_b_bits.data(), d_c.data(), n, n, n, t, s);
+       },
        true},
       {"xnor, popcount table", rows_cfg + "256>>>",
        [&](cudaStream_t s) {
-         lab08::xnor_matmul_table(d_a_bits.data(), d_b_bits.data(), d_table.data(), d_c.data(), n, n, n, 256, s);
+         lab08::xnor_matmul_table(d_a_bits.data(), d_b_bits.data(), d_table.data(), d_c.data(), n,
+                                  n, n, 256, s);
        },
        true},
       {"xnor, __popc", rows_cfg + "256>>>",
-       [&](cudaStream_t s) { lab08::xnor_matmul_popc(d_a_bits.data(), d_b_bits.data(), d_c.data(), n, n, n, 256, s); },
+       [&](cudaStream_t s) {
+         lab08::xnor_matmul_popc(d_a_bits.data(), d_b_bits.data(), d_c.data(), n, n, n, 256, s);
+       },
        true},
   };
 

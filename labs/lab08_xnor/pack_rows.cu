@@ -45,8 +45,8 @@ void pack_rows(const float* d_a, std::uint32_t* d_a_bits, int m, int k, cudaStre
   const std::size_t threads = std::size_t(m) * words * 32;  // one warp per packed word
   const std::size_t blocks = (threads + kPackRowsThreads - 1) / kPackRowsThreads;
   if (blocks > std::size_t(INT_MAX)) throw std::invalid_argument("pack_rows: matrix too large");
-  pack_rows_kernel<<<static_cast<unsigned>(blocks), kPackRowsThreads, 0, stream>>>(d_a, d_a_bits,
-                                                                                  m, k, words);
+  pack_rows_kernel<<<static_cast<unsigned>(blocks), kPackRowsThreads, 0, stream>>>(d_a, d_a_bits, m,
+                                                                                   k, words);
   CUDA_CHECK_LAST_LAUNCH();
 }
 

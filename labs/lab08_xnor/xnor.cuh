@@ -18,8 +18,8 @@
  *   are then 32 neighbouring words — one coalesced load (lab 02) instead of 32 loads
  *   W words apart.
  * - One product of two ±1 numbers is XNOR of their bits (equal bits: +1, different: -1),
- *   so a dot product is (number of equal bits) - (number of different bits). The XNOR kernels count *equal* bits
- *   word by word with popcount(~(a ^ b)); the zero padding bits are equal in both
+ *   so a dot product is (number of equal bits) - (number of different bits). The XNOR kernels count
+ * *equal* bits word by word with popcount(~(a ^ b)); the zero padding bits are equal in both
  *   operands, and the count has to be corrected for them (the `rest` of the seed article).
  *
  * All pointers are device pointers; every launcher enqueues on @p stream and checks the

@@ -107,7 +107,8 @@ inline constexpr int kNaiveThreads = 32;
 void naive_xnor_popc(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits, float* d_c,
                      int m, int n, int k, cudaStream_t stream = nullptr);
 
-/// As naive_xnor_popc(), with the 256-entry table read from device memory (the seed's first version).
+/// As naive_xnor_popc(), with the 256-entry table read from device memory (the seed's first
+/// version).
 void naive_xnor_table(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,
                       const std::uint8_t* d_table, float* d_c, int m, int n, int k,
                       cudaStream_t stream = nullptr);
@@ -138,7 +139,7 @@ class CublasHandle {
  * @brief Row-major float C = A * B (A: M x K, B: K x N) with cublasSgemm on @p stream.
  * @throws std::runtime_error naming the cuBLAS status when a call fails
  */
-void cublas_sgemm(const CublasHandle& handle, const float* d_a, const float* d_b, float* d_c,
-                  int m, int n, int k, cudaStream_t stream = nullptr);
+void cublas_sgemm(const CublasHandle& handle, const float* d_a, const float* d_b, float* d_c, int m,
+                  int n, int k, cudaStream_t stream = nullptr);
 
 }  // namespace lab09

@@ -21,14 +21,16 @@ void check_cublas(cublasStatus_t status, const char* call, const char* file, int
 /// Runs a cuBLAS call and throws std::runtime_error naming the status when it fails.
 #define CUBLAS_CHECK(call) check_cublas((call), #call, __FILE__, __LINE__)
 
-CublasHandle::CublasHandle() { CUBLAS_CHECK(cublasCreate(&handle_)); }
+CublasHandle::CublasHandle() {
+  CUBLAS_CHECK(cublasCreate(&handle_));
+}
 
 CublasHandle::~CublasHandle() {
   if (handle_ != nullptr) cublasDestroy(handle_);  // never throw from a destructor
 }
 
-void cublas_sgemm(const CublasHandle& handle, const float* d_a, const float* d_b, float* d_c,
-                  int m, int n, int k, cudaStream_t stream) {
+void cublas_sgemm(const CublasHandle& handle, const float* d_a, const float* d_b, float* d_c, int m,
+                  int n, int k, cudaStream_t stream) {
   if (m <= 0 || n <= 0 || k <= 0) {
     throw std::invalid_argument("cublas_sgemm: m, n and k must be positive");
   }

@@ -59,7 +59,8 @@ int run(const cudalab::DemoOptions& opt) {
     const std::vector<float> got = d_c.to_host();
     const std::vector<float> got_head(got.begin(), got.begin() + std::size_t(head) * n);
     const std::vector<float> got_tail(got.end() - std::ptrdiff_t(head) * n, got.end());
-    for (const auto& [want, have] : {std::pair{&want_head, &got_head}, std::pair{&want_tail, &got_tail}}) {
+    for (const auto& [want, have] :
+         {std::pair{&want_head, &got_head}, std::pair{&want_tail, &got_tail}}) {
       auto cmp = cudalab::compare_matrices(*want, *have, head, n, 0.0);
       if (!cmp.ok) return cmp;
     }
@@ -76,12 +77,14 @@ int run(const cudalab::DemoOptions& opt) {
   };
   const std::vector<Variant> variants = {
       {"cuBLAS SGEMM (float)", "cublasSgemm",
-       [&](cudaStream_t s) { lab09::cublas_sgemm(cublas, d_a.data(), d_b.data(), d_c.data(), n, n, n, s); },
+       [&](cudaStream_t s) {
+         lab09::cublas_sgemm(cublas, d_a.data(), d_b.data(), d_c.data(), n, n, n, s);
+       },
        false},
       {"naive xnor, table in global", "<<<" + std::to_string(n) + ", 32>>>",
        [&](cudaStream_t s) {
-         lab09::naive_xnor_table(d_a32.data(), d_b32_word_major.data(), d_table.data(), d_c.data(), n, n,
-                                 n, s);
+         lab09::naive_xnor_table(d_a32.data(), d_b32_word_major.data(), d_table.data(), d_c.data(),
+                                 n, n, n, s);
        },
        true},
       {"naive xnor, __popc", "<<<" + std::to_string(n) + ", 32>>>",
@@ -91,21 +94,28 @@ int run(const cudalab::DemoOptions& opt) {
        true},
       {"tiled 16x16, table in shared", "<<<" + tiles16 + "x" + tiles16 + ", 16x16>>>",
        [&](cudaStream_t s) {
-         lab09::tiled_xnor_table(d_a32.data(), d_b32.data(), d_table.data(), d_c.data(), n, n, n, s);
+         lab09::tiled_xnor_table(d_a32.data(), d_b32.data(), d_table.data(), d_c.data(), n, n, n,
+                                 s);
        },
        true},
       {"tiled 16x16, __popc", "<<<" + tiles16 + "x" + tiles16 + ", 16x16>>>",
-       [&](cudaStream_t s) { lab09::tiled_xnor_popc(d_a32.data(), d_b32.data(), d_c.data(), n, n, n, s); },
+       [&](cudaStream_t s) {
+         lab09::tiled_xnor_popc(d_a32.data(), d_b32.data(), d_c.data(), n, n, n, s);
+       },
        true},
       {"register-tiled 64-bit, 8x8/thread", "<<<" + tiles128 + "x" + tiles128 + ", 256>>>",
-       [&](cudaStream_t s) { lab09::register_tiled_xnor(d_a64.data(), d_b64.data(), d_c.data(), n, n, n, s); },
+       [&](cudaStream_t s) {
+         lab09::register_tiled_xnor(d_a64.data(), d_b64.data(), d_c.data(), n, n, n, s);
+       },
        true},
   };
 
   const cudalab::DeviceInfo info = cudalab::query_device();
-  const double ceiling = double(info.sm_count) * info.sm_clock_khz * 1e3 * kPopcPerClockPerSm * kBitsPerPopc;
+  const double ceiling =
+      double(info.sm_count) * info.sm_clock_khz * 1e3 * kPopcPerClockPerSm * kBitsPerPopc;
   const double macs = double(n) * n * n;
-  cudalab::Table table({"variant", "config", "ms", "vs cuBLAS", "TOPS", "Tbit-MAC/s", "% popc ceiling", "check"});
+  cudalab::Table table(
+      {"variant", "config", "ms", "vs cuBLAS", "TOPS", "Tbit-MAC/s", "% popc ceiling", "check"});
   double cublas_ms = 0.0;
   int status = 0;
   for (const Variant& v : variants) {
@@ -135,7 +145,6 @@ int main(int argc, char** argv) {
   limits.default_size = 4096;
   limits.max_size = 16384;
   limits.default_block = lab09::kTile;
-  return cudalab::run_demo(argc, argv,
-                           "lab09 blocked_xnor: tiled binary GEMM vs cuBLAS SGEMM on ±1 data",
-                           limits, run);
+  return cudalab::run_demo(
+      argc, argv, "lab09 blocked_xnor: tiled binary GEMM vs cuBLAS SGEMM on ±1 data", limits, run);
 }

@@ -29,8 +29,8 @@ __global__ void naive_xnor_kernel(const std::uint32_t* __restrict__ a_bits,
     for (int w = 0; w < words; ++w) {
       const std::uint32_t x = a_row[w] ^ b_col[std::size_t(w) * n];
       if constexpr (kUseTable) {
-        different += table[x & 0xFFu] + table[(x >> 8) & 0xFFu] + table[(x >> 16) & 0xFFu] +
-                     table[x >> 24];
+        different +=
+            table[x & 0xFFu] + table[(x >> 8) & 0xFFu] + table[(x >> 16) & 0xFFu] + table[x >> 24];
       } else {
         different += __popc(x);
       }
@@ -46,8 +46,8 @@ void launch_naive(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,
   if (m <= 0 || n <= 0 || k <= 0) {
     throw std::invalid_argument("naive_xnor: m, n and k must be positive");
   }
-  naive_xnor_kernel<kUseTable><<<m, kNaiveThreads, 0, stream>>>(
-      d_a_bits, d_b_bits, d_table, d_c, n, k, cudalab::bits::words32(k));
+  naive_xnor_kernel<kUseTable><<<m, kNaiveThreads, 0, stream>>>(d_a_bits, d_b_bits, d_table, d_c, n,
+                                                                k, cudalab::bits::words32(k));
   CUDA_CHECK_LAST_LAUNCH();
 }
 

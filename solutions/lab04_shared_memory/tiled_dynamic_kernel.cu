@@ -4,9 +4,8 @@
 namespace lab04 {
 
 __global__ void matmul_tiled_dynamic_kernel(const float* __restrict__ a,
-                                            const float* __restrict__ b,
-                                            float* __restrict__ c, int m, int n, int k,
-                                            int depth) {
+                                            const float* __restrict__ b, float* __restrict__ c,
+                                            int m, int n, int k, int depth) {
   // Every extern __shared__ array of a kernel starts at the same address: declaring two
   // of them would make the A and B tiles overlap. There is one buffer; pointers split it.
   extern __shared__ float smem[];

@@ -3,9 +3,8 @@
 
 namespace lab04 {
 
-__global__ void matmul_tiled_static_kernel(const float* __restrict__ a,
-                                           const float* __restrict__ b, float* __restrict__ c,
-                                           int m, int n, int k) {
+__global__ void matmul_tiled_static_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                                           float* __restrict__ c, int m, int n, int k) {
   constexpr int T = kStaticTile;
   const int tx = threadIdx.x;
   const int ty = threadIdx.y;
@@ -26,10 +25,8 @@ __global__ void matmul_tiled_static_kernel(const float* __restrict__ a,
   for (int k0 = 0; k0 < k; k0 += T) {
     const int a_col = k0 + tx;  // column of A this thread stages
     const int b_row = k0 + ty;  // row of B this thread stages
-    a_tile[ty][tx] =
-        (row < m && a_col < k) ? a[static_cast<std::size_t>(row) * k + a_col] : 0.0f;
-    b_tile[ty][tx] =
-        (b_row < k && col < n) ? b[static_cast<std::size_t>(b_row) * n + col] : 0.0f;
+    a_tile[ty][tx] = (row < m && a_col < k) ? a[static_cast<std::size_t>(row) * k + a_col] : 0.0f;
+    b_tile[ty][tx] = (b_row < k && col < n) ? b[static_cast<std::size_t>(b_row) * n + col] : 0.0f;
     __syncthreads();  // both tiles are complete before anyone reads them
 #pragma unroll
     for (int j = 0; j < T; ++j) {

@@ -34,7 +34,7 @@ __global__ void pack_rows_kernel(const float* __restrict__ a, std::uint32_t* __r
   if (warp >= std::size_t(m) * words) return;  // the same for all 32 lanes of the warp
   const std::size_t row = warp / words;
   const int col = static_cast<int>(warp % words) * 32 + lane;  // element this lane votes for
-  const bool plus_one = col < k && a[row * k + col] > 0.0f;     // padding lanes vote 0
+  const bool plus_one = col < k && a[row * k + col] > 0.0f;    // padding lanes vote 0
   const std::uint32_t word = __ballot_sync(0xFFFFFFFFu, plus_one);
   if (lane == 0) a_bits[warp] = word;  // warp == row * words + word index
   // END TODO(lab08)
@@ -48,8 +48,8 @@ void pack_rows(const float* d_a, std::uint32_t* d_a_bits, int m, int k, cudaStre
   const std::size_t threads = std::size_t(m) * words * 32;  // one warp per packed word
   const std::size_t blocks = (threads + kPackRowsThreads - 1) / kPackRowsThreads;
   if (blocks > std::size_t(INT_MAX)) throw std::invalid_argument("pack_rows: matrix too large");
-  pack_rows_kernel<<<static_cast<unsigned>(blocks), kPackRowsThreads, 0, stream>>>(d_a, d_a_bits,
-                                                                                  m, k, words);
+  pack_rows_kernel<<<static_cast<unsigned>(blocks), kPackRowsThreads, 0, stream>>>(d_a, d_a_bits, m,
+                                                                                   k, words);
   CUDA_CHECK_LAST_LAUNCH();
 }
 

@@ -86,12 +86,14 @@ __global__ void __launch_bounds__(kRegThreads, 2)
 #pragma unroll
     for (int p = 0; p < kRegBlockM / kStageRows; ++p) {
       const int r = stage_row + p * kStageRows;  // row of the stage
-      a_stage[r][stage_word] = (m0 + r < m && w < words) ? a_bits[std::size_t(m0 + r) * words + w] : 0u;
+      a_stage[r][stage_word] =
+          (m0 + r < m && w < words) ? a_bits[std::size_t(m0 + r) * words + w] : 0u;
     }
 #pragma unroll
     for (int p = 0; p < kRegBlockN / kStageRows; ++p) {
       const int j = stage_row + p * kStageRows;  // column of the stage
-      b_stage[j][stage_word] = (n0 + j < n && w < words) ? b_bits[std::size_t(n0 + j) * words + w] : 0u;
+      b_stage[j][stage_word] =
+          (n0 + j < n && w < words) ? b_bits[std::size_t(n0 + j) * words + w] : 0u;
     }
     __syncthreads();  // the stage is complete
 #pragma unroll
@@ -99,7 +101,8 @@ __global__ void __launch_bounds__(kRegThreads, 2)
       std::uint64_t a_frag[kRegM];
       std::uint64_t b_frag[kRegN];
 #pragma unroll
-      for (int i = 0; i < kRegM; ++i) a_frag[i] = a_stage[ty + i * kThreadsY][kw];  // 2 addresses per warp
+      for (int i = 0; i < kRegM; ++i)
+        a_frag[i] = a_stage[ty + i * kThreadsY][kw];  // 2 addresses per warp
 #pragma unroll
       for (int j = 0; j < kRegN; ++j) b_frag[j] = b_stage[tx + j * kThreadsX][kw];  // 16 bank pairs
 #pragma unroll

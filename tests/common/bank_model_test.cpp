@@ -15,7 +15,9 @@ namespace {
 namespace bank = cudalab::bank;
 using Words = std::array<std::int64_t, 32>;
 
-int gcd_int(int a, int b) { return std::gcd(a, b); }
+int gcd_int(int a, int b) {
+  return std::gcd(a, b);
+}
 
 TEST(GivenBankModelCpu, BankOfAddress) {
   EXPECT_EQ(bank::bank_of(0), 0);
@@ -146,8 +148,10 @@ TEST(GivenBankDiagramCpu, MarksPhasesBroadcastAndInactiveLanes) {
   EXPECT_NE(d.find("4 phases of 8 lanes"), std::string::npos) << d;
   EXPECT_NE(d.find("(inactive)"), std::string::npos) << d;
   EXPECT_NE(d.find("degree 1 (conflict-free), 4 wavefronts (per phase: 1 1 1 1)"),
-            std::string::npos) << d;
-  const std::string b = bank::render_bank_diagram(bank::from_word_indices(bank::broadcast_words(33)));
+            std::string::npos)
+      << d;
+  const std::string b =
+      bank::render_bank_diagram(bank::from_word_indices(bank::broadcast_words(33)));
   EXPECT_NE(b.find("lane 31   .1.............................."), std::string::npos) << b;
   EXPECT_EQ(bank::pass_symbol(32), 'w');
   EXPECT_EQ(bank::pass_symbol(36), '?');

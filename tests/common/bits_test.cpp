@@ -122,7 +122,8 @@ TEST(GivenBitsCpu, SixtyFourBitLayoutIsTwoThirtyTwoBitWordsLowFirst) {
   ASSERT_EQ(p64.size(), 6u);
   for (std::size_t w = 0; w < p64.size(); ++w) {
     EXPECT_EQ(static_cast<std::uint32_t>(p64[w]), p32[2 * w]) << "low half of word " << w;
-    EXPECT_EQ(static_cast<std::uint32_t>(p64[w] >> 32), p32[2 * w + 1]) << "high half of word " << w;
+    EXPECT_EQ(static_cast<std::uint32_t>(p64[w] >> 32), p32[2 * w + 1])
+        << "high half of word " << w;
   }
 }
 
@@ -160,10 +161,11 @@ TEST(GivenBitsCpu, BinaryMatmulEqualsFloatReferenceForAwkwardK) {
     const auto a = cudalab::random_matrix(m, k, cudalab::Fill::PlusMinusOne, 10 + k);
     const auto b = cudalab::random_matrix(k, n, cudalab::Fill::PlusMinusOne, 20 + k);
     const auto expected = cudalab::reference_matmul(a, b, m, n, k);
-    const auto got = bits::binary_matmul(bits::pack_rows(a, m, k), bits::pack_cols(b, k, n), m, n, k);
+    const auto got =
+        bits::binary_matmul(bits::pack_rows(a, m, k), bits::pack_cols(b, k, n), m, n, k);
     EXPECT_TRUE(cudalab::testing::matrices_match(expected, got, m, n, 0.0));
-    const auto rows = bits::binary_matmul_rows(bits::pack_rows(a, m, k), bits::pack_cols(b, k, n),
-                                               n, k, 2, 4);
+    const auto rows =
+        bits::binary_matmul_rows(bits::pack_rows(a, m, k), bits::pack_cols(b, k, n), n, k, 2, 4);
     EXPECT_TRUE(cudalab::testing::matrices_match(
         std::vector<float>(expected.begin() + 2 * n, expected.begin() + 4 * n), rows, 2, n, 0.0));
   }
@@ -187,14 +189,17 @@ TEST(GivenBitsCpu, BinaryMatmulWordMajorEqualsFloatReferenceForAwkwardK) {
 }
 
 TEST(GivenBitsCpu, XnorCountWithRestCorrectionEqualsXorForm) {
-  // The identity lab 08 teaches: 2 * (popcount(XNOR over all words) - rest) - K = K - 2 * popcount(XOR).
+  // The identity lab 08 teaches: 2 * (popcount(XNOR over all words) - rest) - K = K - 2 *
+  // popcount(XOR).
   for (const int k : {1, 5, 31, 32, 33, 100, 1000}) {
     const auto x = cudalab::random_matrix(1, k, cudalab::Fill::PlusMinusOne, 30 + k);
     const auto y = cudalab::random_matrix(1, k, cudalab::Fill::PlusMinusOne, 40 + k);
     const auto p = bits::pack_rows(x, 1, k), q = bits::pack_rows(y, 1, k);
     int matches = 0;
-    for (int w = 0; w < bits::words32(k); ++w) matches += bits::popcount(static_cast<std::uint32_t>(~(p[w] ^ q[w])));
-    EXPECT_EQ(2 * (matches - bits::padding32(k)) - k, bits::binary_dot(p.data(), q.data(), k)) << "K = " << k;
+    for (int w = 0; w < bits::words32(k); ++w)
+      matches += bits::popcount(static_cast<std::uint32_t>(~(p[w] ^ q[w])));
+    EXPECT_EQ(2 * (matches - bits::padding32(k)) - k, bits::binary_dot(p.data(), q.data(), k))
+        << "K = " << k;
   }
 }
 

@@ -22,7 +22,9 @@ std::string message_of(F f) {
 TEST(GivenLaunchChecksCpu, NullPointers) {
   const float x = 0.0f;
   EXPECT_NO_THROW(cudalab::check_not_null("f", {&x, &x, &x}));
-  EXPECT_EQ(message_of([&] { cudalab::check_not_null("f", {&x, nullptr, &x}); }),
+  EXPECT_EQ(message_of([&] {
+              cudalab::check_not_null("f", {&x, nullptr, &x});
+            }),
             "f: null device pointer");
 }
 

@@ -22,9 +22,9 @@ using GpuWork = std::function<void(cudaStream_t)>;
 
 /// How to time.
 struct BenchOptions {
-  int warmup = 2;          ///< untimed runs first (module load, caches, clocks)
-  int reps = 9;            ///< timed runs of each variant (the contract asks for >= 7)
-  bool flush_l2 = true;    ///< overwrite the L2 cache before every timed run
+  int warmup = 2;                 ///< untimed runs first (module load, caches, clocks)
+  int reps = 9;                   ///< timed runs of each variant (the contract asks for >= 7)
+  bool flush_l2 = true;           ///< overwrite the L2 cache before every timed run
   cudaStream_t stream = nullptr;  ///< stream the work is enqueued on
 };
 

@@ -33,10 +33,10 @@
  *   elements of one column, in the same bit order, as in pack_cols().
  *
  * **Dot product.** For ±1 vectors x, y of length K with packed words p, q:
- * x·y = (number of equal bits) - (number of different bits) = K - 2 * popcount(p XOR q); the zero padding bits are
- * equal in both, so XOR ignores them. Counting the *equal* bits with XNOR instead counts
- * the padding bits as equal too, and the result needs the correction the lab calls
- * `rest`: x·y = 2 * (popcount(XNOR) - rest) - K with rest = B * words(K) - K.
+ * x·y = (number of equal bits) - (number of different bits) = K - 2 * popcount(p XOR q); the zero
+ * padding bits are equal in both, so XOR ignores them. Counting the *equal* bits with XNOR instead
+ * counts the padding bits as equal too, and the result needs the correction the lab calls `rest`:
+ * x·y = 2 * (popcount(XNOR) - rest) - K with rest = B * words(K) - K.
  *
  * The 64-bit layout is byte-for-byte the 32-bit layout on a little-endian machine
  * whenever words32(K) is even (each 64-bit word is two 32-bit words, low one first).
@@ -56,13 +56,21 @@ inline constexpr int kBits32 = 32;
 inline constexpr int kBits64 = 64;
 
 /// Number of 32-bit words holding @p k bits: ceil(k / 32). @pre k >= 0
-constexpr int words32(int k) { return (k + kBits32 - 1) / kBits32; }
+constexpr int words32(int k) {
+  return (k + kBits32 - 1) / kBits32;
+}
 /// Number of 64-bit words holding @p k bits: ceil(k / 64). @pre k >= 0
-constexpr int words64(int k) { return (k + kBits64 - 1) / kBits64; }
+constexpr int words64(int k) {
+  return (k + kBits64 - 1) / kBits64;
+}
 /// Zero padding bits at the end of a 32-bit packed vector of @p k elements (`rest`).
-constexpr int padding32(int k) { return words32(k) * kBits32 - k; }
+constexpr int padding32(int k) {
+  return words32(k) * kBits32 - k;
+}
 /// Zero padding bits at the end of a 64-bit packed vector of @p k elements.
-constexpr int padding64(int k) { return words64(k) * kBits64 - k; }
+constexpr int padding64(int k) {
+  return words64(k) * kBits64 - k;
+}
 
 /// Number of set bits of @p x (portable; no compiler builtin needed).
 int popcount(std::uint32_t x);
@@ -147,8 +155,8 @@ std::vector<float> binary_matmul_rows(const std::vector<std::uint32_t>& a_rows,
  * @throws std::invalid_argument when the packed sizes do not match m, n and k
  */
 std::vector<float> binary_matmul_word_major(const std::vector<std::uint32_t>& a_rows,
-                                            const std::vector<std::uint32_t>& b_words, int m,
-                                            int n, int k);
+                                            const std::vector<std::uint32_t>& b_words, int m, int n,
+                                            int k);
 
 /**
  * @brief The rows @p row_begin .. @p row_end - 1 of binary_matmul_word_major(),

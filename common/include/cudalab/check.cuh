@@ -38,8 +38,7 @@ class CudaError : public std::runtime_error {
 std::string format_cuda_error(cudaError_t code, const char* call, const char* file, int line);
 
 /// Throws CudaError for @p code (never returns). Used by CUDA_CHECK().
-[[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file,
-                                   int line);
+[[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);
 
 }  // namespace cudalab
 
@@ -48,12 +47,12 @@ std::string format_cuda_error(cudaError_t code, const char* call, const char* fi
  *
  * Example: `CUDA_CHECK(cudaMemcpy(d_a, h_a, bytes, cudaMemcpyHostToDevice));`
  */
-#define CUDA_CHECK(call)                                                       \
-  do {                                                                         \
-    const cudaError_t cudalab_err_ = (call);                                   \
-    if (cudalab_err_ != cudaSuccess) {                                         \
-      ::cudalab::throw_cuda_error(cudalab_err_, #call, __FILE__, __LINE__);    \
-    }                                                                          \
+#define CUDA_CHECK(call)                                                    \
+  do {                                                                      \
+    const cudaError_t cudalab_err_ = (call);                                \
+    if (cudalab_err_ != cudaSuccess) {                                      \
+      ::cudalab::throw_cuda_error(cudalab_err_, #call, __FILE__, __LINE__); \
+    }                                                                       \
   } while (0)
 
 /**
@@ -63,11 +62,10 @@ std::string format_cuda_error(cudaError_t code, const char* call, const char* fi
  * for the kernel: errors raised while the kernel runs surface at the next synchronising
  * call, which CUDA_CHECK() reports.
  */
-#define CUDA_CHECK_LAST_LAUNCH()                                               \
-  do {                                                                         \
-    const cudaError_t cudalab_err_ = cudaGetLastError();                       \
-    if (cudalab_err_ != cudaSuccess) {                                         \
-      ::cudalab::throw_cuda_error(cudalab_err_, "kernel launch", __FILE__,     \
-                                  __LINE__);                                   \
-    }                                                                          \
+#define CUDA_CHECK_LAST_LAUNCH()                                                      \
+  do {                                                                                \
+    const cudaError_t cudalab_err_ = cudaGetLastError();                              \
+    if (cudalab_err_ != cudaSuccess) {                                                \
+      ::cudalab::throw_cuda_error(cudalab_err_, "kernel launch", __FILE__, __LINE__); \
+    }                                                                                 \
   } while (0)

@@ -38,8 +38,8 @@ inline constexpr int kMeterRounds = 8;
 
 /// Cycles of the two reference patterns on this device.
 struct MeterCalibration {
-  double conflict_free_cycles;   ///< cycles per access of stride 1 (degree 1)
-  double cycles_per_extra_way;   ///< (cycles of stride 32 - conflict-free) / 31
+  double conflict_free_cycles;  ///< cycles per access of stride 1 (degree 1)
+  double cycles_per_extra_way;  ///< (cycles of stride 32 - conflict-free) / 31
 };
 
 /// One measurement.

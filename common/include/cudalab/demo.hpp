@@ -59,8 +59,8 @@ std::string demo_usage(const std::string& program, const DemoLimits& limits);
  * @p body; CUDA and other errors become "error: ..." and exit code 1.
  * @return the process exit code (body's own on success)
  */
-int run_demo(int argc, const char* const* argv, const std::string& title,
-             const DemoLimits& limits, const std::function<int(const DemoOptions&)>& body);
+int run_demo(int argc, const char* const* argv, const std::string& title, const DemoLimits& limits,
+             const std::function<int(const DemoOptions&)>& body);
 
 /// A plain text table printed with aligned columns, like the seed articles' timing tables.
 class Table {
@@ -107,8 +107,7 @@ VariantResult check_variant(const OutputCheck& check, const std::string& label, 
  * @return the verdict, the median time in ms, and ok == false on a mismatch
  */
 VariantResult run_variant(const GpuWork& work, int reps, const std::string& label,
-                          const OutputCheck& check = {},
-                          const std::function<void()>& prepare = {});
+                          const OutputCheck& check = {}, const std::function<void()>& prepare = {});
 
 /// Formats @p value with @p digits after the point.
 std::string fixed(double value, int digits = 3);

@@ -11,23 +11,23 @@ namespace cudalab {
 
 /// What the labs need to know about a GPU.
 struct DeviceInfo {
-  int id = 0;                        ///< CUDA device ordinal
-  std::string name;                  ///< e.g. "NVIDIA H100 80GB HBM3"
-  int cc_major = 0;                  ///< compute capability, major
-  int cc_minor = 0;                  ///< compute capability, minor
-  int sm_count = 0;                  ///< streaming multiprocessors
-  int sm_clock_khz = 0;              ///< peak SM clock
-  int mem_clock_khz = 0;             ///< peak memory clock
-  int mem_bus_bits = 0;              ///< memory bus width
-  int l2_bytes = 0;                  ///< L2 cache size
-  std::size_t global_mem_bytes = 0;  ///< device memory
-  std::size_t smem_per_block = 0;    ///< shared memory per block without opt-in (48 KB)
+  int id = 0;                            ///< CUDA device ordinal
+  std::string name;                      ///< e.g. "NVIDIA H100 80GB HBM3"
+  int cc_major = 0;                      ///< compute capability, major
+  int cc_minor = 0;                      ///< compute capability, minor
+  int sm_count = 0;                      ///< streaming multiprocessors
+  int sm_clock_khz = 0;                  ///< peak SM clock
+  int mem_clock_khz = 0;                 ///< peak memory clock
+  int mem_bus_bits = 0;                  ///< memory bus width
+  int l2_bytes = 0;                      ///< L2 cache size
+  std::size_t global_mem_bytes = 0;      ///< device memory
+  std::size_t smem_per_block = 0;        ///< shared memory per block without opt-in (48 KB)
   std::size_t smem_per_block_optin = 0;  ///< per block with cudaFuncSetAttribute opt-in
-  std::size_t smem_per_sm = 0;       ///< shared memory per multiprocessor
+  std::size_t smem_per_sm = 0;           ///< shared memory per multiprocessor
   int max_threads_per_block = 0;
   int warp_size = 0;
-  int driver_version = 0;            ///< e.g. 13000 for CUDA 13.0
-  int runtime_version = 0;           ///< e.g. 13000 for CUDA 13.0
+  int driver_version = 0;   ///< e.g. 13000 for CUDA 13.0
+  int runtime_version = 0;  ///< e.g. 13000 for CUDA 13.0
 };
 
 /// Number of visible CUDA devices; 0 when there is no driver or no device (never throws).

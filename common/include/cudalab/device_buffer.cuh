@@ -64,7 +64,9 @@ class DeviceBuffer {
   std::size_t bytes() const noexcept { return count_ * sizeof(T); }
 
   /// Copies size() elements from host memory (synchronous).
-  void upload(const T* host) { CUDA_CHECK(cudaMemcpy(ptr_, host, bytes(), cudaMemcpyHostToDevice)); }
+  void upload(const T* host) {
+    CUDA_CHECK(cudaMemcpy(ptr_, host, bytes(), cudaMemcpyHostToDevice));
+  }
   /// Copies a host vector of exactly size() elements (synchronous).
   void upload(const std::vector<T>& host) {
     check_size(host.size());

@@ -37,8 +37,7 @@ void fill_pm1(std::vector<float>& m, std::uint64_t stream);
 /// Fills @p m with integers uniform in [lo, hi].
 void fill_small_int(std::vector<float>& m, std::uint64_t stream, int lo = -4, int hi = 4);
 /// Fills @p m with floats uniform in [lo, hi).
-void fill_uniform(std::vector<float>& m, std::uint64_t stream, float lo = -1.0f,
-                  float hi = 1.0f);
+void fill_uniform(std::vector<float>& m, std::uint64_t stream, float lo = -1.0f, float hi = 1.0f);
 
 /// A row-major M x N matrix of @p fill-generated values.
 enum class Fill { PlusMinusOne, SmallInt, Uniform };
@@ -52,8 +51,8 @@ std::vector<float> random_matrix(int rows, int cols, Fill fill, std::uint64_t st
  * @brief Host reference C = A * B (A: M x K, B: K x N, C: M x N, row-major), summed in
  * double so the reference is more accurate than any float kernel.
  */
-std::vector<float> reference_matmul(const std::vector<float>& a, const std::vector<float>& b,
-                                    int m, int n, int k);
+std::vector<float> reference_matmul(const std::vector<float>& a, const std::vector<float>& b, int m,
+                                    int n, int k);
 
 /// Outcome of comparing a result with a reference.
 struct MatrixCompare {
@@ -64,8 +63,8 @@ struct MatrixCompare {
   int col = 0;                 ///< its column
   double expected = 0.0;
   double got = 0.0;
-  double tolerance = 0.0;      ///< absolute tolerance that applied there
-  std::string message;         ///< "" when ok, else a full sentence with the seed
+  double tolerance = 0.0;  ///< absolute tolerance that applied there
+  std::string message;     ///< "" when ok, else a full sentence with the seed
 };
 
 /**

@@ -20,17 +20,17 @@
 #include "cudalab/matrix.hpp"
 
 /// Skips the current test with the reason when no GPU (of at least sm_75) can be used.
-#define CUDALAB_REQUIRE_GPU()                                                   \
-  do {                                                                          \
-    const std::string cudalab_reason_ = ::cudalab::gpu_unavailable_reason();    \
-    if (!cudalab_reason_.empty()) GTEST_SKIP() << cudalab_reason_;              \
+#define CUDALAB_REQUIRE_GPU()                                                \
+  do {                                                                       \
+    const std::string cudalab_reason_ = ::cudalab::gpu_unavailable_reason(); \
+    if (!cudalab_reason_.empty()) GTEST_SKIP() << cudalab_reason_;           \
   } while (0)
 
 /// Skips the current test unless the GPU has at least compute capability major.minor.
-#define CUDALAB_REQUIRE_CC(major, minor)                                             \
-  do {                                                                               \
+#define CUDALAB_REQUIRE_CC(major, minor)                                                 \
+  do {                                                                                   \
     const std::string cudalab_reason_ = ::cudalab::gpu_unavailable_reason(major, minor); \
-    if (!cudalab_reason_.empty()) GTEST_SKIP() << cudalab_reason_;                   \
+    if (!cudalab_reason_.empty()) GTEST_SKIP() << cudalab_reason_;                       \
   } while (0)
 
 namespace cudalab::testing {

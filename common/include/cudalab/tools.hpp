@@ -72,12 +72,12 @@ NcuRun run_ncu(const std::vector<std::string>& metrics, const std::string& kerne
  * `cudalab::testing::expect_sanitizer_clean("racecheck", "TiledGpu.Small*"); `
  * Must be called directly from the test body (it may GTEST_SKIP()).
  */
-#define CUDALAB_EXPECT_SANITIZER_CLEAN(tool, filter)                           \
-  do {                                                                         \
-    const ::cudalab::testing::ToolRun cudalab_run_ =                           \
-        ::cudalab::testing::run_sanitizer((tool), (filter));                   \
-    if (!cudalab_run_.available) GTEST_SKIP() << cudalab_run_.skip_reason;     \
-    ::cudalab::testing::expect_tool_clean(cudalab_run_, (tool));               \
+#define CUDALAB_EXPECT_SANITIZER_CLEAN(tool, filter)                       \
+  do {                                                                     \
+    const ::cudalab::testing::ToolRun cudalab_run_ =                       \
+        ::cudalab::testing::run_sanitizer((tool), (filter));               \
+    if (!cudalab_run_.available) GTEST_SKIP() << cudalab_run_.skip_reason; \
+    ::cudalab::testing::expect_tool_clean(cudalab_run_, (tool));           \
   } while (0)
 
 /// Fails (non-fatally) unless @p run exited 0 after running at least one test; the

@@ -20,7 +20,7 @@ __global__ void thread_per_element_kernel(const float* __restrict__ a, const flo
   const int row = blockIdx.y * blockDim.y + threadIdx.y;  // y walks the rows of C and A
   if (row >= m || col >= n) return;
   const float* a_row = a + static_cast<std::size_t>(row) * k;  // A(row, 0): same for the warp
-  int sum = 0;  // truncates every partial sum
+  int sum = 0;                                                 // truncates every partial sum
   for (int p = 0; p < k; ++p) {
     sum += a_row[p] * b[static_cast<std::size_t>(p) * n + col];  // B(p, col): coalesced in x
   }

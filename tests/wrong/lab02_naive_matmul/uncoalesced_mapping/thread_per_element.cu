@@ -49,8 +49,7 @@ void thread_per_element_matmul(const float* d_a, const float* d_b, float* d_c, i
   // thread_per_element_grid(m, n, block) of `block`-shaped blocks, then check the launch.
   // HINT: kernel<<<grid, block, 0, stream>>>(...); then CUDA_CHECK_LAST_LAUNCH();
   const dim3 grid((m + block.x - 1) / block.x, (n + block.y - 1) / block.y);  // rows in x
-  thread_per_element_kernel<<<grid, block, 0, stream>>>(
-      d_a, d_b, d_c, m, n, k);
+  thread_per_element_kernel<<<grid, block, 0, stream>>>(d_a, d_b, d_c, m, n, k);
   CUDA_CHECK_LAST_LAUNCH();
   // END TODO(lab02)
 }

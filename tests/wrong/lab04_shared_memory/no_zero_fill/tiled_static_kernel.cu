@@ -3,9 +3,8 @@
 
 namespace lab04 {
 
-__global__ void matmul_tiled_static_kernel(const float* __restrict__ a,
-                                           const float* __restrict__ b, float* __restrict__ c,
-                                           int m, int n, int k) {
+__global__ void matmul_tiled_static_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                                           float* __restrict__ c, int m, int n, int k) {
   constexpr int T = kStaticTile;
   const int tx = threadIdx.x;
   const int ty = threadIdx.y;

@@ -4,9 +4,8 @@
 namespace lab04 {
 
 __global__ void matmul_tiled_dynamic_kernel(const float* __restrict__ a,
-                                            const float* __restrict__ b,
-                                            float* __restrict__ c, int m, int n, int k,
-                                            int depth) {
+                                            const float* __restrict__ b, float* __restrict__ c,
+                                            int m, int n, int k, int depth) {
   // Every extern __shared__ array of a kernel starts at the same address: declaring two
   // of them would make the A and B tiles overlap. There is one buffer; pointers split it.
   extern __shared__ float smem[];
@@ -24,7 +23,7 @@ __global__ void matmul_tiled_dynamic_kernel(const float* __restrict__ a,
   // accumulates, and waits again. Store the sum when (row, col) lies inside C.
   // HINT: a slice holds depth / tile elements per thread: loop j = tx, tx + tile, ...
   // for A (a_tile[ty * depth + j]) and r = ty, ty + tile, ... for B (b_tile[r * tile + tx]).
-  float* a_tile = smem;                 // a_tile[r * depth + j] = A[row0 + r][k0 + j]
+  float* a_tile = smem;  // a_tile[r * depth + j] = A[row0 + r][k0 + j]
   float* b_tile = smem;  // BUG: B starts where A starts, as two extern __shared__ arrays would
   float acc = 0.0f;
   for (int k0 = 0; k0 < k; k0 += depth) {

@@ -50,10 +50,9 @@ void matmul_tiled_dynamic(const float* d_a, const float* d_b, float* d_c, int m,
   const bool tile_ok = plan.tile == 8 || plan.tile == 16 || plan.tile == 32;
   if (!tile_ok || plan.depth < plan.tile || plan.depth % plan.tile != 0 ||
       plan.smem_bytes != 2 * sizeof(float) * plan.tile * plan.depth) {
-    throw std::invalid_argument("matmul_tiled_dynamic: inconsistent plan (tile " +
-                                std::to_string(plan.tile) + ", depth " +
-                                std::to_string(plan.depth) + ", " +
-                                std::to_string(plan.smem_bytes) + " bytes)");
+    throw std::invalid_argument(
+        "matmul_tiled_dynamic: inconsistent plan (tile " + std::to_string(plan.tile) + ", depth " +
+        std::to_string(plan.depth) + ", " + std::to_string(plan.smem_bytes) + " bytes)");
   }
   const dim3 block(plan.tile, plan.tile);  // one thread per element of a C tile
   const dim3 grid((n + plan.tile - 1) / plan.tile, (m + plan.tile - 1) / plan.tile);

@@ -25,9 +25,13 @@ int conflict_degree(const cudalab::bank::WarpRequest& r) {
   // removes repeated words (a broadcast costs nothing); use bank_of(word * 4).
   int lanes_per_phase = 0;
   switch (r.access_bytes) {
-    case 4: lanes_per_phase = 32; break;
-    case 8:   // BUG: 8- and 16-byte requests are treated as one 32-lane phase
-    case 16: lanes_per_phase = 32; break;
+    case 4:
+      lanes_per_phase = 32;
+      break;
+    case 8:  // BUG: 8- and 16-byte requests are treated as one 32-lane phase
+    case 16:
+      lanes_per_phase = 32;
+      break;
     default:
       throw std::invalid_argument("conflict_degree: access_bytes must be 4, 8 or 16, got " +
                                   std::to_string(r.access_bytes));
@@ -39,7 +43,8 @@ int conflict_degree(const cudalab::bank::WarpRequest& r) {
     for (int lane = first; lane < first + lanes_per_phase; ++lane) {
       if (((r.active_mask >> lane) & 1u) == 0) continue;
       const std::uint64_t word0 = r.byte_address[static_cast<std::size_t>(lane)] / 4;
-      for (int w = 0; w < words_per_lane; ++w) words.push_back(word0 + static_cast<std::uint64_t>(w));
+      for (int w = 0; w < words_per_lane; ++w)
+        words.push_back(word0 + static_cast<std::uint64_t>(w));
     }
     std::sort(words.begin(), words.end());
     words.erase(std::unique(words.begin(), words.end()), words.end());

@@ -22,7 +22,9 @@ static_assert(kPaddedPitch >= kTile, "a tile row must fit in its pitch");
 /// Words one padded tile occupies: the kernels declare `__shared__ float tile[kPaddedTileWords]`.
 constexpr int kPaddedTileWords = kTile * kPaddedPitch;
 
-int padded_tile_words() { return kPaddedTileWords; }
+int padded_tile_words() {
+  return kPaddedTileWords;
+}
 
 __host__ __device__ int padded_offset(int row, int col) {
   // TODO(lab06): return the word that holds (row, col) when rows are kPaddedPitch words apart.
@@ -96,11 +98,12 @@ __global__ void padded_matmul_kernel(const float* __restrict__ a, const float* _
     // Coalesced global loads, row-wise (conflict-free) shared stores, zeros outside.
     const int a_row = row0 + ty;
     const int a_col = k0 + tx;
-    a_tile[padded_offset(ty, tx)] = a[static_cast<size_t>(a_row) * k + a_col];  // assumes k, m % 32 == 0
+    a_tile[padded_offset(ty, tx)] =
+        a[static_cast<size_t>(a_row) * k + a_col];  // assumes k, m % 32 == 0
     const int b_row = k0 + ty;
     const int b_col = col0 + tx;
     b_tile[ty][tx] = b[static_cast<size_t>(b_row) * n + b_col];  // assumes k, n % 32 == 0
-    __syncthreads();  // the slab is complete
+    __syncthreads();                                             // the slab is complete
 #pragma unroll
     for (int kk = 0; kk < kTile; ++kk) {
       // A tile column (lanes on 32 banks thanks to the pitch) times a broadcast B word.

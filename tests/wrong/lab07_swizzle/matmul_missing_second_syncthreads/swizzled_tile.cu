@@ -101,7 +101,7 @@ __global__ void swizzled_matmul_kernel(const float* __restrict__ a, const float*
     const int b_row = k0 + ty;
     const int b_col = col0 + tx;
     b_tile[ty][tx] = (b_row < k && b_col < n) ? b[static_cast<size_t>(b_row) * n + b_col] : 0.0f;
-    __syncthreads();  // the slab is complete
+    __syncthreads();                        // the slab is complete
     const volatile float* racy_a = a_tile;  // volatile: the racing loads stay in the code
 #pragma unroll
     for (int kk = 0; kk < kTile; ++kk) {

@@ -42,7 +42,7 @@ __global__ void swizzled_transpose_kernel(const float* __restrict__ in, float* _
   // HINT: the loops are lab 06's padded transpose; only the declaration of the tile and the
   // two index expressions change: tile[swizzled_offset(r, lane)] when loading,
   // tile[swizzled_offset(lane, r)] when storing. Index global memory with size_t.
-  __shared__ float tile[kTile][kTile + 1];    // padding, not swizzling
+  __shared__ float tile[kTile][kTile + 1];   // padding, not swizzling
   const int tile_row0 = blockIdx.y * kTile;  // first input row of this tile
   const int tile_col0 = blockIdx.x * kTile;  // first input column of this tile
   const int lane = threadIdx.x;
@@ -85,19 +85,18 @@ __global__ void swizzled_matmul_kernel(const float* __restrict__ a, const float*
   // B[k0 + y][col0 + x] at b_tile[y][x]; the inner loop reads a_tile[swizzled_offset(x, kk)]
   // (a column: lanes on banks kk ^ x, all different) and b_tile[kk][y] (a broadcast).
   __shared__ float a_tile[kTile][kTile + 1];  // padding, not swizzling
-  __shared__ float b_tile[kTile][kTile];  // B[k0 + kk][col0 + j] at b_tile[kk][j]
-  const int tx = threadIdx.x;             // lane: walks the rows of C
-  const int ty = threadIdx.y;             // warp: one column of C
-  const int row0 = blockIdx.y * kTile;    // first row of this block's C tile
-  const int col0 = blockIdx.x * kTile;    // first column of this block's C tile
+  __shared__ float b_tile[kTile][kTile];      // B[k0 + kk][col0 + j] at b_tile[kk][j]
+  const int tx = threadIdx.x;                 // lane: walks the rows of C
+  const int ty = threadIdx.y;                 // warp: one column of C
+  const int row0 = blockIdx.y * kTile;        // first row of this block's C tile
+  const int col0 = blockIdx.x * kTile;        // first column of this block's C tile
 
   float acc = 0.0f;
   for (int k0 = 0; k0 < k; k0 += kTile) {
     // Coalesced global loads, conflict-free shared stores, zeros outside.
     const int a_row = row0 + ty;
     const int a_col = k0 + tx;
-    a_tile[ty][tx] =
-        (a_row < m && a_col < k) ? a[static_cast<size_t>(a_row) * k + a_col] : 0.0f;
+    a_tile[ty][tx] = (a_row < m && a_col < k) ? a[static_cast<size_t>(a_row) * k + a_col] : 0.0f;
     const int b_row = k0 + ty;
     const int b_col = col0 + tx;
     b_tile[ty][tx] = (b_row < k && b_col < n) ? b[static_cast<size_t>(b_row) * n + b_col] : 0.0f;

@@ -29,10 +29,10 @@ __global__ void pack_cols_kernel(const float* __restrict__ b, std::uint32_t* __r
   // HINT: the last word holds only k - 32 * word elements; skip columns >= n. B[r][col] is
   // HINT: b[r * n + col]; compute both indices in std::size_t.
   const int col = blockIdx.x * blockDim.x + threadIdx.x;  // x walks the columns of B
-  const int word = blockIdx.y;                             // y walks the packed words
+  const int word = blockIdx.y;                            // y walks the packed words
   if (col >= n) return;
-  const int first = word * 32;                          // row of B that goes to bit 0
-  const int count = k - first < 32 ? k - first : 32;    // rows in this word; the rest is padding
+  const int first = word * 32;                        // row of B that goes to bit 0
+  const int count = k - first < 32 ? k - first : 32;  // rows in this word; the rest is padding
   std::uint32_t bits = 0;
   for (int t = 0; t < count; ++t) {
     if (b[std::size_t(first + t) * n + col] > 0.0f) bits |= 1u << (31 - t);  // wrong: MSB first

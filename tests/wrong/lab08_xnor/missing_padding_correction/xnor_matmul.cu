@@ -59,17 +59,16 @@ namespace {
  */
 template <typename Popcount>
 __global__ void xnor_matmul_kernel(const std::uint32_t* __restrict__ a_bits,
-                                   const std::uint32_t* __restrict__ b_bits,
-                                   float* __restrict__ c, int n, int k, int words,
-                                   Popcount popcount) {
+                                   const std::uint32_t* __restrict__ b_bits, float* __restrict__ c,
+                                   int n, int k, int words, Popcount popcount) {
   // TODO(lab08): for every column j of this block's row i (j = threadIdx.x, then steps of
   // blockDim.x), sum popcount(XNOR) of the words of packed row i of A and packed column j
   // of B, and store xnor_dot(k, sum) as a float in C[i][j].
   // HINT: XNOR is ~(a ^ b); word w of row i = blockIdx.x is a_bits[i * words + w], word w of
   // HINT: column j is b_bits[w * n + j] (word-major: lanes on neighbouring columns read
   // HINT: neighbouring words); C[i][j] is c[i * n + j] — use std::size_t, M * N may pass 2^31.
-  const std::size_t row = blockIdx.x;                      // one block per row of C
-  const std::uint32_t* a_row = a_bits + row * words;       // packed row of A
+  const std::size_t row = blockIdx.x;                 // one block per row of C
+  const std::uint32_t* a_row = a_bits + row * words;  // packed row of A
   for (int col = threadIdx.x; col < n; col += blockDim.x) {
     const std::uint32_t* b_col = b_bits + col;  // word 0 of column col; word w is n further on
     int equal = 0;
@@ -97,7 +96,8 @@ void xnor_matmul_table(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_b
                        cudaStream_t stream) {
   check_arguments("xnor_matmul_table", m, n, k, threads);
   xnor_matmul_kernel<<<m, threads, 0, stream>>>(d_a_bits, d_b_bits, d_c, n, k,
-                                                cudalab::bits::words32(k), popcount_policy::TablePopcount{d_table});
+                                                cudalab::bits::words32(k),
+                                                popcount_policy::TablePopcount{d_table});
   CUDA_CHECK_LAST_LAUNCH();
 }
 
@@ -105,7 +105,8 @@ void xnor_matmul_popc(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bi
                       int m, int n, int k, int threads, cudaStream_t stream) {
   check_arguments("xnor_matmul_popc", m, n, k, threads);
   xnor_matmul_kernel<<<m, threads, 0, stream>>>(d_a_bits, d_b_bits, d_c, n, k,
-                                                cudalab::bits::words32(k), popcount_policy::IntrinsicPopcount{});
+                                                cudalab::bits::words32(k),
+                                                popcount_policy::IntrinsicPopcount{});
   CUDA_CHECK_LAST_LAUNCH();
 }
 

@@ -11,7 +11,8 @@ namespace lab09 {
 namespace {
 
 static_assert(kTile * kTile <= 1024, "a block of kTile x kTile threads must fit in 1024 threads");
-static_assert(kTile <= 32, "a tile row of kTile words must fit in the 32 banks for the padding argument");
+static_assert(kTile <= 32,
+              "a tile row of kTile words must fit in the 32 banks for the padding argument");
 /// Entries of the popcount table (one per byte value).
 constexpr int kTableEntries = 256;
 static_assert(kTableEntries <= kTile * kTile,
@@ -27,7 +28,7 @@ constexpr int kMaxGridY = 65535;
  * word staged is then read by 16 threads instead of being fetched 16 times from memory.
  */
 template <bool kUseTable>
-__global__ void __launch_bounds__(kTile * kTile)
+__global__ void __launch_bounds__(kTile* kTile)
     tiled_xnor_kernel(const std::uint32_t* __restrict__ a_bits,
                       const std::uint32_t* __restrict__ b_bits,
                       const std::uint8_t* __restrict__ table, float* __restrict__ c, int m, int n,
@@ -70,8 +71,8 @@ __global__ void __launch_bounds__(kTile * kTile)
     for (int kw = 0; kw < kTile; ++kw) {
       const std::uint32_t x = a_tile[ty][kw] ^ b_tile[tx][kw];  // a: broadcast, b: 16 banks
       if constexpr (kUseTable) {
-        different += s_table[x & 0xFFu] + s_table[(x >> 8) & 0xFFu] +
-                     s_table[(x >> 16) & 0xFFu] + s_table[x >> 24];
+        different += s_table[x & 0xFFu] + s_table[(x >> 8) & 0xFFu] + s_table[(x >> 16) & 0xFFu] +
+                     s_table[x >> 24];
       } else {
         different += __popc(x);
       }
