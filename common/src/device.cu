@@ -32,6 +32,43 @@ int parse_ctest_gpu(const char* value) {
   return end == id + 3 || v < 0 ? -1 : static_cast<int>(v);
 }
 
+// Formats a CUDA version number (12080) as "12.8".
+std::string cuda_version(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+// Why cudaGetDeviceCount() failed with @p err, in words a student can act on. Without a
+// driver library the runtime reports cudaErrorInsufficientDriver, the same error as for a
+// driver that is too old; cudaDriverGetVersion() tells the two apart (it reports 0 when
+// no driver can be loaded).
+std::string no_gpu_reason(cudaError_t err) {
+  int driver = 0;
+  if (cudaDriverGetVersion(&driver) != cudaSuccess) {
+    cudaGetLastError();
+    driver = 0;
+  }
+  int runtime = 0;
+  if (cudaRuntimeGetVersion(&runtime) != cudaSuccess) {
+    cudaGetLastError();
+    runtime = 0;
+  }
+  if (err == cudaErrorStubLibrary) {
+    return "no NVIDIA driver found (only the CUDA toolkit's stub libcuda.so was loaded)";
+  }
+  if (driver == 0) {
+    return "no NVIDIA driver found (libcuda.so.1 cannot be loaded; nvidia-smi shows whether a "
+           "driver is installed)";
+  }
+  if (err == cudaErrorInsufficientDriver) {
+    return "the NVIDIA driver supports CUDA " + cuda_version(driver) +
+           ", older than this build's CUDA runtime " + cuda_version(runtime) +
+           ": update the driver (cudaErrorInsufficientDriver)";
+  }
+  if (err == cudaErrorNoDevice) return "no CUDA GPU visible (cudaErrorNoDevice)";
+  return std::string("no usable CUDA GPU: ") + cudaGetErrorName(err) + " (" +
+         cudaGetErrorString(err) + ")";
+}
+
 }  // namespace
 
 int preferred_device() {
@@ -52,8 +89,7 @@ std::string gpu_unavailable_reason(int min_major, int min_minor) {
   const cudaError_t err = cudaGetDeviceCount(&n);
   if (err != cudaSuccess) {
     cudaGetLastError();
-    return std::string("no usable CUDA GPU: ") + cudaGetErrorName(err) + " (" +
-           cudaGetErrorString(err) + ")";
+    return no_gpu_reason(err);
   }
   if (n == 0) return "no CUDA GPU visible";
   const int dev = preferred_device();
