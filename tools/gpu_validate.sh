@@ -37,7 +37,7 @@ fi
 if has solution; then
   for i in $(seq 1 "$runs"); do
     start=$(date +%s)
-    ctest --test-dir build/solution -LE wrong -j 8 --output-on-failure \
+    ctest --test-dir build/solution -LE wrong -j 8 --output-on-failure --test-output-size-passed 1048576 \
       --output-junit "junit-run$i.xml" >>"$out/solution.log" 2>&1 || status=1
     log "solution run $i: $(summary_of "$out/solution.log") ($(( $(date +%s) - start )) s)"
     python3 tools/scoreboard.py --build-dir build/solution --junit "build/solution/junit-run$i.xml" \
@@ -54,7 +54,7 @@ if has audit; then
 fi
 
 if has wrong; then
-  ctest --test-dir build/solution -L wrong -j 8 --output-on-failure \
+  ctest --test-dir build/solution -L wrong -j 8 --output-on-failure --test-output-size-passed 1048576 \
     --output-junit junit-wrong.xml >"$out/wrong.log" 2>&1 || status=1
   log "known-wrong: $(summary_of "$out/wrong.log")"
 fi
