@@ -1,0 +1,624 @@
+# The grading conventions, defined once: which labels, timeout, GPU and points a test gets
+# follows from its name, and the build tree records the result for the tools (scoreboard,
+# stub audit) in a manifest, so that nothing else re-derives these rules.
+#
+# Suite endings. A test's suite is classified by its base name: the part of "Inst/Suite/3"
+# that is neither an instantiation prefix nor a type index.
+#   ending       labels           timeout        scheduling   GPU
+#   ...Cpu       cpu              TIMEOUT_CPU    parallel     no
+#   ...Gpu       gpu              TIMEOUT_GPU    parallel     RESOURCE_GROUPS gpus:1
+#   ...Perf      gpu perf         TIMEOUT_PERF   RUN_SERIAL   RESOURCE_GROUPS gpus:1
+#   ...Sanitizer gpu sanitizer    TIMEOUT_TOOLS  RUN_SERIAL   RESOURCE_GROUPS gpus:1
+#   ...Profiler  gpu profiler     TIMEOUT_TOOLS  RUN_SERIAL   RESOURCE_GROUPS gpus:1
+# A base name that starts with "Given" (code the student does not write) also gets the label
+# "given" and earns no points; every other test of a lab is graded. A suite with none of these
+# endings fails the build of its grader with a message naming the suite.
+#
+# Points. Each lab is worth 100 points, split over its objectives: one objective per graded
+# suite base name (all instantiations of a parameterized suite are one objective).
+# cudalab_add_lab(... POINTS Suite=n ...) fixes an objective's points; the objectives not named
+# share the rest equally (integers, the first ones in name order get the remainder). Within an
+# objective every test counts the same. docs/scores-schema.md explains the scoring.
+#
+# What lands in the build tree:
+#   cudalab_manifest.json             configure: the rules, the labs (folders, SOURCES), the
+#                                     graders, and the tests added with cudalab_add_rule_test()
+#   cudalab_manifest.d/<grader>.json  build: every test of the grader (name, suite, labels,
+#                                     timeout, graded) and the lab's objectives with points
+#   <grader dir>/<grader>_tests.cmake build: one CTest test per GoogleTest test
+#   cudalab_measure/<test>.jsonl      test time: the measurement channel (cudalab/testing.hpp)
+#
+# Script mode (the grader's POST_BUILD step; lists the tests and writes the two build files):
+#   cmake -DCUDALAB_GRADER_CONFIG=<config.cmake> -DCUDALAB_GRADER_EXE=<exe> -P CudalabGrading.cmake
+if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE)
+  cmake_minimum_required(VERSION 3.25)  # before the functions: they keep the policies they see
+endif()
+include_guard(GLOBAL)
+
+# ---------------------------------------------------------------------------
+# The rules
+# ---------------------------------------------------------------------------
+set(CUDALAB_SUITE_ENDINGS Cpu Gpu Perf Sanitizer Profiler)
+set(CUDALAB_GIVEN_PREFIX Given)
+set(CUDALAB_LAB_POINTS 100)
+set(CUDALAB_RULE_Cpu_LABELS cpu)
+set(CUDALAB_RULE_Cpu_TIMEOUT CPU)
+set(CUDALAB_RULE_Cpu_SERIAL FALSE)
+set(CUDALAB_RULE_Cpu_GPU FALSE)
+set(CUDALAB_RULE_Gpu_LABELS gpu)
+set(CUDALAB_RULE_Gpu_TIMEOUT GPU)
+set(CUDALAB_RULE_Gpu_SERIAL FALSE)
+set(CUDALAB_RULE_Gpu_GPU TRUE)
+set(CUDALAB_RULE_Perf_LABELS gpu perf)
+set(CUDALAB_RULE_Perf_TIMEOUT PERF)
+set(CUDALAB_RULE_Perf_SERIAL TRUE)
+set(CUDALAB_RULE_Perf_GPU TRUE)
+set(CUDALAB_RULE_Sanitizer_LABELS gpu sanitizer)
+set(CUDALAB_RULE_Sanitizer_TIMEOUT TOOLS)
+set(CUDALAB_RULE_Sanitizer_SERIAL TRUE)
+set(CUDALAB_RULE_Sanitizer_GPU TRUE)
+set(CUDALAB_RULE_Profiler_LABELS gpu profiler)
+set(CUDALAB_RULE_Profiler_TIMEOUT TOOLS)
+set(CUDALAB_RULE_Profiler_SERIAL TRUE)
+set(CUDALAB_RULE_Profiler_GPU TRUE)
+set(CUDALAB_DEFAULT_TIMEOUT_CPU 60)
+set(CUDALAB_DEFAULT_TIMEOUT_GPU 120)
+set(CUDALAB_DEFAULT_TIMEOUT_PERF 300)
+set(CUDALAB_DEFAULT_TIMEOUT_TOOLS 900)
+set(CUDALAB_GPU_RESOURCE "gpus:1")
+
+# cudalab_suite_rule(<suite> <out>) — classifies a suite name ("Suite", "Inst/Suite",
+# "Suite/0"): sets <out>_BASE (the base name), <out>_ENDING (Cpu, Gpu, ... or "" when none
+# applies) and <out>_GIVEN (TRUE/FALSE).
+function(cudalab_suite_rule suite out)
+  string(REPLACE "/" ";" parts "${suite}")
+  set(base "${suite}")
+  foreach(p IN LISTS parts)
+    if(NOT p MATCHES "^[0-9]+$")
+      set(base "${p}")
+    endif()
+  endforeach()
+  set(ending "")
+  foreach(e IN LISTS CUDALAB_SUITE_ENDINGS)
+    if(base MATCHES "${e}$")
+      set(ending ${e})
+    endif()
+  endforeach()
+  if(base MATCHES "^${CUDALAB_GIVEN_PREFIX}")
+    set(given TRUE)
+  else()
+    set(given FALSE)
+  endif()
+  set(${out}_BASE "${base}" PARENT_SCOPE)
+  set(${out}_ENDING "${ending}" PARENT_SCOPE)
+  set(${out}_GIVEN ${given} PARENT_SCOPE)
+endfunction()
+
+# ---------------------------------------------------------------------------
+# JSON helpers (strings are escaped; lists become arrays of strings)
+# ---------------------------------------------------------------------------
+function(_cudalab_json_str out value)
+  string(REPLACE "\\" "\\\\" value "${value}")
+  string(REPLACE "\"" "\\\"" value "${value}")
+  string(REPLACE "\n" "\\n" value "${value}")
+  string(REPLACE "\t" "\\t" value "${value}")
+  set(${out} "\"${value}\"" PARENT_SCOPE)
+endfunction()
+
+function(_cudalab_json_list out)
+  set(items "")
+  foreach(v IN LISTS ARGN)
+    _cudalab_json_str(q "${v}")
+    list(APPEND items "${q}")
+  endforeach()
+  list(JOIN items ", " joined)
+  set(${out} "[${joined}]" PARENT_SCOPE)
+endfunction()
+
+function(_cudalab_json_bool out value)
+  if(value)
+    set(${out} true PARENT_SCOPE)
+  else()
+    set(${out} false PARENT_SCOPE)
+  endif()
+endfunction()
+
+# _cudalab_test_json(<out> <name> <lab> <suite> <case> <labels> <timeout> <serial> <gpu>
+#                    <given> <graded> <objective> <registered>) — one test of the manifest.
+function(_cudalab_test_json out name lab suite case labels timeout serial gpu given graded
+         objective registered)
+  _cudalab_json_str(j_name "${name}")
+  _cudalab_json_str(j_lab "${lab}")
+  _cudalab_json_str(j_suite "${suite}")
+  _cudalab_json_str(j_case "${case}")
+  _cudalab_json_list(j_labels ${labels})
+  _cudalab_json_bool(j_serial "${serial}")
+  _cudalab_json_bool(j_gpu "${gpu}")
+  _cudalab_json_bool(j_given "${given}")
+  _cudalab_json_bool(j_graded "${graded}")
+  if(objective STREQUAL "")
+    set(j_obj null)
+  else()
+    _cudalab_json_str(j_obj "${objective}")
+  endif()
+  _cudalab_json_str(j_reg "${registered}")
+  set(${out} "{\"name\": ${j_name}, \"lab\": ${j_lab}, \"suite\": ${j_suite}, \"case\": ${j_case}, \"labels\": ${j_labels}, \"timeout\": ${timeout}, \"run_serial\": ${j_serial}, \"gpu\": ${j_gpu}, \"given\": ${j_given}, \"graded\": ${j_graded}, \"objective\": ${j_obj}, \"registered\": ${j_reg}}" PARENT_SCOPE)
+endfunction()
+
+# _cudalab_test_properties(<out prefix> <suite> <label> <extra labels> <timeouts: CPU GPU PERF TOOLS>)
+# The CTest properties of a test of <suite>: <out>_LABELS, <out>_TIMEOUT, <out>_SERIAL,
+# <out>_GPU, <out>_GIVEN, <out>_BASE, <out>_ENDING ("" when the suite has no known ending).
+function(_cudalab_test_properties out suite label extra_labels t_cpu t_gpu t_perf t_tools)
+  cudalab_suite_rule("${suite}" r)
+  set(given ${r_GIVEN})
+  if("given" IN_LIST extra_labels)
+    set(given TRUE)
+  endif()
+  set(labels ${label})
+  set(timeout 0)
+  set(serial FALSE)
+  set(gpu FALSE)
+  if(r_ENDING)
+    list(APPEND labels ${CUDALAB_RULE_${r_ENDING}_LABELS})
+    set(kind ${CUDALAB_RULE_${r_ENDING}_TIMEOUT})
+    if(kind STREQUAL "CPU")
+      set(timeout ${t_cpu})
+    elseif(kind STREQUAL "GPU")
+      set(timeout ${t_gpu})
+    elseif(kind STREQUAL "PERF")
+      set(timeout ${t_perf})
+    else()
+      set(timeout ${t_tools})
+    endif()
+    set(serial ${CUDALAB_RULE_${r_ENDING}_SERIAL})
+    set(gpu ${CUDALAB_RULE_${r_ENDING}_GPU})
+  endif()
+  list(APPEND labels ${extra_labels})
+  if(given)
+    list(APPEND labels given)
+  endif()
+  list(REMOVE_DUPLICATES labels)
+  set(${out}_LABELS "${labels}" PARENT_SCOPE)
+  set(${out}_TIMEOUT ${timeout} PARENT_SCOPE)
+  set(${out}_SERIAL ${serial} PARENT_SCOPE)
+  set(${out}_GPU ${gpu} PARENT_SCOPE)
+  set(${out}_GIVEN ${given} PARENT_SCOPE)
+  set(${out}_BASE "${r_BASE}" PARENT_SCOPE)
+  set(${out}_ENDING "${r_ENDING}" PARENT_SCOPE)
+endfunction()
+
+# _cudalab_objective_points(<out prefix> <declared: Suite=n ...> <objectives...>)
+# Splits CUDALAB_LAB_POINTS over the objectives: <out>_<objective> = points; <out>_ERROR = a
+# message when the declaration does not fit.
+function(_cudalab_objective_points out declared)
+  set(objectives ${ARGN})
+  list(SORT objectives)
+  set(error "")
+  set(sum 0)
+  set(named "")
+  foreach(d IN LISTS declared)
+    if(NOT d MATCHES "^([A-Za-z0-9_]+)=([0-9]+)$")
+      string(APPEND error "POINTS entry '${d}' is not Suite=<integer>. ")
+      continue()
+    endif()
+    set(s "${CMAKE_MATCH_1}")
+    set(p "${CMAKE_MATCH_2}")
+    if(NOT s IN_LIST objectives)
+      list(JOIN objectives ", " all)
+      string(APPEND error "POINTS names ${s}, which is no graded suite of this lab (graded: ${all}). ")
+      continue()
+    endif()
+    list(APPEND named "${s}")
+    set(${out}_${s} ${p} PARENT_SCOPE)
+    math(EXPR sum "${sum} + ${p}")
+  endforeach()
+  set(rest_objectives "")
+  foreach(o IN LISTS objectives)
+    if(NOT o IN_LIST named)
+      list(APPEND rest_objectives "${o}")
+    endif()
+  endforeach()
+  list(LENGTH rest_objectives n)
+  math(EXPR rest "${CUDALAB_LAB_POINTS} - ${sum}")
+  if(rest LESS 0)
+    string(APPEND error "POINTS add up to ${sum}, more than the lab's ${CUDALAB_LAB_POINTS}. ")
+  elseif(n EQUAL 0 AND NOT rest EQUAL 0 AND objectives)
+    string(APPEND error "POINTS name every objective but add up to ${sum}, not ${CUDALAB_LAB_POINTS}. ")
+  elseif(n GREATER 0)
+    math(EXPR each "${rest} / ${n}")
+    math(EXPR extra "${rest} % ${n}")
+    if(each EQUAL 0 AND extra EQUAL 0)
+      list(JOIN rest_objectives ", " names)
+      string(APPEND error "POINTS leave no points for ${names}; declare them too. ")
+    endif()
+    set(i 0)
+    foreach(o IN LISTS rest_objectives)
+      if(i LESS extra)
+        math(EXPR p "${each} + 1")
+      else()
+        set(p ${each})
+      endif()
+      set(${out}_${o} ${p} PARENT_SCOPE)
+      math(EXPR i "${i} + 1")
+    endforeach()
+  endif()
+  set(${out}_ERROR "${error}" PARENT_SCOPE)
+endfunction()
+
+# ---------------------------------------------------------------------------
+# Script mode: list a grader's tests, check their suites, write the CTest file and the
+# manifest part (run as the grader's POST_BUILD step).
+# ---------------------------------------------------------------------------
+if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE)
+  foreach(v CUDALAB_GRADER_CONFIG CUDALAB_GRADER_EXE)
+    if(NOT DEFINED ${v})
+      message(FATAL_ERROR "CudalabGrading.cmake: -D${v}= is required")
+    endif()
+  endforeach()
+  include("${CUDALAB_GRADER_CONFIG}")
+  # Outputs of an earlier build go first: a failed listing leaves no stale test list behind.
+  file(REMOVE "${G_TESTS_FILE}" "${G_MANIFEST_FILE}")
+
+  execute_process(COMMAND "${CUDALAB_GRADER_EXE}" --gtest_list_tests
+                  WORKING_DIRECTORY "${G_WORKING_DIRECTORY}" TIMEOUT 60
+                  OUTPUT_VARIABLE listing ERROR_VARIABLE listing_err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${G_TARGET}: could not list its tests (${CUDALAB_GRADER_EXE} "
+                        "--gtest_list_tests exited with '${rc}'):\n${listing}${listing_err}")
+  endif()
+  # "Suite.   # TypeParam = ..." then "  Case   # GetParam() = ...": comments go first, so
+  # that the values they print cannot disturb the list handling below.
+  string(REGEX REPLACE "[ ]+#[^\n]*" "" listing "${listing}")
+  string(REPLACE "\r" "" listing "${listing}")
+  string(REPLACE ";" "" listing "${listing}")
+  string(REPLACE "[" "" listing "${listing}")
+  string(REPLACE "]" "" listing "${listing}")
+  string(REPLACE "\n" ";" lines "${listing}")
+
+  set(test_json "")
+  set(suite "")
+  set(unknown "")
+  set(objectives "")
+  set(test_count 0)
+  set(ctest "# Generated by cmake/CudalabGrading.cmake from `${G_TARGET} --gtest_list_tests`.\n")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^([^ ].*)\\.$")
+      set(suite "${CMAKE_MATCH_1}")
+      continue()
+    elseif(NOT line MATCHES "^  ([^ ]+)$" OR suite STREQUAL "")
+      continue()
+    endif()
+    set(case "${CMAKE_MATCH_1}")
+    if(suite MATCHES "(^|/)DISABLED_" OR case MATCHES "^DISABLED_")
+      continue()
+    endif()
+    _cudalab_test_properties(t "${suite}" "${G_LABEL}" "${G_EXTRA_LABELS}" ${G_TIMEOUT_CPU}
+                             ${G_TIMEOUT_GPU} ${G_TIMEOUT_PERF} ${G_TIMEOUT_TOOLS})
+    if(t_ENDING STREQUAL "")
+      if(NOT suite IN_LIST unknown)
+        list(APPEND unknown "${suite}")
+      endif()
+      continue()
+    endif()
+    set(name "${G_PREFIX}${suite}.${case}")
+    set(graded FALSE)
+    set(objective "")
+    if(NOT t_GIVEN AND G_GRADED)
+      set(graded TRUE)
+      set(objective "${t_BASE}")
+      if(NOT objective IN_LIST objectives)
+        list(APPEND objectives "${objective}")
+      endif()
+      if(DEFINED count_${objective})
+        math(EXPR count_${objective} "${count_${objective}} + 1")
+      else()
+        set(count_${objective} 1)
+      endif()
+    endif()
+    set(env "CUDALAB_MEASURE_DIR=${G_MEASURE_DIR}" "CUDALAB_TEST_NAME=${name}" ${G_ENVIRONMENT})
+    string(APPEND ctest "add_test([==[${name}]==] [==[${CUDALAB_GRADER_EXE}]==] "
+                        "[==[--gtest_filter=${suite}.${case}]==])\n"
+                        "set_tests_properties([==[${name}]==] PROPERTIES LABELS [==[${t_LABELS}]==] "
+                        "TIMEOUT ${t_TIMEOUT} WORKING_DIRECTORY [==[${G_WORKING_DIRECTORY}]==] "
+                        "SKIP_REGULAR_EXPRESSION [==[\\[  SKIPPED \\]]==] "
+                        "ENVIRONMENT [==[${env}]==]")
+    if(t_GPU)
+      string(APPEND ctest " RESOURCE_GROUPS [==[${CUDALAB_GPU_RESOURCE}]==]")
+    endif()
+    if(t_SERIAL)
+      string(APPEND ctest " RUN_SERIAL TRUE")
+    endif()
+    string(APPEND ctest ")\n")
+    _cudalab_test_json(j "${name}" "${G_LABEL}" "${suite}" "${case}" "${t_LABELS}" ${t_TIMEOUT}
+                       ${t_SERIAL} ${t_GPU} ${t_GIVEN} ${graded} "${objective}" "gtest")
+    list(APPEND test_json "    ${j}")
+    math(EXPR test_count "${test_count} + 1")
+  endforeach()
+
+  if(unknown)
+    list(JOIN unknown ", " unknown_names)
+    list(JOIN CUDALAB_SUITE_ENDINGS ", " endings)
+    message(FATAL_ERROR "${G_TARGET}: test suite(s) ${unknown_names} end in none of ${endings}. "
+                        "A suite's name ending gives its tests their labels, timeout and GPU "
+                        "(cmake/CudalabGrading.cmake); rename the suite(s).")
+  endif()
+  if(test_count EQUAL 0)
+    message(FATAL_ERROR "${G_TARGET}: --gtest_list_tests listed no test")
+  endif()
+
+  # Tests of the lab registered directly (cudalab_add_rule_test: the demo runs) are part of its
+  # objectives too.
+  foreach(entry IN LISTS G_RULE_TESTS)
+    string(REPLACE "|" ";" parts "${entry}")
+    list(GET parts 0 rname)
+    list(GET parts 1 rsuite)
+    list(GET parts 2 rgraded)
+    if(rgraded)
+      cudalab_suite_rule("${rsuite}" r)
+      if(NOT r_BASE IN_LIST objectives)
+        list(APPEND objectives "${r_BASE}")
+      endif()
+      if(DEFINED count_${r_BASE})
+        math(EXPR count_${r_BASE} "${count_${r_BASE}} + 1")
+      else()
+        set(count_${r_BASE} 1)
+      endif()
+    endif()
+  endforeach()
+
+  set(obj_json "")
+  if(G_GRADED AND objectives)
+    _cudalab_objective_points(pts "${G_POINTS}" ${objectives})
+    if(pts_ERROR)
+      message(FATAL_ERROR "${G_TARGET}: ${pts_ERROR}(cudalab_add_lab POINTS; the lab is worth "
+                          "${CUDALAB_LAB_POINTS} points)")
+    endif()
+    list(SORT objectives)
+    foreach(o IN LISTS objectives)
+      _cudalab_json_str(jo "${o}")
+      list(APPEND obj_json "    {\"name\": ${jo}, \"points\": ${pts_${o}}, \"tests\": ${count_${o}}}")
+    endforeach()
+  endif()
+
+  list(JOIN test_json ",\n" tests_text)
+  list(JOIN obj_json ",\n" obj_text)
+  _cudalab_json_str(j_target "${G_TARGET}")
+  _cudalab_json_str(j_label "${G_LABEL}")
+  _cudalab_json_str(j_prefix "${G_PREFIX}")
+  _cudalab_json_str(j_exe "${CUDALAB_GRADER_EXE}")
+  _cudalab_json_list(j_declared ${G_POINTS})
+  file(WRITE "${G_MANIFEST_FILE}.tmp"
+    "{\n  \"schema\": \"cudalabs-grader-tests\", \"version\": 1,\n"
+    "  \"grader\": ${j_target}, \"lab\": ${j_label}, \"prefix\": ${j_prefix},\n"
+    "  \"executable\": ${j_exe}, \"lab_points\": ${CUDALAB_LAB_POINTS},\n"
+    "  \"points_declared\": ${j_declared},\n"
+    "  \"objectives\": [\n${obj_text}\n  ],\n"
+    "  \"tests\": [\n${tests_text}\n  ]\n}\n")
+  file(WRITE "${G_TESTS_FILE}.tmp" "${ctest}")
+  file(RENAME "${G_MANIFEST_FILE}.tmp" "${G_MANIFEST_FILE}")
+  file(RENAME "${G_TESTS_FILE}.tmp" "${G_TESTS_FILE}")
+  return()
+endif()
+
+# ---------------------------------------------------------------------------
+# Configure time
+# ---------------------------------------------------------------------------
+
+# _cudalab_timeouts(<prefix> <args prefix>) — fills <prefix>_TIMEOUT_{CPU,GPU,PERF,TOOLS} from
+# <args prefix>_TIMEOUT_* or the defaults.
+macro(_cudalab_timeouts args)
+  foreach(_k CPU GPU PERF TOOLS)
+    if(NOT ${args}_TIMEOUT_${_k})
+      set(${args}_TIMEOUT_${_k} ${CUDALAB_DEFAULT_TIMEOUT_${_k}})
+    endif()
+  endforeach()
+endmacro()
+
+# cudalab_add_rule_test(<name> LABEL <label> [TIMEOUT_{CPU,GPU,PERF,TOOLS} n]
+#                       COMMAND <command...> [PROPERTIES <prop value>...])
+# A CTest test that is not a GoogleTest case (e.g. a demo run), named <label>.<Suite>.<Case>:
+# its labels, timeout, GPU resource and scheduling follow the suite's ending like every
+# GoogleTest case, and it is recorded in the manifest (and in the lab's objectives).
+function(cudalab_add_rule_test name)
+  cmake_parse_arguments(ARG "" "LABEL;TIMEOUT_CPU;TIMEOUT_GPU;TIMEOUT_PERF;TIMEOUT_TOOLS"
+                        "COMMAND;PROPERTIES" ${ARGN})
+  _cudalab_timeouts(ARG)
+  if(NOT name MATCHES "^${ARG_LABEL}\\.([^.]+)\\.([^.]+)$")
+    message(FATAL_ERROR "cudalab_add_rule_test: '${name}' is not ${ARG_LABEL}.<Suite>.<Case>")
+  endif()
+  set(suite "${CMAKE_MATCH_1}")
+  set(case "${CMAKE_MATCH_2}")
+  _cudalab_test_properties(t "${suite}" "${ARG_LABEL}" "" ${ARG_TIMEOUT_CPU} ${ARG_TIMEOUT_GPU}
+                           ${ARG_TIMEOUT_PERF} ${ARG_TIMEOUT_TOOLS})
+  if(t_ENDING STREQUAL "")
+    list(JOIN CUDALAB_SUITE_ENDINGS ", " endings)
+    message(FATAL_ERROR "test ${name}: suite ${suite} ends in none of ${endings}")
+  endif()
+  add_test(NAME ${name} COMMAND ${ARG_COMMAND})
+  set_tests_properties(${name} PROPERTIES LABELS "${t_LABELS}" TIMEOUT ${t_TIMEOUT})
+  if(t_GPU)
+    set_tests_properties(${name} PROPERTIES RESOURCE_GROUPS "${CUDALAB_GPU_RESOURCE}")
+  endif()
+  if(t_SERIAL)
+    set_tests_properties(${name} PROPERTIES RUN_SERIAL TRUE)
+  endif()
+  if(ARG_PROPERTIES)
+    set_tests_properties(${name} PROPERTIES ${ARG_PROPERTIES})
+  endif()
+  if(t_GIVEN)
+    set(graded FALSE)
+    set(objective "")
+  else()
+    set(graded TRUE)
+    set(objective "${t_BASE}")
+  endif()
+  _cudalab_test_json(j "${name}" "${ARG_LABEL}" "${suite}" "${case}" "${t_LABELS}" ${t_TIMEOUT}
+                     ${t_SERIAL} ${t_GPU} ${t_GIVEN} ${graded} "${objective}" "cmake")
+  set_property(GLOBAL APPEND PROPERTY CUDALAB_MANIFEST_TESTS "${j}")
+  set_property(GLOBAL APPEND PROPERTY CUDALAB_RULE_TESTS_${ARG_LABEL} "${name}|${suite}|${graded}")
+endfunction()
+
+# cudalab_discover_grader(<target> <label> [PREFIX p] [TIMEOUT_{CPU,GPU,PERF,TOOLS} n]
+#                         [ENVIRONMENT ...] [EXTRA_LABELS ...] [POINTS Suite=n ...])
+# Registers every GoogleTest case of <target> as one CTest test <prefix><Suite>.<Case>
+# (prefix defaults to "<label>."), with labels, timeout and GPU resource from its suite's
+# ending. The tests are listed when <target> is built (POST_BUILD), which also checks every
+# suite's ending and writes the grader's part of the manifest. A grader whose label is
+# "labNN" is graded (unless EXTRA_LABELS has "given"); POINTS as in cudalab_add_lab().
+function(cudalab_discover_grader target label)
+  cmake_parse_arguments(ARG "" "TIMEOUT_CPU;TIMEOUT_GPU;TIMEOUT_PERF;TIMEOUT_TOOLS;PREFIX"
+                        "ENVIRONMENT;EXTRA_LABELS;POINTS" ${ARGN})
+  _cudalab_timeouts(ARG)
+  if(NOT ARG_PREFIX)
+    set(ARG_PREFIX "${label}.")
+  endif()
+  set(graded FALSE)
+  if(label MATCHES "^lab[0-9][0-9]$" AND NOT "given" IN_LIST ARG_EXTRA_LABELS)
+    set(graded TRUE)
+  endif()
+  set(tests_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake")
+  set(manifest_file "${CMAKE_BINARY_DIR}/cudalab_manifest.d/${target}.json")
+  set(config "${CMAKE_CURRENT_BINARY_DIR}/${target}_grading_config.cmake")
+  get_property(rule_tests GLOBAL PROPERTY CUDALAB_RULE_TESTS_${label})
+  set(cfg "# Generated by cudalab_discover_grader(${target}); read by CudalabGrading.cmake -P.\n")
+  foreach(v TARGET:target LABEL:label PREFIX:ARG_PREFIX EXTRA_LABELS:ARG_EXTRA_LABELS
+            ENVIRONMENT:ARG_ENVIRONMENT POINTS:ARG_POINTS GRADED:graded
+            TIMEOUT_CPU:ARG_TIMEOUT_CPU TIMEOUT_GPU:ARG_TIMEOUT_GPU TIMEOUT_PERF:ARG_TIMEOUT_PERF
+            TIMEOUT_TOOLS:ARG_TIMEOUT_TOOLS TESTS_FILE:tests_file MANIFEST_FILE:manifest_file
+            RULE_TESTS:rule_tests)
+    string(REPLACE ":" ";" v "${v}")
+    list(GET v 0 key)
+    list(GET v 1 var)
+    string(APPEND cfg "set(G_${key} [==[${${var}}]==])\n")
+  endforeach()
+  string(APPEND cfg "set(G_WORKING_DIRECTORY [==[${CMAKE_CURRENT_BINARY_DIR}]==])\n"
+                    "set(G_MEASURE_DIR [==[${CMAKE_BINARY_DIR}/cudalab_measure]==])\n")
+  file(WRITE "${config}" "${cfg}")
+  add_custom_command(TARGET ${target} POST_BUILD
+    COMMAND "${CMAKE_COMMAND}" "-DCUDALAB_GRADER_CONFIG=${config}"
+            "-DCUDALAB_GRADER_EXE=$<TARGET_FILE:${target}>"
+            -P "${CUDALAB_GRADING_MODULE}"
+    COMMENT "Listing the tests of ${target} (suite endings, manifest)"
+    VERBATIM)
+  set_property(TARGET ${target} APPEND PROPERTY ADDITIONAL_CLEAN_FILES
+               "${tests_file}" "${manifest_file}")
+
+  # At test time: the generated file, or one failing test that says the grader is not built.
+  set(inc "${CMAKE_CURRENT_BINARY_DIR}/${target}_include.cmake")
+  file(WRITE "${inc}"
+    "if(EXISTS [==[${tests_file}]==])\n"
+    "  include([==[${tests_file}]==])\n"
+    "else()\n"
+    "  add_test([==[${ARG_PREFIX}NOT_BUILT.${target}]==] [==[${target}_NOT_BUILT]==])\n"
+    "  set_tests_properties([==[${ARG_PREFIX}NOT_BUILT.${target}]==] PROPERTIES LABELS "
+    "[==[${label}]==])\n"
+    "endif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${inc}")
+
+  _cudalab_json_str(j_target "${target}")
+  _cudalab_json_str(j_label "${label}")
+  _cudalab_json_str(j_prefix "${ARG_PREFIX}")
+  _cudalab_json_bool(j_graded ${graded})
+  file(RELATIVE_PATH rel_manifest "${CMAKE_BINARY_DIR}" "${manifest_file}")
+  _cudalab_json_str(j_manifest "${rel_manifest}")
+  _cudalab_json_list(j_points ${ARG_POINTS})
+  set_property(GLOBAL APPEND PROPERTY CUDALAB_MANIFEST_GRADERS
+    "{\"target\": ${j_target}, \"lab\": ${j_label}, \"prefix\": ${j_prefix}, \"graded\": ${j_graded}, \"executable\": \"$<TARGET_FILE:${target}>\", \"tests_file\": ${j_manifest}, \"points_declared\": ${j_points}, \"timeouts\": {\"cpu\": ${ARG_TIMEOUT_CPU}, \"gpu\": ${ARG_TIMEOUT_GPU}, \"perf\": ${ARG_TIMEOUT_PERF}, \"tools\": ${ARG_TIMEOUT_TOOLS}}}")
+endfunction()
+
+set(CUDALAB_GRADING_MODULE "${CMAKE_CURRENT_LIST_FILE}")
+
+# Written once the top-level directory is configured: the rules, labs, graders and the tests
+# registered directly; also CTestTestfile's companion CTestCustom.cmake, which keeps more of a
+# passing test's output (CTest's default is 1024 bytes) for people reading the JUnit file.
+function(_cudalab_write_manifest)
+  set(rules "")
+  foreach(e IN LISTS CUDALAB_SUITE_ENDINGS)
+    _cudalab_json_str(je "${e}")
+    _cudalab_json_list(jl ${CUDALAB_RULE_${e}_LABELS})
+    string(TOLOWER "${CUDALAB_RULE_${e}_TIMEOUT}" tk)
+    _cudalab_json_bool(js ${CUDALAB_RULE_${e}_SERIAL})
+    _cudalab_json_bool(jg ${CUDALAB_RULE_${e}_GPU})
+    list(APPEND rules "      {\"ending\": ${je}, \"labels\": ${jl}, \"timeout\": \"${tk}\", \"run_serial\": ${js}, \"gpu\": ${jg}}")
+  endforeach()
+  list(JOIN rules ",\n" rules_text)
+
+  get_property(labs GLOBAL PROPERTY CUDALAB_LABS)
+  set(labs_json "")
+  foreach(lab_dir IN LISTS labs)
+    string(SUBSTRING "${lab_dir}" 3 2 nn)
+    string(REGEX REPLACE "^lab[0-9][0-9]_" "" topic "${lab_dir}")
+    set(fields "")
+    foreach(p SOURCES GIVEN LIBRARIES TEST_SOURCES)
+      get_property(val GLOBAL PROPERTY CUDALAB_LAB_${nn}_${p})
+      set(rel "")
+      foreach(x IN LISTS val)
+        if(IS_ABSOLUTE "${x}")
+          file(RELATIVE_PATH x "${PROJECT_SOURCE_DIR}" "${x}")
+        endif()
+        list(APPEND rel "${x}")
+      endforeach()
+      string(TOLOWER "${p}" key)
+      _cudalab_json_list(jv ${rel})
+      string(APPEND fields ", \"${key}\": ${jv}")
+    endforeach()
+    get_property(demo GLOBAL PROPERTY CUDALAB_LAB_${nn}_DEMO)
+    if(demo)
+      _cudalab_json_str(jv "${demo}")
+    else()
+      set(jv null)
+    endif()
+    string(APPEND fields ", \"demo\": ${jv}")
+    get_property(points GLOBAL PROPERTY CUDALAB_LAB_${nn}_POINTS)
+    set(jp "")
+    foreach(d IN LISTS points)
+      if(d MATCHES "^([A-Za-z0-9_]+)=([0-9]+)$")
+        list(APPEND jp "\"${CMAKE_MATCH_1}\": ${CMAKE_MATCH_2}")
+      endif()
+    endforeach()
+    list(JOIN jp ", " jp)
+    string(APPEND fields ", \"points_declared\": {${jp}}")
+    math(EXPR number "1${nn} - 100")
+    _cudalab_json_str(jtopic "${topic}")
+    _cudalab_json_str(jdir "labs/${lab_dir}")
+    _cudalab_json_str(jsol "solutions/${lab_dir}")
+    list(APPEND labs_json "    {\"lab\": \"lab${nn}\", \"number\": ${number}, \"topic\": ${jtopic}, \"folder\": ${jdir}, \"solution_folder\": ${jsol}, \"grader\": \"lab${nn}_test\"${fields}}")
+  endforeach()
+  list(JOIN labs_json ",\n" labs_text)
+
+  get_property(graders GLOBAL PROPERTY CUDALAB_MANIFEST_GRADERS)
+  list(JOIN graders ",\n    " graders_text)
+  get_property(tests GLOBAL PROPERTY CUDALAB_MANIFEST_TESTS)
+  list(JOIN tests ",\n    " tests_text)
+  _cudalab_json_str(j_src "${PROJECT_SOURCE_DIR}")
+  _cudalab_json_str(j_bin "${CMAKE_BINARY_DIR}")
+  _cudalab_json_str(j_impl "${CUDALAB_IMPL}")
+  _cudalab_json_str(j_given "${CUDALAB_GIVEN_PREFIX}")
+  file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/cudalab_manifest.json" CONTENT
+"{
+  \"schema\": \"cudalabs-manifest\", \"version\": 1,
+  \"source_dir\": ${j_src}, \"build_dir\": ${j_bin}, \"implementation\": ${j_impl},
+  \"measure_dir\": \"cudalab_measure\",
+  \"rules\": {
+    \"given_prefix\": ${j_given}, \"lab_points\": ${CUDALAB_LAB_POINTS},
+    \"endings\": [
+${rules_text}
+    ]
+  },
+  \"labs\": [
+${labs_text}
+  ],
+  \"graders\": [
+    ${graders_text}
+  ],
+  \"tests\": [
+    ${tests_text}
+  ]
+}
+")
+  file(WRITE "${CMAKE_BINARY_DIR}/CTestCustom.cmake"
+       "# Generated by cmake/CudalabGrading.cmake: keep up to 64 KB of a passing test's output.\n"
+       "set(CTEST_CUSTOM_MAXIMUM_PASSED_TEST_OUTPUT_SIZE 65536)\n")
+endfunction()
+
+cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _cudalab_write_manifest)
