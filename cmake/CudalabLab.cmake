@@ -20,6 +20,7 @@
 # ...Sanitizer, ...Profiler; "Given..." = not graded): the rules, the points and the manifest
 # the tools read are in CudalabGrading.cmake.
 include_guard(GLOBAL)
+include(CudalabIsolation)
 include(CudalabGrading)
 
 # cudalab_lab_source_dir(<out> <lab folder> <impl>) — where implementation files live.
@@ -79,7 +80,7 @@ function(cudalab_add_lab)
   # The demo program.
   if(LAB_DEMO)
     add_executable(${lab_dir} "${stub_dir}/${LAB_DEMO}")
-    target_link_libraries(${lab_dir} PRIVATE lab${nn}_impl cudalab::options)
+    target_link_libraries(${lab_dir} PRIVATE lab${nn}_impl cudalab::reference cudalab::options)
     if(CUDALAB_BUILD_TESTS)
       set(timeouts TIMEOUT_CPU ${LAB_TIMEOUT_CPU} TIMEOUT_GPU ${LAB_TIMEOUT_GPU})
       # Bad arguments: one line on stderr, non-zero exit (given: the demo is provided).
@@ -102,6 +103,8 @@ function(cudalab_add_lab)
       TIMEOUT_CPU ${LAB_TIMEOUT_CPU} TIMEOUT_GPU ${LAB_TIMEOUT_GPU}
       TIMEOUT_PERF ${LAB_TIMEOUT_PERF} TIMEOUT_TOOLS ${LAB_TIMEOUT_TOOLS} POINTS ${LAB_POINTS})
   endif()
+  # The lab's library may not call the graders' reference code (checked on its objects).
+  cudalab_check_reference_isolation(lab${nn}_impl lab${nn}_test)
   # Recorded for tests/wrong/ (known-wrong submissions) and the tools.
   set_property(GLOBAL APPEND PROPERTY CUDALAB_LABS ${lab_dir})
   set_property(GLOBAL PROPERTY CUDALAB_LAB_${nn}_DIR "${lab_dir}")

@@ -19,14 +19,28 @@
 # A variant is labelled cpu when every positive pattern of its filter names a ...Cpu suite
 # (it can be judged without a GPU); otherwise gpu (RESOURCE_GROUPS gpus:1, and RUN_SERIAL
 # unless every pattern names a ...Gpu suite, since perf and tool tests never share a GPU).
+#
+# Correct alternatives (tests/right/labNN_topic/<variant>/, RIGHT.md instead of WRONG.md) are
+# wired the same way by cudalab_add_wrong_variants(<dir> MODE right) as right.labNN.<variant>:
+# they must be ACCEPTED (every selected graded test passes). A RIGHT.md line
+# "slow: <reason>" marks an approach the handout says is too slow: its speed tests (...Perf
+# suites) are then left out, and only correctness decides.
+#
+# Both kinds first check the variant's library for calls of the grader-only reference code
+# (cmake/CudalabIsolation.cmake): a known-wrong variant that does is rejected by that alone.
 include_guard(GLOBAL)
+include(CudalabIsolation)
 
 # cudalab_wrong_read_spec(<variant dir> <out prefix>) — parses WRONG.md into
 # <prefix>_WHAT, <prefix>_FILTER, <prefix>_TIMEOUT.
 function(cudalab_wrong_read_spec dir prefix)
-  set(md "${dir}/WRONG.md")
+  set(spec_file WRONG.md)
+  if(ARGC GREATER 2)
+    set(spec_file ${ARGV2})
+  endif()
+  set(md "${dir}/${spec_file}")
   if(NOT EXISTS "${md}")
-    message(FATAL_ERROR "known-wrong variant ${dir} has no WRONG.md (line 1: what is broken)")
+    message(FATAL_ERROR "variant ${dir} has no ${spec_file} (line 1: what it is)")
   endif()
   file(STRINGS "${md}" lines)
   list(LENGTH lines n)
@@ -41,8 +55,11 @@ function(cudalab_wrong_read_spec dir prefix)
   endif()
   set(filter "")
   set(timeout "")
+  set(slow "")
   foreach(line IN LISTS lines)
-    if(line MATCHES "^[ ]*filter:[ ]*([^ ]+)[ ]*$")
+    if(line MATCHES "^[ ]*slow:[ ]*(.+)$")
+      set(slow "${CMAKE_MATCH_1}")
+    elseif(line MATCHES "^[ ]*filter:[ ]*([^ ]+)[ ]*$")
       set(filter "${CMAKE_MATCH_1}")
     elseif(line MATCHES "^[ ]*timeout:[ ]*([0-9]+)[ ]*$")
       set(timeout "${CMAKE_MATCH_1}")
@@ -53,6 +70,7 @@ function(cudalab_wrong_read_spec dir prefix)
   set(${prefix}_WHAT "${what}" PARENT_SCOPE)
   set(${prefix}_FILTER "${filter}" PARENT_SCOPE)
   set(${prefix}_TIMEOUT "${timeout}" PARENT_SCOPE)
+  set(${prefix}_SLOW "${slow}" PARENT_SCOPE)
 endfunction()
 
 # cudalab_wrong_filter_kind(<filter> <out>) — cpu, gpu (only ...Gpu suites) or tools
@@ -89,7 +107,17 @@ endfunction()
 # cudalab_add_wrong_variants(<tests/wrong dir>) — wires every variant of every lab that
 # cudalab_add_lab() recorded (global properties CUDALAB_LABS, CUDALAB_LAB_<NN>_*).
 function(cudalab_add_wrong_variants wrong_root)
-  set(driver "${wrong_root}/expect_rejection.cmake")
+  cmake_parse_arguments(ARG "" "MODE" "" ${ARGN})
+  if(NOT ARG_MODE)
+    set(ARG_MODE wrong)
+  endif()
+  if(ARG_MODE STREQUAL "right")
+    set(spec_name RIGHT.md)
+  else()
+    set(spec_name WRONG.md)
+  endif()
+  set(mode ${ARG_MODE})
+  set(driver "${PROJECT_SOURCE_DIR}/tests/wrong/expect_rejection.cmake")
   if(NOT IS_DIRECTORY "${PROJECT_SOURCE_DIR}/solutions")
     message(FATAL_ERROR "CUDALAB_WRONG=ON needs solutions/ (the variants take their other "
                         "files from it); this tree has none. Configure with -DCUDALAB_WRONG=OFF.")
@@ -101,7 +129,7 @@ function(cudalab_add_wrong_variants wrong_root)
   file(GLOB wrong_lab_dirs LIST_DIRECTORIES true RELATIVE "${wrong_root}" "${wrong_root}/lab*")
   foreach(d IN LISTS wrong_lab_dirs)
     if(IS_DIRECTORY "${wrong_root}/${d}" AND NOT d IN_LIST labs)
-      message(WARNING "tests/wrong/${d}/ matches no lab (labs: ${labs}); left out")
+      message(WARNING "tests/${mode}/${d}/ matches no lab (labs: ${labs}); left out")
     endif()
   endforeach()
 
@@ -129,19 +157,19 @@ function(cudalab_add_wrong_variants wrong_root)
         continue()
       endif()
       if(NOT variant MATCHES "^[A-Za-z0-9_]+$")
-        message(FATAL_ERROR "tests/wrong/${lab_dir}/${variant}: variant names use letters, digits and _ only")
+        message(FATAL_ERROR "tests/${mode}/${lab_dir}/${variant}: variant names use letters, digits and _ only")
       endif()
-      cudalab_wrong_read_spec("${vdir}" spec)
+      cudalab_wrong_read_spec("${vdir}" spec ${spec_name})
 
       # Replacement files: each must be a SOURCES file of the lab.
       file(GLOB replaced RELATIVE "${vdir}" "${vdir}/*")
-      list(REMOVE_ITEM replaced WRONG.md)
+      list(REMOVE_ITEM replaced ${spec_name})
       if(NOT replaced)
-        message(FATAL_ERROR "tests/wrong/${lab_dir}/${variant}/ replaces no file (put broken copies of SOURCES files there)")
+        message(FATAL_ERROR "tests/${mode}/${lab_dir}/${variant}/ replaces no file (put broken copies of SOURCES files there)")
       endif()
       foreach(f IN LISTS replaced)
         if(NOT f IN_LIST sources)
-          message(FATAL_ERROR "tests/wrong/${lab_dir}/${variant}/${f} is not one of lab${nn}'s SOURCES (${sources})")
+          message(FATAL_ERROR "tests/${mode}/${lab_dir}/${variant}/${f} is not one of lab${nn}'s SOURCES (${sources})")
         endif()
       endforeach()
       set(impl_sources "")
@@ -151,15 +179,15 @@ function(cudalab_add_wrong_variants wrong_root)
         elseif(EXISTS "${sol_dir}/${f}")
           list(APPEND impl_sources "${sol_dir}/${f}")
         else()
-          message(FATAL_ERROR "tests/wrong/${lab_dir}/${variant}: needs solutions/${lab_dir}/${f}, which is missing")
+          message(FATAL_ERROR "tests/${mode}/${lab_dir}/${variant}: needs solutions/${lab_dir}/${f}, which is missing")
         endif()
       endforeach()
       foreach(f IN LISTS given)
         list(APPEND impl_sources "${stub_dir}/${f}")
       endforeach()
 
-      set(lib lab${nn}_wrong_${variant}_impl)
-      set(exe lab${nn}_wrong_${variant})
+      set(lib lab${nn}_${mode}_${variant}_impl)
+      set(exe lab${nn}_${mode}_${variant})
       cudalab_add_lab_library(${lib} "${stub_dir}" SOURCES ${impl_sources} LIBRARIES ${libraries})
       cudalab_add_grader_executable(${exe} ${lib} ${test_sources})
 
@@ -168,6 +196,13 @@ function(cudalab_add_wrong_variants wrong_root)
         set(filter "*")
       else()
         set(filter "${spec_FILTER}")
+      endif()
+      if(mode STREQUAL "right" AND NOT spec_SLOW STREQUAL "")
+        if(filter MATCHES "-")
+          string(APPEND filter ":*Perf.*")
+        else()
+          string(APPEND filter "-*Perf.*")
+        endif()
       endif()
       cudalab_wrong_filter_kind("${filter}" kind)
       # Given suites (code the student does not write) never count as a rejection.
@@ -178,15 +213,15 @@ function(cudalab_add_wrong_variants wrong_root)
       endif()
       string(REPLACE ";" "," what "${spec_WHAT}")
       if(kind STREQUAL "cpu")
-        set(labels wrong lab${nn} cpu)
+        set(labels ${mode} lab${nn} cpu)
         set(timeout 120)
         set(props "")
       elseif(kind STREQUAL "gpu")
-        set(labels wrong lab${nn} gpu)
+        set(labels ${mode} lab${nn} gpu)
         set(timeout 300)
         set(props RESOURCE_GROUPS "gpus:1")
       else()
-        set(labels wrong lab${nn} gpu)
+        set(labels ${mode} lab${nn} gpu)
         set(timeout 900)
         set(props RESOURCE_GROUPS "gpus:1" RUN_SERIAL TRUE)
       endif()
@@ -194,9 +229,14 @@ function(cudalab_add_wrong_variants wrong_root)
         set(timeout ${spec_TIMEOUT})
       endif()
       math(EXPR grader_timeout "${timeout} - 5")
-      set(name wrong.lab${nn}.${variant})
+      set(name ${mode}.lab${nn}.${variant})
       add_test(NAME ${name}
         COMMAND ${CMAKE_COMMAND}
+                "-DMODE=${mode}"
+                "-DLAB_LIB=$<TARGET_FILE:${lib}>"
+                "-DREF_LIB=$<TARGET_FILE:cudalab_reference>"
+                "-DNM=${CMAKE_NM}"
+                "-DISOLATION_SCRIPT=${CUDALAB_ISOLATION_SCRIPT}"
                 "-DGRADER=$<TARGET_FILE:${exe}>"
                 "-DFILTER=${filter}"
                 "-DWHAT=${what}"
@@ -210,10 +250,12 @@ function(cudalab_add_wrong_variants wrong_root)
         ${props})
       math(EXPR count "${count} + 1")
     endforeach()
-    if(count LESS 3)
-      message(STATUS "cudalabs: lab${nn} has ${count} known-wrong submission(s); the convention is at least 3")
+    if(mode STREQUAL "wrong" AND count LESS 6)
+      message(STATUS "cudalabs: lab${nn} has ${count} known-wrong submission(s); the convention is at least 6")
+    elseif(mode STREQUAL "right" AND count LESS 2)
+      message(STATUS "cudalabs: lab${nn} has ${count} correct alternative(s); the convention is at least 2")
     endif()
     math(EXPR total "${total} + ${count}")
   endforeach()
-  message(STATUS "cudalabs: ${total} known-wrong submissions (ctest -L wrong)")
+  message(STATUS "cudalabs: ${total} ${mode} submissions (ctest -L ${mode})")
 endfunction()

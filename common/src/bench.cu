@@ -52,7 +52,9 @@ void check_options(const BenchOptions& o) {
   }
 }
 
-float timed_run(const GpuWork& work, const BenchOptions& o, GpuTimer& timer) {
+float timed_run(const GpuWork& work, const GpuWork& before, const BenchOptions& o,
+                GpuTimer& timer) {
+  if (before) before(o.stream);
   if (o.flush_l2) flush_l2(o.stream);
   timer.start(o.stream);
   work(o.stream);
@@ -72,7 +74,8 @@ BenchStats benchmark(const GpuWork& work, const BenchOptions& options) {
   GpuTimer timer;
   std::vector<float> samples;
   samples.reserve(options.reps);
-  for (int i = 0; i < options.reps; ++i) samples.push_back(timed_run(work, options, timer));
+  for (int i = 0; i < options.reps; ++i)
+    samples.push_back(timed_run(work, options.before_candidate, options, timer));
   return summarize(std::move(samples));
 }
 
@@ -88,8 +91,8 @@ Comparison compare(const GpuWork& baseline, const GpuWork& candidate, const Benc
   std::vector<float> a;
   std::vector<float> b;
   for (int i = 0; i < options.reps; ++i) {
-    a.push_back(timed_run(baseline, options, timer));
-    b.push_back(timed_run(candidate, options, timer));
+    a.push_back(timed_run(baseline, options.before_baseline, options, timer));
+    b.push_back(timed_run(candidate, options.before_candidate, options, timer));
   }
   Comparison c;
   c.baseline = summarize(std::move(a));

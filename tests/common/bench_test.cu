@@ -48,6 +48,14 @@ TEST(GivenBenchCpu, ScaleEnvironmentVariableScalesThreshold) {
     EXPECT_THROW(cudalab::speedup_scale(), std::invalid_argument);
   }
   {
+    ScaleEnv env("0.001");  // below the floor: would pass every speed test
+    EXPECT_THROW(cudalab::speedup_scale(), std::invalid_argument);
+  }
+  {
+    ScaleEnv env("0.25");  // the floor itself is accepted
+    EXPECT_DOUBLE_EQ(cudalab::speedup_scale(), 0.25);
+  }
+  {
     ScaleEnv env("abc");
     EXPECT_THROW(cudalab::speedup_scale(), std::invalid_argument);
   }

@@ -12,7 +12,19 @@
 #                                                                          grader accepts a
 #                                                                          wrong submission
 #   the filter selected no test                                         -> FAILED
+# With -DMODE=right (correct alternatives, tests/right/) the verdicts turn around: the test
+# passes only when every selected test passed, and fails naming the tests that rejected it.
+# With -DLAB_LIB/-DREF_LIB/-DNM/-DISOLATION_SCRIPT the variant's library is first checked for
+# calls of the grader-only reference code (a rejection by itself).
 cmake_minimum_required(VERSION 3.25)
+if(NOT MODE)
+  set(MODE wrong)
+endif()
+if(MODE STREQUAL "right")
+  set(kind "correct alternative")
+else()
+  set(kind "known-wrong submission")
+endif()
 
 foreach(v GRADER FILTER VARIANT)
   if(NOT DEFINED ${v} OR "${${v}}" STREQUAL "")
@@ -26,7 +38,19 @@ if(NOT TIMEOUT)
   set(TIMEOUT 300)
 endif()
 
-message("known-wrong submission ${VARIANT}: ${WHAT}")
+message("${kind} ${VARIANT}: ${WHAT}")
+if(ISOLATION_SCRIPT AND LAB_LIB)
+  execute_process(COMMAND "${CMAKE_COMMAND}" "-DLAB_LIB=${LAB_LIB}" "-DREF_LIB=${REF_LIB}"
+                          "-DNM=${NM}" -DREPORT_ONLY=ON -P "${ISOLATION_SCRIPT}"
+                  OUTPUT_VARIABLE iso ERROR_VARIABLE iso)
+  if(iso MATCHES "CUDALAB-ISOLATION: VIOLATION ([^\n]*)")
+    if(MODE STREQUAL "right")
+      message(FATAL_ERROR "REJECTED by the build: ${CMAKE_MATCH_1}")
+    endif()
+    message("REJECTED by the build: ${CMAKE_MATCH_1}")
+    return()
+  endif()
+endif()
 message("running: ${GRADER} --gtest_filter=${FILTER}")
 execute_process(
   COMMAND "${GRADER}" "--gtest_filter=${FILTER}" --gtest_color=no
@@ -65,6 +89,32 @@ foreach(line IN LISTS failed_lines)
 endforeach()
 list(REMOVE_DUPLICATES caught)
 
+if(MODE STREQUAL "right")
+  if(rc MATCHES "timeout")
+    message(FATAL_ERROR "REJECTED: the grader did not finish within ${TIMEOUT} s")
+  endif()
+  if(failed GREATER 0 OR NOT rc EQUAL 0)
+    string(LENGTH "${out}" len)
+    if(len GREATER 6000)
+      math(EXPR start "${len} - 6000")
+      string(SUBSTRING "${out}" ${start} 6000 out)
+    endif()
+    message("${out}")
+    list(JOIN caught "\n  " caught_text)
+    message(FATAL_ERROR "REJECTED: the grader rejects the correct alternative ${VARIANT} "
+                        "(${WHAT}); failed:\n  ${caught_text}")
+  endif()
+  if(ran LESS_EQUAL 0)
+    message(FATAL_ERROR "the filter '${FILTER}' selected no test of the grader")
+  endif()
+  if(skipped GREATER 0)
+    message("CUDALAB-WRONG: SKIPPED: not judged here: ${skipped} of ${ran} test(s) skipped, "
+            "${passed} passed, none failed")
+    return()
+  endif()
+  message("ACCEPTED: all ${ran} test(s) passed")
+  return()
+endif()
 if(rc MATCHES "timeout")
   message("REJECTED: the grader did not finish within ${TIMEOUT} s (a student sees a Timeout)")
   return()

@@ -26,6 +26,10 @@ struct BenchOptions {
   int reps = 9;                   ///< timed runs of each variant (the contract asks for >= 7)
   bool flush_l2 = true;           ///< overwrite the L2 cache before every timed run
   cudaStream_t stream = nullptr;  ///< stream the work is enqueued on
+  /// Untimed work enqueued before every run of the baseline / candidate (e.g. copying a
+  /// different input set behind the same pointers, so a result cannot be cached).
+  GpuWork before_baseline;
+  GpuWork before_candidate;
 };
 
 /// Statistics of the timed runs of one variant, in milliseconds.
@@ -57,7 +61,11 @@ BenchStats benchmark(const GpuWork& work, const BenchOptions& options = {});
 Comparison compare(const GpuWork& baseline, const GpuWork& candidate,
                    const BenchOptions& options = {});
 
-/// Value of CUDALAB_SPEEDUP_SCALE (default 1; invalid or non-positive values throw).
+/// Lowest accepted CUDALAB_SPEEDUP_SCALE: below it a speed verdict would mean nothing.
+inline constexpr double kMinSpeedupScale = 0.25;
+
+/// Value of CUDALAB_SPEEDUP_SCALE (default 1; invalid values or values below
+/// kMinSpeedupScale throw std::invalid_argument).
 double speedup_scale();
 
 /// A speed verdict: the measurement, the (scaled) threshold and a sentence with both.

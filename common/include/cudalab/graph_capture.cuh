@@ -1,0 +1,117 @@
+/**
+ * @file graph_capture.cuh
+ * @brief Provenance for graders: what did a launcher really enqueue?
+ *
+ * A graded launcher is run once under CUDA stream capture (global mode) on a fresh
+ * non-blocking stream. Capture records instead of executing, so the resulting graph is the
+ * launcher's work: kernel nodes (with the kernel each launches), memcpy nodes (with their
+ * direction), memset, host and event nodes. Work the launcher did elsewhere (a kernel on the
+ * legacy default stream or a private stream, a synchronous copy, host computation) leaves
+ * no node. The grader then checks what the graph may hold (GraphRules), puts new inputs
+ * behind the same pointers, poisons the outputs and replays the graph: the result it checks
+ * is the one the captured kernels computed.
+ */
+#pragma once
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cudalab/bench.cuh"
+
+namespace cudalab::testing {
+
+/// One node of a captured graph, as the grader reports it.
+struct GraphNode {
+  cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
+  std::string kernel;                            ///< kernel nodes: the kernel's (mangled) name
+  std::string pretty;                            ///< kernel nodes: the demangled name, for messages
+  dim3 grid{};                                   ///< kernel nodes: launch configuration
+  dim3 block{};                                  ///< kernel nodes: launch configuration
+  unsigned smem = 0;                             ///< kernel nodes: dynamic shared memory bytes
+  cudaMemcpyKind copy_kind = cudaMemcpyDefault;  ///< memcpy nodes: direction (resolved)
+  /// e.g. "kernel lab01::add_one_kernel(float*, int, int) <<<(4,4,1), (16,16,1), 0>>>".
+  std::string describe() const;
+};
+
+/// What a captured graph may hold. Kernel names are C++ identifiers (no namespace), e.g.
+/// "add_one_kernel"; a kernel node matches when its mangled name contains the identifier.
+struct GraphRules {
+  std::vector<std::string> kernels;   ///< the lab's own kernels the launcher may launch
+  std::vector<std::string> required;  ///< kernels that must appear (default: all of kernels)
+  bool allow_memset = false;          ///< cudaMemsetAsync nodes
+  bool allow_device_copies = false;   ///< device-to-device copies
+  bool allow_host_copies = false;     ///< host<->device copies (only where the lab teaches them)
+};
+
+/**
+ * @brief A launcher's work, captured into an executable graph (RAII).
+ *
+ * Typical use in a grader:
+ * @code
+ * CapturedWork cap = CapturedWork::capture([&](cudaStream_t s) { lab::launch(..., s); });
+ * ASSERT_TRUE(cap.holds_only({{"my_kernel"}}));
+ * upload other inputs; poison outputs; poison_shared_memory();
+ * cap.run();   // replays the graph and waits
+ * check the outputs
+ * @endcode
+ */
+class CapturedWork {
+ public:
+  /**
+   * @brief Runs @p work(stream) under capture on a new non-blocking stream.
+   * @param work  the launcher call; it must enqueue its work on the stream it is given
+   * @param mode  cudaStreamCaptureModeGlobal (default); relaxed only where a graded
+   *              function must allocate, with the reason in the test
+   * @throws cudalab::CudaError when the capture fails; the message names the likely cause
+   *         (a synchronizing call, an allocation or a copy that cannot be captured)
+   */
+  static CapturedWork capture(const std::function<void(cudaStream_t)>& work,
+                              cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal);
+
+  CapturedWork(CapturedWork&& other) noexcept;
+  CapturedWork& operator=(CapturedWork&& other) noexcept;
+  CapturedWork(const CapturedWork&) = delete;
+  CapturedWork& operator=(const CapturedWork&) = delete;
+  ~CapturedWork();
+
+  /// The nodes of the graph, in the order cudaGraphGetNodes returns them.
+  const std::vector<GraphNode>& nodes() const noexcept { return nodes_; }
+  /// Number of kernel nodes.
+  int kernel_count() const noexcept;
+  /// One line per node, for failure messages ("the graph held: ...").
+  std::string summary() const;
+  /// Passes when every node is allowed by @p rules and every required kernel appears;
+  /// otherwise names what was found (and what was missing) and the likely cause.
+  ::testing::AssertionResult holds_only(const GraphRules& rules) const;
+
+  /// Enqueues the captured graph on @p stream.
+  void launch(cudaStream_t stream) const;
+  /// Launches the graph on its own stream and waits for it; checks for errors.
+  void run() const;
+  /// The graph as a piece of work to time (cudalab::compare).
+  GpuWork as_work() const;
+
+ private:
+  CapturedWork() = default;
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  std::vector<GraphNode> nodes_;
+};
+
+/**
+ * @brief Fills the shared memory of every SM with NaN (0xFF bytes): a given kernel using
+ * the maximum opt-in dynamic shared memory, launched on enough blocks to cover every SM.
+ * Shared memory keeps its contents between kernels, so without this a kernel that reads
+ * shared memory it never wrote may see harmless stale values; after it, it sees NaN.
+ */
+void poison_shared_memory(cudaStream_t stream = nullptr);
+
+/// Fills @p bytes at device pointer @p ptr with 0xFF (NaN for float, all ones for integers).
+void poison(void* ptr, std::size_t bytes, cudaStream_t stream = nullptr);
+
+}  // namespace cudalab::testing

@@ -1,0 +1,54 @@
+#include <cstdio>
+#include <string>
+
+#include "cudalab/bench.cuh"
+#include "cudalab/device_buffer.cuh"
+#include "cudalab/grading.hpp"
+#include "cudalab/testing.hpp"
+
+namespace cudalab::testing {
+
+void expect_possible(double measured, double ceiling, const std::string& unit,
+                     const std::string& what) {
+  const bool ok = measured <= 1.05 * ceiling;
+  char buf[400];
+  std::snprintf(buf, sizeof buf, "%s: %.4g %s against a physical ceiling of %.4g %s (%s)",
+                what.c_str(), measured, unit.c_str(), ceiling, unit.c_str(),
+                ok ? "possible"
+                   : "impossible: the timed work was skipped, cached or done outside the timed "
+                     "stream");
+  std::printf("[ CEILING  ] %s\n", buf);
+  EXPECT_TRUE(ok) << buf;
+}
+
+void expect_share(double measured, double reference, double threshold, const std::string& unit,
+                  const std::string& what) {
+  const double scale = speedup_scale();
+  const double share = reference > 0 ? measured / reference : 0.0;
+  const double needed = threshold * scale;
+  char buf[400];
+  std::snprintf(buf, sizeof buf,
+                "%s: %.4g %s = %.2f of the reference %.4g %s, needs >= %.2f (threshold %.2f x "
+                "CUDALAB_SPEEDUP_SCALE %.2f)",
+                what.c_str(), measured, unit.c_str(), share, reference, unit.c_str(), needed,
+                threshold, scale);
+  record_measurement("share", share, "x", needed);
+  std::printf("[ SPEED    ] %s\n", buf);
+  EXPECT_GE(share, needed) << buf;
+}
+
+double d2d_copy_gbps(std::size_t bytes) {
+  DeviceBuffer<char> src(bytes);
+  DeviceBuffer<char> dst(bytes);
+  src.fill_bytes(1);
+  BenchOptions o;
+  o.flush_l2 = true;
+  const BenchStats s = benchmark(
+      [&](cudaStream_t st) {
+        CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, st));
+      },
+      o);
+  return s.median_ms > 0 ? 2.0 * double(bytes) / (s.median_ms * 1e-3) / 1e9 : 0.0;
+}
+
+}  // namespace cudalab::testing

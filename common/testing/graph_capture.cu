@@ -1,0 +1,309 @@
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <sstream>
+#include <utility>
+
+#include "cudalab/check.cuh"
+#include "cudalab/graph_capture.cuh"
+
+namespace cudalab::testing {
+
+namespace {
+
+std::string demangle(const std::string& mangled) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> out(
+      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
+  return status == 0 && out ? std::string(out.get()) : mangled;
+}
+
+std::string dim_text(dim3 d) {
+  std::ostringstream os;
+  os << '(' << d.x << ',' << d.y << ',' << d.z << ')';
+  return os.str();
+}
+
+const char* type_name(cudaGraphNodeType t) {
+  switch (t) {
+    case cudaGraphNodeTypeKernel:
+      return "kernel";
+    case cudaGraphNodeTypeMemcpy:
+      return "memcpy";
+    case cudaGraphNodeTypeMemset:
+      return "memset";
+    case cudaGraphNodeTypeHost:
+      return "host function";
+    case cudaGraphNodeTypeGraph:
+      return "child graph";
+    case cudaGraphNodeTypeEmpty:
+      return "empty";
+    case cudaGraphNodeTypeWaitEvent:
+      return "event wait";
+    case cudaGraphNodeTypeEventRecord:
+      return "event record";
+    case cudaGraphNodeTypeMemAlloc:
+      return "memory allocation";
+    case cudaGraphNodeTypeMemFree:
+      return "memory free";
+    default:
+      return "other node";
+  }
+}
+
+const char* kind_name(cudaMemcpyKind k) {
+  switch (k) {
+    case cudaMemcpyHostToDevice:
+      return "host-to-device";
+    case cudaMemcpyDeviceToHost:
+      return "device-to-host";
+    case cudaMemcpyDeviceToDevice:
+      return "device-to-device";
+    case cudaMemcpyHostToHost:
+      return "host-to-host";
+    default:
+      return "unknown direction";
+  }
+}
+
+bool is_device(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}
+
+cudaMemcpyKind resolve_kind(const cudaMemcpy3DParms& p) {
+  if (p.kind != cudaMemcpyDefault) return p.kind;
+  const void* src = p.srcArray != nullptr ? nullptr : p.srcPtr.ptr;
+  const void* dst = p.dstArray != nullptr ? nullptr : p.dstPtr.ptr;
+  const bool src_dev = p.srcArray != nullptr || is_device(src);
+  const bool dst_dev = p.dstArray != nullptr || is_device(dst);
+  if (src_dev && dst_dev) return cudaMemcpyDeviceToDevice;
+  if (src_dev) return cudaMemcpyDeviceToHost;
+  if (dst_dev) return cudaMemcpyHostToDevice;
+  return cudaMemcpyHostToHost;
+}
+
+/// The identifier @p id as it appears in an Itanium-mangled name: its length, then itself.
+bool names_kernel(const std::string& mangled, const std::string& id) {
+  if (mangled == id) return true;  // extern "C" kernels are not mangled
+  return mangled.find(std::to_string(id.size()) + id) != std::string::npos;
+}
+
+}  // namespace
+
+std::string GraphNode::describe() const {
+  std::ostringstream os;
+  os << type_name(type);
+  if (type == cudaGraphNodeTypeKernel) {
+    os << ' ' << pretty << " <<<" << dim_text(grid) << ", " << dim_text(block) << ", " << smem
+       << ">>>";
+  } else if (type == cudaGraphNodeTypeMemcpy) {
+    os << " (" << kind_name(copy_kind) << ')';
+  }
+  return os.str();
+}
+
+CapturedWork CapturedWork::capture(const std::function<void(cudaStream_t)>& work,
+                                   cudaStreamCaptureMode mode) {
+  CapturedWork cap;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&cap.stream_, cudaStreamNonBlocking));
+  CUDA_CHECK(cudaStreamBeginCapture(cap.stream_, mode));
+  try {
+    work(cap.stream_);
+  } catch (...) {
+    cudaGraph_t broken = nullptr;
+    (void)cudaStreamEndCapture(cap.stream_, &broken);
+    if (broken != nullptr) (void)cudaGraphDestroy(broken);
+    (void)cudaGetLastError();
+    throw;
+  }
+  const cudaError_t end = cudaStreamEndCapture(cap.stream_, &cap.graph_);
+  if (end != cudaSuccess) {
+    (void)cudaGetLastError();
+    throw CudaError(end, format_cuda_error(end,
+                                           "capture of the launcher: it made a call that cannot "
+                                           "be part of its stream's work (a synchronizing call "
+                                           "such as cudaDeviceSynchronize, an allocation, a "
+                                           "synchronous copy, or work forked onto another "
+                                           "stream and never joined back)",
+                                           __FILE__, __LINE__));
+  }
+  std::size_t count = 0;
+  CUDA_CHECK(cudaGraphGetNodes(cap.graph_, nullptr, &count));
+  std::vector<cudaGraphNode_t> raw(count);
+  if (count > 0) CUDA_CHECK(cudaGraphGetNodes(cap.graph_, raw.data(), &count));
+  for (cudaGraphNode_t n : raw) {
+    GraphNode node;
+    CUDA_CHECK(cudaGraphNodeGetType(n, &node.type));
+    if (node.type == cudaGraphNodeTypeKernel) {
+      cudaKernelNodeParams p{};
+      CUDA_CHECK(cudaGraphKernelNodeGetParams(n, &p));
+      const char* name = nullptr;
+      if (cudaFuncGetName(&name, p.func) == cudaSuccess && name != nullptr) {
+        node.kernel = name;
+      } else {
+        (void)cudaGetLastError();
+        node.kernel = "<unnamed kernel>";
+      }
+      node.pretty = demangle(node.kernel);
+      node.grid = p.gridDim;
+      node.block = p.blockDim;
+      node.smem = p.sharedMemBytes;
+    } else if (node.type == cudaGraphNodeTypeMemcpy) {
+      cudaMemcpy3DParms p{};
+      CUDA_CHECK(cudaGraphMemcpyNodeGetParams(n, &p));
+      node.copy_kind = resolve_kind(p);
+    }
+    cap.nodes_.push_back(std::move(node));
+  }
+  CUDA_CHECK(cudaGraphInstantiate(&cap.exec_, cap.graph_, 0));
+  return cap;
+}
+
+CapturedWork::CapturedWork(CapturedWork&& o) noexcept
+    : graph_(std::exchange(o.graph_, nullptr)),
+      exec_(std::exchange(o.exec_, nullptr)),
+      stream_(std::exchange(o.stream_, nullptr)),
+      nodes_(std::move(o.nodes_)) {}
+
+CapturedWork& CapturedWork::operator=(CapturedWork&& o) noexcept {
+  if (this != &o) {
+    CapturedWork tmp(std::move(o));
+    std::swap(graph_, tmp.graph_);
+    std::swap(exec_, tmp.exec_);
+    std::swap(stream_, tmp.stream_);
+    std::swap(nodes_, tmp.nodes_);
+  }
+  return *this;
+}
+
+CapturedWork::~CapturedWork() {
+  if (exec_ != nullptr) (void)cudaGraphExecDestroy(exec_);
+  if (graph_ != nullptr) (void)cudaGraphDestroy(graph_);
+  if (stream_ != nullptr) (void)cudaStreamDestroy(stream_);
+}
+
+int CapturedWork::kernel_count() const noexcept {
+  return static_cast<int>(std::count_if(nodes_.begin(), nodes_.end(), [](const GraphNode& n) {
+    return n.type == cudaGraphNodeTypeKernel;
+  }));
+}
+
+std::string CapturedWork::summary() const {
+  std::ostringstream os;
+  os << nodes_.size() << (nodes_.size() == 1 ? " node" : " nodes");
+  for (const GraphNode& n : nodes_) os << "\n    " << n.describe();
+  return os.str();
+}
+
+::testing::AssertionResult CapturedWork::holds_only(const GraphRules& rules) const {
+  std::vector<std::string> problems;
+  for (const GraphNode& n : nodes_) {
+    switch (n.type) {
+      case cudaGraphNodeTypeKernel: {
+        const bool ok =
+            std::any_of(rules.kernels.begin(), rules.kernels.end(),
+                        [&](const std::string& id) { return names_kernel(n.kernel, id); });
+        if (!ok) {
+          problems.push_back("a kernel that is not one of this lab's own (" + n.pretty +
+                             "): a provided baseline or a library may not do the graded work");
+        }
+        break;
+      }
+      case cudaGraphNodeTypeMemcpy:
+        if (n.copy_kind == cudaMemcpyDeviceToDevice) {
+          if (!rules.allow_device_copies) {
+            problems.push_back("a device-to-device copy (this launcher has no copy to make)");
+          }
+        } else if (!rules.allow_host_copies) {
+          problems.push_back(std::string("a ") + kind_name(n.copy_kind) +
+                             " copy: the work must stay on the GPU, not go through the host");
+        }
+        break;
+      case cudaGraphNodeTypeMemset:
+        if (!rules.allow_memset) problems.push_back("a memset (this launcher has none to make)");
+        break;
+      case cudaGraphNodeTypeEmpty:
+      case cudaGraphNodeTypeWaitEvent:
+      case cudaGraphNodeTypeEventRecord:
+        break;  // stream fork/join bookkeeping
+      case cudaGraphNodeTypeHost:
+        problems.push_back("a host function: the work must be done by a kernel");
+        break;
+      default:
+        problems.push_back(std::string("a ") + type_name(n.type) + " node");
+        break;
+    }
+  }
+  const std::vector<std::string>& required =
+      rules.required.empty() ? rules.kernels : rules.required;
+  for (const std::string& id : required) {
+    const bool found = std::any_of(nodes_.begin(), nodes_.end(), [&](const GraphNode& n) {
+      return n.type == cudaGraphNodeTypeKernel && names_kernel(n.kernel, id);
+    });
+    if (!found) {
+      problems.push_back("no launch of " + id +
+                         " on the stream it was given (did the launcher ignore its stream "
+                         "argument, launch on another stream, or do the work elsewhere?)");
+    }
+  }
+  if (problems.empty()) return ::testing::AssertionSuccess();
+  std::ostringstream os;
+  os << "the work captured from the launcher's stream is not what this lab allows:";
+  for (const std::string& p : problems) os << "\n  - " << p;
+  os << "\n  the captured graph held " << summary();
+  return ::testing::AssertionFailure() << os.str();
+}
+
+void CapturedWork::launch(cudaStream_t stream) const {
+  CUDA_CHECK(cudaGraphLaunch(exec_, stream));
+}
+
+void CapturedWork::run() const {
+  CUDA_CHECK(cudaGraphLaunch(exec_, stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  CUDA_CHECK(cudaGetLastError());
+}
+
+GpuWork CapturedWork::as_work() const {
+  const cudaGraphExec_t exec = exec_;
+  return [exec](cudaStream_t s) { CUDA_CHECK(cudaGraphLaunch(exec, s)); };
+}
+
+namespace {
+
+__global__ void poison_shared_kernel(int words) {
+  extern __shared__ unsigned int smem_words[];
+  for (int i = threadIdx.x; i < words; i += blockDim.x) smem_words[i] = 0xFFFFFFFFu;
+}
+
+}  // namespace
+
+void poison_shared_memory(cudaStream_t stream) {
+  int device = 0;
+  int sms = 0;
+  int optin = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  CUDA_CHECK(cudaFuncSetAttribute(poison_shared_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  optin));
+  CUDA_CHECK(cudaFuncSetAttribute(poison_shared_kernel,
+                                  cudaFuncAttributePreferredSharedMemoryCarveout,
+                                  cudaSharedmemCarveoutMaxShared));
+  // One block fits per SM at this size; four waves make sure every SM ran one.
+  poison_shared_kernel<<<4 * sms, 1024, optin, stream>>>(optin / 4);
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+void poison(void* ptr, std::size_t bytes, cudaStream_t stream) {
+  if (bytes > 0) CUDA_CHECK(cudaMemsetAsync(ptr, 0xFF, bytes, stream));
+}
+
+}  // namespace cudalab::testing
