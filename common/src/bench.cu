@@ -106,9 +106,14 @@ double speedup_scale() {
   if (env == nullptr || *env == '\0') return 1.0;
   char* end = nullptr;
   const double v = std::strtod(env, &end);
-  if (end == env || *end != '\0' || !(v > 0.0) || !std::isfinite(v)) {
-    throw std::invalid_argument(
-        std::string("CUDALAB_SPEEDUP_SCALE must be a positive number, got '") + env + "'");
+  if (end == env || *end != '\0' || !std::isfinite(v)) {
+    throw std::invalid_argument(std::string("CUDALAB_SPEEDUP_SCALE must be a number, got '") + env +
+                                "'");
+  }
+  if (v < kMinSpeedupScale) {
+    throw std::invalid_argument(std::string("CUDALAB_SPEEDUP_SCALE=") + env +
+                                " is below its floor 0.25: a speed verdict scaled that far "
+                                "would mean nothing");
   }
   return v;
 }

@@ -1,0 +1,143 @@
+// The grader infrastructure itself (given): what a captured graph shows of a launcher's work,
+// shared-memory poisoning, and the device ceilings.
+#include <cmath>
+#include <vector>
+
+#include "cudalab/ceilings.cuh"
+#include "cudalab/check.cuh"
+#include "cudalab/device_buffer.cuh"
+#include "cudalab/grading.hpp"
+#include "cudalab/graph_capture.cuh"
+#include "cudalab/testing.hpp"
+
+namespace {
+
+using cudalab::testing::CapturedWork;
+using cudalab::testing::GraphRules;
+
+__global__ void probe_add_kernel(float* data, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) data[i] += 1.0f;
+}
+
+__global__ void probe_other_kernel(float* data) {
+  data[0] = 7.0f;
+}
+
+/// Reads shared memory it never writes: what an earlier kernel left there.
+__global__ void read_unwritten_shared_kernel(float* out, int words) {
+  extern __shared__ float stale[];
+  for (int i = threadIdx.x; i < words; i += blockDim.x) out[i] = stale[i];
+}
+
+GraphRules only(const char* kernel) {
+  GraphRules r;
+  r.kernels = {kernel};
+  return r;
+}
+
+TEST(GivenGraphCaptureGpu, KernelOnTheGivenStreamIsANamedNodeAndReplaysOnNewData) {
+  CUDALAB_REQUIRE_GPU();
+  constexpr int n = 1000;
+  cudalab::DeviceBuffer<float> d(n);
+  d.upload(std::vector<float>(n, 1.0f));
+  CapturedWork cap = CapturedWork::capture([&](cudaStream_t s) {
+    probe_add_kernel<<<(n + 255) / 256, 256, 0, s>>>(d.data(), n);
+    CUDA_CHECK_LAST_LAUNCH();
+  });
+  EXPECT_EQ(cap.kernel_count(), 1) << cap.summary();
+  EXPECT_TRUE(cap.holds_only(only("probe_add_kernel")));
+  EXPECT_FALSE(cap.holds_only(only("probe_other_kernel")));
+  EXPECT_EQ(d.to_host()[0], 1.0f) << "capture must not execute the kernel";
+  d.upload(std::vector<float>(n, 5.0f));  // new data behind the same pointer
+  cap.run();
+  EXPECT_EQ(d.to_host()[n - 1], 6.0f);
+}
+
+TEST(GivenGraphCaptureGpu, WorkOnTheLegacyStreamLeavesNoNode) {
+  CUDALAB_REQUIRE_GPU();
+  cudalab::DeviceBuffer<float> d(32);
+  d.fill_bytes(0);
+  CapturedWork cap = CapturedWork::capture([&](cudaStream_t) {
+    probe_add_kernel<<<1, 32>>>(d.data(), 32);  // ignores the stream it was given
+    CUDA_CHECK_LAST_LAUNCH();
+  });
+  CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(cap.kernel_count(), 0) << cap.summary();
+  const auto verdict = cap.holds_only(only("probe_add_kernel"));
+  EXPECT_FALSE(verdict);
+  EXPECT_NE(std::string(verdict.message()).find("ignore its stream"), std::string::npos)
+      << verdict.message();
+}
+
+TEST(GivenGraphCaptureGpu, HostRoundTripShowsItsCopies) {
+  CUDALAB_REQUIRE_GPU();
+  cudalab::DeviceBuffer<float> d(64);
+  std::vector<float> h(64, 0.0f);
+  d.upload(h);
+  CapturedWork cap = CapturedWork::capture([&](cudaStream_t s) {
+    CUDA_CHECK(cudaMemcpyAsync(h.data(), d.data(), d.bytes(), cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaMemcpyAsync(d.data(), h.data(), d.bytes(), cudaMemcpyHostToDevice, s));
+    probe_other_kernel<<<1, 1, 0, s>>>(d.data());
+    CUDA_CHECK_LAST_LAUNCH();
+  });
+  const auto verdict = cap.holds_only(only("probe_other_kernel"));
+  EXPECT_FALSE(verdict);
+  EXPECT_NE(std::string(verdict.message()).find("device-to-host"), std::string::npos)
+      << verdict.message();
+  GraphRules copies = only("probe_other_kernel");
+  copies.allow_host_copies = true;
+  EXPECT_TRUE(cap.holds_only(copies));
+}
+
+TEST(GivenGraphCaptureGpu, SynchronizingInsideTheCaptureIsReported) {
+  CUDALAB_REQUIRE_GPU();
+  EXPECT_THROW(CapturedWork::capture([](cudaStream_t s) {
+                 probe_other_kernel<<<1, 1, 0, s>>>(nullptr);
+                 CUDA_CHECK(cudaDeviceSynchronize());
+               }),
+               cudalab::CudaError);
+  // The context is usable afterwards.
+  cudalab::DeviceBuffer<float> d(1);
+  d.fill_bytes(0);
+  probe_other_kernel<<<1, 1>>>(d.data());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(d.to_host()[0], 7.0f);
+}
+
+TEST(GivenGraphCaptureGpu, PoisonedSharedMemoryReadsAsNaN) {
+  CUDALAB_REQUIRE_GPU();
+  constexpr int words = 4096;  // 16 KB
+  cudalab::DeviceBuffer<float> d(words);
+  cudalab::testing::poison_shared_memory();
+  read_unwritten_shared_kernel<<<1, 256, words * sizeof(float)>>>(d.data(), words);
+  CUDA_CHECK_LAST_LAUNCH();
+  const std::vector<float> got = d.to_host();
+  int nan = 0;
+  for (const float x : got) nan += std::isnan(x) ? 1 : 0;
+  EXPECT_EQ(nan, words) << "only " << nan << " of " << words << " unwritten shared words read NaN";
+}
+
+TEST(GivenCeilingsGpu, MeasuredClockAndCopyStayBelowTheCeilings) {
+  CUDALAB_REQUIRE_GPU();
+  const cudalab::Ceilings c = cudalab::device_ceilings();
+  std::printf("[ CUDALAB  ] ceilings: %s\n", c.describe().c_str());
+  EXPECT_GT(c.sm_clock_mhz, 100.0);
+  EXPECT_LT(c.sm_clock_mhz, 1.1 * c.max_clock_mhz + 50.0);
+  const double copy = cudalab::testing::d2d_copy_gbps(std::size_t(1) << 30);
+  std::printf("[ CUDALAB  ] device-to-device copy: %.0f GB/s\n", copy);
+  EXPECT_GT(copy, 0.2 * c.dram_gbps);
+  cudalab::testing::expect_possible(copy, c.dram_gbps, "GB/s", "device-to-device copy");
+}
+
+TEST(GivenCeilingsCpu, ThroughputTableMatchesTheProgrammingGuide) {
+  EXPECT_EQ(cudalab::fp32_lanes_per_sm(9, 0), 128);
+  EXPECT_EQ(cudalab::fp32_lanes_per_sm(8, 0), 64);
+  EXPECT_EQ(cudalab::fp32_lanes_per_sm(8, 6), 128);
+  EXPECT_EQ(cudalab::fp32_lanes_per_sm(7, 5), 64);
+  EXPECT_EQ(cudalab::popc_per_clock_per_sm(9, 0), 16);
+  EXPECT_EQ(cudalab::popc_per_clock_per_sm(7, 0), 16);
+  EXPECT_EQ(cudalab::popc_per_clock_per_sm(6, 1), 32);
+}
+
+}  // namespace
