@@ -7,15 +7,20 @@
 #   <dest>     a folder that does not exist yet (or is empty)
 #   --git      make <dest> a git repository with one commit (a GitHub Classroom template)
 #   --verify   then configure, build and grade the release there with the ci-student
-#              presets (stubs: graded tests fail, GPU tests skip without a GPU) and print
-#              its scoreboard; fails if it does not configure or build, or a test cannot run
+#              presets (stubs: graded tests fail, GPU tests skip without a GPU), print its
+#              scoreboard and write tools/release/points.json (every graded test and its
+#              points, for GitHub Classroom); fails if it does not configure or build, or a
+#              test cannot run
 #
 # Files are taken from the working tree, but only those git tracks (untracked and ignored
 # files never leave). Left out (instructor-only):
 #   solutions/  tests/wrong/  cmake/CudalabWrong.cmake  docs/instructors.md  .ci/
 #   .github/workflows/ (the instructor CI; the release gets tools/release/grade.yml as
 #   .github/workflows/grade.yml instead)  tools/ except scoreboard.py, gpu_resources.py,
-#   gpu-resources.json
+#   gpu-resources.json and the grading helpers tools/release/*.py
+# In exported Markdown files, the lines from "<!-- instructor-only -->" to
+# "<!-- /instructor-only -->" are removed. The release must have no dead relative link
+# (tools/ci/check_links.py; mentions of missing .md files are printed as warnings).
 set -euo pipefail
 
 die() { echo "export_student_release: $*" >&2; exit 1; }
@@ -27,7 +32,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --git) git_init=1 ;;
     --verify) verify=1 ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) [ -z "$dest" ] || die "only one destination, got '$dest' and '$1'"; dest=$1 ;;
   esac
@@ -38,7 +43,7 @@ done
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(git -C "$here" rev-parse --show-toplevel 2>/dev/null) ||
   die "needs a git checkout of cudalabs (the release is built from the files git tracks)"
-[ -f "$root/CMakePresets.json" ] && [ -d "$root/labs" ] || die "$root is not a cudalabs checkout"
+if [ ! -f "$root/CMakePresets.json" ] || [ ! -d "$root/labs" ]; then die "$root is not a cudalabs checkout"; fi
 
 if [ -e "$dest" ]; then
   [ -d "$dest" ] || die "$dest exists and is not a folder"
@@ -58,6 +63,7 @@ is_excluded() {
     solutions/*|tests/wrong/*|.ci/*|.github/workflows/*) return 0 ;;
     cmake/CudalabWrong.cmake|docs/instructors.md) return 0 ;;
     tools/scoreboard.py|tools/gpu_resources.py|tools/gpu-resources.json) return 1 ;;
+    tools/release/*.py) return 1 ;;  # grading helpers the workflow runs from the course copy
     tools/*) return 0 ;;
   esac
   return 1
@@ -78,20 +84,19 @@ tar -C "$root" --null -T "$list" -cf - | tar -C "$dest" -xf -
 mkdir -p "$dest/.github/workflows"
 cp "$root/tools/release/grade.yml" "$dest/.github/workflows/grade.yml"
 
-# The release must stand on its own: nothing instructor-only may remain.
+# Instructor-only passages of the Markdown files (e.g. README's "For instructors").
+while IFS= read -r -d '' md; do
+  sed -i '/<!-- instructor-only -->/,/<!-- \/instructor-only -->/d' "$md"
+done < <(grep -rlZ --include='*.md' -e '<!-- instructor-only -->' "$dest" || true)
+
+# The release must stand on its own: nothing instructor-only may remain, no dead link.
 for p in solutions tests/wrong docs/instructors.md cmake/CudalabWrong.cmake; do
   [ ! -e "$dest/$p" ] || die "internal error: $p was exported"
 done
+python3 "$root/tools/ci/check_links.py" --quiet "$dest" ||
+  die "the release has dead links (above): fix them in the checkout"
 rev=$(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)
 echo "export_student_release: $count files of cudalabs $rev -> $dest"
-
-if [ "$git_init" -eq 1 ]; then
-  git -C "$dest" init -q
-  git -C "$dest" add -A
-  git -C "$dest" -c user.name="cudalabs release" -c user.email="cudalabs@invalid" \
-    commit -q -m "cudalabs student release ($rev)"
-  echo "export_student_release: $dest is a git repository with one commit"
-fi
 
 if [ "$verify" -eq 1 ]; then
   echo "export_student_release: verifying: configure, build and grade with the ci-student presets"
@@ -106,5 +111,17 @@ if [ "$verify" -eq 1 ]; then
   python3 tools/scoreboard.py --build-dir build/ci-student --strict \
     --json build/ci-student/scores.json --markdown build/ci-student/scores.md ||
     die "the scoreboard of the release reports a problem (above)"
+  python3 tools/release/classroom_results.py points --scores build/ci-student/scores.json \
+    -o tools/release/points.json || die "cannot write the points manifest"
   echo "export_student_release: the release configures, builds and grades"
+fi
+
+# Last, so that a verified release's commit holds tools/release/points.json (build/ is
+# ignored by the release's .gitignore).
+if [ "$git_init" -eq 1 ]; then
+  git -C "$dest" init -q
+  git -C "$dest" add -A
+  git -C "$dest" -c user.name="cudalabs release" -c user.email="cudalabs@invalid" \
+    commit -q -m "cudalabs student release ($rev)"
+  echo "export_student_release: $dest is a git repository with one commit"
 fi

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Dead relative links, and mentions of Markdown files that do not exist, in a cudalabs tree.
+
+    python3 tools/ci/check_links.py [ROOT] [--strict-mentions] [--quiet]
+
+Links: every relative link target of every Markdown file under ROOT (default: this
+checkout) — `[text](target)`, `![alt](target)`, `[ref]: target`, and HTML `href=`/`src=` —
+must exist, resolved against the file's folder (an `#anchor` is cut off; web addresses,
+`mailto:` and pure anchors are not checked). A dead link is an error.
+
+Mentions: a path ending in `.md` written in any text file (Markdown, sources, CMake, scripts,
+workflows), e.g. "see <name>.md", must name a file that exists relative to the mentioning
+file's folder or to ROOT, or its file name must exist somewhere in the tree. Outputs the
+tools write (scores.md, anything under build*/) are not checked. Missing ones are warnings,
+errors with --strict-mentions.
+
+Folders build*, out, .git and .cache are skipped. Used on the instructor checkout (CI) and on
+an exported student release (tools/export_student_release.sh --verify), where instructor-only
+files are gone. Exit status: 0 clean, 1 problems, 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+from urllib.parse import unquote
+
+SKIP_DIRS = {".git", ".cache", "out", "node_modules"}
+TEXT_SUFFIXES = {".md", ".cu", ".cuh", ".cpp", ".hpp", ".h", ".cc", ".cmake", ".txt", ".py",
+                 ".sh", ".yml", ".yaml", ".json", ".in", ".cjs", ".js", ".service"}
+INLINE_LINK = re.compile(r"!?\[(?:[^\]\[]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+REF_LINK = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)", re.M)
+HTML_LINK = re.compile(r"""\b(?:href|src)\s*=\s*["']([^"']+)["']""", re.I)
+MENTION = re.compile(r"(?<![\w./-])((?:\.{1,2}/)?[\w.-]+(?:/[\w.-]+)*\.md)\b")
+CODE_FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
+
+
+def skipped(rel: Path) -> bool:
+    return any(p in SKIP_DIRS or p.startswith("build") for p in rel.parts[:-1])
+
+
+GENERATED = {"scores.md"}  # written by tools/scoreboard.py into build trees
+
+
+def files(root: Path, suffixes: set[str], names: tuple[str, ...] = ()):
+    for p in sorted(root.rglob("*")):
+        rel = p.relative_to(root)
+        if p.is_file() and not skipped(rel) and (p.suffix in suffixes or p.name in names):
+            yield p, rel
+
+
+def is_external(target: str) -> bool:
+    return bool(re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target)) or target.startswith(("#", "//"))
+
+
+def dead_links(root: Path) -> list[str]:
+    problems = []
+    for path, rel in files(root, {".md"}):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        body = CODE_FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+        body = re.sub(r"`[^`\n]*`", lambda m: " " * len(m.group(0)), body)
+        targets = [(m.start(), m.group(1)) for rx in (INLINE_LINK, REF_LINK, HTML_LINK)
+                   for m in rx.finditer(body)]
+        for pos, target in sorted(targets):
+            if is_external(target):
+                continue
+            file_part = unquote(target.split("#", 1)[0].split("?", 1)[0])
+            if not file_part:
+                continue
+            dest = (root / file_part.lstrip("/")) if file_part.startswith("/") else \
+                (path.parent / file_part)
+            if not dest.exists():
+                line = body.count("\n", 0, pos) + 1
+                problems.append(f"{rel}:{line}: dead link to {target}")
+    return problems
+
+
+def missing_mentions(root: Path) -> list[str]:
+    names = {p.name for p, _ in files(root, {".md"})}
+    problems = []
+    for path, rel in files(root, TEXT_SUFFIXES, ("run",)):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        for m in MENTION.finditer(text):
+            mention = m.group(1)
+            prefix = text[max(0, m.start() - 200):m.start()]
+            if re.search(r"https?://\S*$", prefix):
+                continue  # part of a web address
+            first = mention.split("/", 1)[0]
+            if Path(mention).name in GENERATED or first.startswith("build") or \
+                    first in ("out", "course", "$out"):
+                continue
+            if (path.parent / mention).exists() or (root / mention).exists() or \
+                    Path(mention).name in names:
+                continue
+            line = text.count("\n", 0, m.start()) + 1
+            problems.append(f"{rel}:{line}: mentions {mention}, which is not in this tree")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("root", nargs="?", type=Path, default=Path(__file__).resolve().parents[2])
+    ap.add_argument("--strict-mentions", action="store_true",
+                    help="mentions of missing .md files are errors, not warnings")
+    ap.add_argument("--quiet", action="store_true", help="print only problems")
+    args = ap.parse_args(argv)
+    root = args.root.resolve()
+    if not root.is_dir():
+        print(f"check_links: {root} is not a folder", file=sys.stderr)
+        return 2
+    links = dead_links(root)
+    mentions = missing_mentions(root)
+    for p in links:
+        print(f"error: {p}")
+    for p in mentions:
+        print(f"{'error' if args.strict_mentions else 'warning'}: {p}")
+    failed = bool(links) or (args.strict_mentions and bool(mentions))
+    if not args.quiet or failed:
+        print(f"check_links: {root}: {len(links)} dead link(s), {len(mentions)} mention(s) of "
+              f"missing Markdown files{'' if args.strict_mentions else ' (warnings)'}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
