@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Ephemeral, containerized GitHub Actions GPU runners for cudalabs (host side).
+#
+#   tools/runner/cudalab-runner.sh --org ORG [--gpus 0|0,1|all] [--labels L,...] [--group-id 1]
+#       [--image cudalab-runner] [--name PREFIX] [--cpus N] [--memory 64g] [--once]
+#
+# Loop: ask GitHub for a just-in-time (JIT) runner configuration, which registers a runner
+# for exactly one job, and start a fresh container of the cudalab-runner image
+# (tools/runner/Dockerfile) with it: `docker run --rm --gpus ...`. The runner takes one job
+# and exits; the container and everything the job wrote are removed; the loop starts the
+# next one. Each job sees only its own files and the GPUs given here, nothing of the host
+# (no volume, no docker socket), and runs as an unprivileged user without capabilities.
+# Run one loop per GPU (the systemd unit cudalab-runner@.service does: --gpus %i), so
+# that jobs of different students never share a GPU or a container.
+#
+# The GitHub token stays on the host: it is read from $CUDALAB_RUNNER_TOKEN_FILE (default
+# /etc/cudalab-runner/token, mode 600) and only used to mint the single-use JIT
+# configuration. It needs the organization permission "Self-hosted runners: read and write"
+# (a fine-grained personal access token or a GitHub App installation token).
+# Labels (default self-hosted,linux,x64,gpu): the jobs ask for [self-hosted, gpu]; the
+# default labels are listed because a JIT registration may not add them by itself.
+# Defaults come from the environment: CUDALAB_RUNNER_ORG, CUDALAB_RUNNER_GPUS,
+# CUDALAB_RUNNER_LABELS, CUDALAB_RUNNER_GROUP_ID, CUDALAB_RUNNER_IMAGE, CUDALAB_RUNNER_NAME,
+# CUDALAB_RUNNER_CPUS, CUDALAB_RUNNER_MEMORY (systemd: EnvironmentFile=/etc/cudalab-runner/env).
+set -euo pipefail
+
+org=${CUDALAB_RUNNER_ORG:-}
+gpus=${CUDALAB_RUNNER_GPUS:-0}
+labels=${CUDALAB_RUNNER_LABELS:-self-hosted,linux,x64,gpu}
+group_id=${CUDALAB_RUNNER_GROUP_ID:-1}
+image=${CUDALAB_RUNNER_IMAGE:-cudalab-runner}
+prefix=${CUDALAB_RUNNER_NAME:-$(hostname -s)}
+cpus=${CUDALAB_RUNNER_CPUS:-}
+memory=${CUDALAB_RUNNER_MEMORY:-}
+token_file=${CUDALAB_RUNNER_TOKEN_FILE:-/etc/cudalab-runner/token}
+api=${GITHUB_API_URL:-https://api.github.com}
+once=0
+
+die() { echo "cudalab-runner: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --org) org=${2:?}; shift ;;
+    --gpus) gpus=${2:?}; shift ;;
+    --labels) labels=${2:?}; shift ;;
+    --group-id) group_id=${2:?}; shift ;;
+    --image) image=${2:?}; shift ;;
+    --name) prefix=${2:?}; shift ;;
+    --cpus) cpus=${2:?}; shift ;;
+    --memory) memory=${2:?}; shift ;;
+    --once) once=1 ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown argument $1 (see --help)" ;;
+  esac
+  shift
+done
+[ -n "$org" ] || die "--org (or CUDALAB_RUNNER_ORG) is required"
+[ -r "$token_file" ] || die "cannot read the token file $token_file"
+command -v docker >/dev/null || die "docker is not installed"
+command -v python3 >/dev/null || die "python3 is needed to read GitHub's answers"
+
+if [ "$gpus" = all ]; then gpu_arg=all; else gpu_arg="\"device=$gpus\""; fi
+limits=(--pids-limit 8192)
+[ -n "$cpus" ] && limits+=(--cpus "$cpus")
+[ -n "$memory" ] && limits+=(--memory "$memory")
+
+# Prints the encoded JIT configuration of a new runner named $1.
+mint_jitconfig() {
+  local body headers answer
+  body=$(python3 -c 'import json, sys
+print(json.dumps({"name": sys.argv[1], "runner_group_id": int(sys.argv[2]),
+                  "labels": [l for l in sys.argv[3].split(",") if l], "work_folder": "_work"}))' \
+    "$1" "$group_id" "$labels")
+  headers=$(mktemp)
+  chmod 600 "$headers"
+  # The token goes through a header file, not the command line (other users see `ps`).
+  printf 'Authorization: Bearer %s\nAccept: application/vnd.github+json\nX-GitHub-Api-Version: 2022-11-28\n' \
+    "$(tr -d '\n' <"$token_file")" >"$headers"
+  answer=$(curl -fsS -X POST -H @"$headers" --data "$body" \
+    "$api/orgs/$org/actions/runners/generate-jitconfig") || { rm -f "$headers"; return 1; }
+  rm -f "$headers"
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["encoded_jit_config"])' <<<"$answer"
+}
+
+while true; do
+  name="$prefix-gpu${gpus//,/_}-$(date +%Y%m%d%H%M%S)-$RANDOM"
+  if ! jit=$(mint_jitconfig "$name"); then
+    echo "cudalab-runner: could not get a JIT configuration from $api for $org; retrying in 60 s" >&2
+    sleep 60
+    continue
+  fi
+  echo "cudalab-runner: $name waits for one job (GPUs: $gpus, labels: $labels)"
+  # The configuration reaches the container through an env file on a pipe: never on disk
+  # and never on a command line. --rm: nothing of this job survives it.
+  docker run --rm --name "$name" --gpus "$gpu_arg" \
+    --cap-drop ALL --security-opt no-new-privileges "${limits[@]}" \
+    --env-file <(printf 'CUDALAB_JITCONFIG=%s\n' "$jit") \
+    "$image" || echo "cudalab-runner: $name exited with status $?" >&2
+  unset jit
+  [ "$once" -eq 1 ] && break
+  sleep 2
+done
