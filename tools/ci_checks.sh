@@ -35,6 +35,7 @@ student_release() {
 }
 
 check "format check" tools/format_check.sh
+check "workflows and shell scripts (actionlint, shellcheck, grade.yml job graph, links)" tools/ci/lint_workflows.sh
 check "skeleton check" python3 tools/skeleton_check.py
 check "stub audit (CPU-graded tests)" python3 tools/stub_audit.py --cpu-only -j "$jobs"
 check "known-wrong submissions (no GPU)" known_wrong_cpu
