@@ -10,16 +10,13 @@
 #include "blocked_xnor.cuh"
 #include "cudalab/bench.cuh"
 #include "cudalab/bits.hpp"
+#include "cudalab/ceilings.cuh"
 #include "cudalab/demo.hpp"
 #include "cudalab/device.cuh"
 #include "cudalab/device_buffer.cuh"
 #include "cudalab/matrix.hpp"
 
 namespace {
-
-/// POPC instructions per clock per SM (compute capability 7.x - 9.0) and bits each counts.
-constexpr double kPopcPerClockPerSm = 16.0;
-constexpr double kBitsPerPopc = 32.0;
 
 int run(const cudalab::DemoOptions& opt) {
   const int n = opt.size;  // A, B and C are n x n
@@ -110,9 +107,9 @@ int run(const cudalab::DemoOptions& opt) {
        true},
   };
 
-  const cudalab::DeviceInfo info = cudalab::query_device();
-  const double ceiling =
-      double(info.sm_count) * info.sm_clock_khz * 1e3 * kPopcPerClockPerSm * kBitsPerPopc;
+  // The popcount ceiling at the SM clock measured now, from the per-CC table in common.
+  const cudalab::Ceilings ceilings = cudalab::device_ceilings();
+  const double ceiling = ceilings.popc_tbitops * 1e12;  // bit-ops (bit-MACs) per second
   const double macs = double(n) * n * n;
   cudalab::Table table(
       {"variant", "config", "ms", "vs cuBLAS", "TOPS", "Tbit-MAC/s", "% popc ceiling", "check"});
@@ -132,9 +129,8 @@ int run(const cudalab::DemoOptions& opt) {
                    v.binary ? cudalab::fixed(100.0 * per_second / ceiling, 1) : "-", r.verdict});
   }
   table.print(std::cout);
-  std::cout << "popc ceiling: " << info.sm_count << " SMs x " << info.sm_clock_khz / 1000
-            << " MHz x 16 POPC/clock x 32 bits = " << cudalab::fixed(ceiling / 1e12, 1)
-            << " Tbit-MAC/s; TOPS = 2 n^3 / time (float FLOPs or bit operations)\n";
+  std::cout << "popc ceiling (cudalab::device_ceilings()): " << ceilings.describe()
+            << "; TOPS = 2 n^3 / time (float FLOPs or bit operations)\n";
   return status;
 }
 

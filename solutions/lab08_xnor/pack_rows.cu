@@ -29,6 +29,7 @@ __global__ void pack_rows_kernel(const float* __restrict__ a, std::uint32_t* __r
   // votes 0: padding), the ballot of the 32 votes is the word, and one lane stores it.
   // HINT: leave early only as a whole warp (g >= m * words), because __ballot_sync(0xFFFFFFFF, ...)
   // HINT: needs all 32 lanes; g = (blockIdx.x * blockDim.x + threadIdx.x) / 32 in std::size_t.
+  // Roughly 8 lines.
   const std::size_t warp = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x % 32);
   if (warp >= std::size_t(m) * words) return;  // the same for all 32 lanes of the warp
@@ -45,11 +46,18 @@ __global__ void pack_rows_kernel(const float* __restrict__ a, std::uint32_t* __r
 void pack_rows(const float* d_a, std::uint32_t* d_a_bits, int m, int k, cudaStream_t stream) {
   if (m <= 0 || k <= 0) throw std::invalid_argument("pack_rows: m and k must be positive");
   const int words = cudalab::bits::words32(k);
+  // TODO(lab08): launch pack_rows_kernel on `stream` with kPackRowsThreads threads per block
+  // and enough blocks for one warp per packed word (m * words warps).
+  // HINT: how many threads do m * words warps hold, and how many blocks of kPackRowsThreads
+  // HINT: does that take (rounded up)? Count in std::size_t; throw std::invalid_argument
+  // HINT: when the block count passes INT_MAX.
+  // Roughly 5 lines.
   const std::size_t threads = std::size_t(m) * words * 32;  // one warp per packed word
   const std::size_t blocks = (threads + kPackRowsThreads - 1) / kPackRowsThreads;
   if (blocks > std::size_t(INT_MAX)) throw std::invalid_argument("pack_rows: matrix too large");
   pack_rows_kernel<<<static_cast<unsigned>(blocks), kPackRowsThreads, 0, stream>>>(d_a, d_a_bits, m,
                                                                                    k, words);
+  // END TODO(lab08)
   CUDA_CHECK_LAST_LAUNCH();
 }
 

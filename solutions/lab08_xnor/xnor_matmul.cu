@@ -5,6 +5,7 @@
 
 #include "cudalab/bits.hpp"
 #include "cudalab/check.cuh"
+#include "cudalab/launch_checks.hpp"
 #include "xnor.cuh"
 
 namespace lab08 {
@@ -13,6 +14,7 @@ __host__ __device__ int padding_bits(int k) {
   // TODO(lab08): return how many zero padding bits follow element k - 1 in the last word
   // (the seed's `rest`; 0 when k is a multiple of 32).
   // HINT: words(k) = (k + 31) / 32 words hold 32 * words(k) bits; k of them are data.
+  // Roughly 1 line.
   return ((k + kWordBits - 1) / kWordBits) * kWordBits - k;
   // END TODO(lab08)
 }
@@ -22,6 +24,7 @@ __host__ __device__ int xnor_dot(int k, int equal_bits) {
   // the ±1 dot product of the k real elements.
   // HINT: every padding bit is 0 in both operands, so XNOR counts it as equal. Take them
   // HINT: out first; then the dot product is (#equal) - (#different) with #different = k - #equal.
+  // Roughly 2 lines.
   const int equal = equal_bits - padding_bits(k);  // real elements that agree
   return equal - (k - equal);
   // END TODO(lab08)
@@ -37,6 +40,7 @@ struct TablePopcount {
   __device__ int operator()(std::uint32_t x) const {
     // TODO(lab08): return the number of 1 bits of x from four table lookups.
     // HINT: the bytes of x are x & 0xFF, (x >> 8) & 0xFF, (x >> 16) & 0xFF and x >> 24.
+    // Roughly 1 line.
     return table[x & 0xFFu] + table[(x >> 8) & 0xFFu] + table[(x >> 16) & 0xFFu] + table[x >> 24];
     // END TODO(lab08)
   }
@@ -67,6 +71,7 @@ __global__ void xnor_matmul_kernel(const std::uint32_t* __restrict__ a_bits,
   // HINT: XNOR is ~(a ^ b); word w of row i = blockIdx.x is a_bits[i * words + w], word w of
   // HINT: column j is b_bits[w * n + j] (word-major: lanes on neighbouring columns read
   // HINT: neighbouring words); C[i][j] is c[i * n + j] — use std::size_t, M * N may pass 2^31.
+  // Roughly 10 lines.
   const std::size_t row = blockIdx.x;                 // one block per row of C
   const std::uint32_t* a_row = a_bits + row * words;  // packed row of A
   for (int col = threadIdx.x; col < n; col += blockDim.x) {
@@ -81,12 +86,12 @@ __global__ void xnor_matmul_kernel(const std::uint32_t* __restrict__ a_bits,
 }
 
 void check_arguments(const char* what, int m, int n, int k, int threads) {
-  if (m <= 0 || n <= 0 || k <= 0) {
-    throw std::invalid_argument(std::string(what) + ": m, n and k must be positive");
+  cudalab::check_positive_dims(what, m, n, k);
+  if (threads <= 0) {
+    throw std::invalid_argument(std::string(what) + ": threads must be positive, got " +
+                                std::to_string(threads));
   }
-  if (threads <= 0 || threads > 1024) {
-    throw std::invalid_argument(std::string(what) + ": threads must be in 1..1024");
-  }
+  cudalab::check_block_shape(what, dim3(static_cast<unsigned>(threads)));
 }
 
 }  // namespace

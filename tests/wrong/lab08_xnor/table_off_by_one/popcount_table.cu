@@ -8,6 +8,7 @@ std::array<std::uint8_t, 256> build_popcount_table() {
   // TODO(lab08): set table[i] to the number of 1 bits in the byte i, for every i < 256.
   // HINT: i has the 1 bits of i >> 1 plus its lowest bit, so in increasing order
   // HINT: table[i] = table[i >> 1] + (i & 1) only reads entries already filled in.
+  // Roughly 3 lines.
   for (int i = 1; i < 255; ++i) {  // wrong: stops one short, table[255] stays 0
     table[i] = static_cast<std::uint8_t>(table[i >> 1] + (i & 1));
   }
@@ -19,6 +20,7 @@ cudalab::DeviceBuffer<std::uint8_t> upload_popcount_table() {
   cudalab::DeviceBuffer<std::uint8_t> d_table(256);
   // TODO(lab08): copy the 256 entries of build_popcount_table() into d_table.
   // HINT: DeviceBuffer::upload() takes a host pointer to size() elements.
+  // Roughly 2 lines.
   const std::array<std::uint8_t, 256> table = build_popcount_table();
   d_table.upload(table.data());
   // END TODO(lab08)

@@ -43,6 +43,7 @@ __global__ void __launch_bounds__(kTile* kTile)
   // HINT: the 16 threads of a half-warp read b_tile[tx][w] for one w: 16 rows of the tile.
   // HINT: With rows of 16 words they fall into 2 banks (8-way conflict): pad a row to 17
   // HINT: words, or store the tile transposed so that tx walks the contiguous index.
+  // Roughly 30 lines.
   // Tiles [vector][word]. The half-warp reads b_tile[tx][kw]: 16 rows at one word. A row
   // pitch of 16 words puts them 16 banks apart, in 2 banks (8-way conflict); 17 words
   // puts row r in bank (17 r + kw) % 32: 16 different banks.

@@ -64,6 +64,7 @@ __global__ void __launch_bounds__(kRegThreads, 2)
   // HINT: with a pitch of kRegBlockK + 1 words: the 16 columns a half-warp reads then hit
   // HINT: 16 different bank pairs. Stage with thread t taking word t % 8 of rows t / 8 + 32 p,
   // HINT: so 8 neighbouring threads read one row's 8 consecutive words (64 bytes).
+  // Roughly 45 lines.
   // 64-bit word (v, w) of a stage is at 32-bit bank (2 (9 v + w)) % 32 = (18 v + 2 w) % 32:
   // for v = tx + 16 j, tx < 16, the 16 values 18 tx % 32 are distinct even banks.
   __shared__ std::uint64_t a_stage[kRegBlockM][kPitch];  // [r][w]: row 128 by + r of A

@@ -1,0 +1,58 @@
+// Lab 08: packing the columns of B — one thread per packed word, neighbours on neighbouring
+// columns, words stored word-major (word w of all N columns side by side).
+#include <stdexcept>
+
+#include "cudalab/bits.hpp"
+#include "cudalab/check.cuh"
+#include "xnor.cuh"
+
+namespace lab08 {
+
+namespace {
+
+/// Threads per block of pack_cols_kernel (x walks the columns of B).
+constexpr int kPackColsThreads = 256;
+/// The grid's y dimension counts packed words, and gridDim.y is at most 65535.
+constexpr int kMaxWordsPerColumn = 65535;
+
+/**
+ * Thread (x, y) packs word w = blockIdx.y of column j = x of B: the 32 elements
+ * B[32 w + t][j], t = 0..31, go to bit t. Neighbouring threads take neighbouring columns,
+ * so each of the 32 reads is a coalesced read of a stretch of one row of B, and the
+ * store is coalesced too: B is packed word-major, word w of column j at b_bits[w * n + j].
+ */
+__global__ void pack_cols_kernel(const float* __restrict__ b, std::uint32_t* __restrict__ b_bits,
+                                 int k, int n) {
+  // TODO(lab08): build word (blockIdx.y) of column (blockIdx.x * blockDim.x + threadIdx.x)
+  // of B bit by bit — bit t is 1 iff B[32 * word + t][col] is +1 — and store it word-major
+  // at b_bits[word * n + col]. Bits past row k - 1 are padding and stay 0.
+  // HINT: the last word holds only k - 32 * word elements; skip columns >= n. B[r][col] is
+  // HINT: b[r * n + col]; compute both indices in std::size_t.
+  // Correct alternative: x strides over the columns (grid-stride), each thread reads its 32
+  // rows with one branch-free select per bit.
+  // Roughly 9 lines.
+  const int word = blockIdx.y;
+  const int first = word * 32;
+  const int count = k - first < 32 ? k - first : 32;
+  for (int col = blockIdx.x * blockDim.x + threadIdx.x; col < n; col += gridDim.x * blockDim.x) {
+    std::uint32_t bits = 0;
+    for (int t = 0; t < count; ++t) {
+      bits |= std::uint32_t(b[std::size_t(first + t) * n + col] > 0.0f) << t;
+    }
+    b_bits[std::size_t(word) * n + col] = bits;
+  }
+  // END TODO(lab08)
+}
+
+}  // namespace
+
+void pack_cols(const float* d_b, std::uint32_t* d_b_bits, int k, int n, cudaStream_t stream) {
+  if (k <= 0 || n <= 0) throw std::invalid_argument("pack_cols: k and n must be positive");
+  const int words = cudalab::bits::words32(k);
+  if (words > kMaxWordsPerColumn) throw std::invalid_argument("pack_cols: k too large");
+  const dim3 grid((n + kPackColsThreads - 1) / kPackColsThreads, words);
+  pack_cols_kernel<<<grid, kPackColsThreads, 0, stream>>>(d_b, d_b_bits, k, n);
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+}  // namespace lab08
