@@ -86,6 +86,15 @@ struct MicrobenchResult {
 };
 
 /**
+ * @brief Enqueues one run of the microbenchmark @p which (1 block of 32 threads) on
+ * @p stream: @p steps dependent loads per lane; d_cycles and d_final_word hold 32 entries
+ * (given; does not synchronize).
+ * @throws std::invalid_argument for steps < 1 or a null pointer
+ */
+void launch_microbench(Microbench which, int steps, long long* d_cycles, int* d_final_word,
+                       cudaStream_t stream = nullptr);
+
+/**
  * @brief Launches the kernel (1 block of 32 threads) @p launches times and keeps the
  * fastest (given).
  * @throws std::invalid_argument for steps < 1 or launches < 1

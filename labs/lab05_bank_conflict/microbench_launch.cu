@@ -5,6 +5,7 @@
 #include "bank_conflict.cuh"
 #include "cudalab/check.cuh"
 #include "cudalab/device_buffer.cuh"
+#include "cudalab/launch_checks.hpp"
 
 namespace lab05 {
 
@@ -24,6 +25,18 @@ std::array<int, 32> expected_final_words(Microbench which, int steps) {
   return final_word;
 }
 
+void launch_microbench(Microbench which, int steps, long long* d_cycles, int* d_final_word,
+                       cudaStream_t stream) {
+  if (steps < 1) throw std::invalid_argument("launch_microbench: steps must be positive");
+  cudalab::check_not_null("launch_microbench", {d_cycles, d_final_word});
+  if (which == Microbench::ConflictFree) {
+    conflict_free_kernel<<<1, 32, 0, stream>>>(steps, d_cycles, d_final_word);
+  } else {
+    all_conflict_kernel<<<1, 32, 0, stream>>>(steps, d_cycles, d_final_word);
+  }
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
 MicrobenchResult run_microbench(Microbench which, int steps, int launches) {
   if (steps < 1 || launches < 1) {
     throw std::invalid_argument("run_microbench: steps and launches must be positive");
@@ -35,12 +48,7 @@ MicrobenchResult run_microbench(Microbench which, int steps, int launches) {
   for (int i = 0; i < launches; ++i) {
     d_cycles.fill_bytes(0xFF);
     d_final.fill_bytes(0xFF);
-    if (which == Microbench::ConflictFree) {
-      conflict_free_kernel<<<1, 32>>>(steps, d_cycles.data(), d_final.data());
-    } else {
-      all_conflict_kernel<<<1, 32>>>(steps, d_cycles.data(), d_final.data());
-    }
-    CUDA_CHECK_LAST_LAUNCH();
+    launch_microbench(which, steps, d_cycles.data(), d_final.data());
     CUDA_CHECK(cudaDeviceSynchronize());
     std::array<long long, 32> cycles{};
     d_cycles.download(cycles.data());

@@ -1,0 +1,51 @@
+// Lab 05: the bank-conflict model — bank of an address, conflict degree of a warp request.
+#include <algorithm>
+#include <array>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bank_conflict.cuh"
+
+namespace lab05 {
+
+int bank_of(std::uint64_t byte_address) {
+  // TODO(lab05): return the bank of the byte address: 4-byte words, 32 banks.
+  // HINT: the word index is address / 4; words go round the banks in order.
+  return static_cast<int>((byte_address / 4) % 32);
+  // END TODO(lab05)
+}
+
+int conflict_degree(const cudalab::bank::WarpRequest& r) {
+  // TODO(lab05): split the warp into phases (32 lanes for 4-byte accesses, 16 for 8-byte,
+  // 8 for 16-byte). In each phase collect the distinct 4-byte words the active lanes touch
+  // (a lane touches access_bytes / 4 consecutive words), count them per bank, and return
+  // the largest count over all banks and phases (0 when no lane is active).
+  // HINT: (r.active_mask >> lane) & 1u tells whether a lane is active; sort + unique
+  // removes repeated words (a broadcast costs nothing); use bank_of(word * 4).
+  if (r.access_bytes != 4 && r.access_bytes != 8 && r.access_bytes != 16) {
+    throw std::invalid_argument("conflict_degree: access_bytes must be 4, 8 or 16, got " +
+                                std::to_string(r.access_bytes));
+  }
+  // Lane by lane: each phase keeps one set of distinct words per bank.
+  const int lanes_per_phase = 128 / r.access_bytes;  // 128 bytes per pass
+  int degree = 0;
+  std::array<std::set<std::uint64_t>, 32> per_bank;
+  for (int lane = 0; lane < 32; ++lane) {
+    if (lane % lanes_per_phase == 0) {
+      for (auto& words : per_bank) words.clear();
+    }
+    if (((r.active_mask >> lane) & 1u) == 0) continue;
+    for (int w = 0; w < r.access_bytes / 4; ++w) {
+      const std::uint64_t word = r.byte_address[static_cast<std::size_t>(lane)] / 4 + w;
+      auto& words = per_bank[static_cast<std::size_t>(bank_of(word * 4))];
+      words.insert(word);
+      degree = std::max(degree, static_cast<int>(words.size()));
+    }
+  }
+  return degree;
+  // END TODO(lab05)
+}
+
+}  // namespace lab05
