@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
 #include "cudalab/check.cuh"
 #include "shared_memory.cuh"
@@ -65,8 +64,8 @@ void matmul_tiled_dynamic(const float* d_a, const float* d_b, float* d_c, int m,
   (void)block;
   (void)grid;
   (void)stream;
-  std::vector<float> h_a(static_cast<std::size_t>(m) * k), h_b(static_cast<std::size_t>(k) * n),
-      h_c(static_cast<std::size_t>(m) * n);
+  std::string h_a(sizeof(float) * m * k, '\0'), h_b(sizeof(float) * k * n, '\0'),
+      h_c(sizeof(float) * m * n, '\0');  // host buffers (bytes)
   CUDA_CHECK(cudaMemcpy(h_a.data(), d_a, h_a.size() * sizeof(float), cudaMemcpyDeviceToHost));
   CUDA_CHECK(cudaMemcpy(h_b.data(), d_b, h_b.size() * sizeof(float), cudaMemcpyDeviceToHost));
   for (int r = 0; r < m; ++r) {

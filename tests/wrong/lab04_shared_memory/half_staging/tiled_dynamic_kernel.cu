@@ -1,6 +1,4 @@
 // Lab 04: tiled matmul with both tiles in one dynamic (extern __shared__) buffer.
-#include <cuda_fp16.h>
-
 #include "shared_memory.cuh"
 
 namespace lab04 {
@@ -33,8 +31,9 @@ __global__ void matmul_tiled_dynamic_kernel(const float* __restrict__ a,
       const int a_col = k0 + j;
       a_tile[ty * depth + j] =
           (row < m && a_col < k)
-              ? __half2float(__float2half(a[static_cast<std::size_t>(row) * k + a_col]))
-              : 0.0f;  // WRONG: A rounded to half precision on the way in
+              ? __int_as_float(__float_as_int(a[static_cast<std::size_t>(row) * k + a_col]) &
+                               static_cast<int>(0xFFFFE000u))
+              : 0.0f;  // WRONG: A keeps 10 mantissa bits (half precision) on the way in
     }
     for (int r = ty; r < depth; r += tile) {  // this thread's rows of the B slice
       const int b_row = k0 + r;

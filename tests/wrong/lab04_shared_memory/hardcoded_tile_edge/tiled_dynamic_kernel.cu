@@ -10,7 +10,7 @@ __global__ void matmul_tiled_dynamic_kernel(const float* __restrict__ a,
   // of them would make the A and B tiles overlap. There is one buffer; pointers split it.
   extern __shared__ float smem[];
 
-  const int tile = 32;  // WRONG: assumes the 32x32 plan instead of reading blockDim.x
+  const int tile = static_cast<int>(blockDim.x);  // the block is tile x tile threads
   const int tx = threadIdx.x;
   const int ty = threadIdx.y;
   const int row = blockIdx.y * tile + ty;  // row of C (and of A) this thread owns
@@ -23,28 +23,34 @@ __global__ void matmul_tiled_dynamic_kernel(const float* __restrict__ a,
   // accumulates, and waits again. Store the sum when (row, col) lies inside C.
   // HINT: a slice holds depth / tile elements per thread: loop j = tx, tx + tile, ...
   // for A (a_tile[ty * depth + j]) and r = ty, ty + tile, ... for B (b_tile[r * tile + tx]).
-  float* a_tile = smem;                 // a_tile[r * depth + j] = A[row0 + r][k0 + j]
-  float* b_tile = smem + tile * depth;  // b_tile[j * tile + cc] = B[k0 + j][col0 + cc]
+  (void)tile;  // WRONG: the rest of the kernel assumes 32 x 32 blocks
+  constexpr int kTile = 32;
+  (void)row;
+  (void)col;
+  const int row32 = blockIdx.y * kTile + ty;
+  const int col32 = blockIdx.x * kTile + tx;
+  float* a_tile = smem;                  // a_tile[r * depth + j] = A[row0 + r][k0 + j]
+  float* b_tile = smem + kTile * depth;  // b_tile[j * kTile + cc] = B[k0 + j][col0 + cc]
   float acc = 0.0f;
   for (int k0 = 0; k0 < k; k0 += depth) {
-    for (int j = tx; j < depth; j += tile) {  // this thread's columns of the A slice
+    for (int j = tx; j < depth; j += kTile) {  // this thread's columns of the A slice
       const int a_col = k0 + j;
       a_tile[ty * depth + j] =
-          (row < m && a_col < k) ? a[static_cast<std::size_t>(row) * k + a_col] : 0.0f;
+          (row32 < m && a_col < k) ? a[static_cast<std::size_t>(row32) * k + a_col] : 0.0f;
     }
-    for (int r = ty; r < depth; r += tile) {  // this thread's rows of the B slice
+    for (int r = ty; r < depth; r += kTile) {  // this thread's rows of the B slice
       const int b_row = k0 + r;
-      b_tile[r * tile + tx] =
-          (b_row < k && col < n) ? b[static_cast<std::size_t>(b_row) * n + col] : 0.0f;
+      b_tile[r * kTile + tx] =
+          (b_row < k && col32 < n) ? b[static_cast<std::size_t>(b_row) * n + col32] : 0.0f;
     }
     __syncthreads();  // both slices are complete
     for (int j = 0; j < depth; ++j) {
-      acc += a_tile[ty * depth + j] * b_tile[j * tile + tx];
+      acc += a_tile[ty * depth + j] * b_tile[j * kTile + tx];
     }
     __syncthreads();  // the next step may overwrite the slices
   }
-  if (row < m && col < n) {
-    c[static_cast<std::size_t>(row) * n + col] = acc;
+  if (row32 < m && col32 < n) {
+    c[static_cast<std::size_t>(row32) * n + col32] = acc;
   }
   // END TODO(lab04)
 }
