@@ -32,8 +32,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-KEYWORDS = {"NUMBER", "NAME", "SOURCES", "GIVEN", "DEMO", "LIBRARIES", "TEST_SOURCES",
-            "TIMEOUT_CPU", "TIMEOUT_GPU", "TIMEOUT_PERF", "TIMEOUT_TOOLS"}
+# cudalab_add_lab() keywords are upper case (NUMBER, SOURCES, POINTS, ...); its values (file
+# names, libraries, Suite=points) never are, so any all-capitals word starts a new keyword.
+KEYWORD = re.compile(r"[A-Z][A-Z0-9_]*")
 HEADER_SUFFIXES = {".h", ".hpp", ".cuh", ".hh", ".hxx", ".inl"}
 
 
@@ -63,7 +64,7 @@ def lab_arguments(cmakelists: Path) -> dict[str, list[str]] | None:
     key = None
     for token in re.findall(r'"[^"]*"|[^\s"]+', m.group(1)):
         token = token.strip('"')
-        if token in KEYWORDS:
+        if KEYWORD.fullmatch(token):
             key = token
             args.setdefault(key, [])
         elif key:

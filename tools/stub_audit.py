@@ -114,18 +114,23 @@ def main(argv: list[str] | None = None) -> int:
         raise AuditError(f"ctest (exit {rc}) wrote no {junit}: did the tree build?")
     try:
         cases = scoreboard.read_junit(junit)
+        # Which tests are graded, and of which lab: the build tree's manifest (CMake's rules).
+        manifest = scoreboard.load_manifest(build)
     except scoreboard.ScoreError as e:
         raise AuditError(str(e)) from None
-    labels = scoreboard.ctest_labels(build) or {}
+    audited = {f"lab{n}" for n in numbers} if numbers else set(manifest["labs"])
+    not_built = [g["target"] for g in manifest["graders"]
+                 if g["target"] in manifest["missing"] and g["lab"] in audited]
+    if not_built:
+        raise AuditError("graders not built (no test list): " + ", ".join(not_built))
 
     failed, offenders, skipped = [], [], []
     per_lab: dict[str, list[int]] = {}
     for c in cases:
-        m = re.match(r"^(lab\d\d)\.", c["name"])
-        test_labels = labels.get(c["name"]) or scoreboard.labels_from_name(c["name"])
-        if not m or "given" in test_labels:
+        test = manifest["tests"].get(c["name"])
+        if test is None or not test.get("graded"):
             continue
-        counts = per_lab.setdefault(m.group(1), [0, 0, 0])
+        counts = per_lab.setdefault(test["lab"], [0, 0, 0])
         if c["status"] in ("failed", "error"):
             failed.append(c)
             counts[0] += 1
@@ -141,8 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     for lab in sorted(per_lab):
         f, p, s = per_lab[lab]
         print(f"  {lab}: {f} failed as they should, {p} passed, {s} skipped")
-    wanted = numbers or sorted({d.name[3:5] for d in (ROOT / "labs").glob("lab[0-9][0-9]_*")
-                                if (d / "CMakeLists.txt").exists()})
+    wanted = numbers or sorted(lab[3:5] for lab in manifest["labs"])
     for nn in wanted:
         if f"lab{nn}" not in per_lab:
             print(f"  lab{nn}: no {scope} test ran")

@@ -1,7 +1,16 @@
 #include "cudalab/testing.hpp"
 
+#include <cctype>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <exception>
+#include <filesystem>
+#include <mutex>
 #include <sstream>
+#include <string>
+#include <system_error>
 
 namespace cudalab::testing {
 
@@ -13,26 +22,310 @@ namespace cudalab::testing {
   return ::testing::AssertionFailure() << r.message;
 }
 
-void record_measurement(const std::string& name, double value, const std::string& unit,
-                        double threshold) {
+// ---------------------------------------------------------------------------
+// The measurement channel (see testing.hpp): JSON lines in CUDALAB_MEASURE_DIR.
+// ---------------------------------------------------------------------------
+namespace {
+
+/// @p s as a JSON string literal.
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+          out += buf;
+        } else {
+          out += ch;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+/// @p v as a JSON number; null when it is not finite (JSON has no NaN).
+std::string json_number(double v) {
+  if (!std::isfinite(v)) return "null";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+std::string json_string_or_null(const char* s) {
+  return s == nullptr ? "null" : json_string(s);
+}
+
+/// "time" (UTC, ISO 8601) and "unix_time" members, with a leading comma.
+std::string json_time() {
+  const auto now = std::chrono::system_clock::now();
+  const double unix_s = std::chrono::duration<double>(now.time_since_epoch()).count();
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  std::tm utc{};
+#if defined(_WIN32)
+  gmtime_s(&utc, &t);
+#else
+  gmtime_r(&t, &utc);
+#endif
+  char iso[32];
+  std::strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  char unix_text[40];
+  std::snprintf(unix_text, sizeof unix_text, "%.3f", unix_s);
+  return std::string(", \"time\": \"") + iso + "\", \"unix_time\": " + unix_text;
+}
+
+/// CUDALAB_SPEEDUP_SCALE as used by the verdicts, and as set in the environment.
+std::string json_scale() {
+  std::string value = "null";
+  try {
+    value = json_number(speedup_scale());
+  } catch (const std::exception&) {
+    // An invalid value: recorded as null; the verdicts themselves report the error.
+  }
+  return ", \"speedup_scale\": " + value +
+         ", \"speedup_scale_env\": " + json_string_or_null(std::getenv("CUDALAB_SPEEDUP_SCALE"));
+}
+
+/// A file name for a test name: letters, digits, '.', '-' and '_' kept, the rest '_'.
+std::string file_name_for(const std::string& test) {
+  std::string out = test;
+  for (char& c : out) {
+    const bool keep =
+        std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '-' || c == '_';
+    if (!keep) c = '_';
+  }
+  return out + ".jsonl";
+}
+
+struct Channel {
+  std::mutex mutex;
+  std::string path;    ///< the running test's file; empty when nothing is recorded
+  std::string test;    ///< its CTest name
+  std::string device;  ///< the "device" record (without "type" and "test")
+  bool warned = false;
+};
+
+Channel& channel() {
+  static Channel c;
+  return c;
+}
+
+/// Appends one record to the running test's file (caller holds the mutex).
+void append_record(Channel& ch, const std::string& type, const std::string& members) {
+  if (ch.path.empty()) return;
+  std::FILE* f = std::fopen(ch.path.c_str(), "a");
+  if (f == nullptr) {
+    if (!ch.warned) {
+      std::fprintf(stderr,
+                   "[ CUDALAB  ] cannot append to %s: the scoreboard will miss this record\n",
+                   ch.path.c_str());
+      ch.warned = true;
+    }
+    return;
+  }
+  std::fprintf(f, "{\"type\": %s, \"test\": %s%s}\n", json_string(type).c_str(),
+               json_string(ch.test).c_str(), members.c_str());
+  std::fclose(f);
+}
+
+/// Whether CTest's name for the test (e.g. "lab07.SwizzleCpu.Maps") is @p gtest_name with a
+/// prefix: a process run by hand, or a grader run by another test (a sanitizer run), records
+/// nothing.
+bool names_this_test(const std::string& ctest_name, const std::string& gtest_name) {
+  if (ctest_name == gtest_name) return true;
+  if (ctest_name.size() <= gtest_name.size()) return false;
+  const std::size_t at = ctest_name.size() - gtest_name.size();
+  return ctest_name.compare(at, std::string::npos, gtest_name) == 0 && ctest_name[at - 1] == '.';
+}
+
+class ChannelListener : public ::testing::EmptyTestEventListener {
+ public:
+  void OnTestStart(const ::testing::TestInfo& info) override {
+    const char* dir = std::getenv("CUDALAB_MEASURE_DIR");
+    const char* name = std::getenv("CUDALAB_TEST_NAME");
+    if (dir == nullptr || *dir == '\0' || name == nullptr || *name == '\0') return;
+    const std::string gtest_name = std::string(info.test_suite_name()) + "." + info.name();
+    if (!names_this_test(name, gtest_name)) return;
+    Channel& ch = channel();
+    const std::lock_guard<std::mutex> lock(ch.mutex);
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    ch.test = name;
+    ch.path = (std::filesystem::path(dir) / file_name_for(name)).string();
+    std::FILE* f = std::fopen(ch.path.c_str(), "w");  // a new run of the test starts afresh
+    if (f == nullptr) {
+      std::fprintf(stderr, "[ CUDALAB  ] cannot write %s: the scoreboard will miss this test\n",
+                   ch.path.c_str());
+      ch.path.clear();
+      return;
+    }
+    std::fclose(f);
+    std::string seed = "null";
+    try {
+      seed = std::to_string(run_seed());
+    } catch (const std::exception&) {
+      // A malformed CUDALAB_SEED: the tests that draw data report it.
+    }
+    append_record(ch, "test",
+                  ", \"gtest\": " + json_string(gtest_name) + json_time() + json_scale() +
+                      ", \"seed\": " + seed);
+    if (!ch.device.empty()) append_record(ch, "device", ch.device);
+  }
+
+  void OnTestEnd(const ::testing::TestInfo& info) override {
+    Channel& ch = channel();
+    const std::lock_guard<std::mutex> lock(ch.mutex);
+    if (ch.path.empty()) return;
+    const ::testing::TestResult* r = info.result();
+    std::string status = "passed";
+    std::string message;
+    std::string file;
+    int line = -1;
+    if (r != nullptr) {
+      if (r->Skipped()) {
+        status = "skipped";
+      } else if (r->Failed()) {
+        status = "failed";
+      }
+      // The first failure (or the skip) says why.
+      for (int i = 0; i < r->total_part_count(); ++i) {
+        const ::testing::TestPartResult& part = r->GetTestPartResult(i);
+        if (part.failed() || (status == "skipped" && part.skipped())) {
+          message = part.message();
+          file = part.file_name() == nullptr ? "" : part.file_name();
+          line = part.line_number();
+          break;
+        }
+      }
+    }
+    const long long elapsed_ms = r == nullptr ? 0 : static_cast<long long>(r->elapsed_time());
+    append_record(ch, "result",
+                  ", \"status\": " + json_string(status) +
+                      ", \"message\": " + json_string(message) +
+                      ", \"file\": " + (file.empty() ? std::string("null") : json_string(file)) +
+                      ", \"line\": " + (line < 0 ? std::string("null") : std::to_string(line)) +
+                      ", \"elapsed_ms\": " + std::to_string(elapsed_ms) + json_time());
+    ch.path.clear();
+  }
+};
+
+const char* bound_name(Bound b) {
+  switch (b) {
+    case Bound::kAtLeast:
+      return "\"min\"";
+    case Bound::kAtMost:
+      return "\"max\"";
+    case Bound::kNone:
+      break;
+  }
+  return "null";
+}
+
+}  // namespace
+
+void record_measurement(const Measurement& m) {
   char line[512];
-  if (std::isnan(threshold)) {
-    std::snprintf(line, sizeof line, "[ MEASURE  ] %s = %.4g %s", name.c_str(), value,
-                  unit.c_str());
+  if (std::isnan(m.threshold)) {
+    std::snprintf(line, sizeof line, "[ MEASURE  ] %s = %.4g %s", m.name.c_str(), m.value,
+                  m.unit.c_str());
   } else {
-    std::snprintf(line, sizeof line, "[ MEASURE  ] %s = %.4g %s (threshold %.4g)", name.c_str(),
-                  value, unit.c_str(), threshold);
+    std::snprintf(line, sizeof line, "[ MEASURE  ] %s = %.4g %s (threshold %.4g)", m.name.c_str(),
+                  m.value, m.unit.c_str(), m.threshold);
   }
   std::printf("%s\n", line);
   std::fflush(stdout);
-  ::testing::Test::RecordProperty(name, std::to_string(value));
+  ::testing::Test::RecordProperty(m.name, std::to_string(m.value));
+
+  std::string verdict = "null";
+  if (m.bound != Bound::kNone && std::isfinite(m.threshold) && !std::isnan(m.value)) {
+    const bool pass = m.bound == Bound::kAtLeast ? m.value >= m.threshold : m.value <= m.threshold;
+    verdict = pass ? "\"pass\"" : "\"fail\"";
+  }
+  Channel& ch = channel();
+  const std::lock_guard<std::mutex> lock(ch.mutex);
+  append_record(
+      ch, "measurement",
+      ", \"name\": " + json_string(m.name) + ", \"value\": " + json_number(m.value) +
+          ", \"unit\": " + json_string(m.unit) + ", \"threshold\": " + json_number(m.threshold) +
+          ", \"bound\": " + bound_name(m.bound) + ", \"verdict\": " + verdict +
+          ", \"unscaled_threshold\": " + json_number(m.unscaled_threshold) + json_scale() +
+          ", \"text\": " + (m.text.empty() ? std::string("null") : json_string(m.text)) +
+          json_time());
+}
+
+void record_measurement(const std::string& name, double value, const std::string& unit,
+                        double threshold, Bound bound) {
+  Measurement m;
+  m.name = name;
+  m.value = value;
+  m.unit = unit;
+  m.threshold = threshold;
+  m.bound = bound;
+  record_measurement(m);
 }
 
 void expect_speedup(const Comparison& cmp, double threshold, const std::string& what) {
   const SpeedVerdict v = judge_speedup(cmp, threshold, what);
-  record_measurement("speedup", v.measured, "x", v.threshold);
+  Measurement m;
+  m.name = "speedup";
+  m.value = v.measured;
+  m.unit = "x";
+  m.threshold = v.threshold;
+  m.bound = Bound::kAtLeast;
+  m.unscaled_threshold = threshold;
+  m.text = v.text;
+  record_measurement(m);
   std::printf("[ SPEED    ] %s\n", v.text.c_str());
   EXPECT_TRUE(v.pass) << v.text;
+}
+
+void set_channel_device(const DeviceInfo& d) {
+  auto version = [](int v) {
+    return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+  };
+  std::ostringstream os;
+  os << ", \"available\": true, \"id\": " << d.id << ", \"name\": " << json_string(d.name)
+     << ", \"compute_capability\": "
+     << json_string(std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor))
+     << ", \"sm_count\": " << d.sm_count << ", \"sm_clock_mhz\": " << d.sm_clock_khz / 1000
+     << ", \"memory_clock_mhz\": " << d.mem_clock_khz / 1000
+     << ", \"memory_bus_bits\": " << d.mem_bus_bits << ", \"l2_bytes\": " << d.l2_bytes
+     << ", \"global_memory_bytes\": " << d.global_mem_bytes
+     << ", \"smem_per_block_optin_kb\": " << d.smem_per_block_optin / 1024
+     << ", \"smem_per_sm_kb\": " << d.smem_per_sm / 1024
+     << ", \"driver\": " << json_string(version(d.driver_version))
+     << ", \"runtime\": " << json_string(version(d.runtime_version))
+     << ", \"description\": " << json_string(describe(d));
+  Channel& ch = channel();
+  const std::lock_guard<std::mutex> lock(ch.mutex);
+  ch.device = os.str();
+}
+
+void set_channel_no_gpu(const std::string& reason) {
+  Channel& ch = channel();
+  const std::lock_guard<std::mutex> lock(ch.mutex);
+  ch.device = ", \"available\": false, \"reason\": " + json_string(reason);
+}
+
+::testing::TestEventListener* make_channel_listener() {
+  return new ChannelListener;
 }
 
 }  // namespace cudalab::testing

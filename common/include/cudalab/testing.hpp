@@ -5,7 +5,14 @@
  * - CUDALAB_REQUIRE_GPU(): skip (not pass, not fail) when no usable GPU is present.
  * - matrices_match(): an AssertionResult that names the first wrong element and the seed.
  * - expect_speedup(): the speed verdict, printed with both numbers and recorded.
- * - record_measurement(): one line the scoreboard reads from CTest's JUnit output.
+ * - record_measurement(): a `[ MEASURE  ]` line for the student and a record for the scoreboard.
+ *
+ * The measurement channel: when CTest runs a test registered by cudalab_discover_grader(), the
+ * environment names the test (CUDALAB_TEST_NAME) and a folder (CUDALAB_MEASURE_DIR); the test
+ * then writes `<folder>/<test>.jsonl`, one JSON object per line: a "test" record when it starts
+ * (time, CUDALAB_SPEEDUP_SCALE, seed), the "device" it runs on, each "measurement", and a
+ * "result" when it ends. tools/scoreboard.py reads these files, never the printed text
+ * (docs/scores-schema.md describes the records).
  */
 #pragma once
 
@@ -48,6 +55,24 @@ namespace cudalab::testing {
                                           const std::vector<float>& got, int rows, int cols,
                                           double rel_tol);
 
+/// How a measurement is judged against its threshold.
+enum class Bound {
+  kNone,     ///< not judged here (the test's own assertions decide)
+  kAtLeast,  ///< passes when value >= threshold (a speedup, a share)
+  kAtMost,   ///< passes when value <= threshold (a conflict degree, a time)
+};
+
+/// One measurement as the scoreboard receives it.
+struct Measurement {
+  std::string name;                          ///< what was measured, e.g. "speedup"
+  double value = 0.0;                        ///< the measured value
+  std::string unit;                          ///< e.g. "x", "cycles", "ms", "GB/s"
+  double threshold = std::nan("");           ///< the bound it is judged against (scaled); NaN: none
+  Bound bound = Bound::kNone;                ///< how value and threshold compare
+  double unscaled_threshold = std::nan("");  ///< before CUDALAB_SPEEDUP_SCALE; NaN: unscaled
+  std::string text;                          ///< the verdict sentence shown, if any
+};
+
 /**
  * @brief Prints and records one measurement for the scoreboard:
  * `[ MEASURE  ] <name> = <value> <unit> (threshold <t>)`.
@@ -55,14 +80,30 @@ namespace cudalab::testing {
  * @param value      the measured value
  * @param unit       its unit, e.g. "x", "cycles", "ms"
  * @param threshold  the bound it is judged against; NaN when it has none
+ * @param bound      how @p value is judged against @p threshold (kNone: by the test itself)
  */
 void record_measurement(const std::string& name, double value, const std::string& unit,
-                        double threshold = std::nan(""));
+                        double threshold = std::nan(""), Bound bound = Bound::kNone);
+
+/// Prints and records @p m (the full form of record_measurement()).
+void record_measurement(const Measurement& m);
 
 /**
  * @brief Judges a comparison against @p threshold (scaled by CUDALAB_SPEEDUP_SCALE),
  * records it, and fails the test (non-fatally) below the threshold.
  */
 void expect_speedup(const Comparison& cmp, double threshold, const std::string& what);
+
+/// The GPU this process runs on, for the channel's "device" record (the graders' main()).
+void set_channel_device(const DeviceInfo& info);
+
+/// Why this process cannot use a GPU, for the channel's "device" record (the graders' main()).
+void set_channel_no_gpu(const std::string& reason);
+
+/**
+ * @brief The listener that writes the channel's "test" and "result" records; the graders'
+ * main() appends it (GoogleTest owns it afterwards).
+ */
+::testing::TestEventListener* make_channel_listener();
 
 }  // namespace cudalab::testing

@@ -1,0 +1,21 @@
+// The measurement channel survives long output: CTest keeps only the first part of a passing
+// test's output in its JUnit file, so a measurement printed late used to be lost. Here one is
+// recorded after 4 KB of output; tools/ci_checks.sh runs this test and requires the measurement
+// in scores.json.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "cudalab/testing.hpp"
+
+namespace {
+
+TEST(GivenChannelCpu, MeasurementAfterLongOutputReachesTheScoreboard) {
+  for (int i = 0; i < 64; ++i) {
+    std::printf("[ CHANNEL  ] line %02d of the long output before the measurement ........\n", i);
+  }
+  cudalab::testing::record_measurement("after_long_output", 42.5, "units", 40.0,
+                                       cudalab::testing::Bound::kAtLeast);
+}
+
+}  // namespace

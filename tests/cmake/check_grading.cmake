@@ -1,0 +1,212 @@
+# One check of cmake/CudalabGrading.cmake on grading_project/ (see CMakeLists.txt here):
+#   cmake -DCASE=<case> -DPROJECT_DIR=... -DMODULE_DIR=... -DWORK_DIR=... -DGENERATOR=...
+#         -DCXX=... -P check_grading.cmake
+cmake_minimum_required(VERSION 3.25)
+foreach(v CASE PROJECT_DIR MODULE_DIR WORK_DIR GENERATOR CXX)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "check_grading.cmake: -D${v}= is required")
+  endif()
+endforeach()
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+set(build "${WORK_DIR}/build")
+
+# A listing in the form of --gtest_list_tests: plain, parameterized (values with '[' and ';'),
+# typed, disabled and given suites, one of each ending.
+set(good_listing [==[MapCpu.
+  Bijective
+  ConflictFree
+  DISABLED_Later
+Shapes/TileGpu.
+  Matches/0  # GetParam() = (1, 2)
+  Matches/1  # GetParam() = [3; 4
+TileGpu/0.  # TypeParam = int
+  Typed
+SpeedPerf.
+  Faster
+RaceSanitizer.
+  Clean
+WavefrontProfiler.
+  Counted
+GivenBaselineGpu.
+  Works
+Inst/GivenHelperCpu.
+  Works
+DISABLED_OldCpu.
+  Old
+]==])
+
+# build_project(<listing> <points>) — configures (once per call: a fresh tree) and builds;
+# sets build_rc and build_out.
+function(build_project listing points)
+  file(REMOVE_RECURSE "${build}")
+  file(WRITE "${WORK_DIR}/listing.txt" "${listing}")
+  execute_process(COMMAND "${CMAKE_COMMAND}" -S "${PROJECT_DIR}" -B "${build}" -G "${GENERATOR}"
+                          "-DCMAKE_CXX_COMPILER=${CXX}" "-DMODULE_DIR=${MODULE_DIR}"
+                          "-DLISTING=${WORK_DIR}/listing.txt" "-DPOINTS=${points}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "configuring the grading project failed:\n${out}")
+  endif()
+  execute_process(COMMAND "${CMAKE_COMMAND}" --build "${build}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  set(build_rc "${rc}" PARENT_SCOPE)
+  set(build_out "${out}" PARENT_SCOPE)
+endfunction()
+
+function(expect_build_failure what)
+  if(build_rc EQUAL 0)
+    message(FATAL_ERROR "${what}: the build succeeded, it must fail:\n${build_out}")
+  endif()
+  # CMake wraps long messages: compare with every run of white space as one blank.
+  string(REGEX REPLACE "[ \t\r\n]+" " " out "${build_out}")
+  foreach(text IN LISTS ARGN)
+    string(FIND "${out}" "${text}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "${what}: the build failed but its output does not say '${text}':\n${build_out}")
+    endif()
+  endforeach()
+  message(STATUS "ok: ${what}")
+endfunction()
+
+# test_property(<out> <json-v1> <test name> <property>) — a property of a test from
+# ctest --show-only=json-v1 (as JSON text; "" when absent).
+function(test_property out json name prop)
+  string(JSON n LENGTH "${json}" tests)
+  math(EXPR last "${n} - 1")
+  foreach(i RANGE ${last})
+    string(JSON tname GET "${json}" tests ${i} name)
+    if(tname STREQUAL name)
+      string(JSON np ERROR_VARIABLE err LENGTH "${json}" tests ${i} properties)
+      if(err)
+        set(${out} "" PARENT_SCOPE)
+        return()
+      endif()
+      math(EXPR plast "${np} - 1")
+      foreach(j RANGE ${plast})
+        string(JSON pname GET "${json}" tests ${i} properties ${j} name)
+        if(pname STREQUAL prop)
+          string(JSON v GET "${json}" tests ${i} properties ${j} value)
+          set(${out} "${v}" PARENT_SCOPE)
+          return()
+        endif()
+      endforeach()
+      set(${out} "" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  message(FATAL_ERROR "ctest does not list the test ${name}")
+endfunction()
+
+function(expect_equal what got want)
+  if(NOT got STREQUAL want)
+    message(FATAL_ERROR "${what}: got '${got}', want '${want}'")
+  endif()
+endfunction()
+
+if(CASE STREQUAL "UnknownSuiteEndingFailsTheBuild")
+  set(listing "${good_listing}FooBar.\n  Works\nInst/Shapes.\n  Also/0\n")
+  build_project("${listing}" "")
+  expect_build_failure("a suite without a known ending" "FooBar" "Inst/Shapes"
+                       "end in none of Cpu, Gpu, Perf, Sanitizer, Profiler")
+  # Still an error on the next build (the step runs again), and CTest runs no stale list:
+  # it reports the grader as not built.
+  execute_process(COMMAND "${CMAKE_COMMAND}" --build "${build}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  set(build_rc "${rc}")
+  set(build_out "${out}")
+  expect_build_failure("the same suite on the next build" "FooBar")
+  execute_process(COMMAND ctest --test-dir "${build}" -N OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  string(FIND "${out}" "lab98.NOT_BUILT.fake_grader" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "ctest -N does not list lab98.NOT_BUILT.fake_grader:\n${out}")
+  endif()
+
+elseif(CASE STREQUAL "RulesGiveLabelsTimeoutsAndPoints")
+  build_project("${good_listing}" "SpeedPerf=40")
+  if(NOT build_rc EQUAL 0)
+    message(FATAL_ERROR "the grading project does not build:\n${build_out}")
+  endif()
+  execute_process(COMMAND ctest --test-dir "${build}" --show-only=json-v1
+                  OUTPUT_VARIABLE json RESULT_VARIABLE rc)
+  string(JSON n LENGTH "${json}" tests)
+  expect_equal("number of CTest tests (10 cases, 2 disabled left out, 1 direct)" "${n}" "11")
+  foreach(spec
+      "lab98.MapCpu.Bijective|lab98,cpu|60|"
+      "lab98.Shapes/TileGpu.Matches/1|lab98,gpu|120|"
+      "lab98.TileGpu/0.Typed|lab98,gpu|120|"
+      "lab98.SpeedPerf.Faster|lab98,gpu,perf|250|ON"
+      "lab98.RaceSanitizer.Clean|lab98,gpu,sanitizer|900|ON"
+      "lab98.WavefrontProfiler.Counted|lab98,gpu,profiler|900|ON"
+      "lab98.GivenBaselineGpu.Works|lab98,gpu,given|120|"
+      "lab98.Inst/GivenHelperCpu.Works|lab98,cpu,given|60|"
+      "lab98.DemoGpu.Runs|lab98,gpu|120|")
+    string(REPLACE "|" ";" spec "${spec}")
+    list(GET spec 0 name)
+    list(GET spec 1 labels)
+    string(REPLACE "," ";" labels "${labels}")
+    list(GET spec 2 timeout)
+    list(GET spec 3 serial)
+    test_property(got "${json}" "${name}" LABELS)
+    string(JSON nl LENGTH "${got}")
+    set(got_labels "")
+    math(EXPR nl "${nl} - 1")
+    foreach(k RANGE ${nl})
+      string(JSON l GET "${got}" ${k})
+      list(APPEND got_labels "${l}")
+    endforeach()
+    list(SORT got_labels)
+    list(SORT labels)
+    expect_equal("${name} labels" "${got_labels}" "${labels}")
+    test_property(got "${json}" "${name}" TIMEOUT)
+    string(REGEX REPLACE "\\.0+$" "" got "${got}")
+    expect_equal("${name} timeout" "${got}" "${timeout}")
+    test_property(got "${json}" "${name}" RUN_SERIAL)
+    expect_equal("${name} RUN_SERIAL" "${got}" "${serial}")
+    test_property(got "${json}" "${name}" RESOURCE_GROUPS)
+    if(labels MATCHES "gpu" AND got STREQUAL "")
+      message(FATAL_ERROR "${name}: a GPU test without RESOURCE_GROUPS")
+    elseif(NOT labels MATCHES "gpu" AND NOT got STREQUAL "")
+      message(FATAL_ERROR "${name}: a CPU test with RESOURCE_GROUPS ${got}")
+    endif()
+  endforeach()
+  test_property(env "${json}" "lab98.Shapes/TileGpu.Matches/1" ENVIRONMENT)
+  string(FIND "${env}" "CUDALAB_TEST_NAME=lab98.Shapes/TileGpu.Matches/1" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "the measurement channel's environment is missing: ${env}")
+  endif()
+  # Points: SpeedPerf declared 40; MapCpu, TileGpu (3 cases in two suites), RaceSanitizer,
+  # WavefrontProfiler and DemoGpu share 60 (12 each).
+  file(READ "${build}/cudalab_manifest.d/fake_grader.json" part)
+  string(JSON no LENGTH "${part}" objectives)
+  expect_equal("objectives" "${no}" "6")
+  math(EXPR last "${no} - 1")
+  foreach(i RANGE ${last})
+    string(JSON oname GET "${part}" objectives ${i} name)
+    string(JSON opts GET "${part}" objectives ${i} points)
+    string(JSON otests GET "${part}" objectives ${i} tests)
+    set(got_${oname} "${opts}/${otests}")
+  endforeach()
+  expect_equal("SpeedPerf points/tests" "${got_SpeedPerf}" "40/1")
+  expect_equal("TileGpu points/tests" "${got_TileGpu}" "12/3")
+  expect_equal("MapCpu points/tests" "${got_MapCpu}" "12/2")
+  expect_equal("DemoGpu points/tests" "${got_DemoGpu}" "12/1")
+  file(READ "${build}/cudalab_manifest.json" manifest)
+  string(JSON g GET "${manifest}" graders 0 target)
+  expect_equal("manifest grader" "${g}" "fake_grader")
+  string(JSON t GET "${manifest}" tests 0 name)
+  expect_equal("manifest direct test" "${t}" "lab98.DemoGpu.Runs")
+  message(STATUS "ok: labels, timeouts, GPU resources, channel environment and points")
+
+elseif(CASE STREQUAL "PointsMustNameGradedSuitesAndAddUp")
+  build_project("${good_listing}" "NoSuchGpu=10")
+  expect_build_failure("POINTS naming no suite" "NoSuchGpu" "no graded suite")
+  build_project("${good_listing}" "GivenBaselineGpu=10")
+  expect_build_failure("POINTS naming a given suite" "GivenBaselineGpu" "no graded suite")
+  build_project("${good_listing}" "MapCpu=60;TileGpu=50")
+  expect_build_failure("POINTS over 100" "add up to 110")
+  build_project("${good_listing}" "MapCpu=50;TileGpu=50")
+  expect_build_failure("POINTS leaving nothing for the other objectives" "no points for")
+else()
+  message(FATAL_ERROR "check_grading.cmake: unknown CASE '${CASE}'")
+endif()
