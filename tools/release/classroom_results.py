@@ -37,6 +37,7 @@ import sys
 from pathlib import Path
 
 STATUS = {"passed": "pass", "failed": "fail", "error": "error", "skipped": "fail"}
+MAX_MESSAGE = 500
 
 
 class InputError(Exception):
@@ -94,7 +95,8 @@ def lab_results(tests: dict[str, dict], manifest: dict | None, gpu_grading: bool
                 message = "skipped: " + (message or "no GPU here")
         score = weight if status == "pass" else 0
         lab["tests"].append({
-            "name": name, "status": status, "score": score, "message": message,
+            # Messages are capped: every lab's results travel in one environment variable.
+            "name": name, "status": status, "score": score, "message": message[:MAX_MESSAGE],
             "test_code": f"ctest --preset student -R '^{name}$'", "filename": "", "line_no": 0,
             "duration": int(round(float((t or {}).get("time_s") or 0) * 1000)),
         })
