@@ -1,11 +1,14 @@
-// Grader of lab 06: the padded tile layout (CPU, bank model), the padded transpose and
-// matmul (GPU: exact results on odd shapes, measured conflict degree, speed against the
-// conflicting kernels, sanitizers, Nsight Compute bank-conflict counters).
+// Grader of lab 06: the padded tile layout (CPU, bank model), and the given tile kernels run
+// with it (GPU: captured on the launcher's stream, poisoned memory, two data sets, exact on
+// odd shapes and within tolerance on floats, static shared memory, measured conflict degree,
+// speed against the conflicting kernels, sanitizers, Nsight Compute bank-conflict counters).
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
+#include <vector>
 
-#include "lab06_tile_grading.hpp"
+#include "common/tile_grading.hpp"
 #include "padding.cuh"
 
 namespace {
@@ -31,8 +34,10 @@ constexpr double kMinBaselineConflictsPerInstruction = 2.0;
 /// Side of the square problems of the perf tests.
 constexpr int kPerfSize = 4096;
 
-static_assert(lab06::kTile == smem_tiles::kTile, "the lab and its baselines share the tile size");
 constexpr int kTile = lab06::kTile;
+/// What the captured graph of a lab 06 launcher may hold: the tile kernels with the padded
+/// layout (their mangled names carry the layout type), nothing else.
+const std::vector<std::string> kOwnKernels = {"PaddedLayout"};
 
 /// Lane l accesses tile element at(l) = (row, col); returns each lane's word in the padded tile.
 template <typename At>
@@ -100,7 +105,7 @@ class PaddedTransposeGpu : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(PaddedTransposeGpu, MatchesTheHostTranspose) {
   CUDALAB_REQUIRE_GPU();
-  tile_grading::expect_transpose_with_every_block(lab06::padded_transpose, GetParam());
+  tile_grading::expect_transpose_with_every_block(lab06::padded_transpose, GetParam(), kOwnKernels);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, PaddedTransposeGpu,
@@ -111,7 +116,12 @@ class PaddedMatmulGpu : public ::testing::TestWithParam<MatmulShape> {};
 
 TEST_P(PaddedMatmulGpu, MatchesTheHostMatmulExactly) {
   CUDALAB_REQUIRE_GPU();
-  EXPECT_TRUE(tile_grading::matmul_ok(padded_matmul, GetParam()));
+  tile_grading::expect_matmul_ok(padded_matmul, GetParam(), cudalab::Fill::SmallInt, kOwnKernels);
+}
+
+TEST_P(PaddedMatmulGpu, MatchesTheHostMatmulOnFloats) {
+  CUDALAB_REQUIRE_GPU();
+  tile_grading::expect_matmul_ok(padded_matmul, GetParam(), cudalab::Fill::Uniform, kOwnKernels);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, PaddedMatmulGpu, ::testing::ValuesIn(tile_grading::kMatmulShapes),
@@ -122,6 +132,22 @@ INSTANTIATE_TEST_SUITE_P(Shapes, PaddedMatmulGpu, ::testing::ValuesIn(tile_gradi
 TEST(SmallShapesGpu, PaddedAndConflictingKernelsAreExact) {
   CUDALAB_REQUIRE_GPU();
   tile_grading::expect_small_shapes_exact(padded_transpose, padded_matmul, "padded");
+}
+
+// The padded tile the kernels declare is the layout's: at most one spare word per row.
+TEST(PaddedSharedMemoryGpu, KernelsDeclareThePaddedTile) {
+  CUDALAB_REQUIRE_GPU();
+  for (const auto& [kernel, name, plain_tiles] :
+       {std::make_tuple(lab06::padded_transpose_kernel(), "transpose", 0),
+        std::make_tuple(lab06::padded_matmul_kernel(), "matmul", 1)}) {
+    cudaFuncAttributes attr{};
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+    const std::size_t expected =
+        (std::size_t(lab06::padded_tile_words()) + plain_tiles * kTile * kTile) * sizeof(float);
+    cudalab::testing::record_measurement(std::string(name) + " static shared memory",
+                                         double(attr.sharedSizeBytes), "bytes", double(expected));
+    EXPECT_EQ(attr.sharedSizeBytes, expected) << "the padded " << name << " kernel";
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -149,12 +175,14 @@ TEST(PaddedMeterGpu, RowAccessMeasuresConflictFree) {
 // ---------------------------------------------------------------------------
 TEST(PaddedPerf, TransposeBeatsTheConflictingTranspose) {
   CUDALAB_REQUIRE_GPU();
-  tile_grading::expect_transpose_speedup(padded_transpose, kPerfSize, kTransposeSpeedup, "padded");
+  tile_grading::expect_transpose_speedup(padded_transpose, kPerfSize, kTransposeSpeedup, "padded",
+                                         kOwnKernels);
 }
 
 TEST(PaddedPerf, MatmulBeatsTheConflictingMatmul) {
   CUDALAB_REQUIRE_GPU();
-  tile_grading::expect_matmul_speedup(padded_matmul, kPerfSize, kMatmulSpeedup, "padded");
+  tile_grading::expect_matmul_speedup(padded_matmul, kPerfSize, kMatmulSpeedup, "padded",
+                                      kOwnKernels);
 }
 
 // ---------------------------------------------------------------------------
@@ -181,7 +209,7 @@ TEST(PaddedSanitizer, SynccheckIsClean) {
 // ---------------------------------------------------------------------------
 TEST(PaddedProfiler, PaddedKernelsHaveNoBankConflicts) {
   CUDALAB_REQUIRE_GPU();
-  TILE_GRADING_EXPECT_FEW_CONFLICTS("padded", "SmallShapesGpu.*", kMaxConflictsPerInstruction,
+  TILE_GRADING_EXPECT_FEW_CONFLICTS("PaddedLayout", "SmallShapesGpu.*", kMaxConflictsPerInstruction,
                                     kMinBaselineConflictsPerInstruction);
 }
 

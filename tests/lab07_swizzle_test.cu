@@ -1,12 +1,14 @@
-// Grader of lab 07: the XOR swizzle and the float4 interleave (CPU, bank model), the
-// swizzled transpose and matmul (GPU: exact results on odd shapes, static shared memory of
-// an unpadded tile, measured conflict degree, speed against the conflicting kernels,
-// sanitizers, Nsight Compute bank-conflict counters).
+// Grader of lab 07: the XOR swizzle and the float4 interleave (CPU, bank model); the given
+// tile kernels run with the swizzle and the student's float4 transpose (GPU: captured on the
+// launcher's stream, poisoned memory, two data sets, exact on odd shapes and within tolerance
+// on floats, static shared memory of unpadded tiles, the float4 kernel run with other float4
+// layouts to show it addresses its tile through the layout it is given, measured conflict
+// degree, speed, sanitizers, Nsight Compute bank-conflict counters).
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "lab06_tile_grading.hpp"
+#include "common/tile_grading.hpp"
 #include "swizzle.cuh"
 
 namespace {
@@ -32,8 +34,19 @@ constexpr double kMinBaselineConflictsPerInstruction = 2.0;
 /// Side of the square problems of the perf tests.
 constexpr int kPerfSize = 4096;
 
-static_assert(lab07::kTile == smem_tiles::kTile, "the lab and its baselines share the tile size");
+/// float4 transpose with the interleaved vs the plain float4 layout (the same kernel) at
+/// 4096^2: calibrated on the H200 run (estimate until then).
+constexpr double kVec4LayoutSpeedup = 1.0;
+/// float4 transpose bandwidth as a share of a device-to-device copy of the same bytes:
+/// calibrated on the H200 run (estimate until then).
+constexpr double kVec4CopyShare = 0.6;
+
 constexpr int kTile = lab07::kTile;
+/// What the captured graph of a scalar launcher may hold: the tile kernels with the swizzled
+/// layout (their mangled names carry the layout type).
+const std::vector<std::string> kOwnKernels = {"SwizzledLayout"};
+/// ... and of the float4 launcher: the student's float4 transpose.
+const std::vector<std::string> kVec4Kernels = {"vec4_transpose_kernel"};
 constexpr int kVecs = lab07::kVec4PerRow;
 /// Rows over which the maps are checked: tiles may be taller than one warp (e.g. 64 x 32
 /// or 128 x 32 A tiles), so the swizzle must hold for every row, not only rows 0..31.
@@ -158,7 +171,8 @@ class SwizzledTransposeGpu : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(SwizzledTransposeGpu, MatchesTheHostTranspose) {
   CUDALAB_REQUIRE_GPU();
-  tile_grading::expect_transpose_with_every_block(lab07::swizzled_transpose, GetParam());
+  tile_grading::expect_transpose_with_every_block(lab07::swizzled_transpose, GetParam(),
+                                                  kOwnKernels);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, SwizzledTransposeGpu,
@@ -169,7 +183,61 @@ class SwizzledMatmulGpu : public ::testing::TestWithParam<MatmulShape> {};
 
 TEST_P(SwizzledMatmulGpu, MatchesTheHostMatmulExactly) {
   CUDALAB_REQUIRE_GPU();
-  EXPECT_TRUE(tile_grading::matmul_ok(swizzled_matmul, GetParam()));
+  tile_grading::expect_matmul_ok(swizzled_matmul, GetParam(), cudalab::Fill::SmallInt, kOwnKernels);
+}
+
+TEST_P(SwizzledMatmulGpu, MatchesTheHostMatmulOnFloats) {
+  CUDALAB_REQUIRE_GPU();
+  tile_grading::expect_matmul_ok(swizzled_matmul, GetParam(), cudalab::Fill::Uniform, kOwnKernels);
+}
+
+// ---------------------------------------------------------------------------
+// The float4 transpose (GPU): exact on shapes with cols % 4 == 0, through its layout.
+// ---------------------------------------------------------------------------
+const Shape kVec4Shapes[] = {{1, 4},   {100, 4},  {4, 100},   {31, 36},    {33, 64},
+                             {64, 64}, {257, 28}, {96, 1000}, {1000, 996}, {2049, 68}};
+
+class Vec4TransposeGpu : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(Vec4TransposeGpu, MatchesTheHostTranspose) {
+  CUDALAB_REQUIRE_GPU();
+  tile_grading::expect_transpose_ok(lab07::vec4_transpose<lab07::InterleavedVec4>, GetParam().rows,
+                                    GetParam().cols, kVec4Kernels);
+}
+
+// Any valid float4 layout must give the same transpose: the kernel stores and loads through
+// the layout it is given (a kernel that uses it on one side only fails here).
+TEST_P(Vec4TransposeGpu, IsExactWithAnotherValidLayout) {
+  CUDALAB_REQUIRE_GPU();
+  tile_grading::expect_transpose_ok(lab07::vec4_transpose<lab07::MirroredVec4>, GetParam().rows,
+                                    GetParam().cols, kVec4Kernels);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, Vec4TransposeGpu, ::testing::ValuesIn(kVec4Shapes),
+                         tile_grading::shape_name);
+
+// A broken layout (two float4 per slot) must break the transpose: a kernel that ignores the
+// layout it is given (its own indexing on both sides, or a padded tile) still gets it right.
+TEST(Vec4LayoutUseGpu, ABrokenLayoutBreaksTheTranspose) {
+  CUDALAB_REQUIRE_GPU();
+  const int rows = 64;
+  const int cols = 64;
+  const auto h_in = tile_grading::transpose_input(rows, cols, 0);
+  cudalab::DeviceBuffer<float> d_in(h_in.size());
+  cudalab::DeviceBuffer<float> d_out(h_in.size());
+  d_in.upload(h_in);
+  d_out.fill_bytes(0);
+  lab07::vec4_transpose<lab07::ProbeVec4>(d_in.data(), d_out.data(), rows, cols);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const auto got = d_out.to_host();
+  const auto want = tile_grading::host_transpose(h_in, rows, cols);
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) differ += got[i] != want[i];
+  cudalab::testing::record_measurement("elements changed by the broken layout", double(differ), "");
+  EXPECT_GT(differ, got.size() / 8)
+      << "with a float4 layout that stores two vectors in one slot, the transpose should lose "
+      << "half of them, but only " << differ << " of " << got.size() << " elements differ: "
+      << "does vec4_transpose_kernel address its tile through Vec4Layout::index()?";
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, SwizzledMatmulGpu,
@@ -181,6 +249,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, SwizzledMatmulGpu,
 TEST(SmallShapesGpu, SwizzledAndConflictingKernelsAreExact) {
   CUDALAB_REQUIRE_GPU();
   tile_grading::expect_small_shapes_exact(swizzled_transpose, swizzled_matmul, "swizzled");
+  EXPECT_TRUE(tile_grading::transpose_ok(lab07::vec4_transpose<lab07::InterleavedVec4>, 100, 72))
+      << "float4 transpose";
 }
 
 // ---------------------------------------------------------------------------
@@ -201,14 +271,17 @@ void expect_static_smem(const void* kernel, const std::string& name, int tiles) 
 
 TEST(SwizzledSharedMemoryGpu, TransposeUsesExactlyOneUnpaddedTile) {
   CUDALAB_REQUIRE_GPU();
-  expect_static_smem(reinterpret_cast<const void*>(lab07::swizzled_transpose_kernel),
-                     "swizzled_transpose_kernel", 1);
+  expect_static_smem(lab07::swizzled_transpose_kernel(), "swizzled transpose", 1);
 }
 
 TEST(SwizzledSharedMemoryGpu, MatmulUsesExactlyTwoUnpaddedTiles) {
   CUDALAB_REQUIRE_GPU();
-  expect_static_smem(reinterpret_cast<const void*>(lab07::swizzled_matmul_kernel),
-                     "swizzled_matmul_kernel", 2);
+  expect_static_smem(lab07::swizzled_matmul_kernel(), "swizzled matmul", 2);
+}
+
+TEST(SwizzledSharedMemoryGpu, Vec4TransposeUsesExactlyOneUnpaddedTile) {
+  CUDALAB_REQUIRE_GPU();
+  expect_static_smem(lab07::interleaved_vec4_kernel(), "vec4_transpose_kernel", 1);
 }
 
 // ---------------------------------------------------------------------------
@@ -237,12 +310,51 @@ TEST(SwizzledMeterGpu, RowAccessMeasuresConflictFree) {
 TEST(SwizzledPerf, TransposeBeatsTheConflictingTranspose) {
   CUDALAB_REQUIRE_GPU();
   tile_grading::expect_transpose_speedup(swizzled_transpose, kPerfSize, kTransposeSpeedup,
-                                         "swizzled");
+                                         "swizzled", kOwnKernels);
 }
 
 TEST(SwizzledPerf, MatmulBeatsTheConflictingMatmul) {
   CUDALAB_REQUIRE_GPU();
-  tile_grading::expect_matmul_speedup(swizzled_matmul, kPerfSize, kMatmulSpeedup, "swizzled");
+  tile_grading::expect_matmul_speedup(swizzled_matmul, kPerfSize, kMatmulSpeedup, "swizzled",
+                                      kOwnKernels);
+}
+
+// The interleave against the plain float4 layout, in the same (student's) kernel.
+TEST(Vec4Perf, InterleavedBeatsThePlainFloat4Layout) {
+  CUDALAB_REQUIRE_GPU();
+  tile_grading::expect_transpose_speedup(lab07::vec4_transpose<lab07::InterleavedVec4>, kPerfSize,
+                                         kVec4LayoutSpeedup, "float4 interleaved", kVec4Kernels,
+                                         lab07::vec4_transpose<lab07::PlainVec4>, "float4 plain");
+}
+
+// A transpose is a copy: its bandwidth as a share of a device-to-device copy.
+TEST(Vec4Perf, ReachesAShareOfTheCopyBandwidth) {
+  CUDALAB_REQUIRE_GPU();
+  const std::size_t count = std::size_t(kPerfSize) * kPerfSize;
+  const auto h_in = tile_grading::transpose_input(kPerfSize, kPerfSize, 0);
+  cudalab::DeviceBuffer<float> d_in(count);
+  cudalab::DeviceBuffer<float> d_out(count);
+  d_in.upload(h_in);
+  cudalab::testing::CapturedWork cap = cudalab::testing::CapturedWork::capture([&](cudaStream_t s) {
+    lab07::vec4_transpose<lab07::InterleavedVec4>(d_in.data(), d_out.data(), kPerfSize, kPerfSize,
+                                                  s);
+  });
+  cudalab::testing::GraphRules rules;
+  rules.kernels = kVec4Kernels;
+  ASSERT_TRUE(cap.holds_only(rules));
+  cudalab::testing::poison(d_out.data(), count * sizeof(float));
+  const auto stats = cudalab::benchmark(cap.as_work(), tile_grading::perf_options(21));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  ASSERT_TRUE(
+      cudalab::testing::matrices_match(tile_grading::host_transpose(h_in, kPerfSize, kPerfSize),
+                                       d_out.to_host(), kPerfSize, kPerfSize, 0.0))
+      << "the timed float4 transpose is wrong; no speed verdict";
+  const double bytes = 2.0 * double(count) * sizeof(float);
+  const double gbps = bytes / (stats.median_ms * 1e6);
+  cudalab::testing::expect_possible(gbps, cudalab::device_ceilings().dram_gbps, "GB/s",
+                                    "float4 transpose");
+  cudalab::testing::expect_share(gbps, cudalab::testing::d2d_copy_gbps(count * sizeof(float)),
+                                 kVec4CopyShare, "GB/s", "float4 transpose vs device copy");
 }
 
 // ---------------------------------------------------------------------------
@@ -268,7 +380,8 @@ TEST(SwizzledSanitizer, SynccheckIsClean) {
 // ---------------------------------------------------------------------------
 TEST(SwizzledProfiler, SwizzledKernelsHaveNoBankConflicts) {
   CUDALAB_REQUIRE_GPU();
-  TILE_GRADING_EXPECT_FEW_CONFLICTS("swizzled", "SmallShapesGpu.*", kMaxConflictsPerInstruction,
+  TILE_GRADING_EXPECT_FEW_CONFLICTS("SwizzledLayout", "SmallShapesGpu.*",
+                                    kMaxConflictsPerInstruction,
                                     kMinBaselineConflictsPerInstruction);
 }
 

@@ -1,107 +1,118 @@
 /**
  * @file swizzle.cuh
- * @brief Lab 07 interface: XOR-swizzled shared-memory tiles, conflict-free without padding,
- *        and the interleave that makes 16-byte (float4) column accesses conflict-free.
+ * @brief Lab 07 interface: the XOR swizzle of a 32 x 32 tile (conflict-free columns without
+ *        spending memory) and the float4 interleave, used in a float4 tile transpose.
  *
- * Padding (lab 06) spends a word per row to shift each row by one bank. A swizzle spends
- * nothing: a tile row keeps its 32 words, but element (row, col) is stored at column
- * col ^ (row % 32) of its row. XOR with a fixed value permutes 0..31, so every row still
- * holds each of its elements exactly once, and down a column the stored positions
- * c ^ 0, c ^ 1, ..., c ^ 31 are 32 different banks.
- *
- * The student writes the swizzle map and the kernels that use it in swizzled_tile.cu, and
- * the float4 interleave (the advanced part) in vec4_interleave.cu.
- *
- * All matrices are row-major floats in device memory.
+ * Contract: swizzled_col() permutes the columns of every row (of a tile of any height) so
+ * that 32 consecutive rows store any column in 32 different banks; vec4_slot() does the same
+ * for the 8 float4 slots of a row and 8 consecutive rows. The scalar launchers run the given
+ * tile kernels (labs/common/smem_tiles/tile_kernels.cuh) with the swizzled layout;
+ * vec4_transpose runs the student's float4 kernel with the float4 layout it is given.
+ * Launchers take device pointers and a stream and do not synchronize.
+ * Background and grading: labs/lab07_swizzle/README.md.
  */
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include "tile_kernels.cuh"
+
 namespace lab07 {
 
-/// Edge of the square tile, in floats: one warp and one row of 32 banks wide.
-inline constexpr int kTile = 32;
-static_assert(kTile == 32,
-              "the bank arithmetic of this lab needs a tile exactly one warp (and "
-              "one row of 32 banks) wide");
-/// Default rows of threads of a transpose block (each thread moves kTile / rows elements).
-inline constexpr int kTransposeBlockRows = 8;
+/// Edge of the square tile, in floats (one warp and one row of 32 banks wide).
+inline constexpr int kTile = smem_tiles::kTile;
+/// Default rows of threads of a transpose block.
+inline constexpr int kTransposeBlockRows = smem_tiles::kTransposeBlockRows;
 /// Words of one unpadded tile: exactly what a swizzled tile occupies.
 inline constexpr int kTileWords = kTile * kTile;
-/// float4 vectors in one tile row (the advanced part).
+/// float4 slots in one tile row.
 inline constexpr int kVec4PerRow = kTile / 4;
+/// float4 slots in one tile.
+inline constexpr int kTileVec4s = kTile * kVec4PerRow;
 
-/**
- * @brief The column of its row at which element (@p row, @p col) of a swizzled tile is stored.
- *
- * For every row (of a tile of any height) this permutes 0 .. kTile - 1, and for every column,
- * 32 consecutive rows starting at a multiple of 32 store it in 32 different columns. Written
- * by the student in swizzled_tile.cu, next to the kernels that call it on the device; the
- * grader and the demo call it on the host. (Without separate compilation, device code of
- * other files cannot.)
- * @pre row >= 0 (tiles may be taller than kTile rows), 0 <= col < kTile
- */
+/// The column of its row at which element (@p row, @p col) is stored (student,
+/// swizzled_tile.cu). @pre row >= 0 (tiles may be taller than kTile), 0 <= col < kTile
 __host__ __device__ int swizzled_col(int row, int col);
 
 /// The word of (@p row, @p col) in a swizzled tile: row * kTile + swizzled_col(row, col).
 __host__ __device__ int swizzled_offset(int row, int col);
 
-/**
- * @brief Advanced: the float4 slot (0 .. kVec4PerRow - 1) of its row at which vector @p vec
- *        (floats 4 vec .. 4 vec + 3) of tile row @p row is stored; the float4 index in the
- *        tile is row * kVec4PerRow + vec4_slot(row, vec). Written by the student in
- *        vec4_interleave.cu.
- * @pre row >= 0, 0 <= vec < kVec4PerRow
- */
+/// The float4 slot (0 .. kVec4PerRow - 1) of its row at which float4 @p vec (floats 4 vec ..
+/// 4 vec + 3) of row @p row is stored (student, vec4_transpose.cu). @pre row >= 0
 __host__ __device__ int vec4_slot(int row, int vec);
 
 /**
- * @brief out = in^T through a swizzled, unpadded shared tile (kTileWords floats).
- *
- * Launch: grid (ceil(cols / kTile), ceil(rows / kTile)), block (kTile, r) with r dividing kTile.
- * @param in   input matrix, rows x cols, row-major (device memory)
- * @param out  output matrix, cols x rows, row-major (device memory)
- * @param rows rows of @p in (columns of @p out)
- * @param cols columns of @p in (rows of @p out)
+ * @name float4 tile layouts
+ * A float4 layout of a kTile x kTile float tile has `kVec4s` float4 slots and
+ * `index(row, vec)`, the slot of float4 @p vec of row @p row (each float4 its own slot).
+ * @{
  */
-__global__ void swizzled_transpose_kernel(const float* __restrict__ in, float* __restrict__ out,
-                                          int rows, int cols);
+/// The interleaved layout: slot row * kVec4PerRow + vec4_slot(row, vec).
+struct InterleavedVec4 {
+  static constexpr int kVec4s = kTileVec4s;
+  __host__ __device__ static int index(int row, int vec) {
+    return row * kVec4PerRow + vec4_slot(row, vec);
+  }
+};
+/// Given: row after row, float4 v of row r at slot r * 8 + v (8-way conflicts down a column).
+struct PlainVec4 {
+  static constexpr int kVec4s = kTileVec4s;
+  __host__ __device__ static constexpr int index(int row, int vec) {
+    return row * kVec4PerRow + vec;
+  }
+};
+/// Given: another valid layout (rows and slots in reverse order) that graders use to check
+/// that a kernel stores and loads through the layout it is given.
+struct MirroredVec4 {
+  static constexpr int kVec4s = kTileVec4s;
+  __host__ __device__ static constexpr int index(int row, int vec) {
+    return (kTile - 1 - row) * kVec4PerRow + (kVec4PerRow - 1 - vec);
+  }
+};
+/// Given: a deliberately broken layout (float4 pairs share a slot). A kernel that stores and
+/// loads through its layout must get a wrong transpose with it; graders check that it does.
+struct ProbeVec4 {
+  static constexpr int kVec4s = kTileVec4s;
+  __host__ __device__ static constexpr int index(int row, int vec) {
+    return row * kVec4PerRow + (vec & ~1);
+  }
+};
+/** @} */
 
 /**
- * @brief C = A * B with the lanes of a warp walking the rows of C; the A tile, read down a
- *        column, is swizzled; static shared memory is two unpadded tiles (A and B).
- *
- * Launch: grid (ceil(n / kTile), ceil(m / kTile)), block (kTile, kTile).
- * @param a A, m x k, row-major (device memory)
- * @param b B, k x n, row-major (device memory)
- * @param c C, m x n, row-major (device memory; written, never read)
- * @param m rows of A and C
- * @param n columns of B and C
- * @param k columns of A, rows of B
- */
-__global__ void swizzled_matmul_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                                       float* __restrict__ c, int m, int n, int k);
-
-/**
- * @brief Launches swizzled_transpose_kernel over the whole matrix and checks the launch.
- * @param d_in       device pointer to rows x cols floats
- * @param d_out      device pointer to cols x rows floats
- * @param rows       rows of the input (columns of the output), > 0
- * @param cols       columns of the input (rows of the output), > 0
- * @param block_rows rows of threads per block: 1, 2, 4, 8, 16 or 32 (a divisor of kTile)
- * @param stream     stream to launch on (default: the legacy default stream); not synchronized
+ * @brief out (cols x rows) = in (rows x cols)^T through a swizzled, unpadded tile.
+ * @param block_rows rows of threads per block: a divisor of kTile
  * @throws std::invalid_argument for non-positive sizes, a bad block_rows, or more tile rows
  *         than gridDim.y allows
  */
 void swizzled_transpose(const float* d_in, float* d_out, int rows, int cols,
                         int block_rows = kTransposeBlockRows, cudaStream_t stream = nullptr);
 
-/**
- * @brief Launches swizzled_matmul_kernel (C = A * B) and checks the launch.
- * @throws std::invalid_argument for non-positive sizes or more tile rows than gridDim.y allows
- */
+/// C (m x n) = A (m x k) * B (k x n), the A tile swizzled. @throws std::invalid_argument
 void swizzled_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                      cudaStream_t stream = nullptr);
+
+/**
+ * @brief out (cols x rows) = in (rows x cols)^T, a tile stage of float4: 16-byte global loads
+ *        and shared stores of tile rows, 16-byte shared loads down the tile's columns, through
+ *        the float4 layout @p Vec4Layout. Blocks of kTile x kTile / 4 threads.
+ * Instantiated for InterleavedVec4, PlainVec4, MirroredVec4 and ProbeVec4.
+ * @pre @p d_in is 16-byte aligned and cols % 4 == 0 (rows any)
+ * @throws std::invalid_argument for non-positive sizes, cols % 4 != 0, a misaligned @p d_in,
+ *         or more tile rows than gridDim.y allows
+ */
+template <typename Vec4Layout>
+void vec4_transpose(const float* d_in, float* d_out, int rows, int cols,
+                    cudaStream_t stream = nullptr);
+
+extern template void vec4_transpose<InterleavedVec4>(const float*, float*, int, int, cudaStream_t);
+extern template void vec4_transpose<PlainVec4>(const float*, float*, int, int, cudaStream_t);
+extern template void vec4_transpose<MirroredVec4>(const float*, float*, int, int, cudaStream_t);
+extern template void vec4_transpose<ProbeVec4>(const float*, float*, int, int, cudaStream_t);
+
+/// The kernels the launchers above launch (for cudaFuncGetAttributes).
+const void* swizzled_transpose_kernel();
+const void* swizzled_matmul_kernel();
+const void* interleaved_vec4_kernel();  ///< the InterleavedVec4 instance
 
 }  // namespace lab07

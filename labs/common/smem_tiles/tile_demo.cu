@@ -1,4 +1,4 @@
-// The demo table shared by labs 06 and 07 (given).
+// The demo table of labs 06 and 07 (given).
 #include "tile_demo.cuh"
 
 #include <functional>
@@ -29,6 +29,7 @@ struct Variant {
 };
 
 std::string static_smem(const void* kernel) {
+  if (kernel == nullptr) return "-";
   cudaFuncAttributes attr{};
   CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
   return std::to_string(attr.sharedSizeBytes) + " B";
@@ -64,10 +65,10 @@ int run_tile_demo(const cudalab::DemoOptions& opt, const TileDemoKernels& lab) {
   const double flops = 2.0 * double(n) * n * n;
   const std::string t_launch = grid_text(n, n, kTile, block_rows);
   const std::string m_launch = grid_text(n, n, kTile, kTile);
-  const std::vector<Variant> variants = {
+  std::vector<Variant> variants = {
       {"transpose, conflicting", grid_text(n, n, kTile, kTransposeBlockRows),
        [&](cudaStream_t s) { conflicting_transpose(d_a.data(), d_out.data(), n, n, s); }, bytes,
-       "GB/s", true, reinterpret_cast<const void*>(conflicting_transpose_kernel)},
+       "GB/s", true, conflicting_transpose_kernel()},
       {"transpose, " + lab.technique, t_launch,
        [&](cudaStream_t s) { lab.transpose(d_a.data(), d_out.data(), n, n, block_rows, s); }, bytes,
        "GB/s", false, lab.transpose_kernel},
@@ -75,11 +76,18 @@ int run_tile_demo(const cudalab::DemoOptions& opt, const TileDemoKernels& lab) {
        [&](cudaStream_t s) {
          conflicting_matmul(d_a.data(), d_b.data(), d_out.data(), n, n, n, s);
        },
-       flops, "GFLOP/s", true, reinterpret_cast<const void*>(conflicting_matmul_kernel)},
+       flops, "GFLOP/s", true, conflicting_matmul_kernel()},
       {"matmul, " + lab.technique, m_launch,
        [&](cudaStream_t s) { lab.matmul(d_a.data(), d_b.data(), d_out.data(), n, n, n, s); }, flops,
        "GFLOP/s", false, lab.matmul_kernel},
   };
+  for (std::size_t i = 0; i < lab.extra_transposes.size(); ++i) {
+    const ExtraTranspose& extra = lab.extra_transposes[i];
+    variants.insert(variants.begin() + 2 + static_cast<std::ptrdiff_t>(i),
+                    {"transpose, " + extra.name, extra.launch,
+                     [&](cudaStream_t s) { extra.transpose(d_a.data(), d_out.data(), n, n, s); },
+                     bytes, "GB/s", false, extra.kernel});
+  }
 
   // The host references are computed once, only when asked for (the matmul is O(n^3)).
   std::vector<float> ref_transpose;

@@ -1,6 +1,6 @@
 /**
  * @file tile_demo.cuh
- * @brief The demo table shared by labs 06 and 07: the conflicting kernels against the lab's
+ * @brief The demo table of labs 06 and 07 (given): the conflicting kernels against the lab's
  *        conflict-free ones (transpose and matmul), timed like the seed articles' tables.
  */
 #pragma once
@@ -9,10 +9,20 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "cudalab/demo.hpp"
 
 namespace smem_tiles {
+
+/// A further transpose of a lab (e.g. lab 07's float4 one), with its own launch.
+struct ExtraTranspose {
+  std::string name;    ///< e.g. "float4, interleaved"
+  std::string launch;  ///< the launch configuration as printed
+  std::function<void(const float* in, float* out, int rows, int cols, cudaStream_t stream)>
+      transpose;       ///< out (cols x rows) = in^T
+  const void* kernel;  ///< the kernel, for its static shared memory
+};
 
 /// The conflict-free kernels of one lab, as the demo runs them.
 struct TileDemoKernels {
@@ -28,6 +38,7 @@ struct TileDemoKernels {
       matmul;
   const void* transpose_kernel;  ///< the transpose kernel, for its static shared memory
   const void* matmul_kernel;     ///< the matmul kernel, for its static shared memory
+  std::vector<ExtraTranspose> extra_transposes = {};  ///< more rows after the lab's transpose
 };
 
 /// Demo options of labs 06 and 07: --size defaults to 4096, --block is the transpose's rows

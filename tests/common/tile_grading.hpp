@@ -1,0 +1,484 @@
+// Grading helpers of the graders of lab 06 (padding) and lab 07 (swizzle): both grade a
+// layout of a 32 x 32 shared tile with the bank model, then the given tile kernels run with
+// it (provenance by capture, poisoned memory, two data sets) against the same conflicting
+// baselines (labs/common/smem_tiles).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "conflicting_tile.cuh"
+#include "cudalab/bank_diagram.hpp"
+#include "cudalab/bank_model.hpp"
+#include "cudalab/bench.cuh"
+#include "cudalab/ceilings.cuh"
+#include "cudalab/conflict_meter.cuh"
+#include "cudalab/device_buffer.cuh"
+#include "cudalab/grading.hpp"
+#include "cudalab/graph_capture.cuh"
+#include "cudalab/matrix.hpp"
+#include "cudalab/testing.hpp"
+#include "cudalab/tools.hpp"
+
+namespace tile_grading {
+
+/// The word (or element) each lane of a warp accesses.
+using Lanes = std::array<std::int64_t, cudalab::bank::kWarpSize>;
+/// out (cols x rows) = in (rows x cols)^T on a stream.
+using TransposeLaunch = std::function<void(const float*, float*, int, int, cudaStream_t)>;
+/// out = in^T with blocks of 32 x block_rows threads, on a stream.
+using BlockRowsTranspose = std::function<void(const float*, float*, int, int, int, cudaStream_t)>;
+/// C (m x n) = A (m x k) * B (k x n) on a stream.
+using MatmulLaunch =
+    std::function<void(const float*, const float*, float*, int, int, int, cudaStream_t)>;
+
+/// A transpose problem: the input is rows x cols.
+struct Shape {
+  int rows;
+  int cols;
+};
+
+/// A matmul problem: A is m x k, B is k x n.
+struct MatmulShape {
+  int m;
+  int n;
+  int k;
+};
+
+inline std::string shape_name(const ::testing::TestParamInfo<Shape>& p) {
+  return std::to_string(p.param.rows) + "x" + std::to_string(p.param.cols);
+}
+
+inline std::string matmul_shape_name(const ::testing::TestParamInfo<MatmulShape>& p) {
+  return std::to_string(p.param.m) + "x" + std::to_string(p.param.n) + "x" +
+         std::to_string(p.param.k);
+}
+
+/// Odd shapes, rectangles, single rows and columns, tiles cut at both edges.
+inline const Shape kTransposeShapes[] = {{1, 1},   {1, 100},  {100, 1},   {31, 33},    {33, 65},
+                                         {64, 64}, {257, 31}, {96, 1000}, {1000, 999}, {2049, 67}};
+inline const MatmulShape kMatmulShapes[] = {{1, 1, 1},      {32, 32, 32},  {33, 65, 17},
+                                            {100, 37, 129}, {31, 300, 33}, {257, 130, 45},
+                                            {64, 1, 200},   {1, 96, 64}};
+
+/// The conflicting baselines in the launcher signatures.
+inline void conflicting_transpose(const float* in, float* out, int rows, int cols, cudaStream_t s) {
+  smem_tiles::conflicting_transpose(in, out, rows, cols, s);
+}
+inline void conflicting_matmul(const float* a, const float* b, float* c, int m, int n, int k,
+                               cudaStream_t s) {
+  smem_tiles::conflicting_matmul(a, b, c, m, n, k, s);
+}
+
+inline std::string describe_lanes(const Lanes& lanes) {
+  std::ostringstream os;
+  os << "{";
+  for (int l = 0; l < cudalab::bank::kWarpSize; ++l) os << (l ? ", " : "") << lanes[l];
+  os << "}";
+  return os.str();
+}
+
+/**
+ * @brief A warp access of @p element_bytes per lane through a layout: 32 different elements
+ * must get 32 different, non-negative indices, and the bank model must find no conflict.
+ */
+inline ::testing::AssertionResult conflict_free(const Lanes& index, const std::string& what,
+                                                int element_bytes = 4) {
+  for (int i = 0; i < cudalab::bank::kWarpSize; ++i) {
+    if (index[i] < 0) {
+      return ::testing::AssertionFailure()
+             << what << ": lane " << i << " gets the negative index " << index[i];
+    }
+    for (int j = 0; j < i; ++j) {
+      if (index[i] == index[j]) {
+        return ::testing::AssertionFailure()
+               << what << ": lanes " << j << " and " << i << " access different elements but "
+               << "the layout stores both at " << index[i] << "; lane indices "
+               << describe_lanes(index);
+      }
+    }
+  }
+  const auto request = cudalab::bank::from_element_indices(index, element_bytes);
+  const int degree = cudalab::bank::conflict_degree(request);
+  if (degree == 1) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << what << ": the bank model finds a " << degree << "-way conflict, expected 1 "
+         << "(conflict-free); lane indices " << describe_lanes(index) << "\n"
+         << cudalab::bank::render_bank_diagram(request, what);
+}
+
+/// Measures the 4-byte access @p words on the GPU and expects degree 1 within the meter's
+/// resolution (the pattern must first be conflict-free by the model).
+inline void expect_measured_conflict_free(const Lanes& words, const std::string& what) {
+  ASSERT_TRUE(conflict_free(words, what)) << "(the layout fails on the CPU already)";
+  for (const auto w : words) {
+    ASSERT_LT(w, cudalab::bank::kMeterWords) << what << ": word beyond the meter's array";
+  }
+  const int model = cudalab::bank::conflict_degree(cudalab::bank::from_word_indices(words));
+  const auto reading = cudalab::bank::measure_word_pattern(words);
+  cudalab::testing::record_measurement(what + " degree", reading.degree, "way",
+                                       1.0 + cudalab::bank::meter_tolerance(1));
+  EXPECT_TRUE(cudalab::bank::degree_matches(reading.degree, 1))
+      << what << ": measured degree " << reading.degree << " (" << reading.cycles_per_access
+      << " cycles per access), expected 1 +- " << cudalab::bank::meter_tolerance(1)
+      << " (model: " << model << ")";
+}
+
+/// Records the measured degree of a column of an unpadded, unswizzled tile (for contrast).
+inline void record_plain_column_degree() {
+  const auto plain =
+      cudalab::bank::measure_word_pattern(cudalab::bank::strided_words(cudalab::bank::kWarpSize));
+  cudalab::testing::record_measurement("plain 32x32 tile column degree", plain.degree, "way");
+}
+
+inline std::vector<float> host_transpose(const std::vector<float>& in, int rows, int cols) {
+  std::vector<float> out(in.size());
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) {
+      out[static_cast<size_t>(c) * rows + r] = in[static_cast<size_t>(r) * cols + c];
+    }
+  }
+  return out;
+}
+
+/// The work of one launcher call on a stream (the graph-captured unit).
+using Work = std::function<void(cudaStream_t)>;
+
+/**
+ * @brief Provenance and two data sets: captures @p work (the launcher on its stream),
+ * checks that the graph holds only the kernels named by @p own_kernels (identifiers found in
+ * the mangled kernel names, e.g. the lab's layout type), then twice: @p fill puts a new data
+ * set behind the launcher's pointers (argument 0 or 1), the outputs (@p out) are poisoned
+ * with NaN, the shared memory of every SM too, the graph replays, and @p check judges the
+ * output against the reference of that data set.
+ */
+inline void expect_captured_twice(const Work& work, const std::vector<std::string>& own_kernels,
+                                  const std::function<void(int)>& fill,
+                                  cudalab::DeviceBuffer<float>& out,
+                                  const std::function<::testing::AssertionResult(int)>& check) {
+  namespace t = cudalab::testing;
+  t::CapturedWork cap = t::CapturedWork::capture(work);
+  t::GraphRules rules;
+  rules.kernels = own_kernels;
+  ASSERT_TRUE(cap.holds_only(rules));
+  for (int set = 0; set < 2; ++set) {
+    SCOPED_TRACE("data set " + std::to_string(set));
+    fill(set);
+    t::poison(out.data(), out.size() * sizeof(float));
+    t::poison_shared_memory();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    cap.run();
+    ASSERT_TRUE(check(set));
+  }
+}
+
+/// Two random rows x cols inputs (uniform floats: a transpose moves them bit for bit).
+inline std::vector<float> transpose_input(int rows, int cols, int set) {
+  return cudalab::random_matrix(rows, cols, cudalab::Fill::Uniform, 11 + set);
+}
+
+/// @p launch transposes two random rows x cols matrices exactly, captured on its stream,
+/// holding only kernels whose names contain one of @p own_kernels.
+inline void expect_transpose_ok(const TransposeLaunch& launch, int rows, int cols,
+                                const std::vector<std::string>& own_kernels) {
+  const std::size_t count = std::size_t(rows) * cols;
+  cudalab::DeviceBuffer<float> d_in(count);
+  cudalab::DeviceBuffer<float> d_out(count);
+  std::vector<float> h_in;
+  expect_captured_twice([&](cudaStream_t s) { launch(d_in.data(), d_out.data(), rows, cols, s); },
+                        own_kernels,
+                        [&](int set) {
+                          h_in = transpose_input(rows, cols, set);
+                          d_in.upload(h_in);
+                        },
+                        d_out,
+                        [&](int) {
+                          return cudalab::testing::matrices_match(host_transpose(h_in, rows, cols),
+                                                                  d_out.to_host(), cols, rows, 0.0);
+                        });
+}
+
+/**
+ * @brief @p launch multiplies two pairs of random matrices, captured on its stream: small
+ * integers (every sum exact in float, so compared bit for bit) when @p fill is SmallInt,
+ * uniform floats with the K-scaled tolerance otherwise.
+ */
+inline void expect_matmul_ok(const MatmulLaunch& launch, MatmulShape s, cudalab::Fill fill,
+                             const std::vector<std::string>& own_kernels) {
+  cudalab::DeviceBuffer<float> d_a(std::size_t(s.m) * s.k);
+  cudalab::DeviceBuffer<float> d_b(std::size_t(s.k) * s.n);
+  cudalab::DeviceBuffer<float> d_c(std::size_t(s.m) * s.n);
+  std::vector<float> h_a;
+  std::vector<float> h_b;
+  const double tol = fill == cudalab::Fill::SmallInt ? 0.0 : cudalab::matmul_tolerance(s.k);
+  expect_captured_twice(
+      [&](cudaStream_t st) { launch(d_a.data(), d_b.data(), d_c.data(), s.m, s.n, s.k, st); },
+      own_kernels,
+      [&](int set) {
+        h_a = cudalab::random_matrix(s.m, s.k, fill, 21 + 2 * set);
+        h_b = cudalab::random_matrix(s.k, s.n, fill, 22 + 2 * set);
+        d_a.upload(h_a);
+        d_b.upload(h_b);
+      },
+      d_c,
+      [&](int) {
+        return cudalab::testing::matrices_match(cudalab::reference_matmul(h_a, h_b, s.m, s.n, s.k),
+                                                d_c.to_host(), s.m, s.n, tol);
+      });
+}
+
+/// Plain (uncaptured) runs on small odd shapes, for the sanitizer and profiler re-runs.
+inline ::testing::AssertionResult transpose_ok(const TransposeLaunch& launch, int rows, int cols) {
+  const auto h_in = transpose_input(rows, cols, 0);
+  cudalab::DeviceBuffer<float> d_in(h_in.size());
+  cudalab::DeviceBuffer<float> d_out(h_in.size());
+  d_in.upload(h_in);
+  d_out.fill_bytes(0xFF);
+  launch(d_in.data(), d_out.data(), rows, cols, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return cudalab::testing::matrices_match(host_transpose(h_in, rows, cols), d_out.to_host(), cols,
+                                          rows, 0.0);
+}
+
+inline ::testing::AssertionResult matmul_ok(const MatmulLaunch& launch, MatmulShape s) {
+  const auto h_a = cudalab::random_matrix(s.m, s.k, cudalab::Fill::SmallInt, 1);
+  const auto h_b = cudalab::random_matrix(s.k, s.n, cudalab::Fill::SmallInt, 2);
+  cudalab::DeviceBuffer<float> d_a(h_a.size());
+  cudalab::DeviceBuffer<float> d_b(h_b.size());
+  cudalab::DeviceBuffer<float> d_c(static_cast<size_t>(s.m) * s.n);
+  d_a.upload(h_a);
+  d_b.upload(h_b);
+  d_c.fill_bytes(0xFF);
+  launch(d_a.data(), d_b.data(), d_c.data(), s.m, s.n, s.k, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return cudalab::testing::matrices_match(cudalab::reference_matmul(h_a, h_b, s.m, s.n, s.k),
+                                          d_c.to_host(), s.m, s.n, 0.0);
+}
+
+/// @p launch transposes exactly with blocks of 32 x r for every r dividing 32.
+inline void expect_transpose_with_every_block(const BlockRowsTranspose& launch, Shape s,
+                                              const std::vector<std::string>& own_kernels) {
+  for (int block_rows = 1; block_rows <= smem_tiles::kTile; block_rows *= 2) {
+    SCOPED_TRACE("block " + std::to_string(smem_tiles::kTile) + "x" + std::to_string(block_rows));
+    expect_transpose_ok([&](const float* in, float* out, int rows, int cols,
+                            cudaStream_t st) { launch(in, out, rows, cols, block_rows, st); },
+                        s.rows, s.cols, own_kernels);
+  }
+}
+
+/// The lab's kernels (named @p name) and the conflicting ones, once each on 100 x 70 (x 90):
+/// the body of the SmallShapesGpu test that the sanitizer and profiler tests re-run.
+inline void expect_small_shapes_exact(const TransposeLaunch& transpose, const MatmulLaunch& matmul,
+                                      const std::string& name) {
+  EXPECT_TRUE(transpose_ok(transpose, 100, 70)) << name << " transpose";
+  EXPECT_TRUE(transpose_ok(conflicting_transpose, 100, 70)) << "conflicting transpose";
+  EXPECT_TRUE(matmul_ok(matmul, {100, 70, 90})) << name << " matmul";
+  EXPECT_TRUE(matmul_ok(conflicting_matmul, {100, 70, 90})) << "conflicting matmul";
+}
+
+inline cudalab::BenchOptions perf_options(int reps) {
+  cudalab::BenchOptions o;
+  o.warmup = 2;
+  o.reps = reps;
+  return o;
+}
+
+/// Alternates the contents of @p dst between two input sets before every timed run, so a
+/// result cannot be cached; last() is the set the latest run saw.
+struct AlternatingInput {
+  cudalab::DeviceBuffer<float>* dst;
+  const cudalab::DeviceBuffer<float>* sets[2];
+  int next = 0;
+  int last = -1;
+  void operator()(cudaStream_t s) {
+    CUDA_CHECK(cudaMemcpyAsync(dst->data(), sets[next]->data(), dst->size() * sizeof(float),
+                               cudaMemcpyDeviceToDevice, s));
+    last = next;
+    next ^= 1;
+  }
+};
+
+/**
+ * @brief Times @p candidate (captured: only @p own_kernels) against the conflicting
+ * transpose at n x n, with the input alternating between two sets; checks the last timed
+ * output exactly, bounds the bandwidth by the DRAM ceiling, records both bandwidths and
+ * judges the speedup. @p baseline defaults to the conflicting transpose.
+ */
+inline void expect_transpose_speedup(const TransposeLaunch& candidate, int n, double threshold,
+                                     const std::string& name,
+                                     const std::vector<std::string>& own_kernels,
+                                     const TransposeLaunch& baseline = conflicting_transpose,
+                                     const std::string& baseline_name = "conflicting") {
+  const std::size_t count = std::size_t(n) * n;
+  std::vector<std::vector<float>> h_sets = {transpose_input(n, n, 0), transpose_input(n, n, 1)};
+  cudalab::DeviceBuffer<float> d_set0(count), d_set1(count), d_in(count), d_base(count),
+      d_out(count);
+  d_set0.upload(h_sets[0]);
+  d_set1.upload(h_sets[1]);
+  d_in.upload(h_sets[0]);
+  cudalab::testing::CapturedWork cap = cudalab::testing::CapturedWork::capture(
+      [&](cudaStream_t s) { candidate(d_in.data(), d_out.data(), n, n, s); });
+  cudalab::testing::GraphRules rules;
+  rules.kernels = own_kernels;
+  ASSERT_TRUE(cap.holds_only(rules));
+  cudalab::testing::poison(d_out.data(), count * sizeof(float));
+  AlternatingInput alt{&d_in, {&d_set0, &d_set1}};
+  auto opts = perf_options(21);
+  opts.before_candidate = [&](cudaStream_t s) { alt(s); };
+  const auto cmp =
+      cudalab::compare([&](cudaStream_t s) { baseline(d_set0.data(), d_base.data(), n, n, s); },
+                       cap.as_work(), opts);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  ASSERT_GE(alt.last, 0);
+  ASSERT_TRUE(cudalab::testing::matrices_match(host_transpose(h_sets[alt.last], n, n),
+                                               d_out.to_host(), n, n, 0.0))
+      << "the timed " << name << " transpose is wrong; no speed verdict";
+  const double bytes = 2.0 * double(count) * sizeof(float);
+  const double gbps = bytes / (cmp.candidate.median_ms * 1e6);
+  cudalab::testing::record_measurement(name + " transpose", gbps, "GB/s");
+  cudalab::testing::record_measurement(baseline_name + " transpose",
+                                       bytes / (cmp.baseline.median_ms * 1e6), "GB/s");
+  cudalab::testing::expect_possible(gbps, cudalab::device_ceilings().dram_gbps, "GB/s",
+                                    name + " transpose");
+  cudalab::testing::expect_speedup(cmp, threshold, name + " vs " + baseline_name + " transpose");
+}
+
+/**
+ * @brief Times @p candidate (captured) against the conflicting matmul at n x n x n on small
+ * integers, the inputs alternating between two sets; checks 64 entries of the last timed
+ * output against the host, bounds the rate by the FP32 ceiling and judges the speedup.
+ */
+inline void expect_matmul_speedup(const MatmulLaunch& candidate, int n, double threshold,
+                                  const std::string& name,
+                                  const std::vector<std::string>& own_kernels) {
+  const std::size_t count = std::size_t(n) * n;
+  std::vector<std::vector<float>> h_a = {cudalab::random_matrix(n, n, cudalab::Fill::SmallInt, 31),
+                                         cudalab::random_matrix(n, n, cudalab::Fill::SmallInt, 32)};
+  const auto h_b = cudalab::random_matrix(n, n, cudalab::Fill::SmallInt, 33);
+  cudalab::DeviceBuffer<float> d_a0(count), d_a1(count), d_a(count), d_b(count), d_base(count),
+      d_c(count);
+  d_a0.upload(h_a[0]);
+  d_a1.upload(h_a[1]);
+  d_a.upload(h_a[0]);
+  d_b.upload(h_b);
+  cudalab::testing::CapturedWork cap = cudalab::testing::CapturedWork::capture(
+      [&](cudaStream_t s) { candidate(d_a.data(), d_b.data(), d_c.data(), n, n, n, s); });
+  cudalab::testing::GraphRules rules;
+  rules.kernels = own_kernels;
+  ASSERT_TRUE(cap.holds_only(rules));
+  cudalab::testing::poison(d_c.data(), count * sizeof(float));
+  AlternatingInput alt{&d_a, {&d_a0, &d_a1}};
+  auto opts = perf_options(7);
+  opts.before_candidate = [&](cudaStream_t s) { alt(s); };
+  const auto cmp = cudalab::compare(
+      [&](cudaStream_t s) {
+        conflicting_matmul(d_a0.data(), d_b.data(), d_base.data(), n, n, n, s);
+      },
+      cap.as_work(), opts);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  ASSERT_GE(alt.last, 0);
+  const auto got = d_c.to_host();
+  const auto& a = h_a[alt.last];
+  auto rng = cudalab::make_rng(3);
+  std::uniform_int_distribution<int> pick(0, n - 1);
+  for (int i = 0; i < 64; ++i) {
+    const int r = pick(rng);
+    const int c = pick(rng);
+    double dot = 0.0;
+    for (int k = 0; k < n; ++k) {
+      dot += double(a[static_cast<size_t>(r) * n + k]) * h_b[static_cast<size_t>(k) * n + c];
+    }
+    ASSERT_EQ(double(got[static_cast<size_t>(r) * n + c]), dot)
+        << "the timed " << name << " matmul is wrong at C(" << r << ", " << c
+        << "); no speed verdict. " << cudalab::seed_note();
+  }
+  const double tflops = 2.0 * n * double(n) * n / (cmp.candidate.median_ms * 1e9);
+  cudalab::testing::record_measurement(name + " matmul", tflops, "TFLOP/s");
+  cudalab::testing::record_measurement(
+      "conflicting matmul", 2.0 * n * double(n) * n / (cmp.baseline.median_ms * 1e9), "TFLOP/s");
+  cudalab::testing::expect_possible(tflops, cudalab::device_ceilings().fp32_tflops_max, "TFLOP/s",
+                                    name + " matmul");
+  cudalab::testing::expect_speedup(cmp, threshold, name + " vs conflicting matmul");
+}
+
+/// Nsight Compute counters: bank conflicts and executed shared-memory instructions.
+inline const std::vector<std::string> kConflictMetrics = {
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "smsp__sass_inst_executed_op_shared_ld.sum", "smsp__sass_inst_executed_op_shared_st.sum"};
+
+/// Counter totals over every profiled launch of one kernel.
+struct ConflictCount {
+  double conflicts = 0.0;
+  double instructions = 0.0;
+  int launches = 0;
+};
+
+inline ConflictCount sum_for(const cudalab::testing::NcuRun& run, const std::string& kernel,
+                             const std::string& layout) {
+  ConflictCount c;
+  for (const auto& k : run.kernels) {
+    if (k.name.find(kernel) == std::string::npos || k.name.find(layout) == std::string::npos) {
+      continue;
+    }
+    auto value = [&](const std::string& m) {
+      const auto it = k.values.find(m);
+      return it == k.values.end() ? 0.0 : it->second;
+    };
+    c.conflicts += value(kConflictMetrics[0]) + value(kConflictMetrics[1]);
+    c.instructions += value(kConflictMetrics[2]) + value(kConflictMetrics[3]);
+    ++c.launches;
+  }
+  return c;
+}
+
+/**
+ * @brief Profiles the kernels of @p gtest_filter with ncu and, for the transpose and the
+ * matmul, expects at most @p max_per_inst bank conflicts per shared instruction in the
+ * tile kernels run with the lab's layout (type name @p layout) and at least
+ * @p min_base in the conflicting one. Skips when ncu cannot run.
+ * Must be called directly from the test body (it may GTEST_SKIP()).
+ */
+#define TILE_GRADING_EXPECT_FEW_CONFLICTS(layout, gtest_filter, max_per_inst, min_base)      \
+  do {                                                                                       \
+    if (::cudalab::testing::running_under_tool()) GTEST_SKIP() << "already under a tool";    \
+    const auto tg_run_ = ::cudalab::testing::run_ncu(                                        \
+        ::tile_grading::kConflictMetrics, "tile_(transpose|matmul)_kernel", (gtest_filter)); \
+    if (!tg_run_.available) GTEST_SKIP() << tg_run_.skip_reason;                             \
+    ::tile_grading::expect_few_conflicts(tg_run_, layout, (max_per_inst), (min_base));       \
+  } while (0)
+
+inline void expect_few_conflicts(const cudalab::testing::NcuRun& run, const std::string& layout,
+                                 double max_per_inst, double min_baseline_per_inst) {
+  ASSERT_FALSE(run.kernels.empty()) << "ncu profiled no kernel:\n"
+                                    << cudalab::testing::excerpt(run.output);
+  for (const std::string kernel : {"tile_transpose_kernel", "tile_matmul_kernel"}) {
+    const std::string mine = kernel + "<" + layout + ">";
+    const std::string base = kernel + "<PlainLayout>";
+    const auto m = sum_for(run, kernel, layout);
+    const auto b = sum_for(run, kernel, "PlainLayout");
+    ASSERT_GT(m.launches, 0) << mine << " was not profiled";
+    ASSERT_GT(b.launches, 0) << base << " was not profiled";
+    ASSERT_GT(m.instructions, 0.0) << mine << " executed no shared-memory instruction: does it "
+                                   << "stage its tile in shared memory?";
+    const double per_inst = m.conflicts / m.instructions;
+    const double base_per_inst = b.conflicts / std::max(1.0, b.instructions);
+    cudalab::testing::record_measurement(mine + " conflicts per shared instruction", per_inst, "",
+                                         max_per_inst);
+    cudalab::testing::record_measurement(base + " conflicts per shared instruction", base_per_inst,
+                                         "", min_baseline_per_inst);
+    EXPECT_LE(per_inst, max_per_inst) << mine << ": " << m.conflicts << " bank conflicts over "
+                                      << m.instructions << " shared instructions";
+    EXPECT_GE(base_per_inst, min_baseline_per_inst)
+        << base << " should conflict heavily (" << b.conflicts << " conflicts over "
+        << b.instructions << " shared instructions): the counters look unreliable here";
+  }
+}
+
+}  // namespace tile_grading
