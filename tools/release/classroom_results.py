@@ -15,15 +15,19 @@ writes one result per lab in the form GitHub Classroom's autograding actions exc
 `{"version": 1, "status", "max_score", "tests": [{"name", "status", "score", "message",
 ...}]}`). The runner ids are the labs (`lab01`, ...). --github-env appends the
 `LABNN_RESULTS=...` lines to $GITHUB_ENV, --github-output appends `runners=lab01,...` to
-$GITHUB_OUTPUT. Points are the scoreboard's: 1 per graded test, 2 per perf test.
+$GITHUB_OUTPUT. Points are the scoreboard's (docs/scores-schema.md: 100 per lab, split by
+objective; each test's `weight`), in whole points: within a lab, the tests' weights are
+rounded so that they add up to the rounded total (largest remainders first), so that a lab
+passed in full shows exactly its maximum.
 
 What counts toward a lab's maximum: every graded test with --gpu-grading (the course grades
 on a GPU runner; a GPU test that did not run earns 0), else only the tests that can run
-without a GPU (category `cpu`). A test the points manifest lists but no run reports (its lab
-did not compile) counts as an error with 0 points, so a broken lab cannot shrink the
-maximum. `points` writes that manifest (every graded test with its lab, category and weight)
-from the scores of a complete run, e.g. of the untouched stubs
-(tools/export_student_release.sh --verify writes it into the release).
+without a GPU (category `cpu`). A test that no run judged (`not run`) is an error with 0
+points. A lab whose grader did not compile keeps its maximum: the scoreboard's 100 with
+--gpu-grading, else its CPU share from the points manifest. `points` writes that manifest
+(every graded test with its lab, category and weight) from the scores of a complete run,
+e.g. of the untouched stubs (tools/export_student_release.sh --verify writes it into the
+release).
 
 Exit status: 0; 2 on a usage or input error. Python 3 standard library only.
 """
@@ -36,7 +40,9 @@ import json
 import sys
 from pathlib import Path
 
-STATUS = {"passed": "pass", "failed": "fail", "error": "error", "skipped": "fail"}
+STATUS = {"passed": "pass", "failed": "fail", "error": "error", "skipped": "fail",
+          "not run": "error"}
+JUDGED = {"passed", "failed", "error"}  # a verdict; "skipped" and "not run" are not
 MAX_MESSAGE = 500
 
 
@@ -44,8 +50,8 @@ class InputError(Exception):
     """A missing or malformed input file (exit status 2)."""
 
 
-def load_scores(path: Path) -> list[dict] | None:
-    """The graded tests of one scores.json, or None when the file does not exist."""
+def load_scores(path: Path) -> tuple[list[dict], list[dict]] | None:
+    """The graded tests and the labs of one scores.json, or None when it does not exist."""
     if not path.is_file():
         return None
     try:
@@ -54,22 +60,26 @@ def load_scores(path: Path) -> list[dict] | None:
         raise InputError(f"{path}: not readable as JSON: {e}") from None
     if data.get("schema") != "cudalabs-scores":
         raise InputError(f"{path}: not a cudalabs scores.json (schema {data.get('schema')!r})")
-    return list(data.get("tests", []))
+    return list(data.get("tests", [])), list(data.get("labs", []))
 
 
 def merge(runs: list[list[dict]]) -> dict[str, dict]:
-    """Per test name, the first run's verdict that is not a skip (else the first skip)."""
+    """Per test name, the first run's verdict (else the first skip, else "not run")."""
     merged: dict[str, dict] = {}
     for tests in runs:
         for t in tests:
             have = merged.get(t["name"])
-            if have is None or (have["status"] == "skipped" and t["status"] != "skipped"):
+            if have is None or (have["status"] not in JUDGED and t["status"] in JUDGED) or \
+                    (have["status"] == "not run" and t["status"] == "skipped"):
                 merged[t["name"]] = t
     return merged
 
 
-def lab_results(tests: dict[str, dict], manifest: dict | None, gpu_grading: bool) -> dict:
-    """Classroom results per lab: {lab: {"version", "status", "max_score", "tests"}}."""
+def lab_results(tests: dict[str, dict], manifest: dict | None, gpu_grading: bool,
+                lab_info: dict[str, dict] | None = None) -> dict:
+    """Classroom results per lab: {lab: {"version", "status", "max_score", "tests"}}.
+
+    @p lab_info: the scoreboard's labs[] entries by lab (grader_built, max_points)."""
     expected = {}
     for t in (manifest or {}).get("tests", []):
         expected[t["name"]] = t
@@ -81,11 +91,9 @@ def lab_results(tests: dict[str, dict], manifest: dict | None, gpu_grading: bool
         counted = gpu_grading or info.get("category") == "cpu"
         if not counted:
             continue
-        lab = labs.setdefault(info["lab"], {"version": 1, "status": "pass", "max_score": 0,
-                                            "tests": []})
-        weight = int(info.get("weight", 1))
-        lab["max_score"] += weight
-        if t is None:
+        lab = labs.setdefault(info["lab"], {"version": 1, "status": "pass", "tests": []})
+        weight = float(info.get("weight", 1))
+        if t is None or t["status"] == "not run":
             status, message = "error", (f"not run: {info['lab']} did not compile or its tests "
                                         "could not start (see the build step's log)")
         else:
@@ -93,18 +101,44 @@ def lab_results(tests: dict[str, dict], manifest: dict | None, gpu_grading: bool
             message = t.get("message") or ""
             if t["status"] == "skipped":
                 message = "skipped: " + (message or "no GPU here")
-        score = weight if status == "pass" else 0
         lab["tests"].append({
+            "weight": weight,
             # Messages are capped: every lab's results travel in one environment variable.
-            "name": name, "status": status, "score": score, "message": message[:MAX_MESSAGE],
+            "name": name, "status": status, "score": 0, "message": message[:MAX_MESSAGE],
             "test_code": f"ctest --preset student -R '^{name}$'", "filename": "", "line_no": 0,
             "duration": int(round(float((t or {}).get("time_s") or 0) * 1000)),
         })
+    # A lab whose grader did not compile in any run has no test list: it keeps its maximum.
+    for lab_id, li in sorted((lab_info or {}).items()):
+        if lab_id in labs or li.get("grader_built", True):
+            continue
+        most = int(round(float(li.get("max_points") or 0))) if gpu_grading else 0
+        labs[lab_id] = {"version": 1, "status": "error", "max_score": most, "tests": [{
+            "name": f"{lab_id} (grader)", "status": "error", "score": 0, "filename": "",
+            "line_no": 0, "test_code": "cmake --build --preset student",
+            "message": f"{lab_id} did not compile: none of its tests could run (see the build "
+                       "step's log)"}]}
     for lab in labs.values():
+        whole = whole_points([t.pop("weight", 0.0) for t in lab["tests"]])
+        if "max_score" not in lab or not lab["max_score"]:
+            lab["max_score"] = sum(whole)
+        for t, w in zip(lab["tests"], whole):
+            t["score"] = w if t["status"] == "pass" else 0
         statuses = {t["status"] for t in lab["tests"]}
         lab["status"] = "fail" if "fail" in statuses else "error" if "error" in statuses \
             else "pass"
     return dict(sorted(labs.items()))
+
+
+def whole_points(weights: list[float]) -> list[int]:
+    """Whole points for @p weights that add up to round(sum): floors, then one more point
+    for the largest remainders (the earlier test first on a tie)."""
+    floors = [int(w) for w in weights]
+    left = int(round(sum(weights))) - sum(floors)
+    order = sorted(range(len(weights)), key=lambda i: (-(weights[i] - floors[i]), i))
+    for i in order[:max(left, 0)]:
+        floors[i] += 1
+    return floors
 
 
 def encode(result: dict) -> str:
@@ -112,29 +146,35 @@ def encode(result: dict) -> str:
 
 
 def markdown(labs: dict, sources: list[str], gpu_grading: bool) -> str:
-    total = sum(t["score"] for lab in labs.values() for t in lab["tests"])
-    most = sum(lab["max_score"] for lab in labs.values())
+    total = round(sum(t["score"] for lab in labs.values() for t in lab["tests"]), 2)
+    most = round(sum(lab["max_score"] for lab in labs.values()), 2)
     out = ["### GitHub Classroom points", "",
            f"**{total} / {most}** points ({'GPU and CPU tests' if gpu_grading else 'tests that need no GPU'}"
            f"; from {', '.join(sources) or 'no run'}).", "",
            "| lab | points | passed | failed | errors |", "|---|---:|---:|---:|---:|"]
     for name, lab in labs.items():
         c = {s: sum(t["status"] == s for t in lab["tests"]) for s in ("pass", "fail", "error")}
-        score = sum(t["score"] for t in lab["tests"])
+        score = round(sum(t["score"] for t in lab["tests"]), 2)
         out.append(f"| {name} | {score} / {lab['max_score']} | {c['pass']} | {c['fail']} | "
                    f"{c['error']} |")
     return "\n".join(out) + "\n\n"
 
 
 def cmd_report(args) -> int:
-    runs, sources = [], []
+    runs, sources, lab_info = [], [], {}
     for p in args.scores:
-        tests = load_scores(p)
-        if tests is None:
+        loaded = load_scores(p)
+        if loaded is None:
             print(f"classroom_results: {p} not found (that grading job produced no scores)")
             continue
+        tests, labs_of_run = loaded
         runs.append(tests)
         sources.append(str(p))
+        for li in labs_of_run:
+            have = lab_info.get(li["lab"])
+            # A lab counts as built when any run built its grader.
+            if have is None or (not have.get("grader_built", True) and li.get("grader_built")):
+                lab_info[li["lab"]] = li
     manifest = None
     if args.points:
         if args.points.is_file():
@@ -142,7 +182,7 @@ def cmd_report(args) -> int:
         else:
             print(f"classroom_results: no points manifest {args.points}: the maximum counts "
                   "only the tests that ran")
-    labs = lab_results(merge(runs), manifest, args.gpu_grading)
+    labs = lab_results(merge(runs), manifest, args.gpu_grading, lab_info)
     if not labs:
         # Nothing ran and nothing is known: one runner says so (Classroom shows the error).
         labs = {"build": {"version": 1, "status": "error", "max_score": 0, "tests": [{
@@ -168,9 +208,10 @@ def cmd_report(args) -> int:
 
 
 def cmd_points(args) -> int:
-    tests = load_scores(args.scores[0])
-    if tests is None:
+    loaded = load_scores(args.scores[0])
+    if loaded is None:
         raise InputError(f"{args.scores[0]} not found")
+    tests = loaded[0]
     manifest = {
         "schema": "cudalabs-points", "version": 1,
         "about": "every graded test of the course with its points (written by "
