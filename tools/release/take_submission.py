@@ -32,8 +32,8 @@ import sys
 from pathlib import Path
 
 MAX_BYTES = 1 << 20
-KEYWORDS = {"NUMBER", "NAME", "SOURCES", "GIVEN", "DEMO", "LIBRARIES", "TEST_SOURCES",
-            "TIMEOUT_CPU", "TIMEOUT_GPU", "TIMEOUT_PERF", "TIMEOUT_TOOLS"}
+# Any all-capitals token of cudalab_add_lab() is a keyword (SOURCES, GIVEN, POINTS, ...).
+KEYWORD = re.compile(r"[A-Z][A-Z0-9_]*")
 # Student-written files of a lab besides its SOURCES, taken when the course's lab has them.
 LAB_FILES = ("answers.txt",)
 # Trees whose differences are not worth listing as "ignored".
@@ -49,7 +49,7 @@ def lab_sources(cmakelists: Path) -> list[str]:
     key, sources = None, []
     for token in re.findall(r'"[^"]*"|[^\s"]+', m.group(1)):
         token = token.strip('"')
-        if token in KEYWORDS:
+        if KEYWORD.fullmatch(token):
             key = token
         elif key == "SOURCES":
             sources.append(token)
