@@ -14,7 +14,8 @@ file's folder or to ROOT, or its file name must exist somewhere in the tree. Out
 tools write (scores.md, anything under build*/) are not checked. Missing ones are warnings,
 errors with --strict-mentions.
 
-Folders build*, out, .git and .cache are skipped. Used on the instructor checkout (CI) and on
+In a git checkout only the files git tracks are read; folders build*, out, .git and .cache
+are skipped. Used on the instructor checkout (CI) and on
 an exported student release (tools/export_student_release.sh --verify), where instructor-only
 files are gone. Exit status: 0 clean, 1 problems, 2 usage error.
 """
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import subprocess
 import sys
 from pathlib import Path
 from urllib.parse import unquote
@@ -44,8 +46,28 @@ def skipped(rel: Path) -> bool:
 GENERATED = {"scores.md"}  # written by tools/scoreboard.py into build trees
 
 
+def tree(root: Path) -> list[Path]:
+    """The files of the tree: those git tracks when ROOT is a git checkout's top (so that
+    build outputs and untracked work are not checked), else every file."""
+    try:
+        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+        if Path(top).resolve() == root.resolve():
+            out = subprocess.run(["git", "-C", str(root), "ls-files", "-z"], capture_output=True,
+                                 text=True, check=True).stdout
+            return sorted(root / f for f in out.split("\0") if f)
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    return sorted(p for p in root.rglob("*"))
+
+
+_TREE: dict[Path, list[Path]] = {}
+
+
 def files(root: Path, suffixes: set[str], names: tuple[str, ...] = ()):
-    for p in sorted(root.rglob("*")):
+    if root not in _TREE:
+        _TREE[root] = tree(root)
+    for p in _TREE[root]:
         rel = p.relative_to(root)
         if p.is_file() and not skipped(rel) and (p.suffix in suffixes or p.name in names):
             yield p, rel
