@@ -69,7 +69,7 @@ if command -v shellcheck >/dev/null 2>&1; then
 fi
 
 # ---- 4. grade.yml job graph, persist-credentials -----------------------------------------
-python3 tools/ci/check_grade_graph.py || fail "grade.yml job graph"
+python3 tools/ci/check_grade_graph.py --checkouts "${workflows[@]}" || fail "grade.yml job graph, persist-credentials"
 
 # ---- 5. links -----------------------------------------------------------------------------
 python3 tools/ci/check_links.py "$root" || fail "dead links"
