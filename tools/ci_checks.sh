@@ -38,6 +38,7 @@ check "format check" tools/format_check.sh
 check "workflows and shell scripts (actionlint, shellcheck, grade.yml job graph, links)" tools/ci/lint_workflows.sh
 check "skeleton check" python3 tools/skeleton_check.py
 check "stub audit (CPU-graded tests)" python3 tools/stub_audit.py --cpu-only -j "$jobs"
+check "handouts (commands on build/ci-student, paths, reference numbers, figures, questions)" python3 tools/handout_check.py --build-dir build/ci-student
 check "known-wrong submissions (no GPU)" known_wrong_cpu
 check "student release" student_release
 

@@ -1,4 +1,4 @@
-// Lab 07 questions (labs/lab07_swizzle/README.md, "Questions"): check the seed's swizzles.
+// Lab 07 questions (labs/lab07_swizzle/README.md, "Questions"): swizzles, checked with the model.
 #include <vector>
 
 #include "answers.hpp"
@@ -9,23 +9,23 @@ using cudalab::questions::degree_of_words;
 using cudalab::questions::number_is;
 using cudalab::questions::sheet;
 
-TEST(QuestionsCpu, Q1DegreeOfTheSeedsXorSnippet) {
-  // s[x ^ (y % 32)][y] in a float s[32][32]: lane x, y the same for the whole warp.
+TEST(QuestionsCpu, Q1DegreeOfTheSnippetWithTheXorOnTheColumn) {
+  // s[x][y ^ x] in a float s[32][32]: lane x, y the same for the whole warp.
   int worst = 0;
   for (long long y = 0; y < 32; ++y) {
     std::vector<long long> words;
-    for (long long x = 0; x < 32; ++x) words.push_back((x ^ (y % 32)) * 32 + y);
+    for (long long x = 0; x < 32; ++x) words.push_back(x * 32 + (y ^ x));
     worst = std::max(worst, degree_of_words(words));
   }
-  EXPECT_TRUE(number_is(sheet(), "q1", worst, 0.0, "degree of s[x ^ (y % 32)][y]"));
+  EXPECT_TRUE(number_is(sheet(), "q1", worst, 0.0, "degree of s[x][y ^ x]"));
 }
 
-TEST(QuestionsCpu, Q2DegreeOfTheSeedsShiftSwizzle) {
-  // Element (row y, column x) stored at column (x + (y >> 4)) % 32; lanes = rows 0..31.
+TEST(QuestionsCpu, Q2DegreeOfAShiftByRowOver8) {
+  // Element (row y, column x) stored at column (x + (y >> 3)) % 32; lanes = rows 0..31.
   std::vector<long long> words;
-  for (long long y = 0; y < 32; ++y) words.push_back(y * 32 + (3 + (y >> 4)) % 32);
+  for (long long y = 0; y < 32; ++y) words.push_back(y * 32 + (3 + (y >> 3)) % 32);
   EXPECT_TRUE(number_is(sheet(), "q2", degree_of_words(words), 0.0,
-                        "degree of a column read with (x + (y >> 4)) % 32"));
+                        "degree of a column read with (x + (y >> 3)) % 32"));
 }
 
 TEST(QuestionsCpu, Q3StoredColumnWithoutTheReduction) {

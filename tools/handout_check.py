@@ -1,0 +1,498 @@
+#!/usr/bin/env python3
+"""Handout check: every command, path, number, figure and question of the handouts holds.
+
+    python3 tools/handout_check.py [--build-dir build/ci-student] [--no-run]
+    python3 tools/handout_check.py --update-refs      # rewrite the marked numbers from the reference
+    python3 tools/handout_check.py --list             # what the handouts mark and run
+
+Reads every handout (labs/labNN_topic/README.md) and docs/mainpage.md and checks:
+  commands   shell commands in fenced blocks and `inline code` that start with ctest, cmake,
+             compute-sanitizer, ncu, python3 or a build/ path: presets exist (of the right
+             kind), ctest names its tree (--preset or --test-dir build/<preset>), -R and -L
+             select at least one test (from `ctest --show-only` of --build-dir), executables
+             under build/<preset>/ exist in the layout the presets produce, --gtest_filter
+             patterns select a test of that grader, tools/ scripts exist. Safe ones run:
+             demos with their arguments and no visible GPU (exit 0 or 77: the arguments parse),
+             tools with --help. Without --build-dir (or when it does not exist) the parts that
+             need a build tree are reported as not checked;
+  paths      `inline code` naming a repository path (labs/, docs/, tools/, tests/, common/,
+             cmake/) exists; nothing refers to the course's design notes or to a file
+             outside the repository;
+  numbers    a number right after a marker `<!-- ref <test> <measurement> -->` equals that
+             measurement of the reference run (docs/reference/scores.json, else the
+             measurements table of docs/reference-run.md; tools/figures.py reads the same), to
+             the precision it is printed with;
+  figures    every image link resolves from the page (GitHub's repository view) and names a
+             file Doxygen finds by name (docs/figures/banks or docs/figures/perf, names
+             unique); the committed figures are those tools/bank_figures.py and
+             tools/figures.py draw now;
+  questions  every handout ends with a "Questions" section; its numbered questions are the
+             q1..qN of labs/<lab>/answers.txt (a TODO(labNN) region) and of the reference
+             answers solutions/<lab>.answers.txt, which differ from the stub only inside
+             that region (tools/skeleton_check.py's rules).
+Each problem is printed as `path:line: message`; exit status 1 when there is one, 0
+otherwise, 2 on a usage error. Python 3 standard library only; instructor tool.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.dont_write_bytecode = True  # no __pycache__ in the checkout
+sys.path.insert(0, str(ROOT / "tools"))
+import bank_figures  # noqa: E402
+import figures  # noqa: E402
+
+COMMAND_WORDS = ("ctest", "cmake", "compute-sanitizer", "ncu", "python3", "build/", "./build/")
+PATH_PREFIXES = ("labs/", "docs/", "tools/", "tests/", "common/", "cmake/")
+IMAGE_DIRS = (ROOT / "docs" / "figures" / "banks", ROOT / "docs" / "figures" / "perf")
+REF = re.compile(r"<!--\s*ref\s+(\S+)\s+(\"[^\"]+\"|\S+)\s*-->([\s*_]*)([-+]?\d+(?:\.\d+)?)")
+
+
+@dataclass
+class Command:
+    path: Path
+    line: int
+    text: str
+
+
+class Problems:
+    def __init__(self) -> None:
+        self.items: list[str] = []
+        self.notes: list[str] = []
+
+    def add(self, path: Path, line: int | None, msg: str) -> None:
+        rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+        self.items.append(f"{rel}:{line}: {msg}" if line else f"{rel}: {msg}")
+
+
+def line_of(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def pages() -> list[Path]:
+    labs = sorted(p / "README.md" for p in (ROOT / "labs").glob("lab[0-9][0-9]_*")
+                  if (p / "README.md").is_file())
+    return labs + [ROOT / "docs" / "mainpage.md"]
+
+
+# ---------------------------------------------------------------------------
+# Presets and the build tree
+# ---------------------------------------------------------------------------
+def presets() -> dict[str, set[str]]:
+    data = json.loads((ROOT / "CMakePresets.json").read_text())
+    kinds = {}
+    for kind in ("configurePresets", "buildPresets", "testPresets", "workflowPresets"):
+        kinds[kind] = {p["name"] for p in data.get(kind, []) if not p.get("hidden")}
+    return kinds
+
+
+class BuildTree:
+    """The test list of a configured tree and a mapping of build/<preset>/x onto it."""
+
+    def __init__(self, build_dir: Path | None):
+        self.dir = build_dir if build_dir and (build_dir / "CTestTestfile.cmake").is_file() else None
+        self.tests: dict[str, list[str]] = {}
+        if self.dir:
+            out = subprocess.run(["ctest", "--test-dir", str(self.dir), "--show-only=json-v1"],
+                                 capture_output=True, text=True, check=False)
+            try:
+                for t in json.loads(out.stdout).get("tests", []):
+                    labels = []
+                    for prop in t.get("properties", []):
+                        if prop.get("name") == "LABELS":
+                            labels = prop.get("value", [])
+                    self.tests[t["name"]] = labels
+            except json.JSONDecodeError:
+                self.dir = None
+
+    def map(self, path: str) -> Path | None:
+        m = re.match(r"^(?:\./)?build/[^/]+/(.*)$", path)
+        return self.dir / m.group(1) if self.dir and m else None
+
+
+# ---------------------------------------------------------------------------
+# Extraction
+# ---------------------------------------------------------------------------
+FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
+
+
+def extract(path: Path) -> tuple[list[Command], list[tuple[int, str]]]:
+    """Commands (fenced or inline) and inline code spans (line, text) of a page."""
+    text = path.read_text(encoding="utf-8")
+    commands: list[Command] = []
+    for m in FENCE.finditer(text):
+        base = line_of(text, m.start(1))
+        for i, raw in enumerate(m.group(1).splitlines()):
+            s = raw.strip()
+            if s.startswith("$ "):
+                s = s[2:]
+            if s.startswith(COMMAND_WORDS):
+                commands.append(Command(path, base + i, s))
+    prose = FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    prose = re.sub(r"<!--.*?-->", lambda m: "\n" * m.group(0).count("\n"), prose, flags=re.S)
+    spans = []
+    for m in re.finditer(r"(?<!`)`([^`]+)`(?!`)", prose):
+        span = " ".join(m.group(1).split())
+        line = line_of(prose, m.start())
+        spans.append((line, span))
+        in_table = prose.splitlines()[line - 1].lstrip().startswith("|")
+        body = re.sub(r"^(?:[A-Z_]+=\S*\s+)+", "", span)  # VAR=value prefixes
+        if body.startswith(COMMAND_WORDS) and not in_table:  # table cells describe tests
+            commands.append(Command(path, line_of(prose, m.start()), span))
+    return commands, spans
+
+
+# ---------------------------------------------------------------------------
+# Checking commands
+# ---------------------------------------------------------------------------
+def check_command(cmd: Command, kinds: dict[str, set[str]], tree: BuildTree, run: bool,
+                  p: Problems) -> None:
+    try:
+        words = shlex.split(cmd.text)
+    except ValueError as e:
+        p.add(cmd.path, cmd.line, f"cannot parse `{cmd.text}`: {e}")
+        return
+    while words and re.match(r"^[A-Z_]+=", words[0]):
+        words = words[1:]
+    if not words:
+        return
+    tool = words[0]
+    if tool == "ctest":
+        check_ctest(cmd, words[1:], kinds, tree, p)
+    elif tool == "cmake":
+        check_cmake(cmd, words[1:], kinds, p)
+    elif tool in ("compute-sanitizer", "ncu"):
+        check_tool_run(cmd, words[1:], kinds, tree, p)
+    elif tool == "python3":
+        check_python(cmd, words[1:], run, p)
+    else:
+        check_executable(cmd, words, kinds, tree, run, p)
+
+
+def option_values(args: list[str], *names: str) -> list[str]:
+    out = []
+    for i, a in enumerate(args):
+        for n in names:
+            if a == n and i + 1 < len(args):
+                out.append(args[i + 1])
+            elif a.startswith(n + "="):
+                out.append(a.split("=", 1)[1])
+    return out
+
+
+def build_path_preset(path: str) -> str | None:
+    m = re.match(r"^(?:\./)?build/([^/]+)(?:/|$)", path)
+    return m.group(1) if m else None
+
+
+def check_ctest(cmd: Command, args: list[str], kinds, tree: BuildTree, p: Problems) -> None:
+    presets_ = option_values(args, "--preset")
+    dirs = option_values(args, "--test-dir")
+    if not presets_ and not dirs:
+        p.add(cmd.path, cmd.line, f"`{cmd.text}`: ctest needs --preset <name> or --test-dir "
+                                  f"build/<preset> (run from the repository root)")
+    for name in presets_:
+        if name not in kinds["testPresets"]:
+            p.add(cmd.path, cmd.line, f"`{cmd.text}`: no test preset '{name}' in CMakePresets.json")
+    for d in dirs:
+        preset = build_path_preset(d)
+        if preset is None or d.rstrip("/") != f"build/{preset}" or \
+                preset not in kinds["configurePresets"]:
+            p.add(cmd.path, cmd.line, f"`{cmd.text}`: --test-dir {d} is not a preset's build tree "
+                                      f"(build/<configure preset>, e.g. build/student)")
+    if not tree.dir:
+        p.notes.append(f"{cmd.path.relative_to(ROOT)}:{cmd.line}: -R/-L not checked (no build tree)")
+        return
+    names = list(tree.tests)
+    for rx in option_values(args, "-R", "--tests-regex"):
+        names = [n for n in names if re.search(rx, n)]
+        if not names:
+            p.add(cmd.path, cmd.line, f"`{cmd.text}`: -R '{rx}' selects no test of {tree.dir}")
+            return
+    for rx in option_values(args, "-L", "--label-regex"):
+        names = [n for n in names if any(re.search(rx, lab) for lab in tree.tests[n])]
+        if not names:
+            p.add(cmd.path, cmd.line, f"`{cmd.text}`: -L '{rx}' leaves no test selected")
+            return
+
+
+def check_cmake(cmd: Command, args: list[str], kinds, p: Problems) -> None:
+    if "--workflow" in args:
+        kind = "workflowPresets"
+    elif "--build" in args:
+        kind = "buildPresets"
+    else:
+        kind = "configurePresets"
+    for name in option_values(args, "--preset"):
+        if name not in kinds[kind]:
+            p.add(cmd.path, cmd.line, f"`{cmd.text}`: no {kind[:-7]} preset '{name}'")
+
+
+def check_build_file(cmd: Command, path: str, kinds, tree: BuildTree, p: Problems) -> Path | None:
+    preset = build_path_preset(path)
+    if preset is None:
+        p.add(cmd.path, cmd.line, f"`{cmd.text}`: {path} is not under build/<preset>/")
+        return None
+    if preset not in kinds["configurePresets"]:
+        p.add(cmd.path, cmd.line, f"`{cmd.text}`: build/{preset} is not a preset's build tree")
+        return None
+    rel = path.split("/", 2)[2] if path.count("/") >= 2 else ""
+    m = re.match(r"^labs/(lab\d\d_[a-z0-9_]+)/(lab\d\d_[a-z0-9_]+|lab\d\d_test)$", rel)
+    if not m or not (ROOT / "labs" / m.group(1) / "CMakeLists.txt").is_file():
+        p.add(cmd.path, cmd.line, f"`{cmd.text}`: {path}: no such program in the layout the "
+                                  f"presets build (build/<preset>/labs/<lab>/<lab> or .../labNN_test)")
+        return None
+    if m.group(2) != m.group(1) and m.group(2) != f"{m.group(1)[:5]}_test":
+        p.add(cmd.path, cmd.line, f"`{cmd.text}`: {path}: the programs of {m.group(1)} are "
+                                  f"{m.group(1)} and {m.group(1)[:5]}_test")
+        return None
+    mapped = tree.map(path)
+    if mapped is not None and not mapped.is_file():
+        p.add(cmd.path, cmd.line, f"`{cmd.text}`: {path} is not built in {tree.dir}")
+        return None
+    return mapped
+
+
+def check_tool_run(cmd: Command, args: list[str], kinds, tree: BuildTree, p: Problems) -> None:
+    i = 0
+    with_value = {"--tool", "--leak-check", "--print-limit", "--set", "--section", "--metrics",
+                  "-k", "--kernel-name", "-c", "--launch-count", "-o", "--export"}
+    while i < len(args) and args[i].startswith("-"):
+        i += 1 if "=" in args[i] or args[i] not in with_value else 2
+    if i >= len(args):
+        p.add(cmd.path, cmd.line, f"`{cmd.text}`: no program to run")
+        return
+    program = args[i]
+    mapped = check_build_file(cmd, program, kinds, tree, p)
+    for pattern in option_values(args[i + 1:], "--gtest_filter"):
+        if mapped is None or not mapped.name.endswith("_test"):
+            continue
+        out = subprocess.run([str(mapped), "--gtest_list_tests", f"--gtest_filter={pattern}"],
+                             capture_output=True, text=True, check=False, timeout=120)
+        listed = [ln for ln in out.stdout.splitlines() if ln.startswith("  ")]
+        if not listed:
+            p.add(cmd.path, cmd.line, f"`{cmd.text}`: --gtest_filter={pattern} selects no test "
+                                      f"of {program}")
+
+
+def check_python(cmd: Command, args: list[str], run: bool, p: Problems) -> None:
+    if not args or not args[0].startswith("tools/"):
+        return
+    script = ROOT / args[0]
+    if not script.is_file():
+        p.add(cmd.path, cmd.line, f"`{cmd.text}`: {args[0]} does not exist")
+        return
+    if run:
+        out = subprocess.run([sys.executable, str(script), "--help"], capture_output=True,
+                             text=True, check=False, timeout=60, cwd=ROOT)
+        if out.returncode != 0:
+            p.add(cmd.path, cmd.line, f"`{cmd.text}`: {args[0]} --help exits {out.returncode}")
+        else:
+            known = set(re.findall(r"(--[a-z][a-z-]*)", out.stdout))
+            for a in args[1:]:
+                flag = a.split("=", 1)[0]
+                if flag.startswith("--") and flag not in known:
+                    p.add(cmd.path, cmd.line, f"`{cmd.text}`: {args[0]} has no option {flag}")
+
+
+def check_executable(cmd: Command, words: list[str], kinds, tree: BuildTree, run: bool,
+                     p: Problems) -> None:
+    mapped = check_build_file(cmd, words[0], kinds, tree, p)
+    if mapped is None or not run or mapped.name.endswith("_test"):
+        return
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    try:
+        out = subprocess.run([str(mapped)] + words[1:], capture_output=True, text=True,
+                             check=False, timeout=120, env=env)
+    except subprocess.TimeoutExpired:
+        p.add(cmd.path, cmd.line, f"`{cmd.text}`: did not finish in 120 s without a GPU")
+        return
+    if out.returncode not in (0, 77):
+        msg = (out.stderr or out.stdout).strip().splitlines()[-1:] or [""]
+        p.add(cmd.path, cmd.line, f"`{cmd.text}`: exits {out.returncode} without a GPU "
+                                  f"(expected 0 or 77): {msg[0]}")
+
+
+# ---------------------------------------------------------------------------
+# Paths, references, figures, numbers, questions
+# ---------------------------------------------------------------------------
+def check_paths(path: Path, spans: list[tuple[int, str]], p: Problems) -> None:
+    text = path.read_text(encoding="utf-8")
+    for m in re.finditer(r"DESIGN\.md|\.\./shared|/work/|seeds/", text):
+        p.add(path, line_of(text, m.start()), f"refers to '{m.group(0)}', which is not part of "
+                                              f"the repository")
+    for line, span in spans:
+        if " " in span or not span.startswith(PATH_PREFIXES):
+            continue
+        target = span.rstrip("/")
+        if "<" in target or "*" in target:
+            continue
+        if not (ROOT / target).exists():
+            p.add(path, line, f"`{span}` does not exist in the repository")
+
+
+def check_images(path: Path, p: Problems) -> None:
+    text = path.read_text(encoding="utf-8")
+    names: dict[str, Path] = {}
+    for d in IMAGE_DIRS:
+        for f in d.glob("*"):
+            if f.name in names:
+                p.add(f, None, f"the same file name as {names[f.name]}: Doxygen finds figures by name")
+            names[f.name] = f
+    for m in re.finditer(r"!\[[^\]]*\]\(([^)\s]+)\)", text):
+        link = m.group(1)
+        line = line_of(text, m.start())
+        target = (path.parent / link).resolve()
+        if not target.is_file():
+            p.add(path, line, f"image {link} does not resolve from this page")
+        elif target.parent not in [d.resolve() for d in IMAGE_DIRS]:
+            p.add(path, line, f"image {link} is not in docs/figures/banks or docs/figures/perf "
+                              f"(Doxygen's IMAGE_PATH)")
+
+
+def decimals(number: str) -> int:
+    return len(number.split(".", 1)[1]) if "." in number else 0
+
+
+def check_refs(path: Path, ref: figures.Reference, update: bool, p: Problems) -> int:
+    text = path.read_text(encoding="utf-8")
+    count = 0
+
+    def fix(m: re.Match) -> str:
+        nonlocal count
+        count += 1
+        test, name = m.group(1), m.group(2).strip('"')
+        value = ref.get(test, name)
+        line = line_of(text, m.start())
+        if value is None:
+            p.add(path, line, f"marker names '{test}' / '{name}', which the reference "
+                              f"({ref.source.name}) does not have")
+            return m.group(0)
+        printed = m.group(4)
+        d = decimals(printed)
+        if abs(float(printed) - value) <= 0.5 * 10 ** -d + 1e-9 * max(1.0, abs(value)):
+            return m.group(0)
+        if update:
+            new = f"{value:.{d}f}"
+            return m.group(0)[: m.start(4) - m.start()] + new
+        p.add(path, line, f"{printed} for {test} / {name}, but the reference "
+                          f"({ref.source.name}) has {value:g}")
+        return m.group(0)
+
+    new_text = REF.sub(fix, text)
+    if update and new_text != text:
+        path.write_text(new_text, encoding="utf-8")
+    return count
+
+
+def check_questions(path: Path, p: Problems) -> None:
+    lab_dir = path.parent
+    if not lab_dir.name.startswith("lab"):
+        return
+    nn = lab_dir.name[3:5]
+    text = path.read_text(encoding="utf-8")
+    m = re.search(r"^## Questions\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    if not m:
+        p.add(path, None, "no '## Questions' section")
+        return
+    numbered = re.findall(r"^(\d+)\. ", m.group(1), re.M)
+    stub = lab_dir / "answers.txt"
+    sol = ROOT / "solutions" / f"{lab_dir.name}.answers.txt"
+    if not stub.is_file():
+        p.add(stub, None, "missing: the handout's questions are answered here")
+        return
+    keys = re.findall(r"^(q\d+)\s*=", stub.read_text(), re.M)
+    want = [f"q{n}" for n in numbered]
+    if keys != want:
+        p.add(stub, None, f"answer lines {keys} do not match the handout's questions {want}")
+    if not (ROOT / "solutions").is_dir():
+        return  # a student release
+    if not sol.is_file():
+        p.add(sol, None, "missing: the reference answers of the handout's questions")
+        return
+    import skeleton_check  # same folder; its TODO-region rules
+
+    sp = skeleton_check.Problems(ROOT)
+    skeleton_check.compare_files(stub, sol, nn, sp, "reference answers")
+    for item in sp.items:
+        p.items.append(item)
+    stub_text = stub.read_text()
+    if re.search(r"^q\d+[ \t]*=[ \t]*[^ \t\n/]", stub_text, re.M):
+        p.add(stub, None, "the stub already holds an answer")
+    if re.search(r"^q\d+[ \t]*=[ \t]*(//.*)?$", sol.read_text(), re.M):
+        p.add(sol, None, "a question without a reference answer")
+
+
+# ---------------------------------------------------------------------------
+# Main
+# ---------------------------------------------------------------------------
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="handout_check.py", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build-dir", type=Path,
+                    help="a configured and built tree to check commands against (default: "
+                         "build/ci-student, else build/student, when it exists)")
+    ap.add_argument("--no-run", action="store_true", help="check, but run nothing")
+    ap.add_argument("--update-refs", action="store_true",
+                    help="rewrite every marked number from the reference run")
+    ap.add_argument("--reference", type=Path, help="the reference scores (default: as figures.py)")
+    ap.add_argument("--list", action="store_true", help="print the commands and markers found")
+    args = ap.parse_args(argv)
+
+    build_dir = args.build_dir
+    if build_dir is None:
+        for cand in (ROOT / "build" / "ci-student", ROOT / "build" / "student"):
+            if (cand / "CTestTestfile.cmake").is_file():
+                build_dir = cand
+                break
+    elif not build_dir.is_absolute():
+        build_dir = (Path.cwd() / build_dir).resolve()
+    tree = BuildTree(build_dir)
+    kinds = presets()
+    ref = figures.load_reference(args.reference)
+    p = Problems()
+    n_commands = n_refs = 0
+    for page in pages():
+        commands, spans = extract(page)
+        n_commands += len(commands)
+        if args.list:
+            for c in commands:
+                print(f"{c.path.relative_to(ROOT)}:{c.line}: {c.text}")
+        for c in commands:
+            check_command(c, kinds, tree, not args.no_run, p)
+        check_paths(page, spans, p)
+        check_images(page, p)
+        n_refs += check_refs(page, ref, args.update_refs, p)
+        check_questions(page, p)
+    if bank_figures.main(["--check"]) != 0:
+        p.add(ROOT / "docs" / "figures" / "banks", None, "stale: python3 tools/bank_figures.py")
+    if figures.main(["--check"]) != 0:
+        p.add(ROOT / "docs" / "figures" / "perf", None, "stale: python3 tools/figures.py")
+    for note in p.notes[:5]:
+        print(f"note: {note}")
+    if len(p.notes) > 5:
+        print(f"note: ... {len(p.notes) - 5} more not checked without a build tree")
+    for item in p.items:
+        print(item)
+    where = f"against {tree.dir.relative_to(ROOT) if tree.dir.is_relative_to(ROOT) else tree.dir}" \
+        if tree.dir else "without a build tree"
+    summary = (f"{len(pages())} pages, {n_commands} commands ({where}), {n_refs} reference "
+               f"numbers ({ref.source.name})")
+    if p.items:
+        print(f"handout check FAILED: {len(p.items)} problem(s); {summary}")
+        return 1
+    print(f"handout check passed: {summary}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
