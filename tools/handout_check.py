@@ -326,12 +326,29 @@ def check_executable(cmd: Command, words: list[str], kinds, tree: BuildTree, run
 # ---------------------------------------------------------------------------
 # Paths, references, figures, numbers, questions
 # ---------------------------------------------------------------------------
-def check_paths(path: Path, spans: list[tuple[int, str]], p: Problems) -> None:
+def repo_file_names() -> set[str]:
+    out = subprocess.run(["git", "-C", str(ROOT), "ls-files"], capture_output=True, text=True,
+                         check=False)
+    names = {Path(f).name for f in out.stdout.splitlines()}
+    if not names:  # not a git checkout (an exported tree)
+        names = {f.name for f in ROOT.rglob("*") if f.is_file() and "build" not in f.parts}
+    return names
+
+
+FILE_NAME = re.compile(r"^[A-Za-z0-9_.-]+\.(cu|cuh|cpp|hpp|h|py|sh|md|txt|cmake|json|yml)$")
+
+
+def check_paths(path: Path, spans: list[tuple[int, str]], p: Problems,
+                names: set[str]) -> None:
     text = path.read_text(encoding="utf-8")
     for m in re.finditer(r"DESIGN\.md|\.\./shared|/work/|seeds/", text):
         p.add(path, line_of(text, m.start()), f"refers to '{m.group(0)}', which is not part of "
                                               f"the repository")
     for line, span in spans:
+        if FILE_NAME.match(span) and span not in names and span not in ("scores.json",
+                                                                         "junit.xml"):
+            p.add(path, line, f"`{span}`: no file of that name in the repository")
+            continue
         if " " in span or not span.startswith(PATH_PREFIXES):
             continue
         target = span.rstrip("/")
@@ -460,6 +477,7 @@ def main(argv: list[str] | None = None) -> int:
     kinds = presets()
     ref = figures.load_reference(args.reference)
     p = Problems()
+    names = repo_file_names()
     n_commands = n_refs = 0
     for page in pages():
         commands, spans = extract(page)
@@ -469,7 +487,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{c.path.relative_to(ROOT)}:{c.line}: {c.text}")
         for c in commands:
             check_command(c, kinds, tree, not args.no_run, p)
-        check_paths(page, spans, p)
+        check_paths(page, spans, p, names)
         check_images(page, p)
         n_refs += check_refs(page, ref, args.update_refs, p)
         check_questions(page, p)
