@@ -1,13 +1,38 @@
 // Grader of lab 01: 2-D indexing with a bounds check, grid size, checked launch.
+//
+// Every graded launch is captured from the stream it is given (cudalab/graph_capture.cuh):
+// the graph may hold add_one_kernel and nothing else. The captured graph is then replayed on
+// two different data sets behind the same pointer, after the shared memory of every SM was
+// filled with NaN.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "add_one.cuh"
+#include "cudalab/ceilings.cuh"
 #include "cudalab/check.cuh"
 #include "cudalab/device_buffer.cuh"
+#include "cudalab/grading.hpp"
+#include "cudalab/graph_capture.cuh"
 #include "cudalab/testing.hpp"
 
 namespace {
+
+using cudalab::testing::CapturedWork;
+using cudalab::testing::GraphRules;
+
+// Speed verdict: add_one's bandwidth (each element read once and written once) as a share of
+// a device-to-device cudaMemcpyAsync of the same bytes, in the same run. Speed is not the
+// lesson here, only that the warp walks a row (x on columns): an uncoalesced mapping reaches
+// about a tenth of the copy. Calibrated on the H200 run: the solution reaches about 0.9 of
+// the copy in the first H200 run (0.57 of a 4157 GB/s copy for block 32x8: 0.57 x 0.7 = 0.40).
+constexpr double kShareOfDeviceCopy = 0.40;
+constexpr int kPerfRows = 8192;  // 8192 x 8192 floats = 256 MiB, far beyond the L2
+constexpr int kPerfCols = 8192;
+constexpr unsigned kPerfBlockX = 32;
+constexpr unsigned kPerfBlockY = 8;
 
 struct Shape {
   int rows;
@@ -18,19 +43,47 @@ std::string shape_name(const ::testing::TestParamInfo<Shape>& p) {
   return std::to_string(p.param.rows) + "x" + std::to_string(p.param.cols);
 }
 
+std::string dims(dim3 d) {
+  return std::to_string(d.x) + "x" + std::to_string(d.y);
+}
+
 const Shape kShapes[] = {{1, 1},    {5, 5},    {1, 100000}, {100000, 1},
                          {4097, 3}, {3, 4097}, {33, 65},    {1000, 1000}};
+
+// The block shapes add_one accepts, at their edges (one thread, 1024 threads along x, along y
+// and square), and two ordinary ones.
+const dim3 kBlocks[] = {dim3(1, 1),   dim3(1024, 1), dim3(1, 1024),
+                        dim3(32, 32), dim3(16, 16),  dim3(7, 5)};
+
+/// What the graph captured from add_one may hold: add_one_kernel, nothing else.
+GraphRules add_one_rules() {
+  GraphRules r;
+  r.kernels = {"add_one_kernel"};
+  return r;
+}
+
+/// The grid the shape needs in y with this block (the test's own count, not grid_for()).
+unsigned long long blocks_in_y(int rows, dim3 block) {
+  return (static_cast<unsigned long long>(rows) + block.y - 1) / block.y;
+}
+
+/// Captures add_one(d_data, rows, cols, block) and checks what the graph holds.
+CapturedWork capture_add_one(float* d_data, int rows, int cols, dim3 block) {
+  return CapturedWork::capture(
+      [&](cudaStream_t s) { lab01::add_one(d_data, rows, cols, block, s); });
+}
 
 // ---------------------------------------------------------------------------
 // grid_for (CPU): the grid covers the matrix and is not larger than needed.
 // ---------------------------------------------------------------------------
 TEST(GridForCpu, CoversEveryShapeWithoutSpareBlocks) {
-  const dim3 blocks[] = {dim3(16, 16), dim3(32, 8), dim3(7, 5), dim3(256, 1), dim3(1, 1)};
+  const dim3 blocks[] = {dim3(16, 16), dim3(32, 8),   dim3(7, 5),    dim3(256, 1),
+                         dim3(1, 1),   dim3(1024, 1), dim3(1, 1024), dim3(32, 32)};
   for (const Shape s : kShapes) {
     for (const dim3 b : blocks) {
       const dim3 g = lab01::grid_for(s.rows, s.cols, b);
       SCOPED_TRACE(std::to_string(s.rows) + "x" + std::to_string(s.cols) + " with block " +
-                   std::to_string(b.x) + "x" + std::to_string(b.y));
+                   dims(b));
       EXPECT_GE(std::size_t(g.x) * b.x, std::size_t(s.cols)) << "grid.x too small";
       EXPECT_GE(std::size_t(g.y) * b.y, std::size_t(s.rows)) << "grid.y too small";
       EXPECT_LT(std::size_t(g.x - 1) * b.x, std::size_t(s.cols)) << "grid.x has a spare block";
@@ -41,7 +94,8 @@ TEST(GridForCpu, CoversEveryShapeWithoutSpareBlocks) {
 }
 
 // ---------------------------------------------------------------------------
-// add_one (GPU): exact result on every shape, and nothing written past the end.
+// add_one (GPU): float data (not integers), every block shape at its edges, two data sets
+// through one captured graph, nothing written past the end.
 // ---------------------------------------------------------------------------
 class AddOneGpu : public ::testing::TestWithParam<Shape> {};
 
@@ -51,31 +105,141 @@ TEST_P(AddOneGpu, AddsOneEverywhereAndNothingOutside) {
   const std::size_t n = std::size_t(rows) * cols;
   constexpr std::size_t kGuard = 4096;  // sentinel elements after the matrix
   constexpr float kSentinel = -12345.0f;
-  const dim3 blocks[] = {dim3(16, 16), dim3(32, 8), dim3(7, 5)};
-  for (const dim3 block : blocks) {
-    SCOPED_TRACE("block " + std::to_string(block.x) + "x" + std::to_string(block.y));
-    std::vector<float> h = cudalab::random_matrix(rows, cols, cudalab::Fill::SmallInt, 1);
-    h.resize(n + kGuard, kSentinel);
-    cudalab::DeviceBuffer<float> d(n + kGuard);
-    d.upload(h);
-    lab01::add_one(d.data(), rows, cols, block);
-    std::vector<float> got = d.to_host();
-    CUDA_CHECK(cudaDeviceSynchronize());
-
-    std::vector<float> expected(h.begin(), h.begin() + n);
-    for (auto& x : expected) x += 1.0f;
-    std::vector<float> got_matrix(got.begin(), got.begin() + n);
-    EXPECT_TRUE(cudalab::testing::matrices_match(expected, got_matrix, rows, cols, 0.0));
-    for (std::size_t i = n; i < n + kGuard; ++i) {
-      ASSERT_EQ(got[i], kSentinel)
-          << "element " << i - n
-          << " past the end of the matrix was written: missing bounds check?";
+  cudalab::DeviceBuffer<float> d(n + kGuard);
+  int set = 0;
+  for (const dim3 block : kBlocks) {
+    if (blocks_in_y(rows, block) > 65535) continue;  // beyond the grid's y limit
+    SCOPED_TRACE("block " + dims(block));
+    CapturedWork cap = capture_add_one(d.data(), rows, cols, block);
+    ASSERT_TRUE(cap.holds_only(add_one_rules()));
+    // Two data sets behind the same pointer: uniform floats in [-1, 1) (an integer
+    // temporary loses their fraction), each replayed through the captured graph.
+    for (int round = 0; round < 2; ++round, ++set) {
+      SCOPED_TRACE("data set " + std::to_string(round + 1) + " of the captured graph");
+      std::vector<float> h =
+          cudalab::random_matrix(rows, cols, cudalab::Fill::Uniform, 100 + std::uint64_t(set));
+      h.resize(n + kGuard, kSentinel);
+      d.upload(h);
+      cudalab::testing::poison_shared_memory();
+      // The setup (memsets, poison) ran on the legacy stream; the graph runs on its own
+      // non-blocking stream, which does not wait for it.
+      CUDA_CHECK(cudaDeviceSynchronize());
+      cap.run();
+      const std::vector<float> got = d.to_host();
+      std::vector<float> expected(h.begin(), h.begin() + n);
+      for (auto& x : expected) x += 1.0f;  // one float addition: exact on host and device
+      const std::vector<float> got_matrix(got.begin(), got.begin() + n);
+      ASSERT_TRUE(cudalab::testing::matrices_match(expected, got_matrix, rows, cols, 0.0));
+      for (std::size_t i = n; i < n + kGuard; ++i) {
+        ASSERT_EQ(got[i], kSentinel)
+            << "element " << i - n
+            << " past the end of the matrix was written: missing bounds check?";
+      }
     }
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, AddOneGpu, ::testing::ValuesIn(kShapes), shape_name);
 
+// ---------------------------------------------------------------------------
+// Range edge (GPU): a matrix of more than 2^31 elements, filled on the device, checked on
+// sampled rows (around the 2^31 boundary, first, last and random rows).
+// ---------------------------------------------------------------------------
+TEST(AddOneRangeGpu, FlatIndexPast2To31Elements) {
+  CUDALAB_REQUIRE_GPU();
+  constexpr int kRows = 40000;
+  constexpr int kCols = 60001;  // 2.4e9 elements, 9.6 GB: element 2^31 lies in row 35791
+  const std::size_t n = std::size_t(kRows) * kCols;
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (free_bytes < n * sizeof(float) + (std::size_t(1) << 30)) {
+    GTEST_SKIP() << "needs " << n * sizeof(float) / 1e9 << " GB of free device memory, "
+                 << free_bytes / 1e9 << " GB free";
+  }
+  cudalab::DeviceBuffer<float> d(n);
+  const int boundary_row = static_cast<int>((std::size_t(1) << 31) / kCols);
+  std::vector<int> rows = {0,         1,        boundary_row - 1, boundary_row, boundary_row + 1,
+                           kRows - 2, kRows - 1};
+  std::vector<float> pick = cudalab::random_matrix(1, 8, cudalab::Fill::Uniform, 7);
+  for (const float u : pick) rows.push_back(static_cast<int>((u + 1.0f) * 0.5f * (kRows - 1)));
+
+  for (const dim3 block : {dim3(32, 32), dim3(1024, 1)}) {
+    SCOPED_TRACE("block " + dims(block) + ", " + std::to_string(kRows) + "x" +
+                 std::to_string(kCols) + " (" + std::to_string(n) + " elements)");
+    CapturedWork cap = capture_add_one(d.data(), kRows, kCols, block);
+    ASSERT_TRUE(cap.holds_only(add_one_rules()));
+    // Byte patterns whose floats are not integers: 0x3F3F3F3F = 0.7471, 0x40404040 = 3.0039.
+    for (const int byte : {0x3F, 0x40}) {
+      std::uint32_t bits = 0x01010101u * static_cast<std::uint32_t>(byte);
+      float before = 0.0f;
+      std::memcpy(&before, &bits, sizeof before);
+      const float want = before + 1.0f;
+      d.fill_bytes(byte);
+      // The setup (memsets, poison) ran on the legacy stream; the graph runs on its own
+      // non-blocking stream, which does not wait for it.
+      CUDA_CHECK(cudaDeviceSynchronize());
+      cap.run();
+      std::vector<float> row(kCols);
+      for (const int r : rows) {
+        CUDA_CHECK(cudaMemcpy(row.data(), d.data() + std::size_t(r) * kCols, kCols * sizeof(float),
+                              cudaMemcpyDeviceToHost));
+        const auto bad = std::find_if(row.begin(), row.end(), [&](float x) { return x != want; });
+        ASSERT_TRUE(bad == row.end())
+            << "element (" << r << ", " << bad - row.begin() << ") = flat index "
+            << std::size_t(r) * kCols + std::size_t(bad - row.begin()) << ": expected " << want
+            << " (" << before << " + 1), got " << *bad
+            << (std::size_t(r) * kCols >= (std::size_t(1) << 31)
+                    ? " (past 2^31: is the flat index computed in 32-bit int?)"
+                    : "");
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Speed (perf): a share of a device-to-device copy of the same bytes.
+// ---------------------------------------------------------------------------
+TEST(AddOnePerf, BandwidthIsAShareOfDeviceCopy) {
+  CUDALAB_REQUIRE_GPU();
+  const std::size_t n = std::size_t(kPerfRows) * kPerfCols;
+  const std::size_t bytes = n * sizeof(float);
+  const dim3 block(kPerfBlockX, kPerfBlockY);
+  const std::vector<float> h_init =
+      cudalab::random_matrix(kPerfRows, kPerfCols, cudalab::Fill::Uniform, 11);
+  cudalab::DeviceBuffer<float> d_init(n), d_data(n);
+  d_init.upload(h_init);
+
+  CapturedWork cap = capture_add_one(d_data.data(), kPerfRows, kPerfCols, block);
+  ASSERT_TRUE(cap.holds_only(add_one_rules()));
+  // Each timed run starts from the same initial matrix (an untimed copy), so the result of
+  // the last run must be exactly initial + 1.
+  cudalab::BenchOptions o;
+  o.before_candidate = [&](cudaStream_t s) {
+    CUDA_CHECK(cudaMemcpyAsync(d_data.data(), d_init.data(), bytes, cudaMemcpyDeviceToDevice, s));
+  };
+  const cudalab::BenchStats stats = cudalab::benchmark(cap.as_work(), o);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<float> expected(h_init);
+  for (auto& x : expected) x += 1.0f;
+  ASSERT_TRUE(
+      cudalab::testing::matrices_match(expected, d_data.to_host(), kPerfRows, kPerfCols, 0.0))
+      << "the output of the last timed run (block " << dims(block) << ")";
+
+  const double gbps = 2.0 * double(bytes) / (stats.median_ms * 1e-3) / 1e9;
+  const double copy_gbps = cudalab::testing::d2d_copy_gbps(bytes);
+  cudalab::testing::record_measurement("lab01 add_one", gbps, "GB/s");
+  cudalab::testing::record_measurement("lab01 device-to-device copy", copy_gbps, "GB/s");
+  const std::string what = "add_one " + std::to_string(kPerfRows) + "x" +
+                           std::to_string(kPerfCols) + ", block " + dims(block);
+  cudalab::testing::expect_possible(gbps, cudalab::device_ceilings().dram_gbps, "GB/s", what);
+  cudalab::testing::expect_share(gbps, copy_gbps, kShareOfDeviceCopy, "GB/s",
+                                 what + " vs a device-to-device copy of the same bytes");
+}
+
+// ---------------------------------------------------------------------------
+// The launch check (GPU).
+// ---------------------------------------------------------------------------
 TEST(AddOneLaunchGpu, InvalidBlockIsReportedByTheLaunchCheck) {
   CUDALAB_REQUIRE_GPU();
   cudalab::DeviceBuffer<float> d(64);
@@ -98,9 +262,14 @@ TEST(AddOneLaunchGpu, RejectsNonPositiveSizes) {
   EXPECT_THROW(lab01::add_one(d.data(), 0, 4, dim3(16, 16)), std::invalid_argument);
   EXPECT_THROW(lab01::add_one(d.data(), 4, -1, dim3(16, 16)), std::invalid_argument);
   // A valid launch right after must still work (no sticky error left behind).
-  d.fill_bytes(0);
-  lab01::add_one(d.data(), 2, 2, dim3(16, 16));
-  EXPECT_EQ(d.to_host(), (std::vector<float>{1, 1, 1, 1}));
+  d.upload(std::vector<float>{0.5f, -0.25f, 2.75f, -3.5f});
+  CapturedWork cap = capture_add_one(d.data(), 2, 2, dim3(16, 16));
+  ASSERT_TRUE(cap.holds_only(add_one_rules()));
+  // The setup (memsets, poison) ran on the legacy stream; the graph runs on its own
+  // non-blocking stream, which does not wait for it.
+  CUDA_CHECK(cudaDeviceSynchronize());
+  cap.run();
+  EXPECT_EQ(d.to_host(), (std::vector<float>{1.5f, 0.75f, 3.75f, -2.5f}));
 }
 
 }  // namespace

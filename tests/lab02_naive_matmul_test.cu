@@ -1,4 +1,9 @@
 // Grader of lab 02: one-block-per-row and thread-per-element matmul, and coalescing.
+//
+// Every graded launch is captured from the stream it is given (cudalab/graph_capture.cuh):
+// the graph may hold the launcher's own kernel and nothing else. Each captured graph is
+// replayed on two data sets behind the same pointers, with C poisoned (NaN) and the shared
+// memory of every SM filled with NaN before each replay.
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -8,12 +13,18 @@
 #include <vector>
 
 #include "cudalab/bench.cuh"
+#include "cudalab/ceilings.cuh"
 #include "cudalab/check.cuh"
 #include "cudalab/device_buffer.cuh"
+#include "cudalab/grading.hpp"
+#include "cudalab/graph_capture.cuh"
 #include "cudalab/testing.hpp"
 #include "naive_matmul.cuh"
 
 namespace {
+
+using cudalab::testing::CapturedWork;
+using cudalab::testing::GraphRules;
 
 // Speed threshold of the perf test: thread-per-element (x walks columns) over the given
 // uncoalesced baseline (x walks rows), same 32x8 block, M = N = K = kPerfSize.
@@ -21,6 +32,11 @@ namespace {
 // 11.86x, 11.91x, 11.91x (5.9 TFLOP/s against 0.50). The threshold sits >= 30 % below
 // the lowest (11.86 x 0.7 = 8.3).
 constexpr double kCoalescedOverUncoalesced = 8.0;
+// The same for row_per_block_matmul with kPerfRowThreads threads per block over the same
+// baseline. Calibrated on the H200 run: estimate from the demo (5.8 TFLOP/s for <<<n, 256>>>
+// against 0.50 for the baseline, about 11.5x); the lead sets it >= 30 % below the measured.
+constexpr double kRowPerBlockOverUncoalesced = 7.0;
+constexpr int kPerfRowThreads = 256;
 constexpr int kPerfSize = 4096;
 constexpr unsigned kPerfBlockX = 32;
 constexpr unsigned kPerfBlockY = 8;
@@ -37,6 +53,10 @@ struct Shape {
 
 const Shape kShapes[] = {{1, 1, 1},      {17, 33, 5},    {64, 64, 64}, {129, 65, 257},
                          {1000, 3, 777}, {3, 1000, 129}, {1, 300, 2},  {300, 1, 1}};
+
+// Large K on a small C: more than any fixed-size shared staging buffer of a row of A holds
+// (70001 floats = 273 KB > the 227 KB of opt-in shared memory per block).
+const Shape kLargeKShapes[] = {{3, 70, 70001}, {2, 257, 100003}};
 
 const cudalab::Fill kFills[] = {cudalab::Fill::PlusMinusOne, cudalab::Fill::SmallInt,
                                 cudalab::Fill::Uniform};
@@ -71,33 +91,73 @@ void uncoalesced_matmul(const float* d_a, const float* d_b, float* d_c, int m, i
   CUDA_CHECK_LAST_LAUNCH();
 }
 
-/// A launcher under test, bound to its block: (d_a, d_b, d_c, m, n, k).
-using Launch = std::function<void(const float*, const float*, float*, int, int, int)>;
+/// A launcher under test, bound to its launch configuration: (d_a, d_b, d_c, m, n, k, stream).
+using Launch = std::function<void(const float*, const float*, float*, int, int, int, cudaStream_t)>;
+
+/// What the graph captured from a launcher may hold: its own kernel, nothing else.
+GraphRules only_kernel(const std::string& kernel) {
+  GraphRules r;
+  r.kernels = {kernel};
+  return r;
+}
 
 /**
- * One problem C = A * B of a given shape and fill: host inputs, the host reference and
- * device buffers, C followed by kGuard guard elements.
+ * One problem C = A * B of a given shape and fill: two input data sets with their host
+ * references, and device buffers (C followed by kGuard guard elements).
  */
 class MatmulProblem {
  public:
   MatmulProblem(Shape s, cudalab::Fill fill)
       : s_(s),
         exact_(fill != cudalab::Fill::Uniform),
-        h_a_(cudalab::random_matrix(s.m, s.k, fill, 1)),
-        h_b_(cudalab::random_matrix(s.k, s.n, fill, 2)),
-        expected_(cudalab::reference_matmul(h_a_, h_b_, s.m, s.n, s.k)),
-        d_a_(h_a_.size()),
-        d_b_(h_b_.size()),
+        d_a_(std::size_t(s.m) * s.k),
+        d_b_(std::size_t(s.k) * s.n),
         d_c_(c_count() + kGuard) {
-    d_a_.upload(h_a_);
-    d_b_.upload(h_b_);
+    for (int set = 0; set < 2; ++set) {
+      DataSet d;
+      d.a = cudalab::random_matrix(s.m, s.k, fill, 1 + 2 * std::uint64_t(set));
+      d.b = cudalab::random_matrix(s.k, s.n, fill, 2 + 2 * std::uint64_t(set));
+      d.expected = cudalab::reference_matmul(d.a, d.b, s.m, s.n, s.k);
+      sets_.push_back(std::move(d));
+    }
   }
 
-  /// Poisons C and the guard, runs @p launch, and checks C and the guard.
-  ::testing::AssertionResult run_and_check(const Launch& launch) {
-    d_c_.fill_bytes(0xFF);
-    launch(d_a_.data(), d_b_.data(), d_c_.data(), s_.m, s_.n, s_.k);
-    CUDA_CHECK(cudaDeviceSynchronize());
+  /**
+   * Captures @p launch on the problem's buffers, checks that the graph holds only what
+   * @p rules allow, then for each data set: uploads it, poisons C, the guard and the shared
+   * memory, replays the graph, and checks C and the guard.
+   */
+  ::testing::AssertionResult run_and_check(const Launch& launch, const GraphRules& rules) {
+    CapturedWork cap = CapturedWork::capture([&](cudaStream_t st) {
+      launch(d_a_.data(), d_b_.data(), d_c_.data(), s_.m, s_.n, s_.k, st);
+    });
+    ::testing::AssertionResult provenance = cap.holds_only(rules);
+    if (!provenance) return provenance;
+    for (std::size_t set = 0; set < sets_.size(); ++set) {
+      d_a_.upload(sets_[set].a);
+      d_b_.upload(sets_[set].b);
+      d_c_.fill_bytes(0xFF);
+      cudalab::testing::poison_shared_memory();
+      // The setup (memsets, poison) ran on the legacy stream; the graph runs on its own
+      // non-blocking stream, which does not wait for it.
+      CUDA_CHECK(cudaDeviceSynchronize());
+      cap.run();
+      ::testing::AssertionResult r = check(sets_[set].expected);
+      if (!r) return r << " (data set " << set + 1 << " of the captured graph)";
+    }
+    return ::testing::AssertionSuccess();
+  }
+
+ private:
+  struct DataSet {
+    std::vector<float> a;
+    std::vector<float> b;
+    std::vector<float> expected;
+  };
+
+  std::size_t c_count() const { return std::size_t(s_.m) * s_.n; }
+
+  ::testing::AssertionResult check(const std::vector<float>& expected) const {
     const std::vector<float> got_all = d_c_.to_host();
     for (std::size_t i = c_count(); i < got_all.size(); ++i) {
       std::uint32_t bits = 0;
@@ -111,17 +171,12 @@ class MatmulProblem {
     }
     const std::vector<float> got(got_all.begin(), got_all.begin() + c_count());
     const double tol = exact_ ? 0.0 : cudalab::matmul_tolerance(s_.k);
-    return cudalab::testing::matrices_match(expected_, got, s_.m, s_.n, tol);
+    return cudalab::testing::matrices_match(expected, got, s_.m, s_.n, tol);
   }
-
- private:
-  std::size_t c_count() const { return std::size_t(s_.m) * s_.n; }
 
   Shape s_;
   bool exact_;
-  std::vector<float> h_a_;
-  std::vector<float> h_b_;
-  std::vector<float> expected_;
+  std::vector<DataSet> sets_;
   cudalab::DeviceBuffer<float> d_a_;
   cudalab::DeviceBuffer<float> d_b_;
   cudalab::DeviceBuffer<float> d_c_;
@@ -200,116 +255,200 @@ TEST(GivenArgumentChecksCpu, LaunchersRejectBadSizesPointersAndBlocks) {
 struct NamedLaunch {
   std::string what;
   Launch launch;
+  GraphRules rules;
 };
 
-/// Runs every launch on one problem of shape and fill @p p, each on a poisoned C.
-void expect_correct_for_each(const Param& p, const std::vector<NamedLaunch>& launches) {
-  SCOPED_TRACE(shape_trace(p));
-  MatmulProblem problem(std::get<0>(p), std::get<1>(p));
+/// Runs every launch on one problem of shape @p s and fill @p fill (two data sets each).
+void expect_correct_for_each(Shape s, cudalab::Fill fill,
+                             const std::vector<NamedLaunch>& launches) {
+  SCOPED_TRACE(shape_trace(Param(s, fill)));
+  MatmulProblem problem(s, fill);
   for (const NamedLaunch& l : launches) {
     SCOPED_TRACE(l.what);
-    EXPECT_TRUE(problem.run_and_check(l.launch));
+    EXPECT_TRUE(problem.run_and_check(l.launch, l.rules));
   }
 }
 
 const auto kAllShapesAndFills =
     ::testing::Combine(::testing::ValuesIn(kShapes), ::testing::ValuesIn(kFills));
 
+/// row_per_block_matmul with @p threads threads per block.
+NamedLaunch row_per_block(int threads) {
+  return {
+      "row_per_block_matmul with " + std::to_string(threads) + " threads per block",
+      [threads](const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t st) {
+        lab02::row_per_block_matmul(a, b, c, m, n, k, threads, st);
+      },
+      only_kernel("row_per_block_kernel")};
+}
+
+/// thread_per_element_matmul with @p block.
+NamedLaunch thread_per_element(dim3 block) {
+  return {"thread_per_element_matmul with block " + dims(block),
+          [block](const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t st) {
+            lab02::thread_per_element_matmul(a, b, c, m, n, k, block, st);
+          },
+          only_kernel("thread_per_element_kernel")};
+}
+
+// Every block size the launchers accept, at the edges (1 and 1024 threads, 1024 along x
+// and along y) and in between.
+const int kRowThreads[] = {1, 32, 100, 256, 1024};
+const dim3 kElementBlocks[] = {dim3(16, 16), dim3(32, 8), dim3(7, 5),    dim3(33, 3),
+                               dim3(1, 32),  dim3(1, 1),  dim3(1024, 1), dim3(1, 1024)};
+
 // ---------------------------------------------------------------------------
-// (a) one block per row (GPU): every shape and fill, several block sizes.
+// (a) one block per row (GPU): every shape and fill, every block size edge.
 // ---------------------------------------------------------------------------
 class RowPerBlockGpu : public ::testing::TestWithParam<Param> {};
 
 TEST_P(RowPerBlockGpu, MatchesHostReference) {
   CUDALAB_REQUIRE_GPU();
   std::vector<NamedLaunch> launches;
-  for (const int threads : {32, 256, 100, 1, 1024}) {
-    launches.push_back(
-        {"row_per_block_matmul with " + std::to_string(threads) + " threads per block",
-         [threads](const float* a, const float* b, float* c, int m, int n, int k) {
-           lab02::row_per_block_matmul(a, b, c, m, n, k, threads);
-         }});
-  }
-  expect_correct_for_each(GetParam(), launches);
+  for (const int threads : kRowThreads) launches.push_back(row_per_block(threads));
+  expect_correct_for_each(std::get<0>(GetParam()), std::get<1>(GetParam()), launches);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, RowPerBlockGpu, kAllShapesAndFills, param_name);
 
 // ---------------------------------------------------------------------------
-// (b) one thread per element (GPU): every shape and fill, several block shapes.
+// (b) one thread per element (GPU): every shape and fill, every block shape edge.
 // ---------------------------------------------------------------------------
 class ThreadPerElementGpu : public ::testing::TestWithParam<Param> {};
 
 TEST_P(ThreadPerElementGpu, MatchesHostReference) {
   CUDALAB_REQUIRE_GPU();
+  const Shape s = std::get<0>(GetParam());
   std::vector<NamedLaunch> launches;
-  for (const dim3 block : {dim3(16, 16), dim3(32, 8), dim3(7, 5), dim3(33, 3), dim3(1, 32)}) {
-    launches.push_back({"thread_per_element_matmul with block " + dims(block),
-                        [block](const float* a, const float* b, float* c, int m, int n, int k) {
-                          lab02::thread_per_element_matmul(a, b, c, m, n, k, block);
-                        }});
+  for (const dim3 block : kElementBlocks) {
+    if ((unsigned(s.m) + block.y - 1) / block.y > 65535) continue;  // the launcher refuses it
+    launches.push_back(thread_per_element(block));
   }
-  expect_correct_for_each(GetParam(), launches);
+  expect_correct_for_each(s, std::get<1>(GetParam()), launches);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, ThreadPerElementGpu, kAllShapesAndFills, param_name);
+
+// ---------------------------------------------------------------------------
+// Range edge (GPU): K far larger than any fixed-size staging buffer, small C; small
+// integers (exact: every partial sum stays below 2^24) and uniform floats.
+// ---------------------------------------------------------------------------
+using LargeKParam = std::tuple<Shape, cudalab::Fill>;
+
+class LargeKGpu : public ::testing::TestWithParam<LargeKParam> {};
+
+TEST_P(LargeKGpu, RowPerBlockHandlesAnyK) {
+  CUDALAB_REQUIRE_GPU();
+  std::vector<NamedLaunch> launches;
+  for (const int threads : {32, 256, 1024}) launches.push_back(row_per_block(threads));
+  expect_correct_for_each(std::get<0>(GetParam()), std::get<1>(GetParam()), launches);
+}
+
+TEST_P(LargeKGpu, ThreadPerElementHandlesAnyK) {
+  CUDALAB_REQUIRE_GPU();
+  expect_correct_for_each(std::get<0>(GetParam()), std::get<1>(GetParam()),
+                          {thread_per_element(dim3(32, 8)), thread_per_element(dim3(16, 16))});
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, LargeKGpu,
+                         ::testing::Combine(::testing::ValuesIn(kLargeKShapes),
+                                            ::testing::Values(cudalab::Fill::SmallInt,
+                                                              cudalab::Fill::Uniform)),
+                         param_name);
 
 // ---------------------------------------------------------------------------
 // The given baseline is itself correct (not graded).
 // ---------------------------------------------------------------------------
 TEST(GivenUncoalescedBaselineGpu, MatchesHostReference) {
   CUDALAB_REQUIRE_GPU();
+  const NamedLaunch baseline{
+      "the given uncoalesced baseline",
+      [](const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t st) {
+        uncoalesced_matmul(a, b, c, m, n, k, dim3(kPerfBlockX, kPerfBlockY), st);
+      },
+      only_kernel("uncoalesced_matmul_kernel")};
   for (const Shape s : {Shape{17, 33, 5}, Shape{129, 65, 257}, Shape{1000, 3, 777}}) {
-    MatmulProblem problem(s, cudalab::Fill::SmallInt);
-    EXPECT_TRUE(
-        problem.run_and_check([](const float* a, const float* b, float* c, int m, int n, int k) {
-          uncoalesced_matmul(a, b, c, m, n, k, dim3(kPerfBlockX, kPerfBlockY), nullptr);
-        }));
+    expect_correct_for_each(s, cudalab::Fill::SmallInt, {baseline});
   }
 }
 
 // ---------------------------------------------------------------------------
-// Coalescing (perf): x walking the columns beats x walking the rows.
+// Coalescing (perf): both kernels against the given uncoalesced baseline (x walks rows).
+// The candidate is timed as the graph captured from its launcher; before each timed run an
+// untimed copy puts the other of two input sets behind the same pointers, and the output of
+// the last run is compared with the baseline's on the same inputs.
 // ---------------------------------------------------------------------------
-TEST(CoalescingPerf, ThreadPerElementBeatsUncoalescedBaseline) {
-  CUDALAB_REQUIRE_GPU();
+void expect_beats_uncoalesced(const NamedLaunch& candidate, double threshold) {
   const int n = kPerfSize;  // M = N = K = n
   const std::size_t count = std::size_t(n) * n;
+  const std::size_t bytes = count * sizeof(float);
   const dim3 block(kPerfBlockX, kPerfBlockY);
-  // ±1 data: every element of C is an integer, computed exactly by both kernels.
-  const std::vector<float> h_a = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 1);
-  const std::vector<float> h_b = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 2);
+  // ±1 data: every element of C is an integer, computed exactly by every kernel.
+  cudalab::DeviceBuffer<float> d_sets[2][2] = {
+      {cudalab::DeviceBuffer<float>(count), cudalab::DeviceBuffer<float>(count)},
+      {cudalab::DeviceBuffer<float>(count), cudalab::DeviceBuffer<float>(count)}};
+  for (int set = 0; set < 2; ++set) {
+    d_sets[set][0].upload(
+        cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 1 + 2 * std::uint64_t(set)));
+    d_sets[set][1].upload(
+        cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 2 + 2 * std::uint64_t(set)));
+  }
   cudalab::DeviceBuffer<float> d_a(count), d_b(count), d_c_base(count), d_c_cand(count);
-  d_a.upload(h_a);
-  d_b.upload(h_b);
   d_c_base.fill_bytes(0xFF);
   d_c_cand.fill_bytes(0xFF);
+  CapturedWork cap = CapturedWork::capture([&](cudaStream_t st) {
+    candidate.launch(d_a.data(), d_b.data(), d_c_cand.data(), n, n, n, st);
+  });
+  ASSERT_TRUE(cap.holds_only(candidate.rules)) << candidate.what;
 
+  int runs = 0;  // timed runs of the candidate so far: set runs % 2 is behind the pointers
+  cudalab::BenchOptions o;
+  o.before_candidate = [&](cudaStream_t st) {
+    const int set = runs++ % 2;
+    CUDA_CHECK(
+        cudaMemcpyAsync(d_a.data(), d_sets[set][0].data(), bytes, cudaMemcpyDeviceToDevice, st));
+    CUDA_CHECK(
+        cudaMemcpyAsync(d_b.data(), d_sets[set][1].data(), bytes, cudaMemcpyDeviceToDevice, st));
+  };
+  o.before_candidate(nullptr);  // the warm-up runs see real data too
+  CUDA_CHECK(cudaDeviceSynchronize());
+  runs = 0;
   const cudalab::Comparison cmp = cudalab::compare(
-      [&](cudaStream_t s) {
-        uncoalesced_matmul(d_a.data(), d_b.data(), d_c_base.data(), n, n, n, block, s);
+      [&](cudaStream_t st) {
+        uncoalesced_matmul(d_a.data(), d_b.data(), d_c_base.data(), n, n, n, block, st);
       },
-      [&](cudaStream_t s) {
-        lab02::thread_per_element_matmul(d_a.data(), d_b.data(), d_c_cand.data(), n, n, n, block,
-                                         s);
-      });
+      cap.as_work(), o);
   CUDA_CHECK(cudaDeviceSynchronize());
 
-  // No speed verdict for a wrong result: the timed output must equal the baseline's
-  // (itself checked against the host reference by GivenUncoalescedBaselineGpu).
+  // No speed verdict for a wrong result: the last timed output must equal the baseline's on
+  // the same inputs (the baseline is checked against the host by GivenUncoalescedBaselineGpu).
+  uncoalesced_matmul(d_a.data(), d_b.data(), d_c_base.data(), n, n, n, block, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
   ASSERT_TRUE(cudalab::testing::matrices_match(d_c_base.to_host(), d_c_cand.to_host(), n, n, 0.0))
-      << "thread_per_element_matmul " << n << "^3 with block " << dims(block)
-      << " (expected = the given baseline's result)";
+      << candidate.what << ", " << n << "^3 (expected = the given baseline's result on the "
+      << "inputs of the last timed run)";
 
   const double gflop = 2.0 * n * double(n) * n * 1e-9;
-  cudalab::testing::record_measurement("lab02 uncoalesced baseline",
-                                       gflop / (cmp.baseline.median_ms * 1e-3), "GFLOP/s");
-  cudalab::testing::record_measurement("lab02 thread_per_element",
-                                       gflop / (cmp.candidate.median_ms * 1e-3), "GFLOP/s");
-  cudalab::testing::expect_speedup(
-      cmp, kCoalescedOverUncoalesced,
-      "thread_per_element (x walks columns) vs baseline (x walks rows), " + std::to_string(n) +
-          "^3, block " + dims(block));
+  const double base_gflops = gflop / (cmp.baseline.median_ms * 1e-3);
+  const double cand_gflops = gflop / (cmp.candidate.median_ms * 1e-3);
+  cudalab::testing::record_measurement("lab02 uncoalesced baseline", base_gflops, "GFLOP/s");
+  cudalab::testing::record_measurement(candidate.what, cand_gflops, "GFLOP/s");
+  const double ceiling = cudalab::device_ceilings().fp32_tflops_max * 1e3;
+  cudalab::testing::expect_possible(cand_gflops, ceiling, "GFLOP/s", candidate.what);
+  cudalab::testing::expect_speedup(cmp, threshold,
+                                   candidate.what + " vs baseline (x walks rows, block " +
+                                       dims(block) + "), " + std::to_string(n) + "^3");
+}
+
+TEST(CoalescingPerf, ThreadPerElementBeatsUncoalescedBaseline) {
+  CUDALAB_REQUIRE_GPU();
+  expect_beats_uncoalesced(thread_per_element(dim3(kPerfBlockX, kPerfBlockY)),
+                           kCoalescedOverUncoalesced);
+}
+
+TEST(CoalescingPerf, RowPerBlockBeatsUncoalescedBaseline) {
+  CUDALAB_REQUIRE_GPU();
+  expect_beats_uncoalesced(row_per_block(kPerfRowThreads), kRowPerBlockOverUncoalesced);
 }
 
 }  // namespace

@@ -1,5 +1,11 @@
 // Grader of lab 03: pitched allocation and 2-D copies, pitched indexing (on the CPU), and
 // the thread-per-element matmul over pitched matrices.
+//
+// Every graded pitched_matmul launch is captured from the stream it is given
+// (cudalab/graph_capture.cuh): the graph may hold the lab's pitched kernel and nothing else
+// (the PitchedMatrix functions allocate and copy synchronously, so they are tested outside a
+// capture: cudaMallocPitch cannot be captured). The graph is replayed on two data sets behind
+// the same pointers, with C poisoned and every SM's shared memory filled with NaN.
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -8,12 +14,25 @@
 #include <vector>
 
 #include "cudalab/bench.cuh"
+#include "cudalab/ceilings.cuh"
 #include "cudalab/check.cuh"
 #include "cudalab/device_buffer.cuh"
+#include "cudalab/grading.hpp"
+#include "cudalab/graph_capture.cuh"
 #include "cudalab/testing.hpp"
 #include "pitch.cuh"
 
 namespace {
+
+using cudalab::testing::CapturedWork;
+using cudalab::testing::GraphRules;
+
+/// What the graph captured from pitched_matmul may hold: the lab's kernel, nothing else.
+GraphRules pitched_rules() {
+  GraphRules r;
+  r.kernels = {"pitched_matmul_kernel"};
+  return r;
+}
 
 // "No regression": the pitched kernel over the given packed kernel (unpitched_matmul),
 // same 32x8 block, M = N = K = kPerfSize (odd, so packed rows start unaligned).
@@ -186,6 +205,8 @@ class GraderPitched {
     d_bytes_.upload(image);
   }
   void poison() { d_bytes_.fill_bytes(kPoisonByte); }
+  /// The whole allocation (rows, padding and guard), e.g. to copy one matrix into another.
+  cudalab::DeviceBuffer<unsigned char>& bytes() { return d_bytes_; }
   float* data() { return reinterpret_cast<float*>(d_bytes_.data()); }
   std::size_t pitch() const { return pitch_; }
   /// Reads the rows back (packed) and checks that no padding or guard byte changed.
@@ -283,30 +304,49 @@ class PitchedMatmulGpu : public ::testing::TestWithParam<MatmulParam> {};
 
 TEST_P(PitchedMatmulGpu, MatchesHostReferenceAndLeavesPaddingAlone) {
   CUDALAB_REQUIRE_GPU();
-  const auto [s, fill] = GetParam();
+  const Shape s = std::get<0>(GetParam());
+  const cudalab::Fill fill = std::get<1>(GetParam());
   SCOPED_TRACE(shape_text(s) + ", " + cudalab::fill_name(fill) + " data");
   const std::vector<float> h_a = cudalab::random_matrix(s.m, s.k, fill, 1);
   const std::vector<float> h_b = cudalab::random_matrix(s.k, s.n, fill, 2);
   const std::vector<float> expected = cudalab::reference_matmul(h_a, h_b, s.m, s.n, s.k);
   const double tol = fill == cudalab::Fill::Uniform ? cudalab::matmul_tolerance(s.k) : 0.0;
 
+  // A second data set behind the same pointers, replayed through the same captured graph.
+  const std::vector<float> h_a2 = cudalab::random_matrix(s.m, s.k, fill, 3);
+  const std::vector<float> h_b2 = cudalab::random_matrix(s.k, s.n, fill, 4);
+  const std::vector<float> expected2 = cudalab::reference_matmul(h_a2, h_b2, s.m, s.n, s.k);
+
   for (const PitchStyle style : {PitchStyle::Aligned512, PitchStyle::Packed, PitchStyle::Odd}) {
     GraderPitched a(s.m, s.k, pitch_for(style, s.k, 0));
     GraderPitched b(s.k, s.n, pitch_for(style, s.n, 1));
     GraderPitched c(s.m, s.n, pitch_for(style, s.n, 2));
-    a.upload(h_a);
-    b.upload(h_b);
-    for (const dim3 block : {dim3(16, 16), dim3(32, 8), dim3(7, 5)}) {
+    for (const dim3 block :
+         {dim3(16, 16), dim3(32, 8), dim3(7, 5), dim3(1, 1), dim3(1024, 1), dim3(1, 1024)}) {
       SCOPED_TRACE(std::string(style_name(style)) + ": A " + std::to_string(a.pitch()) + ", B " +
                    std::to_string(b.pitch()) + ", C " + std::to_string(c.pitch()) +
                    " bytes; block " + dims(block));
-      c.poison();
-      lab03::pitched_matmul(a.data(), a.pitch(), b.data(), b.pitch(), c.data(), c.pitch(), s.m, s.n,
-                            s.k, block);
-      CUDA_CHECK(cudaDeviceSynchronize());
-      std::vector<float> got;
-      ASSERT_TRUE(c.read(got));
-      ASSERT_TRUE(cudalab::testing::matrices_match(expected, got, s.m, s.n, tol));
+      if ((unsigned(s.m) + block.y - 1) / block.y > 65535) continue;  // refused by the launcher
+      CapturedWork cap = CapturedWork::capture([&](cudaStream_t st) {
+        lab03::pitched_matmul(a.data(), a.pitch(), b.data(), b.pitch(), c.data(), c.pitch(), s.m,
+                              s.n, s.k, block, st);
+      });
+      ASSERT_TRUE(cap.holds_only(pitched_rules()));
+      for (int set = 0; set < 2; ++set) {
+        SCOPED_TRACE("data set " + std::to_string(set + 1) + " of the captured graph");
+        a.upload(set == 0 ? h_a : h_a2);
+        b.upload(set == 0 ? h_b : h_b2);
+        c.poison();
+        cudalab::testing::poison_shared_memory();
+        // The setup (memsets, poison) ran on the legacy stream; the graph runs on its own
+        // non-blocking stream, which does not wait for it.
+        CUDA_CHECK(cudaDeviceSynchronize());
+        cap.run();
+        std::vector<float> got;
+        ASSERT_TRUE(c.read(got));
+        ASSERT_TRUE(
+            cudalab::testing::matrices_match(set == 0 ? expected : expected2, got, s.m, s.n, tol));
+      }
     }
   }
 }
@@ -330,15 +370,6 @@ std::string dims_name(const ::testing::TestParamInfo<Dims>& p) {
   return std::to_string(p.param.rows) + "x" + std::to_string(p.param.cols);
 }
 
-/// The pitch cudaMallocPitch chooses for rows of @p cols floats.
-std::size_t runtime_pitch(int rows, int cols) {
-  void* p = nullptr;
-  std::size_t pitch = 0;
-  CUDA_CHECK(cudaMallocPitch(&p, &pitch, std::size_t(cols) * sizeof(float), std::size_t(rows)));
-  const std::unique_ptr<void, decltype(&cudaFree)> owner(p, &cudaFree);
-  return pitch;
-}
-
 /// A packed host image of a pitched matrix: rows of data, padding filled with @p pad.
 std::vector<unsigned char> pitched_image(const std::vector<float>& h_packed, int rows, int cols,
                                          std::size_t pitch, unsigned char pad) {
@@ -355,17 +386,29 @@ class PitchedMatrixGpu : public ::testing::TestWithParam<Dims> {
   void SetUp() override { CUDALAB_REQUIRE_GPU(); }
 };
 
-TEST_P(PitchedMatrixGpu, AllocatesWithThePitchCudaMallocPitchChooses) {
+TEST_P(PitchedMatrixGpu, AllocatesAnAlignedPitchOfAtLeastTheRow) {
   const auto [rows, cols] = GetParam();
   lab03::PitchedMatrix m(rows, cols);
   ASSERT_NE(m.data(), nullptr) << "PitchedMatrix(" << rows << ", " << cols << ") allocated nothing";
-  EXPECT_GE(m.pitch_bytes(), std::size_t(cols) * sizeof(float))
-      << "the pitch must hold a row of " << cols << " floats = " << cols * sizeof(float)
+  const std::size_t row_bytes = std::size_t(cols) * sizeof(float);
+  EXPECT_GE(m.pitch_bytes(), row_bytes)
+      << "the pitch must hold a row of " << cols << " floats = " << row_bytes
       << " bytes (cudaMallocPitch's width is in bytes)";
-  const std::size_t want = runtime_pitch(rows, cols);
-  EXPECT_EQ(m.pitch_bytes(), want) << "rows of " << cols << " floats (" << cols * sizeof(float)
-                                   << " bytes): expected the pitch cudaMallocPitch returns, "
-                                   << want << " bytes; got " << m.pitch_bytes();
+  // Any pitch that keeps every row start aligned is right; the exact value is the runtime's
+  // choice (and may differ between GPUs and CUDA versions).
+  int device = 0;
+  int alignment = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&alignment, cudaDevAttrTexturePitchAlignment, device));
+  EXPECT_EQ(m.pitch_bytes() % std::size_t(alignment), 0u)
+      << "rows of " << cols << " floats (" << row_bytes << " bytes): a pitch of " << m.pitch_bytes()
+      << " bytes does not start every row on a " << alignment
+      << "-byte boundary (the device's pitch alignment); did the allocation pad the rows?";
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(m.data()) % 256, 0u)
+      << "the allocation does not start on a 256-byte boundary";
+  // The allocation holds rows x pitch bytes: writing all of them must succeed.
+  CUDA_CHECK(cudaMemset(m.data(), 0, std::size_t(rows) * m.pitch_bytes()));
+  CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 TEST_P(PitchedMatrixGpu, UploadPutsRowRAtRTimesPitchAndLeavesPadding) {
@@ -432,7 +475,14 @@ TEST_P(PitchedPipelineGpu, UploadMultiplyDownloadMatchesHostReference) {
   a.upload(h_a);
   b.upload(h_b);
   c.fill_bytes(kPoisonByte);
-  lab03::pitched_matmul(a, b, c, dim3(16, 16));
+  CapturedWork cap = CapturedWork::capture(
+      [&](cudaStream_t st) { lab03::pitched_matmul(a, b, c, dim3(16, 16), st); });
+  ASSERT_TRUE(cap.holds_only(pitched_rules()));
+  cudalab::testing::poison_shared_memory();
+  // The setup (memsets, poison) ran on the legacy stream; the graph runs on its own
+  // non-blocking stream, which does not wait for it.
+  CUDA_CHECK(cudaDeviceSynchronize());
+  cap.run();
   EXPECT_TRUE(cudalab::testing::matrices_match(cudalab::reference_matmul(h_a, h_b, s.m, s.n, s.k),
                                                c.to_host(), s.m, s.n, 0.0));
 }
@@ -472,44 +522,144 @@ TEST(PitchPerf, PitchedMatmulKeepsUpWithUnpitched) {
   const std::size_t count = std::size_t(n) * n;
   const std::size_t pitch = round_up(std::size_t(n) * sizeof(float), 512);
   const dim3 block(kPerfBlockX, kPerfBlockY);
-  // ±1 data: every element of C is an integer, computed exactly by both kernels.
-  const std::vector<float> h_a = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 1);
-  const std::vector<float> h_b = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 2);
+  // ±1 data: every element of C is an integer, computed exactly by both kernels. Two input
+  // sets; before each timed run of the pitched kernel an untimed copy puts the other set
+  // behind its pointers (so a cached result cannot pass).
+  std::vector<float> h_in[2][2];
+  for (int set = 0; set < 2; ++set) {
+    h_in[set][0] = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 1 + 2 * set);
+    h_in[set][1] = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 2 + 2 * set);
+  }
   cudalab::DeviceBuffer<float> d_a(count), d_b(count), d_c(count);
-  d_a.upload(h_a);
-  d_b.upload(h_b);
+  d_a.upload(h_in[0][0]);
+  d_b.upload(h_in[0][1]);
   d_c.fill_bytes(kPoisonByte);
   GraderPitched p_a(n, n, pitch), p_b(n, n, pitch), p_c(n, n, pitch);
-  p_a.upload(h_a);
-  p_b.upload(h_b);
+  GraderPitched sets[2][2] = {{GraderPitched(n, n, pitch), GraderPitched(n, n, pitch)},
+                              {GraderPitched(n, n, pitch), GraderPitched(n, n, pitch)}};
+  for (int set = 0; set < 2; ++set) {
+    sets[set][0].upload(h_in[set][0]);
+    sets[set][1].upload(h_in[set][1]);
+  }
+  p_a.upload(h_in[0][0]);
+  p_b.upload(h_in[0][1]);
 
+  CapturedWork cap = CapturedWork::capture([&](cudaStream_t st) {
+    lab03::pitched_matmul(p_a.data(), pitch, p_b.data(), pitch, p_c.data(), pitch, n, n, n, block,
+                          st);
+  });
+  ASSERT_TRUE(cap.holds_only(pitched_rules()));
+  int runs = 0;
+  int last_set = 0;
+  cudalab::BenchOptions o;
+  o.before_candidate = [&](cudaStream_t st) {
+    last_set = ++runs % 2;
+    for (int which = 0; which < 2; ++which) {
+      GraderPitched& dst = which == 0 ? p_a : p_b;
+      CUDA_CHECK(cudaMemcpyAsync(dst.bytes().data(), sets[last_set][which].bytes().data(),
+                                 dst.bytes().bytes(), cudaMemcpyDeviceToDevice, st));
+    }
+  };
   const cudalab::Comparison cmp = cudalab::compare(
       [&](cudaStream_t st) {
         lab03::unpitched_matmul(d_a.data(), d_b.data(), d_c.data(), n, n, n, block, st);
       },
-      [&](cudaStream_t st) {
-        lab03::pitched_matmul(p_a.data(), pitch, p_b.data(), pitch, p_c.data(), pitch, n, n, n,
-                              block, st);
-      });
+      cap.as_work(), o);
   CUDA_CHECK(cudaDeviceSynchronize());
 
-  // No speed verdict for a wrong result: the timed output must equal the baseline's
-  // (itself checked against the host reference by GivenUnpitchedBaselineGpu).
+  // No speed verdict for a wrong result: the last timed output must equal the given packed
+  // kernel's on the same inputs (itself checked by GivenUnpitchedBaselineGpu).
+  d_a.upload(h_in[last_set][0]);
+  d_b.upload(h_in[last_set][1]);
+  lab03::unpitched_matmul(d_a.data(), d_b.data(), d_c.data(), n, n, n, block);
+  CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<float> got;
   ASSERT_TRUE(p_c.read(got)) << "pitched_matmul " << n << "^3, pitch " << pitch << " bytes";
   ASSERT_TRUE(cudalab::testing::matrices_match(d_c.to_host(), got, n, n, 0.0))
       << "pitched_matmul " << n << "^3, pitch " << pitch << " bytes, block " << dims(block)
-      << " (expected = the given baseline's result)";
+      << " (expected = the given baseline's result on the inputs of the last timed run)";
 
   const double gflop = 2.0 * n * double(n) * n * 1e-9;
+  const double pitched_gflops = gflop / (cmp.candidate.median_ms * 1e-3);
   cudalab::testing::record_measurement("lab03 unpitched baseline",
                                        gflop / (cmp.baseline.median_ms * 1e-3), "GFLOP/s");
-  cudalab::testing::record_measurement("lab03 pitched_matmul",
-                                       gflop / (cmp.candidate.median_ms * 1e-3), "GFLOP/s");
+  cudalab::testing::record_measurement("lab03 pitched_matmul", pitched_gflops, "GFLOP/s");
+  cudalab::testing::expect_possible(pitched_gflops,
+                                    cudalab::device_ceilings().fp32_tflops_max * 1e3, "GFLOP/s",
+                                    "pitched_matmul " + std::to_string(n) + "^3");
   cudalab::testing::expect_speedup(cmp, kPitchedOverUnpitched,
                                    "pitched vs unpitched (given), " + std::to_string(n) +
                                        "^3, pitch " + std::to_string(pitch) + " B, block " +
                                        dims(block));
+}
+
+// ===========================================================================
+// Range edge (GPU): byte offsets past 2^32 (so past 2^31 too) in A and C; the packed host
+// matrices are small, the pitched rows huge. Checked on sampled rows of C.
+// ===========================================================================
+TEST(PitchedRangeGpu, ByteOffsetsPast4GiB) {
+  CUDALAB_REQUIRE_GPU();
+  constexpr int kM = 131101;  // rows of A and C: row 131072 starts 2^32 bytes in at 32 KiB
+  constexpr int kN = 40;
+  constexpr int kK = 7;
+  const std::size_t pitch_a = 36864;  // 9 x 4 KiB
+  const std::size_t pitch_b = 512;
+  const std::size_t pitch_c = 33280;  // 65 x 512
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t need = kM * (pitch_a + pitch_c) + (std::size_t(1) << 30);
+  if (free_bytes < need) {
+    GTEST_SKIP() << "needs " << need / 1e9 << " GB of free device memory, " << free_bytes / 1e9
+                 << " GB free";
+  }
+  cudalab::DeviceBuffer<unsigned char> d_a(kM * pitch_a), d_b(kK * pitch_b), d_c(kM * pitch_c);
+  const int block_rows[] = {0, 1, 58254, 64528, 65536, 116509, 129056, 131072, kM - 1};
+  for (int set = 0; set < 2; ++set) {
+    SCOPED_TRACE("A " + std::to_string(kM) + "x" + std::to_string(kK) + " (pitch " +
+                 std::to_string(pitch_a) + "), C " + std::to_string(kM) + "x" + std::to_string(kN) +
+                 " (pitch " + std::to_string(pitch_c) + "), data set " + std::to_string(set + 1));
+    const std::vector<float> h_a = cudalab::random_matrix(kM, kK, cudalab::Fill::SmallInt, 5 + set);
+    const std::vector<float> h_b = cudalab::random_matrix(kK, kN, cudalab::Fill::SmallInt, 7 + set);
+    CUDA_CHECK(cudaMemcpy2D(d_a.data(), pitch_a, h_a.data(), kK * sizeof(float), kK * sizeof(float),
+                            kM, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy2D(d_b.data(), pitch_b, h_b.data(), kN * sizeof(float), kN * sizeof(float),
+                            kK, cudaMemcpyHostToDevice));
+    d_c.fill_bytes(kPoisonByte);
+    const float* a = reinterpret_cast<const float*>(d_a.data());
+    const float* b = reinterpret_cast<const float*>(d_b.data());
+    float* c = reinterpret_cast<float*>(d_c.data());
+    CapturedWork cap = CapturedWork::capture([&](cudaStream_t st) {
+      lab03::pitched_matmul(a, pitch_a, b, pitch_b, c, pitch_c, kM, kN, kK, dim3(32, 8), st);
+    });
+    ASSERT_TRUE(cap.holds_only(pitched_rules()));
+    cudalab::testing::poison_shared_memory();
+    // The setup (memsets, poison) ran on the legacy stream; the graph runs on its own
+    // non-blocking stream, which does not wait for it.
+    CUDA_CHECK(cudaDeviceSynchronize());
+    cap.run();
+    std::vector<unsigned char> row(pitch_c);
+    for (const int r : block_rows) {
+      CUDA_CHECK(cudaMemcpy(row.data(), d_c.data() + std::size_t(r) * pitch_c, pitch_c,
+                            cudaMemcpyDeviceToHost));
+      for (int j = 0; j < kN; ++j) {
+        float want = 0.0f;
+        for (int p = 0; p < kK; ++p) {
+          want += h_a[std::size_t(r) * kK + p] * h_b[std::size_t(p) * kN + j];
+        }
+        float got = 0.0f;
+        std::memcpy(&got, &row[j * sizeof(float)], sizeof got);
+        ASSERT_EQ(got, want) << "C(" << r << ", " << j << ") at byte offset "
+                             << std::size_t(r) * pitch_c + j * sizeof(float) << " (A's row " << r
+                             << " starts " << std::size_t(r) * pitch_a
+                             << " bytes in): are byte offsets computed in 32 bits?";
+      }
+      for (std::size_t at = kN * sizeof(float); at < pitch_c; ++at) {
+        ASSERT_EQ(row[at], kPoisonByte)
+            << "padding byte " << at << " of row " << r << " of C was written: expected untouched";
+      }
+    }
+  }
 }
 
 }  // namespace

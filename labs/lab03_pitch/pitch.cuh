@@ -131,26 +131,8 @@ __host__ __device__ inline float* pitched_row(float* base, std::size_t pitch_byt
 }
 
 /**
- * @brief C = A * B over pitched matrices, one thread per element of C; x of the block
- * walks the columns of C (coalesced, as in lab 02).
- *
- * @param a        A (M x K), row r at pitched_row(a, pitch_a, r)
- * @param pitch_a  pitch of A in bytes
- * @param b        B (K x N), row p at pitched_row(b, pitch_b, p)
- * @param pitch_b  pitch of B in bytes
- * @param c        C (M x N), row r at pitched_row(c, pitch_c, r); padding never written
- * @param pitch_c  pitch of C in bytes
- * @param m        rows of A and C
- * @param n        columns of B and C
- * @param k        columns of A, rows of B
- */
-__global__ void pitched_matmul_kernel(const float* __restrict__ a, std::size_t pitch_a,
-                                      const float* __restrict__ b, std::size_t pitch_b,
-                                      float* __restrict__ c, std::size_t pitch_c, int m, int n,
-                                      int k);
-
-/**
- * @brief Launches pitched_matmul_kernel over the whole of C and checks the launch.
+ * @brief C = A * B over pitched matrices: one launch of the lab's pitched kernel (one thread
+ * per element of C, x walking the columns) on @p stream, and nothing else; checks the launch.
  *
  * The three matrices may have three different pitches.
  * @param d_a      device pointer to A (M x K, pitched)

@@ -13,16 +13,21 @@ namespace lab03 {
 
 __host__ __device__ const float* pitched_row(const float* base, std::size_t pitch_bytes, int row) {
   // TODO(lab03): return the address of the first float of row `row`: `row * pitch_bytes`
-  // BYTES after `base`.
-  // HINT: step in bytes through a char pointer, then go back to float:
-  // reinterpret_cast<const float*>(reinterpret_cast<const char*>(base) + offset).
-  // HINT: compute the offset in std::size_t (row * pitch_bytes can exceed 2^32).
+  // BYTES after `base` (roughly 2 lines).
+  // HINT: pointer arithmetic on a float* counts floats, not bytes: through which pointer
+  // type does adding an offset step one byte at a time?
+  // HINT: how large can row * pitch_bytes get (the grader goes past 4 GiB), and which type
+  // holds it?
   (void)pitch_bytes;
   (void)row;
   return base;
   // END TODO(lab03)
 }
 
+namespace {
+
+// C = A * B over pitched matrices, one thread per element of C; x walks the columns of C
+// (coalesced, as in lab 02), y the rows; threads outside C do nothing.
 __global__ void pitched_matmul_kernel(const float* __restrict__ a, std::size_t pitch_a,
                                       const float* __restrict__ b, std::size_t pitch_b,
                                       float* __restrict__ c, std::size_t pitch_c, int m, int n,
@@ -31,7 +36,8 @@ __global__ void pitched_matmul_kernel(const float* __restrict__ a, std::size_t p
   // threads outside C return), but reach every row through pitched_row(): A(row, p) is
   // pitched_row(a, pitch_a, row)[p], B(p, col) is pitched_row(b, pitch_b, p)[col], and
   // C(row, col) is pitched_row(c, pitch_c, row)[col].
-  // HINT: take the row pointer of A once, before the loop over p.
+  // (roughly 9 lines)
+  // HINT: which row pointer stays the same for every p? Take it once, before the loop.
   (void)a;
   (void)pitch_a;
   (void)b;
@@ -44,6 +50,8 @@ __global__ void pitched_matmul_kernel(const float* __restrict__ a, std::size_t p
   // END TODO(lab03)
 }
 
+}  // namespace
+
 void pitched_matmul(const float* d_a, std::size_t pitch_a, const float* d_b, std::size_t pitch_b,
                     float* d_c, std::size_t pitch_c, int m, int n, int k, dim3 block,
                     cudaStream_t stream) {
@@ -51,8 +59,8 @@ void pitched_matmul(const float* d_a, std::size_t pitch_a, const float* d_b, std
                             block);
   const dim3 grid = detail::grid_for(m, n, block);  // x: N columns, y: M rows
   // TODO(lab03): launch pitched_matmul_kernel on `stream` with `grid` and `block`, passing
-  // each matrix with its own pitch, then check the launch.
-  // HINT: kernel<<<grid, block, 0, stream>>>(...); then CUDA_CHECK_LAST_LAUNCH();
+  // each matrix with its own pitch, then check the launch (roughly 3 lines).
+  // HINT: as in labs 01 and 02: the stream is the launch's fourth argument.
   (void)grid;
   (void)stream;
   // END TODO(lab03)

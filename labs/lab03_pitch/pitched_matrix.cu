@@ -14,7 +14,8 @@ PitchedMatrix::PitchedMatrix(int rows, int cols) : rows_(rows), cols_(cols) {
                                 std::to_string(rows) + "x" + std::to_string(cols));
   }
   // TODO(lab03): allocate rows_ rows of row_bytes() bytes each with cudaMallocPitch, storing
-  // the device pointer in data_ and the pitch the runtime chose (in bytes) in pitch_.
+  // the device pointer in data_ and the pitch the runtime chose (in bytes) in pitch_
+  // (roughly 2 lines).
   // HINT: cudaMallocPitch(void** ptr, size_t* pitch, size_t width_in_bytes, size_t height);
   // wrap it in CUDA_CHECK(...).
   // END TODO(lab03)
@@ -42,9 +43,10 @@ void PitchedMatrix::upload(const std::vector<float>& h_src) {
                                 std::to_string(rows_) + "x" + std::to_string(cols_));
   }
   // TODO(lab03): copy the packed host rows (row r at h_src.data() + r * cols_) into the
-  // pitched device rows (row r at r * pitch_ bytes from data_) with one cudaMemcpy2D.
-  // HINT: cudaMemcpy2D(dst, dst_pitch, src, src_pitch, width_in_bytes, height, kind): both
-  // pitches and the width are in bytes; a packed host row's pitch is its width.
+  // pitched device rows (row r at r * pitch_ bytes from data_) with one cudaMemcpy2D
+  // (roughly 2 lines).
+  // HINT: cudaMemcpy2D(dst, dst_pitch, src, src_pitch, width_in_bytes, height, kind): all
+  // three sizes are in bytes. What is the pitch of a packed host row?
   // END TODO(lab03)
 }
 
@@ -52,7 +54,7 @@ void PitchedMatrix::download(std::vector<float>& h_dst) const {
   require_allocation("download");
   h_dst.resize(static_cast<std::size_t>(rows_) * cols_);
   // TODO(lab03): copy the pitched device rows back into the packed host rows of h_dst
-  // with one cudaMemcpy2D (the padding stays on the device).
+  // with one cudaMemcpy2D (the padding stays on the device) (roughly 2 lines).
   // HINT: the same call as in upload() with source and destination (and kind) swapped.
   // END TODO(lab03)
 }

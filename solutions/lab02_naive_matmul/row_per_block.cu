@@ -6,13 +6,18 @@
 
 namespace lab02 {
 
+namespace {
+
+// Block blockIdx.x computes row blockIdx.x of C; thread t of the block computes the columns
+// t, t + blockDim.x, t + 2 * blockDim.x, ... of that row. Launched <<<M, threads>>>.
 __global__ void row_per_block_kernel(const float* __restrict__ a, const float* __restrict__ b,
                                      float* __restrict__ c, int m, int n, int k) {
   // TODO(lab02): block blockIdx.x owns row `row` of C. Let each thread compute the columns
   // threadIdx.x, threadIdx.x + blockDim.x, ... (< n) of that row: the dot product of row
-  // `row` of A with column `col` of B, written to C(row, col).
+  // `row` of A with column `col` of B, written to C(row, col) (roughly 10 lines).
   // HINT: for (int col = threadIdx.x; col < n; col += blockDim.x) { float sum = 0; ... }.
-  // HINT: compute offsets like row * k in std::size_t: M * K can exceed 2^31.
+  // HINT: which offsets (row * k, p * n, row * n) can exceed 2^31, and in which type must
+  // they be computed? Any K is allowed: nothing here may assume K fits a fixed buffer.
   const int row = blockIdx.x;  // one block per row of C
   if (row >= m) return;
   const float* a_row = a + static_cast<std::size_t>(row) * k;  // A(row, 0)
@@ -29,13 +34,15 @@ __global__ void row_per_block_kernel(const float* __restrict__ a, const float* _
   // END TODO(lab02)
 }
 
+}  // namespace
+
 void row_per_block_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                           int threads, cudaStream_t stream) {
   const dim3 block(threads > 0 ? static_cast<unsigned>(threads) : 0u);
   detail::check_matmul_args("row_per_block_matmul", d_a, d_b, d_c, m, n, k, block);
   // TODO(lab02): launch row_per_block_kernel on `stream` with one block per row of C
-  // (M blocks) of `block` threads, then check the launch.
-  // HINT: kernel<<<grid, block, 0, stream>>>(...); then CUDA_CHECK_LAST_LAUNCH();
+  // (M blocks) of `block` threads, then check the launch (roughly 3 lines).
+  // HINT: as in lab 01: the stream is the launch's fourth argument; check it afterwards.
   row_per_block_kernel<<<dim3(static_cast<unsigned>(m)), block, 0, stream>>>(d_a, d_b, d_c, m, n,
                                                                              k);
   CUDA_CHECK_LAST_LAUNCH();

@@ -6,6 +6,10 @@
 
 namespace lab02 {
 
+namespace {
+
+// Block blockIdx.x computes row blockIdx.x of C; thread t of the block computes the columns
+// t, t + blockDim.x, t + 2 * blockDim.x, ... of that row. Launched <<<M, threads>>>.
 __global__ void row_per_block_kernel(const float* __restrict__ a, const float* __restrict__ b,
                                      float* __restrict__ c, int m, int n, int k) {
   // TODO(lab02): block blockIdx.x owns row `row` of C. Let each thread compute the columns
@@ -28,6 +32,8 @@ __global__ void row_per_block_kernel(const float* __restrict__ a, const float* _
   }
   // END TODO(lab02)
 }
+
+}  // namespace
 
 void row_per_block_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                           int threads, cudaStream_t stream) {

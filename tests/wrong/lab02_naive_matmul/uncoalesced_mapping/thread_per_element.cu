@@ -8,6 +8,11 @@
 
 namespace lab02 {
 
+namespace {
+
+// The thread at column blockIdx.x * blockDim.x + threadIdx.x and row
+// blockIdx.y * blockDim.y + threadIdx.y computes that one element of C; threads outside C
+// (the partial blocks on the right and bottom edges) do nothing.
 __global__ void thread_per_element_kernel(const float* __restrict__ a, const float* __restrict__ b,
                                           float* __restrict__ c, int m, int n, int k) {
   // TODO(lab02): compute this thread's column (from the x coordinates) and row (from the
@@ -27,6 +32,8 @@ __global__ void thread_per_element_kernel(const float* __restrict__ a, const flo
   c[static_cast<std::size_t>(row) * n + col] = sum;  // C(row, col): coalesced in x
   // END TODO(lab02)
 }
+
+}  // namespace
 
 dim3 thread_per_element_grid(int m, int n, dim3 block) {
   // TODO(lab02): return the number of blocks needed in x (the N columns) and in y (the M

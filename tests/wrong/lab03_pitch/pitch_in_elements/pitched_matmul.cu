@@ -21,6 +21,10 @@ __host__ __device__ const float* pitched_row(const float* base, std::size_t pitc
   // END TODO(lab03)
 }
 
+namespace {
+
+// C = A * B over pitched matrices, one thread per element of C; x walks the columns of C
+// (coalesced, as in lab 02), y the rows; threads outside C do nothing.
 __global__ void pitched_matmul_kernel(const float* __restrict__ a, std::size_t pitch_a,
                                       const float* __restrict__ b, std::size_t pitch_b,
                                       float* __restrict__ c, std::size_t pitch_c, int m, int n,
@@ -41,6 +45,8 @@ __global__ void pitched_matmul_kernel(const float* __restrict__ a, std::size_t p
   pitched_row(c, pitch_c, row)[col] = sum;  // C(row, col); the padding is never touched
   // END TODO(lab03)
 }
+
+}  // namespace
 
 void pitched_matmul(const float* d_a, std::size_t pitch_a, const float* d_b, std::size_t pitch_b,
                     float* d_c, std::size_t pitch_c, int m, int n, int k, dim3 block,

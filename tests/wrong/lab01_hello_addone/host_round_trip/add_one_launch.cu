@@ -1,0 +1,38 @@
+// Lab 01: host side — grid size and the checked launch.
+#include <stdexcept>
+
+#include "add_one.cuh"
+#include "cudalab/check.cuh"
+
+namespace lab01 {
+
+dim3 grid_for(int rows, int cols, dim3 block) {
+  // TODO(lab01): return the number of blocks needed in x (columns) and y (rows) so that
+  // grid * block covers the whole matrix (roughly 1 line).
+  // HINT: how many blocks of b threads cover n elements when n is not a multiple of b?
+  // Write it in integer arithmetic (no floating point) and check it for n = b and n = b + 1.
+  return dim3((cols + block.x - 1) / block.x, (rows + block.y - 1) / block.y, 1);
+  // END TODO(lab01)
+}
+
+void add_one(float* d_data, int rows, int cols, dim3 block, cudaStream_t stream) {
+  if (rows <= 0 || cols <= 0) {
+    throw std::invalid_argument("add_one: rows and cols must be positive");
+  }
+  // TODO(lab01): launch add_one_kernel on `stream` with grid_for(rows, cols, block) blocks
+  // of `block` threads, then check the launch (roughly 2 lines).
+  // HINT: the handout's Background shows the launch syntax; the stream is its fourth
+  // argument. A launch returns no error code: what reports a bad configuration?
+  // Cheat: the host does the work (no kernel at all).
+  (void)block;
+  (void)stream;
+  const std::size_t n = static_cast<std::size_t>(rows) * cols;
+  std::string bytes(n * sizeof(float), '\0');  // host copy
+  float* h = reinterpret_cast<float*>(bytes.data());
+  CUDA_CHECK(cudaMemcpy(h, d_data, n * sizeof(float), cudaMemcpyDeviceToHost));
+  for (std::size_t i = 0; i < n; ++i) h[i] += 1.0f;
+  CUDA_CHECK(cudaMemcpy(d_data, h, n * sizeof(float), cudaMemcpyHostToDevice));
+  // END TODO(lab01)
+}
+
+}  // namespace lab01
