@@ -37,9 +37,12 @@ __global__ void matmul_tiled_dynamic_kernel(const float* __restrict__ a,
       b_tile[r * tile + tx] =
           (b_row < k && col < n) ? b[static_cast<std::size_t>(b_row) * n + col] : 0.0f;
     }
-    __syncthreads();  // both slices are complete
-    for (int j = 0; j < depth; ++j) {
-      acc += a_tile[ty * depth + j] * b_tile[j * tile + tx];
+    __syncthreads();                           // both slices are complete
+    const float* a_row = a_tile + ty * depth;  // this thread's row of the A slice
+    const float* b_col = b_tile + tx;          // this thread's column of the B slice
+#pragma unroll 8
+    for (int j = 0; j < depth; ++j) {  // depth is a multiple of tile >= 8
+      acc += a_row[j] * b_col[j * tile];
     }
     __syncthreads();  // the next step may overwrite the slices
   }
