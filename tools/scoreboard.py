@@ -19,7 +19,8 @@ It prints a per-lab table (points, key measurements, GPU, CUDALAB_SPEEDUP_SCALE)
 $GITHUB_STEP_SUMMARY). Tests are never re-run to build the table. Python 3 standard library.
 
 Exit status: 0 on success (failed tests are scores, not errors); 1 with --strict when a
-test could not run or no lab test has a result, or when an --expect-measurement is missing;
+grader was not built, a test could not run or no lab test has a result, or when an
+--expect-measurement is missing;
 2 on a usage or input error.
 """
 
@@ -686,7 +687,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--step-summary", action="store_true",
                     help="also append the Markdown to $GITHUB_STEP_SUMMARY")
     ap.add_argument("--strict", action="store_true",
-                    help="exit 1 if a test could not run or no lab test has a result")
+                    help="exit 1 if a grader was not built, a test could not run, or no lab "
+                         "test has a result")
     ap.add_argument("--expect-measurement", action="append", default=[], metavar="TEST:NAME",
                     help="exit 1 unless scores.json holds this measurement (repeatable)")
     ap.add_argument("--quiet", action="store_true", help="do not print the table")
@@ -749,6 +751,10 @@ def main(argv: list[str] | None = None) -> int:
         problems = [t["name"] for t in report["tests"] if t["status"] == "error"]
         if problems:
             print("scoreboard: could not run: " + ", ".join(problems), file=sys.stderr)
+            status = 1
+        if report["run"]["graders_not_built"]:
+            print("scoreboard: graders not built: " + ", ".join(report["run"]["graders_not_built"]),
+                  file=sys.stderr)
             status = 1
         if not report["totals"]["with_result"]:
             print("scoreboard: no graded lab test has a result in " + str(build), file=sys.stderr)
