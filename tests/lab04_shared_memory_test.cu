@@ -34,12 +34,15 @@ using cudalab::testing::GraphRules;
 // 1.611x, 1.612x, 1.612x (8.7 TFLOP/s). The threshold sits >= 30 % below (1.611 x 0.7 = 1.13).
 constexpr double kStaticOverNaiveThreshold = 1.10;
 // Dynamic tiles with the default 48 KB plan (tile 32, depth 192) over the naive kernel,
-// 4096^2. Calibrated on the H200 run: set >= 30 % below the solution's ratio (estimate).
-constexpr double kDynamicOverNaiveThreshold = 1.10;
+// 4096^2. H200 reference runs (three): 0.99x, 0.99x, 0.99x (5.4 TFLOP/s against the static
+// kernel's 8.7): the run-time tile edge costs the inner loop its immediate offsets. Set 30 %
+// below: 0.69.
+constexpr double kDynamicOverNaiveThreshold = 0.69;
 // Dynamic tiles with the static kernel's shape (tile 32, depth 32) over the static kernel:
 // what "dynamic" alone costs (run-time tile edge and depth, no unrolled inner loop). Graded
-// only as "no large regression". Calibrated on the H200 run (estimate).
-constexpr double kDynamicSameShapeOverStaticThreshold = 0.70;
+// only as "no large regression". H200 reference runs (three): 0.44x, 0.44x, 0.44x. Set 30 %
+// below: 0.30.
+constexpr double kDynamicSameShapeOverStaticThreshold = 0.30;
 constexpr int kPerfSize = 4096;
 
 constexpr const char* kNaiveKernel = "matmul_naive_kernel";
@@ -581,7 +584,7 @@ TEST_F(TiledPerf, StaticTilesBeatNaive) {
                                    "static 32x32 tiles vs naive 16x16");
 }
 
-TEST_F(TiledPerf, DynamicTilesBeatNaive) {
+TEST_F(TiledPerf, DynamicTilesKeepUpWithNaive) {
   const lab04::DynamicTilePlan plan =
       lab04::plan_dynamic_tile(lab04::current_smem_limits(), lab04::kDefaultDynamicBudget, N);
   const std::string what = "dynamic tiles (tile " + std::to_string(plan.tile) + ", depth " +
@@ -595,7 +598,7 @@ TEST_F(TiledPerf, DynamicTilesBeatNaive) {
   cudalab::testing::expect_speedup(cmp, kDynamicOverNaiveThreshold, what);
 }
 
-TEST_F(TiledPerf, DynamicWithTheStaticShapeCostsLittle) {
+TEST_F(TiledPerf, DynamicWithTheStaticShapeAgainstStatic) {
   // The static kernel's shape (tile 32, one 32-deep step per slice): what remains is the
   // price of a run-time tile edge and depth.
   const lab04::DynamicTilePlan plan = forced_plan(lab04::kStaticTile, lab04::kStaticTile);

@@ -35,11 +35,12 @@ constexpr double kMinBaselineConflictsPerInstruction = 2.0;
 constexpr int kPerfSize = 4096;
 
 /// float4 transpose with the interleaved vs the plain float4 layout (the same kernel) at
-/// 4096^2: calibrated on the H200 run (estimate until then).
-constexpr double kVec4LayoutSpeedup = 1.0;
+/// 4096^2. H200 reference runs (three): 1.12x, 1.15x, 1.13x; set 30 % below: 0.78 (graded as
+/// "keeps up"; the interleave's gain is reported with the measurement).
+constexpr double kVec4LayoutSpeedup = 0.78;
 /// float4 transpose bandwidth as a share of a device-to-device copy of the same bytes:
-/// calibrated on the H200 run (estimate until then).
-constexpr double kVec4CopyShare = 0.6;
+/// H200 reference runs (three): 0.90, 0.91, 0.90; set 30 % below: 0.63.
+constexpr double kVec4CopyShare = 0.63;
 
 constexpr int kTile = lab07::kTile;
 /// What the captured graph of a scalar launcher may hold: the tile kernels with the swizzled
@@ -320,7 +321,7 @@ TEST(SwizzledPerf, MatmulBeatsTheConflictingMatmul) {
 }
 
 // The interleave against the plain float4 layout, in the same (student's) kernel.
-TEST(Vec4Perf, InterleavedBeatsThePlainFloat4Layout) {
+TEST(Vec4Perf, InterleavedKeepsUpWithThePlainFloat4Layout) {
   CUDALAB_REQUIRE_GPU();
   tile_grading::expect_transpose_speedup(lab07::vec4_transpose<lab07::InterleavedVec4>, kPerfSize,
                                          kVec4LayoutSpeedup, "float4 interleaved", kVec4Kernels,

@@ -266,6 +266,9 @@ void CapturedWork::launch(cudaStream_t stream) const {
 }
 
 void CapturedWork::run() const {
+  // The graph's stream is non-blocking: wait for the setup work (new inputs, poisoning) that
+  // the grader enqueued on the legacy stream before replaying.
+  CUDA_CHECK(cudaDeviceSynchronize());
   CUDA_CHECK(cudaGraphLaunch(exec_, stream_));
   CUDA_CHECK(cudaStreamSynchronize(stream_));
   CUDA_CHECK(cudaGetLastError());
