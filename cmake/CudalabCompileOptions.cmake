@@ -11,12 +11,11 @@ target_compile_options(cudalab_options INTERFACE
   $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow>
   $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra,-Wshadow>)
 
-# Student stubs declare kernels their (still empty) launchers do not launch yet: nvcc's
-# "declared but never referenced" (#177) is expected there and must not stop the build.
-if(CUDALAB_IMPL STREQUAL "student")
-  target_compile_options(cudalab_options INTERFACE
-    $<$<COMPILE_LANGUAGE:CUDA>:-Xcudafe=--diag_suppress=177>)
-endif()
+# Student stubs (and known-wrong submissions that skip the kernel) declare kernels their
+# launchers do not launch: nvcc's "declared but never referenced" (#177) is expected there
+# and must not stop the build.
+target_compile_options(cudalab_options INTERFACE
+  $<$<COMPILE_LANGUAGE:CUDA>:-Xcudafe=--diag_suppress=177>)
 
 if(CUDALAB_DEVICE_DEBUG)
   target_compile_options(cudalab_options INTERFACE $<$<COMPILE_LANGUAGE:CUDA>:-G>)
