@@ -30,7 +30,12 @@ int padded_tile_words();
 
 /**
  * @brief out (cols x rows) = in (rows x cols)^T through a padded tile.
+ * @param d_in       device input, rows x cols, row-major
+ * @param d_out      device output, cols x rows, row-major
+ * @param rows       rows of the input (> 0)
+ * @param cols       columns of the input (> 0)
  * @param block_rows rows of threads per block: a divisor of kTile
+ * @param stream     stream the kernel is enqueued on
  * @throws std::invalid_argument for non-positive sizes, a bad block_rows, or more tile rows
  *         than gridDim.y allows
  */
