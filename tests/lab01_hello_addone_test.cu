@@ -121,9 +121,6 @@ TEST_P(AddOneGpu, AddsOneEverywhereAndNothingOutside) {
       h.resize(n + kGuard, kSentinel);
       d.upload(h);
       cudalab::testing::poison_shared_memory();
-      // The setup (memsets, poison) ran on the legacy stream; the graph runs on its own
-      // non-blocking stream, which does not wait for it.
-      CUDA_CHECK(cudaDeviceSynchronize());
       cap.run();
       const std::vector<float> got = d.to_host();
       std::vector<float> expected(h.begin(), h.begin() + n);
@@ -176,9 +173,6 @@ TEST(AddOneRangeGpu, FlatIndexPast2To31Elements) {
       std::memcpy(&before, &bits, sizeof before);
       const float want = before + 1.0f;
       d.fill_bytes(byte);
-      // The setup (memsets, poison) ran on the legacy stream; the graph runs on its own
-      // non-blocking stream, which does not wait for it.
-      CUDA_CHECK(cudaDeviceSynchronize());
       cap.run();
       std::vector<float> row(kCols);
       for (const int r : rows) {
@@ -265,9 +259,6 @@ TEST(AddOneLaunchGpu, RejectsNonPositiveSizes) {
   d.upload(std::vector<float>{0.5f, -0.25f, 2.75f, -3.5f});
   CapturedWork cap = capture_add_one(d.data(), 2, 2, dim3(16, 16));
   ASSERT_TRUE(cap.holds_only(add_one_rules()));
-  // The setup (memsets, poison) ran on the legacy stream; the graph runs on its own
-  // non-blocking stream, which does not wait for it.
-  CUDA_CHECK(cudaDeviceSynchronize());
   cap.run();
   EXPECT_EQ(d.to_host(), (std::vector<float>{1.5f, 0.75f, 3.75f, -2.5f}));
 }

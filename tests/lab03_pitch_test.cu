@@ -338,9 +338,6 @@ TEST_P(PitchedMatmulGpu, MatchesHostReferenceAndLeavesPaddingAlone) {
         b.upload(set == 0 ? h_b : h_b2);
         c.poison();
         cudalab::testing::poison_shared_memory();
-        // The setup (memsets, poison) ran on the legacy stream; the graph runs on its own
-        // non-blocking stream, which does not wait for it.
-        CUDA_CHECK(cudaDeviceSynchronize());
         cap.run();
         std::vector<float> got;
         ASSERT_TRUE(c.read(got));
@@ -479,9 +476,6 @@ TEST_P(PitchedPipelineGpu, UploadMultiplyDownloadMatchesHostReference) {
       [&](cudaStream_t st) { lab03::pitched_matmul(a, b, c, dim3(16, 16), st); });
   ASSERT_TRUE(cap.holds_only(pitched_rules()));
   cudalab::testing::poison_shared_memory();
-  // The setup (memsets, poison) ran on the legacy stream; the graph runs on its own
-  // non-blocking stream, which does not wait for it.
-  CUDA_CHECK(cudaDeviceSynchronize());
   cap.run();
   EXPECT_TRUE(cudalab::testing::matrices_match(cudalab::reference_matmul(h_a, h_b, s.m, s.n, s.k),
                                                c.to_host(), s.m, s.n, 0.0));
@@ -634,9 +628,6 @@ TEST(PitchedRangeGpu, ByteOffsetsPast4GiB) {
     });
     ASSERT_TRUE(cap.holds_only(pitched_rules()));
     cudalab::testing::poison_shared_memory();
-    // The setup (memsets, poison) ran on the legacy stream; the graph runs on its own
-    // non-blocking stream, which does not wait for it.
-    CUDA_CHECK(cudaDeviceSynchronize());
     cap.run();
     std::vector<unsigned char> row(pitch_c);
     for (const int r : block_rows) {

@@ -118,7 +118,6 @@ void expect_correct_product(const Launch& launch, const char* kernel, const Shap
     CUDA_CHECK(cudaMemcpy(d_c.data() + c_count, guard.data(), kGuard * sizeof(float),
                           cudaMemcpyHostToDevice));
     cudalab::testing::poison_shared_memory();
-    CUDA_CHECK(cudaDeviceSynchronize());
     cap.run();
     const std::vector<float> got = d_c.to_host();
     const std::vector<float> got_c(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(c_count));
@@ -427,7 +426,6 @@ void expect_large_a_rows(const Launch& launch, const char* kernel, int tile) {
     CUDA_CHECK_LAST_LAUNCH();
     cudalab::testing::poison(d_c.data(), std::size_t(m) * n * sizeof(float));
     cudalab::testing::poison_shared_memory();
-    CUDA_CHECK(cudaDeviceSynchronize());
     cap.run();
     const std::vector<float> h_c = d_c.to_host();
     for (const int r : rows) {
