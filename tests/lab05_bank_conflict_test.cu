@@ -24,7 +24,7 @@ namespace {
 namespace bank = cudalab::bank;
 using Words = std::array<std::int64_t, 32>;
 
-// Cycles per dependent shared load, 32-way over conflict-free (a latency meter: DESIGN.md's
+// Cycles per dependent shared load, 32-way over conflict-free (a latency meter: the bank meter's
 // throughput numbers, 66 / 7.1 cycles, are not comparable).
 // Measured with the reference solution on an NVIDIA H200 (CUDA 13.0), three full runs:
 // 29.1 and 91.0 cycles, 3.13x every run. The threshold sits >= 30 % below (3.13 x 0.7 = 2.19).

@@ -32,7 +32,7 @@ namespace {
 /// XNOR (__popc) <<<M, 32>>> over float one-block-per-row <<<M, 32>>>, 4096^2, same ±1 data.
 /// Measured with the reference solution on an NVIDIA H200 (CUDA 13.0), three full runs:
 /// 31.95x, 31.96x, 32.04x (91 against 2.84 TOPS; B packed word-major, so coalesced — the
-/// former column-major B measured 5.4x). DESIGN.md's seed configuration: 22x.
+/// former column-major B measured 5.4x). The seed article's configuration reports 22x.
 /// The threshold sits >= 30 % below (31.95 x 0.7 = 22.4).
 constexpr double kPopcOverFloatSpeedup = 22.0;
 /// XNOR (popcount table in device memory) <<<M, 32>>> over the same float kernel:
