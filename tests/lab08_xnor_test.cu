@@ -52,6 +52,7 @@ constexpr int kPackPerfRows = 4096;
 constexpr int kPackPerfCols = 8192;
 
 namespace bits = cudalab::bits;
+using cudalab::testing::AlternatingInput;
 using cudalab::testing::CapturedWork;
 using cudalab::testing::GraphRules;
 
@@ -662,28 +663,6 @@ TEST(XnorSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
 // each timed run one of two input sets is copied behind its pointers (untimed), and the last
 // output is checked against the host reference of the inputs it was given.
 // ---------------------------------------------------------------------------
-
-/// Two input sets of one device buffer: before each timed run, set (run % 2) is copied into
-/// the live buffer; last() says which set the last run saw.
-template <typename T>
-struct AlternatingInput {
-  AlternatingInput(const std::vector<T>& set0, const std::vector<T>& set1)
-      : live(set0.size()),
-        sets{cudalab::DeviceBuffer<T>(set0.size()), cudalab::DeviceBuffer<T>(set1.size())} {
-    sets[0].upload(set0);
-    sets[1].upload(set1);
-    live.upload(set0);
-  }
-  void copy_next(cudaStream_t s) {
-    const int next = int(runs++ % 2);
-    CUDA_CHECK(
-        cudaMemcpyAsync(live.data(), sets[next].data(), live.bytes(), cudaMemcpyDeviceToDevice, s));
-  }
-  int last() const { return runs == 0 ? 0 : int((runs - 1) % 2); }
-  cudalab::DeviceBuffer<T> live;
-  cudalab::DeviceBuffer<T> sets[2];
-  long runs = 0;
-};
 
 class PackPerf : public ::testing::Test {
  protected:

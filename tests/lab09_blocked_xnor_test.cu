@@ -54,6 +54,7 @@ constexpr double kRegisterTiledCeilingPercent = 75.0;
 constexpr int kPerfSize = 4096;
 
 namespace bits = cudalab::bits;
+using cudalab::testing::AlternatingInput;
 using cudalab::testing::CapturedWork;
 using cudalab::testing::GraphRules;
 
@@ -428,25 +429,6 @@ TEST(RegisterTiledXnorSanitizer, SynccheckFindsNoInvalidBarrier) {
 // full against cuBLAS on that input set (exact on ±1 data) and on a few rows against the
 // host. Each fixture allocates only what its tests use.
 // ---------------------------------------------------------------------------
-
-/// Two input sets of one device buffer; before each timed run set (run % 2) is copied into
-/// the live buffer; last() names the set the last run saw.
-template <typename T>
-struct AlternatingInput {
-  AlternatingInput(const std::vector<T>& set0, const std::vector<T>& set1)
-      : live(set0.size()), sets{upload(set0), upload(set1)} {
-    live.upload(set0);
-  }
-  void copy_next(cudaStream_t s) {
-    const int next = int(runs++ % 2);
-    CUDA_CHECK(
-        cudaMemcpyAsync(live.data(), sets[next].data(), live.bytes(), cudaMemcpyDeviceToDevice, s));
-  }
-  int last() const { return runs == 0 ? 0 : int((runs - 1) % 2); }
-  cudalab::DeviceBuffer<T> live;
-  cudalab::DeviceBuffer<T> sets[2];
-  long runs = 0;
-};
 
 class PerfFixture : public ::testing::Test {
  protected:

@@ -5,10 +5,15 @@
  */
 #pragma once
 
+#include <cuda_runtime.h>
+
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "cudalab/ceilings.cuh"
+#include "cudalab/check.cuh"
+#include "cudalab/device_buffer.cuh"
 
 namespace cudalab::testing {
 
@@ -36,5 +41,32 @@ void expect_share(double measured, double reference, double threshold, const std
  * over @p bytes, median of 9 runs: the memory-bound reference a kernel is compared with.
  */
 double d2d_copy_gbps(std::size_t bytes);
+
+/**
+ * @brief Two input sets behind one device buffer, so timed repetitions cannot be satisfied
+ * by a cached result: copy_next() (an untimed BenchOptions::before_candidate step) copies
+ * set (run % 2) into live; last() names the set the last run saw, whose reference the
+ * grader then checks the output against.
+ */
+template <typename T>
+struct AlternatingInput {
+  AlternatingInput(const std::vector<T>& set0, const std::vector<T>& set1)
+      : live(set0.size()), sets{DeviceBuffer<T>(set0.size()), DeviceBuffer<T>(set1.size())} {
+    sets[0].upload(set0);
+    sets[1].upload(set1);
+    live.upload(set0);
+  }
+  /// Enqueues the copy of the next set into live on @p s.
+  void copy_next(cudaStream_t s) {
+    const int next = int(runs++ % 2);
+    CUDA_CHECK(
+        cudaMemcpyAsync(live.data(), sets[next].data(), live.bytes(), cudaMemcpyDeviceToDevice, s));
+  }
+  /// The set the last copy_next() put in live (0 before any).
+  int last() const { return runs == 0 ? 0 : int((runs - 1) % 2); }
+  DeviceBuffer<T> live;     ///< the buffer the timed work reads
+  DeviceBuffer<T> sets[2];  ///< the two input sets
+  long runs = 0;            ///< copies enqueued so far
+};
 
 }  // namespace cudalab::testing
