@@ -9,7 +9,7 @@
 #                          (build/student-release)
 # Every check runs; the exit status is 1 if any failed. Usage: tools/ci_checks.sh [-j N]
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 
 jobs=${CMAKE_BUILD_PARALLEL_LEVEL:-2}
 if [ "${1:-}" = "-j" ] && [ -n "${2:-}" ]; then jobs=$2; fi

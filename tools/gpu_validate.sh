@@ -8,7 +8,7 @@
 # Logs go to the folder given as $1 (default: build/gpu-validate).
 # Usage: tools/gpu_validate.sh [OUT_DIR] ; CUDALAB_VALIDATE_RUNS=N, CUDALAB_VALIDATE_STEPS="build solution audit wrong"
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 out=${1:-build/gpu-validate}
 mkdir -p "$out"
 runs=${CUDALAB_VALIDATE_RUNS:-3}

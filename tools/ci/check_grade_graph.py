@@ -16,7 +16,8 @@ here, so this script evaluates the `if:` expressions itself: it simulates every 
     needs cpu and gpu, runs after any outcome of theirs and whether or not gpu ran, and
     may write checks;
   - every actions/checkout step (of this workflow and of the --checkouts workflows) sets
-    persist-credentials: false.
+    persist-credentials: false (no exceptions: a step that really needs git's token would
+    have to be allowed here, by name, with the reason).
 It first checks itself on the old graph (gpu needing cpu without a status function) and
 fails if it would not catch it. Needs PyYAML. Exit status: 0 ok, 1 a check failed.
 """
@@ -358,9 +359,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--checkouts", type=Path, nargs="*",
                     default=sorted((ROOT / ".github/workflows").glob("*.yml")),
                     help="other workflows whose checkouts must not persist credentials")
-    ap.add_argument("--pending", type=Path, nargs="*", default=[],
-                    help="workflows whose missing persist-credentials are only warnings "
-                         "(to be fixed by their owners)")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
 
@@ -375,14 +373,8 @@ def main(argv: list[str] | None = None) -> int:
     # 2. The workflow.
     jobs = load(args.workflow.read_text(encoding="utf-8"))
     errors = check_graph(jobs)
-    pending = {p.resolve() for p in args.pending}
     for p in dict.fromkeys([args.workflow] + list(args.checkouts or [])):
-        found = check_checkouts(p)
-        if p.resolve() in pending:
-            for e in found:
-                print(f"check_grade_graph: warning (pending): {e}")
-        else:
-            errors += found
+        errors += check_checkouts(p)
     for gpu_var in ("true", ""):
         outcome = {j: "success" for j in jobs}
         outcome["cpu"] = "failure"
