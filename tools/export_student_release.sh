@@ -14,10 +14,12 @@
 #
 # Files are taken from the working tree, but only those git tracks (untracked and ignored
 # files never leave). Left out (instructor-only):
-#   solutions/  tests/wrong/  cmake/CudalabWrong.cmake  docs/instructors.md  .ci/
+#   solutions/  tests/wrong/  tests/right/ (correct alternative submissions: solutions too)
+#   cmake/CudalabWrong.cmake  docs/instructors.md  .ci/
 #   .github/workflows/ (the instructor CI; the release gets tools/release/grade.yml as
-#   .github/workflows/grade.yml instead)  tools/ except scoreboard.py, gpu_resources.py,
-#   gpu-resources.json and the grading helpers tools/release/*.py
+#   .github/workflows/grade.yml instead)  tools/ except scoreboard.py, figures.py (charts of
+#   the student's own run), gpu_resources.py, gpu-resources.json and the grading helpers
+#   tools/release/*.py. (tools/bank_figures.py stays out: it holds lab 05's bank model.)
 # In exported Markdown files, the lines from "<!-- instructor-only -->" to
 # "<!-- /instructor-only -->" are removed. The release must have no dead relative link
 # (tools/ci/check_links.py; mentions of missing .md files are printed as warnings).
@@ -32,7 +34,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --git) git_init=1 ;;
     --verify) verify=1 ;;
-    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) [ -z "$dest" ] || die "only one destination, got '$dest' and '$1'"; dest=$1 ;;
   esac
@@ -60,9 +62,9 @@ mkdir -p "$dest"
 # Instructor-only paths (prefixes match folders).
 is_excluded() {
   case "$1" in
-    solutions/*|tests/wrong/*|.ci/*|.github/workflows/*) return 0 ;;
+    solutions/*|tests/wrong/*|tests/right/*|.ci/*|.github/workflows/*) return 0 ;;
     cmake/CudalabWrong.cmake|docs/instructors.md) return 0 ;;
-    tools/scoreboard.py|tools/gpu_resources.py|tools/gpu-resources.json) return 1 ;;
+    tools/scoreboard.py|tools/figures.py|tools/gpu_resources.py|tools/gpu-resources.json) return 1 ;;
     tools/release/*.py) return 1 ;;  # grading helpers the workflow runs from the course copy
     tools/*) return 0 ;;
   esac
@@ -90,7 +92,8 @@ while IFS= read -r -d '' md; do
 done < <(grep -rlZ --include='*.md' -e '<!-- instructor-only -->' "$dest" || true)
 
 # The release must stand on its own: nothing instructor-only may remain, no dead link.
-for p in solutions tests/wrong docs/instructors.md cmake/CudalabWrong.cmake; do
+for p in solutions tests/wrong tests/right docs/instructors.md cmake/CudalabWrong.cmake \
+  tools/bank_figures.py; do
   [ ! -e "$dest/$p" ] || die "internal error: $p was exported"
 done
 python3 "$root/tools/ci/check_links.py" --quiet "$dest" ||

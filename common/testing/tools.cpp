@@ -60,7 +60,7 @@ std::string refusal_reason(const std::string& tool, const std::string& out) {
     return tool +
            " may not read the GPU performance counters here (ERR_NVGPUCTRPERM). "
            "Fix: run as root, or load the driver with NVreg_RestrictProfilingToAdminUsers=0 "
-           "(see docs/instructors.md)";
+           "(see README.md, Troubleshooting)";
   }
   if (out.find("Device not supported") != std::string::npos ||
       out.find("LibraryNotLoaded") != std::string::npos ||

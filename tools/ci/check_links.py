@@ -14,6 +14,12 @@ file's folder or to ROOT, or its file name must exist somewhere in the tree. Out
 tools write (scores.md, anything under build*/) are not checked. Missing ones are warnings,
 errors with --strict-mentions.
 
+Messages: a repository path (under docs/, tools/, labs/, common/, cmake/, tests/, solutions/
+or .github/) written inside a string literal of a C++/CUDA/CMake source — what a grader or
+the build prints to the student — must exist relative to ROOT. `#include` lines, paths
+followed by a placeholder (`$`, `{`, `<`, `*`) and build outputs (docs/html) are not checked.
+A missing one is an error.
+
 In a git checkout only the files git tracks are read; folders build*, out, .git and .cache
 are skipped. Used on the instructor checkout (CI) and on
 an exported student release (tools/export_student_release.sh --verify), where instructor-only
@@ -124,6 +130,37 @@ def missing_mentions(root: Path) -> list[str]:
     return problems
 
 
+STRING_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+REPO_PATH = re.compile(r"(?<![\w./$-])((?:docs|tools|labs|common|cmake|tests|solutions|\.github)"
+                       r"/[\w.-]+(?:/[\w.-]+)*)")
+BUILD_OUTPUTS = ("docs/html",)  # written into the build tree (docs/CMakeLists.txt)
+MESSAGE_SUFFIXES = {".cpp", ".cu", ".hpp", ".cuh", ".h", ".cc", ".cmake"}
+
+
+def missing_paths_in_messages(root: Path) -> list[str]:
+    """Repository paths named in string literals of C++/CUDA/CMake sources that do not exist."""
+    problems = []
+    for path, rel in files(root, MESSAGE_SUFFIXES, ("CMakeLists.txt",)):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        for n, line in enumerate(text.splitlines(), 1):
+            if line.lstrip().startswith("#include"):
+                continue
+            for lit in STRING_LITERAL.finditer(line):
+                body = lit.group(1)
+                for m in REPO_PATH.finditer(body):
+                    target = m.group(1).rstrip(".")
+                    if body[m.end():m.end() + 1] in ("$", "{", "<", "*") or \
+                            target.startswith(BUILD_OUTPUTS):
+                        continue
+                    if not (root / target).exists():
+                        problems.append(f"{rel}:{n}: a message names {target}, which is not "
+                                        "in this tree")
+    return problems
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("root", nargs="?", type=Path, default=Path(__file__).resolve().parents[2])
@@ -137,14 +174,16 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     links = dead_links(root)
     mentions = missing_mentions(root)
-    for p in links:
+    messages = missing_paths_in_messages(root)
+    for p in links + messages:
         print(f"error: {p}")
     for p in mentions:
         print(f"{'error' if args.strict_mentions else 'warning'}: {p}")
-    failed = bool(links) or (args.strict_mentions and bool(mentions))
+    failed = bool(links) or bool(messages) or (args.strict_mentions and bool(mentions))
     if not args.quiet or failed:
-        print(f"check_links: {root}: {len(links)} dead link(s), {len(mentions)} mention(s) of "
-              f"missing Markdown files{'' if args.strict_mentions else ' (warnings)'}")
+        print(f"check_links: {root}: {len(links)} dead link(s), {len(messages)} missing path(s) "
+              f"in source messages, {len(mentions)} mention(s) of missing Markdown files"
+              f"{'' if args.strict_mentions else ' (warnings)'}")
     return 1 if failed else 0
 
 
