@@ -8,8 +8,10 @@
 #   ...Cpu       cpu              TIMEOUT_CPU    parallel     no
 #   ...Gpu       gpu              TIMEOUT_GPU    parallel     RESOURCE_GROUPS gpus:1
 #   ...Perf      gpu perf         TIMEOUT_PERF   RUN_SERIAL   RESOURCE_GROUPS gpus:1
-#   ...Sanitizer gpu sanitizer    TIMEOUT_TOOLS  RUN_SERIAL   RESOURCE_GROUPS gpus:1
+#   ...Sanitizer gpu sanitizer    TIMEOUT_TOOLS  parallel     RESOURCE_GROUPS gpus:1
 #   ...Profiler  gpu profiler     TIMEOUT_TOOLS  RUN_SERIAL   RESOURCE_GROUPS gpus:1
+# Perf tests time kernels and Profiler tests hold the GPU's counters: they run alone. Sanitizer
+# tests judge hazards, not time, and run beside the others.
 # A base name that starts with "Given" (code the student does not write) also gets the label
 # "given" and earns no points; every other test of a lab is graded. A suite with none of these
 # endings fails the build of its grader with a message naming the suite.
@@ -55,7 +57,7 @@ set(CUDALAB_RULE_Perf_SERIAL TRUE)
 set(CUDALAB_RULE_Perf_GPU TRUE)
 set(CUDALAB_RULE_Sanitizer_LABELS gpu sanitizer)
 set(CUDALAB_RULE_Sanitizer_TIMEOUT TOOLS)
-set(CUDALAB_RULE_Sanitizer_SERIAL TRUE)
+set(CUDALAB_RULE_Sanitizer_SERIAL FALSE)
 set(CUDALAB_RULE_Sanitizer_GPU TRUE)
 set(CUDALAB_RULE_Profiler_LABELS gpu profiler)
 set(CUDALAB_RULE_Profiler_TIMEOUT TOOLS)

@@ -289,6 +289,13 @@ __global__ void poison_shared_kernel(int words) {
 }  // namespace
 
 void poison_shared_memory(cudaStream_t stream) {
+  // Under compute-sanitizer or ncu (the Sanitizer and Profiler tests re-run the grader with
+  // CUDALAB_UNDER_TOOL set), the fill would be the run's most expensive kernel: racecheck
+  // tracks each of its ~30 million shared stores. Those runs judge hazards and counters; the
+  // plain run of the same test judges the values with the poison in place.
+  if (const char* tool = std::getenv("CUDALAB_UNDER_TOOL"); tool != nullptr && *tool != '\0') {
+    return;
+  }
   int device = 0;
   int sms = 0;
   int optin = 0;

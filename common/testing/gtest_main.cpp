@@ -1,13 +1,14 @@
-// main() of every grader: prints the run's seed and GPU before the tests, and the seed
-// again after any failed test so the failure can be reproduced with CUDALAB_SEED. The GPU
-// (or why there is none) also goes to the measurement channel (cudalab/testing.hpp), whose
-// listener records each test's start, measurements and result for the scoreboard.
+// main() of every grader: prints the run's seed before the tests, and again after any failed
+// test so the failure can be reproduced with CUDALAB_SEED. main() does not touch CUDA: a
+// process that runs only CPU tests never pays for a CUDA context (about 0.2 s on an H200,
+// serialized across processes); the first GPU test of a process prints its GPU
+// (CUDALAB_REQUIRE_GPU). The measurement channel's listener (cudalab/testing.hpp) records
+// each test's start, measurements and result for the scoreboard.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <exception>
 
-#include "cudalab/device.cuh"
 #include "cudalab/matrix.hpp"
 #include "cudalab/testing.hpp"
 
@@ -29,15 +30,6 @@ int main(int argc, char** argv) {
   if (!GTEST_FLAG_GET(list_tests)) {
     try {
       std::printf("[ CUDALAB  ] %s\n", cudalab::seed_note().c_str());
-      const std::string reason = cudalab::gpu_unavailable_reason();
-      if (reason.empty()) {
-        const cudalab::DeviceInfo info = cudalab::query_device();
-        std::printf("[ CUDALAB  ] GPU: %s\n", cudalab::describe(info).c_str());
-        cudalab::testing::set_channel_device(info);
-      } else {
-        std::printf("[ CUDALAB  ] GPU tests will be skipped: %s\n", reason.c_str());
-        cudalab::testing::set_channel_no_gpu(reason);
-      }
     } catch (const std::exception& e) {
       std::fprintf(stderr, "error: %s\n", e.what());
       return 2;

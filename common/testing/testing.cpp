@@ -316,12 +316,31 @@ void set_channel_device(const DeviceInfo& d) {
   Channel& ch = channel();
   const std::lock_guard<std::mutex> lock(ch.mutex);
   ch.device = os.str();
+  append_record(ch, "device", ch.device);  // the running test learns it now
 }
 
 void set_channel_no_gpu(const std::string& reason) {
   Channel& ch = channel();
   const std::lock_guard<std::mutex> lock(ch.mutex);
   ch.device = ", \"available\": false, \"reason\": " + json_string(reason);
+  append_record(ch, "device", ch.device);
+}
+
+void note_gpu(const std::string& unavailable_reason) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    if (!unavailable_reason.empty()) {
+      std::printf("[ CUDALAB  ] GPU tests will be skipped: %s\n", unavailable_reason.c_str());
+      set_channel_no_gpu(unavailable_reason);
+      return;
+    }
+    const DeviceInfo info = query_device();
+    const char* resource = std::getenv("CTEST_RESOURCE_GROUP_0_GPUS");
+    std::printf("[ CUDALAB  ] GPU %d%s%s: %s\n", info.id,
+                resource != nullptr && *resource != '\0' ? ", CTest resource " : "",
+                resource != nullptr ? resource : "", describe(info).c_str());
+    set_channel_device(info);
+  });
 }
 
 ::testing::TestEventListener* make_channel_listener() {

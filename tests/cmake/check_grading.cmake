@@ -136,7 +136,7 @@ elseif(CASE STREQUAL "RulesGiveLabelsTimeoutsAndPoints")
       "lab98.Shapes/TileGpu.Matches/1|lab98,gpu|120|"
       "lab98.TileGpu/0.Typed|lab98,gpu|120|"
       "lab98.SpeedPerf.Faster|lab98,gpu,perf|250|ON"
-      "lab98.RaceSanitizer.Clean|lab98,gpu,sanitizer|900|ON"
+      "lab98.RaceSanitizer.Clean|lab98,gpu,sanitizer|900|"
       "lab98.WavefrontProfiler.Counted|lab98,gpu,profiler|900|ON"
       "lab98.GivenBaselineGpu.Works|lab98,gpu,given|120|"
       "lab98.Inst/GivenHelperCpu.Works|lab98,cpu,given|60|"

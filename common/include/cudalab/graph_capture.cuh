@@ -108,6 +108,8 @@ class CapturedWork {
  * the maximum opt-in dynamic shared memory, launched on enough blocks to cover every SM.
  * Shared memory keeps its contents between kernels, so without this a kernel that reads
  * shared memory it never wrote may see harmless stale values; after it, it sees NaN.
+ * Does nothing under compute-sanitizer or ncu (CUDALAB_UNDER_TOOL), where it would be the
+ * run's most expensive kernel and those runs judge hazards and counters, not values.
  */
 void poison_shared_memory(cudaStream_t stream = nullptr);
 

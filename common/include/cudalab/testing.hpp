@@ -26,10 +26,12 @@
 #include "cudalab/device.cuh"
 #include "cudalab/matrix.hpp"
 
-/// Skips the current test with the reason when no GPU (of at least sm_75) can be used.
+/// Skips the current test with the reason when no GPU (of at least sm_75) can be used. The
+/// first GPU test of a process prints the GPU it runs on (CPU tests never touch CUDA).
 #define CUDALAB_REQUIRE_GPU()                                                \
   do {                                                                       \
     const std::string cudalab_reason_ = ::cudalab::gpu_unavailable_reason(); \
+    ::cudalab::testing::note_gpu(cudalab_reason_);                           \
     if (!cudalab_reason_.empty()) GTEST_SKIP() << cudalab_reason_;           \
   } while (0)
 
@@ -37,6 +39,7 @@
 #define CUDALAB_REQUIRE_CC(major, minor)                                                 \
   do {                                                                                   \
     const std::string cudalab_reason_ = ::cudalab::gpu_unavailable_reason(major, minor); \
+    ::cudalab::testing::note_gpu(::cudalab::gpu_unavailable_reason());                   \
     if (!cudalab_reason_.empty()) GTEST_SKIP() << cudalab_reason_;                       \
   } while (0)
 
@@ -94,10 +97,18 @@ void record_measurement(const Measurement& m);
  */
 void expect_speedup(const Comparison& cmp, double threshold, const std::string& what);
 
-/// The GPU this process runs on, for the channel's "device" record (the graders' main()).
+/**
+ * @brief Called by CUDALAB_REQUIRE_GPU(): the first time in a process, prints the GPU the
+ * process runs on (its CTest resource, when assigned) or why there is none, and records it
+ * as the channel's "device" record. Processes that run only CPU tests never initialize CUDA.
+ * @param unavailable_reason gpu_unavailable_reason(): empty when a GPU can be used
+ */
+void note_gpu(const std::string& unavailable_reason);
+
+/// The GPU this process runs on, for the channel's "device" record (note_gpu()).
 void set_channel_device(const DeviceInfo& info);
 
-/// Why this process cannot use a GPU, for the channel's "device" record (the graders' main()).
+/// Why this process cannot use a GPU, for the channel's "device" record (note_gpu()).
 void set_channel_no_gpu(const std::string& reason);
 
 /**
