@@ -127,6 +127,13 @@ TEST_P(PaddedMatmulGpu, MatchesTheHostMatmulOnFloats) {
 INSTANTIATE_TEST_SUITE_P(Shapes, PaddedMatmulGpu, ::testing::ValuesIn(tile_grading::kMatmulShapes),
                          tile_grading::matmul_shape_name);
 
+// Edge shapes of the given tile kernels (one element, one column) with the padded layout:
+// any layout that keeps the elements of a tile row apart passes them, so not graded.
+TEST(GivenTileEdgesGpu, PaddedKernelsHandleOneElementAndOneColumn) {
+  CUDALAB_REQUIRE_GPU();
+  tile_grading::expect_given_edge_shapes_exact(lab06::padded_transpose, padded_matmul, kOwnKernels);
+}
+
 // Every kernel of the lab, padded and conflicting, once on small odd shapes: what the
 // sanitizer and profiler tests re-run under their tools.
 TEST(SmallShapesGpu, PaddedAndConflictingKernelsAreExact) {
@@ -134,19 +141,32 @@ TEST(SmallShapesGpu, PaddedAndConflictingKernelsAreExact) {
   tile_grading::expect_small_shapes_exact(padded_transpose, padded_matmul, "padded");
 }
 
-// The padded tile the kernels declare is the layout's: at most one spare word per row.
+// The tile the kernels declare is the layout's, and it is padded: more words than the plain
+// 32 x 32 tile (padding spends memory; a tile of exactly 32 x 32 words is the unpadded one),
+// at most one spare word per row.
 TEST(PaddedSharedMemoryGpu, KernelsDeclareThePaddedTile) {
   CUDALAB_REQUIRE_GPU();
+  const std::size_t plain_tile = std::size_t(kTile) * kTile * sizeof(float);
   for (const auto& [kernel, name, plain_tiles] :
        {std::make_tuple(lab06::padded_transpose_kernel(), "transpose", 0),
         std::make_tuple(lab06::padded_matmul_kernel(), "matmul", 1)}) {
     cudaFuncAttributes attr{};
     CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
     const std::size_t expected =
-        (std::size_t(lab06::padded_tile_words()) + plain_tiles * kTile * kTile) * sizeof(float);
+        std::size_t(lab06::padded_tile_words()) * sizeof(float) + plain_tiles * plain_tile;
     cudalab::testing::record_measurement(std::string(name) + " static shared memory",
                                          double(attr.sharedSizeBytes), "bytes", double(expected));
-    EXPECT_EQ(attr.sharedSizeBytes, expected) << "the padded " << name << " kernel";
+    EXPECT_EQ(attr.sharedSizeBytes, expected)
+        << "the padded " << name << " kernel declares " << attr.sharedSizeBytes
+        << " bytes; padded_tile_words() says its tile takes " << lab06::padded_tile_words()
+        << " words";
+    const std::size_t padded_part = attr.sharedSizeBytes - plain_tiles * plain_tile;
+    EXPECT_GT(padded_part, plain_tile)
+        << "the " << name << " kernel's tile takes " << padded_part << " bytes, no more than "
+        << "an unpadded " << kTile << "x" << kTile << " float tile (" << plain_tile
+        << " bytes): a padded tile spends spare words (kPaddedTileWords)";
+    EXPECT_LE(padded_part, std::size_t(kTile) * (kTile + 1) * sizeof(float))
+        << "the " << name << " kernel's tile spends more than one spare word per row";
   }
 }
 

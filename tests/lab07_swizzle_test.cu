@@ -217,8 +217,11 @@ TEST_P(Vec4TransposeGpu, IsExactWithAnotherValidLayout) {
 INSTANTIATE_TEST_SUITE_P(Shapes, Vec4TransposeGpu, ::testing::ValuesIn(kVec4Shapes),
                          tile_grading::shape_name);
 
-// A broken layout (two float4 per slot) must break the transpose: a kernel that ignores the
-// layout it is given (its own indexing on both sides, or a padded tile) still gets it right.
+// A broken layout (ProbeVec4: float4 2j and 2j + 1 of a row share slot 2j) must change the
+// output in exactly the way it predicts: both vectors of a pair are read from their one slot,
+// so their output elements come out equal, each the input element of one of the two. A
+// kernel that ignores the layout it is given (its own indexing, a padded tile) gets the
+// pairs right and different; one that writes nothing leaves NaN.
 TEST(Vec4LayoutUseGpu, ABrokenLayoutBreaksTheTranspose) {
   CUDALAB_REQUIRE_GPU();
   const int rows = 64;
@@ -227,23 +230,47 @@ TEST(Vec4LayoutUseGpu, ABrokenLayoutBreaksTheTranspose) {
   cudalab::DeviceBuffer<float> d_in(h_in.size());
   cudalab::DeviceBuffer<float> d_out(h_in.size());
   d_in.upload(h_in);
-  d_out.fill_bytes(0);
+  d_out.fill_bytes(0xFF);  // NaN
+  cudalab::testing::poison_shared_memory();
   lab07::vec4_transpose<lab07::ProbeVec4>(d_in.data(), d_out.data(), rows, cols);
   CUDA_CHECK(cudaDeviceSynchronize());
   const auto got = d_out.to_host();
-  const auto want = tile_grading::host_transpose(h_in, rows, cols);
-  std::size_t differ = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) differ += got[i] != want[i];
-  cudalab::testing::record_measurement("elements changed by the broken layout", double(differ), "");
-  EXPECT_GT(differ, got.size() / 8)
-      << "with a float4 layout that stores two vectors in one slot, the transpose should lose "
-      << "half of them, but only " << differ << " of " << got.size() << " elements differ: "
-      << "does vec4_transpose_kernel address its tile through Vec4Layout::index()?";
+  auto in = [&](int r, int c) { return h_in[static_cast<size_t>(r) * cols + c]; };
+  auto out = [&](int r, int c) { return got[static_cast<size_t>(c) * rows + r]; };  // of in(r, c)
+  std::size_t right = 0;
+  std::size_t distinct = 0;
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) {
+      const int partner = c ^ 4;  // the same float of the other float4 of the pair
+      ASSERT_TRUE(out(r, c) == out(r, partner) &&
+                  (out(r, c) == in(r, c) || out(r, c) == in(r, partner)))
+          << "with ProbeVec4 (float4 2j and 2j + 1 of a row stored in one slot), the output of "
+          << "input (" << r << ", " << c << ") is " << out(r, c) << " and of its partner (" << r
+          << ", " << partner << ") " << out(r, partner) << "; a kernel that stores and loads "
+          << "through Vec4Layout::index() reads both from that one slot: equal, and either "
+          << in(r, c) << " or " << in(r, partner)
+          << ". Does vec4_transpose_kernel address its tile only through the layout?";
+      if (in(r, c) != in(r, partner)) {  // pairs of equal inputs cannot tell
+        ++distinct;
+        right += out(r, c) == in(r, c);
+      }
+    }
+  }
+  cudalab::testing::record_measurement("elements right with the broken layout", double(right), "");
+  EXPECT_EQ(2 * right, distinct) << "each slot holds one float4 of its pair: half the output";
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, SwizzledMatmulGpu,
                          ::testing::ValuesIn(tile_grading::kMatmulShapes),
                          tile_grading::matmul_shape_name);
+
+// Edge shapes of the given tile kernels (one element, one column) with the swizzled layout:
+// the stub's layout (every element at column 0 of its row) passes them, so not graded.
+TEST(GivenTileEdgesGpu, SwizzledKernelsHandleOneElementAndOneColumn) {
+  CUDALAB_REQUIRE_GPU();
+  tile_grading::expect_given_edge_shapes_exact(lab07::swizzled_transpose, swizzled_matmul,
+                                               kOwnKernels);
+}
 
 // Every kernel, swizzled and conflicting, once on small odd shapes: what the sanitizer and
 // profiler tests re-run under their tools.
@@ -255,7 +282,8 @@ TEST(SmallShapesGpu, SwizzledAndConflictingKernelsAreExact) {
 }
 
 // ---------------------------------------------------------------------------
-// Swizzling costs no memory: static shared memory equals the unpadded tiles.
+// Swizzling costs no memory: static shared memory equals the unpadded tiles (the scalar
+// kernels are given and declare Layout::kWords; the float4 kernel is the student's).
 // ---------------------------------------------------------------------------
 void expect_static_smem(const void* kernel, const std::string& name, int tiles) {
   cudaFuncAttributes attr{};
@@ -270,17 +298,19 @@ void expect_static_smem(const void* kernel, const std::string& name, int tiles) 
       << "would take " << kTile * (kTile + 1) * sizeof(float) << " bytes)";
 }
 
-TEST(SwizzledSharedMemoryGpu, TransposeUsesExactlyOneUnpaddedTile) {
+// Given: the scalar tile kernels declare Layout::kWords (kTileWords) by construction.
+TEST(GivenSwizzledSharedMemoryGpu, TransposeUsesExactlyOneUnpaddedTile) {
   CUDALAB_REQUIRE_GPU();
   expect_static_smem(lab07::swizzled_transpose_kernel(), "swizzled transpose", 1);
 }
 
-TEST(SwizzledSharedMemoryGpu, MatmulUsesExactlyTwoUnpaddedTiles) {
+TEST(GivenSwizzledSharedMemoryGpu, MatmulUsesExactlyTwoUnpaddedTiles) {
   CUDALAB_REQUIRE_GPU();
   expect_static_smem(lab07::swizzled_matmul_kernel(), "swizzled matmul", 2);
 }
 
-TEST(SwizzledSharedMemoryGpu, Vec4TransposeUsesExactlyOneUnpaddedTile) {
+// Graded: the student's float4 kernel declares its own tile.
+TEST(Vec4SharedMemoryGpu, KernelUsesExactlyOneUnpaddedTile) {
   CUDALAB_REQUIRE_GPU();
   expect_static_smem(lab07::interleaved_vec4_kernel(), "vec4_transpose_kernel", 1);
 }

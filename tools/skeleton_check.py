@@ -18,7 +18,11 @@ For every lab (labs/labNN_topic/ with a CMakeLists.txt calling cudalab_add_lab):
   * known-wrong submissions (tests/wrong/labNN_topic/<variant>/): at least --min-wrong
     variants per lab (default 3), each with a WRONG.md whose first line says what is
     broken and replacement SOURCES files that differ from the solution, only inside TODO
-    regions.
+    regions. One exemption: a cheat whose trick lives in a given launcher (calling a
+    baseline, computing on the host, ignoring the stream) must edit outside the regions;
+    its WRONG.md says so in a line `cheat: <why it must edit outside the TODO regions>`,
+    and its files then only have to differ from the solution (anywhere). A `cheat:` line
+    without a reason is a problem.
 Each problem is printed as `path:line: message`. Exit status: 0 when clean, 1 when a
 problem was found, 2 on a usage error. A tree without solutions/ (a student release) only
 gets the stub checks. Python 3 standard library only.
@@ -36,6 +40,8 @@ from pathlib import Path
 # names, libraries, Suite=points) never are, so any all-capitals word starts a new keyword.
 KEYWORD = re.compile(r"[A-Z][A-Z0-9_]*")
 HEADER_SUFFIXES = {".h", ".hpp", ".cuh", ".hh", ".hxx", ".inl"}
+# WRONG.md line of a cheat that must edit outside the TODO regions (see the docstring).
+CHEAT_LINE = re.compile(r"^\s*cheat:(.*)$")
 
 
 class Problems:
@@ -273,9 +279,18 @@ def check_lab(root: Path, lab_dir: Path, problems: Problems, min_wrong: int) -> 
         if not re.fullmatch(r"[A-Za-z0-9_]+", v.name):
             problems.add(v, None, "variant names use letters, digits and _ only")
         md = v / "WRONG.md"
-        first = md.read_text(errors="replace").splitlines()[:1] if md.is_file() else []
+        md_lines = md.read_text(errors="replace").splitlines() if md.is_file() else []
+        first = md_lines[:1]
         if not first or not first[0].strip(" #\t"):
             problems.add(md, 1, "missing or empty first line: say what is broken")
+        cheat = None  # the reason a cheat must edit outside the TODO regions
+        for i, line in enumerate(md_lines, start=1):
+            m = CHEAT_LINE.match(line)
+            if m:
+                cheat = m.group(1).strip()
+                if not cheat:
+                    problems.add(md, i, "'cheat:' line without a reason (why the variant must "
+                                        "edit outside the TODO regions)")
         files = sorted(p for p in v.rglob("*") if p.is_file() and p.name != "WRONG.md")
         if not files:
             problems.add(v, None, "replaces no file")
@@ -284,8 +299,13 @@ def check_lab(root: Path, lab_dir: Path, problems: Problems, min_wrong: int) -> 
             if rel not in sources:
                 problems.add(p, None, f"not a SOURCES file of lab{nn} ({', '.join(sources)})")
             elif (sol_dir / rel).is_file():
-                compare_files(sol_dir / rel, p, nn, problems, "known-wrong variant",
-                              require_hint=False)
+                if cheat:
+                    if read_lines(sol_dir / rel) == read_lines(p):
+                        problems.add(p, None, "identical to the solution: the known-wrong "
+                                              "variant changes nothing")
+                else:
+                    compare_files(sol_dir / rel, p, nn, problems, "known-wrong variant",
+                                  require_hint=False)
                 compared += 1
     return compared
 

@@ -2,6 +2,8 @@
 // size x size problem, timed like the seed articles' tables, with each kernel's static shared
 // memory. --block sets the rows of threads of a transpose block (a divisor of 32); the matmul
 // block is always 32 x 32.
+// --check compares every row with the host up to --size 512 and a few rows at each end
+// above (run_tile_demo), so it stays quick at any size.
 #include "cudalab/demo.hpp"
 #include "padding.cuh"
 #include "tile_demo.cuh"

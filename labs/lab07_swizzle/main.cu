@@ -2,6 +2,8 @@
 // and the float4 transpose with the plain and the interleaved float4 layout, on a size x size
 // problem, with each kernel's static shared memory (a swizzle costs none). --block sets the
 // rows of threads of the scalar transpose (a divisor of 32); the matmul block is 32 x 32.
+// --check compares every row with the host up to --size 512 and a few rows at each end
+// above (run_tile_demo), so it stays quick at any size.
 #include "cudalab/demo.hpp"
 #include "swizzle.cuh"
 #include "tile_demo.cuh"

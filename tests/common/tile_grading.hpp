@@ -60,12 +60,18 @@ inline std::string matmul_shape_name(const ::testing::TestParamInfo<MatmulShape>
          std::to_string(p.param.k);
 }
 
-/// Odd shapes, rectangles, single rows and columns, tiles cut at both edges.
-inline const Shape kTransposeShapes[] = {{1, 1},   {1, 100},  {100, 1},   {31, 33},    {33, 65},
-                                         {64, 64}, {257, 31}, {96, 1000}, {1000, 999}, {2049, 67}};
-inline const MatmulShape kMatmulShapes[] = {{1, 1, 1},      {32, 32, 32},  {33, 65, 17},
-                                            {100, 37, 129}, {31, 300, 33}, {257, 130, 45},
-                                            {64, 1, 200},   {1, 96, 64}};
+/// Graded shapes: odd shapes, rectangles, a single row, two columns, tiles cut at both edges.
+/// Every one fails with a layout that stores two elements of a tile in one word (the stub's).
+inline const Shape kTransposeShapes[] = {{1, 100},  {100, 2},   {31, 33},    {33, 65},  {64, 64},
+                                         {257, 31}, {96, 1000}, {1000, 999}, {2049, 67}};
+inline const MatmulShape kMatmulShapes[] = {{32, 32, 32},  {33, 65, 17},   {100, 37, 129},
+                                            {31, 300, 33}, {257, 130, 45}, {64, 1, 200},
+                                            {1, 96, 64}};
+/// Edge shapes of the given tile kernels (one element, one column): a layout that sends
+/// every element of a row to one word still transposes them right (one element per row of
+/// the tile), so they grade the given kernels' bounds, not the layout (Given suites).
+inline const Shape kGivenEdgeTransposeShapes[] = {{1, 1}, {100, 1}};
+inline const MatmulShape kGivenEdgeMatmulShapes[] = {{1, 1, 1}, {40, 3, 1}};
 
 /// The conflicting baselines in the launcher signatures.
 inline void conflicting_transpose(const float* in, float* out, int rows, int cols, cudaStream_t s) {
@@ -272,6 +278,22 @@ inline void expect_transpose_with_every_block(const BlockRowsTranspose& launch, 
   }
 }
 
+/// The edge shapes of the given tile kernels (kGivenEdge*Shapes) with the lab's launchers:
+/// exact, captured, every transpose block shape. The body of the labs' Given edge tests.
+inline void expect_given_edge_shapes_exact(const BlockRowsTranspose& transpose,
+                                           const MatmulLaunch& matmul,
+                                           const std::vector<std::string>& own_kernels) {
+  for (const Shape s : kGivenEdgeTransposeShapes) {
+    SCOPED_TRACE("transpose " + std::to_string(s.rows) + "x" + std::to_string(s.cols));
+    expect_transpose_with_every_block(transpose, s, own_kernels);
+  }
+  for (const MatmulShape s : kGivenEdgeMatmulShapes) {
+    SCOPED_TRACE("matmul " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
+                 std::to_string(s.k));
+    expect_matmul_ok(matmul, s, cudalab::Fill::SmallInt, own_kernels);
+  }
+}
+
 /// The lab's kernels (named @p name) and the conflicting ones, once each on 100 x 70 (x 90):
 /// the body of the SmallShapesGpu test that the sanitizer and profiler tests re-run.
 inline void expect_small_shapes_exact(const TransposeLaunch& transpose, const MatmulLaunch& matmul,
@@ -458,6 +480,13 @@ inline void expect_few_conflicts(const cudalab::testing::NcuRun& run, const std:
                                  double max_per_inst, double min_baseline_per_inst) {
   ASSERT_FALSE(run.kernels.empty()) << "ncu profiled no kernel:\n"
                                     << cudalab::testing::excerpt(run.output);
+  // Counters are only worth reading for kernels that compute the right thing: a layout that
+  // stores every element in one word has no conflicts and a wrong result.
+  ASSERT_GT(cudalab::testing::tests_ran(run.output), 0) << "no test ran under ncu:\n"
+                                                        << cudalab::testing::excerpt(run.output);
+  ASSERT_EQ(run.output.find("[  FAILED  ]"), std::string::npos)
+      << "the tests profiled under ncu failed, so their conflict counts grade nothing:\n"
+      << cudalab::testing::excerpt(run.output);
   for (const std::string kernel : {"tile_transpose_kernel", "tile_matmul_kernel"}) {
     const std::string mine = kernel + "<" + layout + ">";
     const std::string base = kernel + "<PlainLayout>";

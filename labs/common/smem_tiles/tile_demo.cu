@@ -1,10 +1,12 @@
 // The demo table of labs 06 and 07 (given).
 #include "tile_demo.cuh"
 
+#include <algorithm>
 #include <functional>
 #include <iostream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "conflicting_tile.cuh"
@@ -33,6 +35,34 @@ std::string static_smem(const void* kernel) {
   cudaFuncAttributes attr{};
   CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
   return std::to_string(attr.sharedSizeBytes) + " B";
+}
+
+/// Rows [first, first + count) of an n x n row-major matrix.
+struct RowBlock {
+  int first;
+  int count;
+};
+
+/**
+ * The rows --check compares: every row of a small problem, else a few rows at each end, as
+ * many as keep the host matmul of the checked rows near 2^27 multiply-adds (8 rows at each
+ * end at 4096, one at 16384): a full host reference is O(n^3) and would take hours.
+ */
+std::vector<RowBlock> checked_rows(int n) {
+  constexpr int kAllRowsUpTo = 512;
+  constexpr int kMaxEdgeRows = 8;
+  constexpr double kHostMacs = double(1 << 27);
+  if (n <= kAllRowsUpTo) return {{0, n}};
+  const int edge = std::clamp(int(kHostMacs / (double(n) * n)), 1, kMaxEdgeRows);
+  return {{0, edge}, {n - edge, edge}};
+}
+
+/// Copies rows [b.first, b.first + b.count) of the n x n device matrix @p d to the host.
+std::vector<float> rows_to_host(const float* d, int n, RowBlock b) {
+  std::vector<float> h(std::size_t(b.count) * n);
+  CUDA_CHECK(cudaMemcpy(h.data(), d + std::size_t(b.first) * n, h.size() * sizeof(float),
+                        cudaMemcpyDeviceToHost));
+  return h;
 }
 
 std::string grid_text(int rows, int cols, int block_x, int block_y) {
@@ -89,17 +119,20 @@ int run_tile_demo(const cudalab::DemoOptions& opt, const TileDemoKernels& lab) {
                      bytes, "GB/s", false, extra.kernel});
   }
 
-  // The host references are computed once, only when asked for (the matmul is O(n^3)).
-  std::vector<float> ref_transpose;
-  std::vector<float> ref_matmul;
-  if (opt.check) {
-    ref_transpose.resize(count);
-    for (int r = 0; r < n; ++r) {
-      for (int c = 0; c < n; ++c) {
-        ref_transpose[std::size_t(c) * n + r] = h_a[std::size_t(r) * n + c];
-      }
+  // The host references of the checked rows (checked_rows()), computed once, only when asked
+  // for: output row j of the transpose is input column j; rows of C need the same rows of A.
+  const std::vector<RowBlock> blocks = opt.check ? checked_rows(n) : std::vector<RowBlock>{};
+  std::vector<std::vector<float>> ref_transpose;
+  std::vector<std::vector<float>> ref_matmul;
+  for (const RowBlock& b : blocks) {
+    std::vector<float> t(std::size_t(b.count) * n);
+    for (int j = 0; j < b.count; ++j) {
+      for (int i = 0; i < n; ++i) t[std::size_t(j) * n + i] = h_a[std::size_t(i) * n + b.first + j];
     }
-    ref_matmul = cudalab::reference_matmul(h_a, h_b, n, n, n);
+    ref_transpose.push_back(std::move(t));
+    const std::vector<float> a_rows(h_a.begin() + std::ptrdiff_t(b.first) * n,
+                                    h_a.begin() + std::ptrdiff_t(b.first + b.count) * n);
+    ref_matmul.push_back(cudalab::reference_matmul(a_rows, h_b, b.count, n, n));
   }
 
   cudalab::Table table({"variant", "launch", "smem", "ms", "rate", "speedup", "check"});
@@ -110,7 +143,17 @@ int run_tile_demo(const cudalab::DemoOptions& opt, const TileDemoKernels& lab) {
     // With --check: poisoned, run once and compared; then (always) timed.
     const cudalab::OutputCheck check = [&] {
       const auto& expected = v.unit == "GB/s" ? ref_transpose : ref_matmul;
-      return cudalab::compare_matrices(expected, d_out.to_host(), n, n, 0.0);
+      for (std::size_t i = 0; i < blocks.size(); ++i) {
+        auto cmp = cudalab::compare_matrices(expected[i], rows_to_host(d_out.data(), n, blocks[i]),
+                                             blocks[i].count, n, 0.0);
+        if (!cmp.ok) {
+          cmp.message = "rows " + std::to_string(blocks[i].first) + ".." +
+                        std::to_string(blocks[i].first + blocks[i].count - 1) +
+                        " (row numbers below count from there): " + cmp.message;
+          return cmp;
+        }
+      }
+      return cudalab::MatrixCompare{};
     };
     const auto r = cudalab::run_variant(v.work, opt.reps, v.name, opt.check ? check : nullptr,
                                         opt.check ? poison : nullptr);

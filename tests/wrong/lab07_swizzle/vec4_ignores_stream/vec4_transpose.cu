@@ -1,0 +1,98 @@
+// Lab 07, the float4 interleave in a real kernel: a transpose whose tile stage moves 16 bytes
+// per lane. A float4 shared access is served in four phases of 8 lanes (128 bytes each), and
+// conflicts count inside a phase. Loading the tile row by row is free in any layout (a phase
+// covers one row's 8 slots); reading it down a column puts the 8 lanes of a phase on one slot
+// of 8 rows, which the interleave must spread over the 8 slots (32 banks) of a row.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "swizzle.cuh"
+
+namespace lab07 {
+
+static_assert(kTile % 4 == 0, "a tile row must hold whole float4 vectors");
+static_assert((kVec4PerRow & (kVec4PerRow - 1)) == 0,
+              "the XOR of two slot numbers stays inside the row only for a power-of-two count");
+
+__host__ __device__ int vec4_slot(int row, int vec) {
+  // TODO(lab07): the slot of float4 vec of row row (roughly 1 line).
+  // HINT: list the slots the 8 lanes of one phase read when lane l takes float4 v of row l;
+  // the swizzle of swizzled_tile.cu, on units of 16 bytes, spreads them. Over how many slots?
+  return vec ^ (row & (kVec4PerRow - 1));
+  // END TODO(lab07)
+}
+
+namespace {
+
+/// Threads of a block: one per float4 of the tile.
+constexpr int kBlockRows = kTileVec4s / kTile;
+
+template <typename Vec4Layout>
+__global__ void vec4_transpose_kernel(const float* __restrict__ in, float* __restrict__ out,
+                                      int rows, int cols) {
+  // TODO(lab07): move this block's kTile x kTile tile of `in` to `out` through
+  // `__shared__ float4 tile[Vec4Layout::kVec4s]`, addressed only through
+  // Vec4Layout::index(row, vec) (roughly 20 lines).
+  //  1. Load: the 256 threads take the tile's 256 float4, 8 consecutive threads per tile row
+  //     (one 128-byte global load per row, one phase per row in shared memory); skip float4
+  //     outside the matrix (cols % 4 == 0, so a float4 is all inside or all outside).
+  //  2. __syncthreads().
+  //  3. Store: lane x owns tile row x (output column blockIdx.y * kTile + x) and warp y reads
+  //     its float4 y in one 16-byte shared load, then writes the 4 floats to 4 output rows
+  //     (each store: 32 lanes, 32 consecutive floats). Write only elements that exist.
+  // HINT: start from the scalar transpose (labs/common/smem_tiles/tile_kernels.cuh) and ask,
+  // for each loop, which element a thread moves when a unit is 4 floats instead of 1. Index
+  // global memory with size_t; reinterpret_cast a float pointer at a multiple of 4 floats.
+  __shared__ float4 tile[Vec4Layout::kVec4s];  // float4 v of row r at Vec4Layout::index(r, v)
+  const int tile_row0 = blockIdx.y * kTile;    // first input row of this block's tile
+  const int tile_col0 = blockIdx.x * kTile;    // first input column of this block's tile
+  const int t = threadIdx.y * kTile + threadIdx.x;
+  const int load_row = t / kVec4PerRow;  // 8 consecutive threads share a tile row ...
+  const int load_vec = t % kVec4PerRow;  // ... and take its 8 float4
+  const int in_row = tile_row0 + load_row;
+  const int in_col = tile_col0 + 4 * load_vec;
+  if (in_row < rows && in_col < cols) {
+    tile[Vec4Layout::index(load_row, load_vec)] =
+        *reinterpret_cast<const float4*>(in + static_cast<size_t>(in_row) * cols + in_col);
+  }
+  __syncthreads();               // the rows of every warp must land before any warp reads a column
+  const int lane = threadIdx.x;  // tile row = output column
+  const int vec = threadIdx.y;   // float4 = 4 output rows
+  const int out_col = tile_row0 + lane;                   // output column = input row
+  const int out_row0 = tile_col0 + 4 * vec;               // first of the 4 output rows
+  if (out_col < rows && out_row0 < cols) {                // cols % 4 == 0: all 4 rows exist
+    const float4 q = tile[Vec4Layout::index(lane, vec)];  // a phase: 8 rows, one float4 each
+    const float e[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+    for (int j = 0; j < 4; ++j) out[static_cast<size_t>(out_row0 + j) * rows + out_col] = e[j];
+  }
+  // END TODO(lab07)
+}
+
+}  // namespace
+
+template <typename Vec4Layout>
+void vec4_transpose(const float* d_in, float* d_out, int rows, int cols, cudaStream_t stream) {
+  const char* who = "vec4_transpose";
+  const dim3 grid = smem_tiles::tile_grid(rows, cols, who);
+  if (cols % 4 != 0 || reinterpret_cast<std::uintptr_t>(d_in) % alignof(float4) != 0) {
+    throw std::invalid_argument(std::string(who) + ": needs cols % 4 == 0 and a 16-byte aligned " +
+                                "input for float4 loads, got cols " + std::to_string(cols));
+  }
+  (void)stream;  // launched on the legacy default stream instead
+  vec4_transpose_kernel<Vec4Layout>
+      <<<grid, dim3(kTile, kBlockRows), 0, nullptr>>>(d_in, d_out, rows, cols);
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+template void vec4_transpose<InterleavedVec4>(const float*, float*, int, int, cudaStream_t);
+template void vec4_transpose<PlainVec4>(const float*, float*, int, int, cudaStream_t);
+template void vec4_transpose<MirroredVec4>(const float*, float*, int, int, cudaStream_t);
+template void vec4_transpose<ProbeVec4>(const float*, float*, int, int, cudaStream_t);
+
+const void* interleaved_vec4_kernel() {
+  return reinterpret_cast<const void*>(vec4_transpose_kernel<InterleavedVec4>);
+}
+
+}  // namespace lab07
