@@ -55,6 +55,10 @@ int run(const cudalab::DemoOptions& opt) {
 
   std::vector<std::pair<std::vector<float>, std::pair<int, int>>> expected_rows;
   if (opt.check) {
+    if (n > 512) {
+      std::cout << "check: rows 0-7, " << n / 2 - 4 << "-" << n / 2 + 3 << " and " << n - 8 << "-"
+                << n - 1 << " of C (every row up to --size 512)\n";
+    }
     for (const auto& range : checked_row_ranges(n)) {
       expected_rows.push_back({cudalab::bits::binary_matmul_word_major_rows(
                                    h_a_bits, h_b_bits, n, n, range.first, range.second),

@@ -49,6 +49,10 @@ int run(const cudalab::DemoOptions& opt) {
 
   // The rows of C checked against the host: all of a small C, else 8 at each end.
   const int head = n <= 512 ? n : 8;
+  if (opt.check && head < n) {
+    std::cout << "check: rows 0-7 and " << n - 8 << "-" << n - 1
+              << " of C (every row up to --size 512)\n";
+  }
   const std::vector<float> want_head = cudalab::bits::binary_matmul_rows(a32, b32, n, n, 0, head);
   const std::vector<float> want_tail =
       cudalab::bits::binary_matmul_rows(a32, b32, n, n, n - head, n);
