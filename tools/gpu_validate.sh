@@ -3,10 +3,11 @@
 #   1. build the reference solutions with the known-wrong variants (-DCUDALAB_WRONG=ON)
 #   2. run the solution suite N times (default 3); every run must pass
 #   3. stub audit on the GPU: every graded test fails on the untouched stubs
-#   4. known-wrong suite: every broken variant is rejected
+#   4. known-wrong suite: every broken variant is rejected, every correct alternative accepted
 #   5. scoreboard of the first solution run (scores.json, scores.md)
 # Logs go to the folder given as $1 (default: build/gpu-validate).
-# Usage: tools/gpu_validate.sh [OUT_DIR] ; CUDALAB_VALIDATE_RUNS=N, CUDALAB_VALIDATE_STEPS="build solution audit wrong"
+# Usage: tools/gpu_validate.sh [OUT_DIR] ; CUDALAB_VALIDATE_RUNS=N, CUDALAB_VALIDATE_JOBS=N (ctest -j
+# of the solution runs, default 8), CUDALAB_VALIDATE_STEPS="build solution audit wrong"
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 out=${1:-build/gpu-validate}
@@ -37,7 +38,7 @@ fi
 if has solution; then
   for i in $(seq 1 "$runs"); do
     start=$(date +%s)
-    ctest --test-dir build/solution -LE wrong -j 8 --output-on-failure --test-output-size-passed 1048576 \
+    ctest --test-dir build/solution -LE "^(wrong|right)$" -j "${CUDALAB_VALIDATE_JOBS:-8}" --output-on-failure --test-output-size-passed 1048576 \
       --output-junit "junit-run$i.xml" >>"$out/solution.log" 2>&1 || status=1
     log "solution run $i: $(summary_of "$out/solution.log") ($(( $(date +%s) - start )) s)"
     python3 tools/scoreboard.py --build-dir build/solution --junit "build/solution/junit-run$i.xml" \
@@ -54,9 +55,11 @@ if has audit; then
 fi
 
 if has wrong; then
-  ctest --test-dir build/solution -L wrong -j 8 --output-on-failure --test-output-size-passed 1048576 \
-    --output-junit junit-wrong.xml >"$out/wrong.log" 2>&1 || status=1
-  log "known-wrong: $(summary_of "$out/wrong.log")"
+  ctest --test-dir build/solution -L "^(wrong|right)$" -j 8 --output-on-failure \
+    --test-output-size-passed 1048576 --output-junit junit-wrong.xml >"$out/wrong.log" 2>&1 || status=1
+  log "known-wrong rejected and correct alternatives accepted: $(summary_of "$out/wrong.log")"
+  log "  wrong variants: $(grep -c 'wrong\.lab[0-9]*\.[^ ]* \.*   Passed' "$out/wrong.log") rejected," \
+    "right variants: $(grep -c 'right\.lab[0-9]*\.[^ ]* \.*   Passed' "$out/wrong.log") accepted"
 fi
 cat "$out/summary.txt"
 exit $status
