@@ -1,0 +1,31 @@
+// Lab 10: the sector model — which 32-byte sectors of global memory one warp request touches.
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "layout.cuh"
+
+namespace lab10 {
+
+std::uint64_t sector_of(std::uint64_t byte_address) {
+  // TODO(lab10): return the index of the 32-byte sector that holds the byte (roughly 1 line).
+  // HINT: sectors tile memory from address 0: bytes 0-31 are sector 0, 32-63 sector 1, ...
+  (void)byte_address;
+  return ~std::uint64_t{0};
+  // END TODO(lab10)
+}
+
+int sectors_touched(const GlobalRequest& r) {
+  // TODO(lab10): check access_bytes (1, 2, 4, 8 or 16) and each active lane's alignment
+  // (throw std::invalid_argument otherwise); collect the sectors of the first and last byte each
+  // active lane reads, and return how many distinct sectors there are (0 when no lane is
+  // active). Roughly 15 lines.
+  // HINT: (r.active_mask >> lane) & 1u tells whether a lane is active; an aligned access of at
+  // HINT: most 16 bytes never crosses a sector, but count both ends anyway; sort + unique.
+  (void)r;
+  return -1;
+  // END TODO(lab10)
+}
+
+}  // namespace lab10

@@ -1,0 +1,1059 @@
+// Grader of lab 10: the sector model (CPU, graded first), the particle kernels in SoA and AoS4
+// layouts, the x-only count through any stride, the tiled AoS -> SoA conversion; Nsight Compute's
+// sectors per request against your model for every kernel, and the speed of each layout.
+// Every graded launcher runs under stream capture (the graph may hold only the lab's kernel and,
+// for the count, the memset that zeroes it), then on new inputs behind the same pointers, with
+// NaN-poisoned outputs and shared memory.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cudalab/bench.cuh"
+#include "cudalab/ceilings.cuh"
+#include "cudalab/check.cuh"
+#include "cudalab/device_buffer.cuh"
+#include "cudalab/grading.hpp"
+#include "cudalab/graph_capture.cuh"
+#include "cudalab/testing.hpp"
+#include "cudalab/tools.hpp"
+#include "layout.cuh"
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Speed thresholds, calibrated on the reference GPU: each sits >= 30 % below what the reference
+// solution measured there (see each constant).
+// ---------------------------------------------------------------------------
+/// x-only count, SoA x (stride 1) over AoS4 p.x (stride 4), 2^26 particles.
+/// H200 solution: X (3 runs: a, b, c).
+constexpr double kXOnlySoaOverAos4Speedup = 2.0;
+/// x-only count, stride 1 over stride 32 (one float per 128-byte line), 2^25 elements.
+/// H200 solution: X (3 runs: a, b, c).
+constexpr double kStrideOneOverStride32Speedup = 3.0;
+/// All fields: AoS4 over SoA (speedup = SoA time / AoS4 time), 2^25 particles, a two-sided band.
+/// H200 solution: X (3 runs: a, b, c).
+constexpr double kAllFieldsBandLow = 0.6;
+constexpr double kAllFieldsBandHigh = 1.6;
+/// Tiled conversion over the given naive one, records of kPerfFields floats.
+/// H200 solution: X (3 runs: a, b, c).
+constexpr double kTiledOverNaiveSpeedup = 1.2;
+/// Shares of a device-to-device copy's bandwidth (bytes read + written per second) that each
+/// kernel's useful bytes per second must reach. H200 solution: X (3 runs: a, b, c).
+constexpr double kCountShareOfCopy = 0.4;
+constexpr double kDistanceShareOfCopy = 0.4;
+constexpr double kTiledShareOfCopy = 0.4;
+/// Fields per record of the conversion speed test.
+constexpr int kPerfFields = 32;
+/// Relative tolerance of the weighted distance on random floats (a few roundings).
+constexpr double kFloatTolerance = 1e-5;
+
+using cudalab::testing::CapturedWork;
+using cudalab::testing::GraphRules;
+
+GraphRules only_kernel(const char* kernel, bool memset = false) {
+  GraphRules rules;
+  rules.kernels = {kernel};
+  rules.allow_memset = memset;
+  return rules;
+}
+
+// ===========================================================================
+// CPU: the sector model
+// ===========================================================================
+
+/// Independent check: every byte every active lane reads, divided by 32, counted once.
+int sectors_by_every_byte(const lab10::GlobalRequest& r) {
+  std::set<std::uint64_t> sectors;
+  for (int lane = 0; lane < 32; ++lane) {
+    if (((r.active_mask >> lane) & 1u) == 0) continue;
+    for (int b = 0; b < r.access_bytes; ++b) {
+      sectors.insert((r.byte_address[static_cast<std::size_t>(lane)] + b) / 32);
+    }
+  }
+  return static_cast<int>(sectors.size());
+}
+
+std::string describe(const lab10::GlobalRequest& r) {
+  std::string s = std::to_string(r.access_bytes) + "-byte loads, mask 0x";
+  char mask[16];
+  std::snprintf(mask, sizeof mask, "%08x", r.active_mask);
+  s += mask;
+  s += ", byte addresses {";
+  for (int i = 0; i < 32; ++i) {
+    s += (i ? ", " : "") + std::to_string(r.byte_address[static_cast<std::size_t>(i)]);
+  }
+  return s + "}";
+}
+
+::testing::AssertionResult sectors_are(const lab10::GlobalRequest& r, int expected,
+                                       const std::string& what) {
+  int got = 0;
+  try {
+    got = lab10::sectors_touched(r);
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure()
+           << what << ": expected " << expected << " sectors, sectors_touched threw: " << e.what();
+  }
+  if (got == expected) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << what << ": expected " << expected << " sectors, got "
+                                       << got << " (" << describe(r) << ")";
+}
+
+TEST(SectorOfCpu, ThirtyTwoByteSectors) {
+  const std::uint64_t fixed[] = {0,   1,   31,  32,   33,   63,   64,
+                                 127, 128, 255, 4096, 4127, 4128, (std::uint64_t{1} << 35) + 31};
+  for (const std::uint64_t a : fixed) EXPECT_EQ(lab10::sector_of(a), a / 32) << "byte " << a;
+  auto rng = cudalab::make_rng(101);
+  std::uniform_int_distribution<std::uint64_t> addr(0, std::uint64_t{1} << 44);
+  for (int t = 0; t < 2000; ++t) {
+    const std::uint64_t a = addr(rng);
+    ASSERT_EQ(lab10::sector_of(a), a / 32) << "byte " << a << " (" << cudalab::seed_note() << ")";
+  }
+}
+
+// The issue's three numbers: a warp reading x[i] of SoA floats, p[i].x of 12-byte AoS3 records,
+// and whole 16-byte float4 records.
+TEST(SectorsTouchedCpu, SoaFloatIsFourSectors) {
+  EXPECT_TRUE(sectors_are(lab10::strided_request(4, 4), 4, "SoA x[i], 32 consecutive floats"));
+}
+
+TEST(SectorsTouchedCpu, AosFloat3XOnlyIsTwelveSectors) {
+  EXPECT_TRUE(sectors_are(lab10::strided_request(12, 4), 12, "AoS3 p[i].x, 12 bytes apart"));
+  EXPECT_TRUE(sectors_are(lab10::strided_request(12, 4, 8), 12, "AoS3 p[i].z, 12 bytes apart"));
+}
+
+TEST(SectorsTouchedCpu, AosFloat4IsSixteenSectors) {
+  EXPECT_TRUE(sectors_are(lab10::strided_request(16, 16), 16, "AoS4 p[i] as one float4"));
+  EXPECT_TRUE(sectors_are(lab10::strided_request(16, 4), 16, "AoS4 p[i].x alone"));
+  EXPECT_TRUE(sectors_are(lab10::strided_request(16, 8), 16, "AoS4 p[i].xy as a float2"));
+}
+
+// Lane i at 4 s i: for s <= 8 neighbouring lanes are at most one sector apart, so every sector
+// from 0 to floor(31 s / 8) is touched; from s = 8 on every lane has its own sector.
+TEST(SectorsTouchedCpu, FourByteStridesOneToSixtyFour) {
+  for (int s = 1; s <= 64; ++s) {
+    const int want = std::min(32, 31 * s / 8 + 1);
+    EXPECT_TRUE(sectors_are(lab10::strided_request(4 * std::uint64_t(s), 4), want,
+                            "4-byte loads, stride " + std::to_string(s) + " floats"));
+  }
+}
+
+TEST(SectorsTouchedCpu, ConsecutiveAccessesOfEveryWidth) {
+  for (const int w : {1, 2, 4, 8, 16}) {
+    EXPECT_TRUE(sectors_are(lab10::strided_request(w, w), w,
+                            std::to_string(w) + "-byte loads of consecutive elements"));
+  }
+}
+
+TEST(SectorsTouchedCpu, MisalignedBaseCostsOneMoreSector) {
+  for (std::uint64_t offset = 4; offset < 32; offset += 4) {
+    EXPECT_TRUE(sectors_are(lab10::strided_request(4, 4, 4096 + offset), 5,
+                            "32 consecutive floats from byte 4096 + " + std::to_string(offset)));
+  }
+  EXPECT_TRUE(sectors_are(lab10::strided_request(4, 4, 4096 + 32), 4,
+                          "32 consecutive floats from a sector boundary"));
+  EXPECT_TRUE(sectors_are(lab10::strided_request(16, 16, 16), 17,
+                          "32 float4 from byte 16 (the array starts mid-sector)"));
+  EXPECT_TRUE(sectors_are(lab10::strided_request(8, 8, 24), 9, "32 float2 from byte 24"));
+  auto rng = cudalab::make_rng(102);
+  std::uniform_int_distribution<std::uint64_t> sector(0, std::uint64_t{1} << 30);
+  std::uniform_int_distribution<int> word(1, 7);
+  for (int t = 0; t < 200; ++t) {
+    const std::uint64_t base = sector(rng) * 32 + 4 * std::uint64_t(word(rng));
+    ASSERT_TRUE(sectors_are(lab10::strided_request(4, 4, base), 5,
+                            "32 consecutive floats from byte " + std::to_string(base) + " (" +
+                                cudalab::seed_note() + ")"));
+  }
+}
+
+TEST(SectorsTouchedCpu, InactiveLanesAndBroadcasts) {
+  lab10::GlobalRequest r = lab10::strided_request(4, 4);
+  r.active_mask = 0;
+  EXPECT_TRUE(sectors_are(r, 0, "no active lane"));
+  r.active_mask = 1u << 17;
+  EXPECT_TRUE(sectors_are(r, 1, "lane 17 alone"));
+  r.active_mask = 1u;  // n = 33: the second warp has one live lane
+  EXPECT_TRUE(sectors_are(r, 1, "the last warp of n = 33: lane 0 alone"));
+  r = lab10::strided_request(16, 4);
+  r.active_mask = 0x0000FFFFu;
+  EXPECT_TRUE(sectors_are(r, 8, "lanes 0-15, 16 bytes apart"));
+  r.active_mask = 0x55555555u;
+  EXPECT_TRUE(sectors_are(r, 16, "even lanes, 16 bytes apart"));
+  EXPECT_TRUE(sectors_are(lab10::strided_request(0, 4, 1000), 1, "every lane reads byte 1000"));
+  EXPECT_TRUE(sectors_are(lab10::strided_request(0, 16, 4096), 1, "a float4 broadcast"));
+  lab10::GlobalRequest two_lines = lab10::strided_request(0, 4, 0);
+  for (int i = 16; i < 32; ++i) two_lines.byte_address[std::size_t(i)] = 1 << 20;
+  EXPECT_TRUE(sectors_are(two_lines, 2, "16 lanes on byte 0, 16 on byte 2^20"));
+}
+
+TEST(SectorsTouchedCpu, RejectsBadWidthsAndMisalignedLanes) {
+  for (const int w : {0, 3, 5, 12, 32, -4}) {
+    lab10::GlobalRequest r = lab10::strided_request(4, 4);
+    r.access_bytes = w;
+    EXPECT_THROW(lab10::sectors_touched(r), std::invalid_argument) << "access_bytes = " << w;
+  }
+  lab10::GlobalRequest r = lab10::strided_request(4, 4);
+  r.byte_address[5] = 22;  // a 4-byte load from byte 22
+  EXPECT_THROW(lab10::sectors_touched(r), std::invalid_argument) << "lane 5 reads 4 bytes at 22";
+  r.active_mask = ~(1u << 5);  // the misaligned lane is inactive: fine
+  EXPECT_TRUE(sectors_are(r, 4, "misaligned lane 5 inactive"));
+  EXPECT_THROW(lab10::sectors_touched(lab10::strided_request(16, 16, 8)), std::invalid_argument)
+      << "float4 loads from byte 8";
+}
+
+TEST(SectorsTouchedCpu, SeededRequestsMatchEveryByteCounted) {
+  auto rng = cudalab::make_rng(103);
+  std::uniform_int_distribution<int> width_index(0, 4);
+  std::uniform_int_distribution<std::uint64_t> element(0, 2000);
+  std::uniform_int_distribution<std::uint32_t> mask;
+  for (int t = 0; t < 3000; ++t) {
+    lab10::GlobalRequest r;
+    r.access_bytes = 1 << width_index(rng);
+    const std::uint64_t base = element(rng) * 4096;
+    for (auto& a : r.byte_address) a = base + element(rng) * std::uint64_t(r.access_bytes);
+    r.active_mask = t % 3 == 0 ? 0xFFFFFFFFu : mask(rng);
+    ASSERT_TRUE(
+        sectors_are(r, sectors_by_every_byte(r),
+                    "seeded request " + std::to_string(t) + " (" + cudalab::seed_note() + ")"));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// CPU: the padded pitch of the conversion tile
+// ---------------------------------------------------------------------------
+TEST(RecordPitchCpu, ColumnReadsAreConflictFreeWithTheLeastPadding) {
+  for (int fields = 1; fields <= lab10::kMaxFields; ++fields) {
+    const int pitch = lab10::record_pitch(fields);
+    ASSERT_GE(pitch, fields) << "record_pitch(" << fields << ") = " << pitch
+                             << ": a record's fields must fit in its row";
+    EXPECT_LE(pitch, lab10::kMaxFields + 1) << "record_pitch(" << fields << ") = " << pitch;
+    int worst = 0;  // largest number of distinct words in one bank, over the fields
+    for (int f = 0; f < fields; ++f) {
+      std::array<int, 32> per_bank{};
+      for (int lane = 0; lane < 32; ++lane) {
+        worst = std::max(worst, ++per_bank[std::size_t((lane * pitch + f) % 32)]);
+      }
+    }
+    EXPECT_EQ(worst, 1) << "record_pitch(" << fields << ") = " << pitch
+                        << ": a warp reading field f of 32 consecutive records (words lane * "
+                        << pitch << " + f) has a " << worst << "-way bank conflict";
+    int least = fields;  // the smallest conflict-free pitch: the first odd one
+    if (least % 2 == 0) ++least;
+    EXPECT_EQ(pitch, least) << "record_pitch(" << fields << ") = " << pitch
+                            << ": a smaller pitch is conflict-free too (padding costs memory)";
+  }
+}
+
+// ===========================================================================
+// GPU data: small integers (exact) and random floats (tolerance), from host or from a hash on
+// the device for the large sets.
+// ===========================================================================
+
+__host__ __device__ inline std::uint32_t mix64(std::uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xFF51AFD7ED558CCDull;
+  k ^= k >> 33;
+  k *= 0xC4CEB9FE1A85EC53ull;
+  k ^= k >> 33;
+  return static_cast<std::uint32_t>(k);
+}
+
+/// Field @p f (0 x, 1 y, 2 z, 3 m) of particle @p i of data set @p salt: an integer in [-8, 8]
+/// (the mass in [0, 8]).
+__host__ __device__ inline float hashed_value(std::uint64_t salt, long long i, int f) {
+  const int v = static_cast<int>(mix64(salt + 4ull * static_cast<std::uint64_t>(i) + f) % 17u) - 8;
+  return static_cast<float>(f == 3 ? (v < 0 ? -v : v) : v);
+}
+
+/// A float of record element @p e (any of 2^20 values, exact copies compare with ==).
+__host__ __device__ inline float hashed_record(std::uint64_t salt, long long e) {
+  return static_cast<float>(mix64(salt ^ (static_cast<std::uint64_t>(e) * 0x9E3779B97F4A7C15ull)) &
+                            0xFFFFFu) *
+         0.25f;
+}
+
+__global__ void grader_fill_field(float* base, long long stride, long long n, int field,
+                                  std::uint64_t salt) {
+  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += step) {
+    base[i * stride] = hashed_value(salt, i, field);
+  }
+}
+
+__global__ void grader_fill_records(float* aos, long long total, std::uint64_t salt) {
+  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+       e += step) {
+    aos[e] = hashed_record(salt, e);
+  }
+}
+
+/// Reference count (one atomic per block): how many base[i * stride] < x0.
+__global__ void grader_count(const float* base, long long stride, long long n, float x0,
+                             unsigned long long* count) {
+  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
+  unsigned long long mine = 0;
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += step) {
+    mine += base[i * stride] < x0 ? 1 : 0;
+  }
+  atomicAdd(count, mine);
+}
+
+/// Counts wrong distances of data set @p salt; remembers the smallest wrong index.
+__global__ void grader_check_distance(const float* out, long long n, float3 c, std::uint64_t salt,
+                                      unsigned long long* bad, unsigned long long* first_bad) {
+  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += step) {
+    const float dx = hashed_value(salt, i, 0) - c.x;
+    const float dy = hashed_value(salt, i, 1) - c.y;
+    const float dz = hashed_value(salt, i, 2) - c.z;
+    const float want = hashed_value(salt, i, 3) * (dx * dx + dy * dy + dz * dz);  // exact
+    if (!(out[i] == want)) {
+      atomicAdd(bad, 1ull);
+      atomicMin(first_bad, static_cast<unsigned long long>(i));
+    }
+  }
+}
+
+/// Counts wrong elements of soa (n records of `fields` floats from grader_fill_records).
+__global__ void grader_check_soa(const float* soa, long long n, int fields, std::uint64_t salt,
+                                 unsigned long long* bad, unsigned long long* first_bad) {
+  const long long total = n * fields;
+  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; k < total;
+       k += step) {
+    const long long f = k / n, i = k - f * n;  // soa[f * n + i] = aos[i * fields + f]
+    if (!(soa[k] == hashed_record(salt, i * fields + f))) {
+      atomicAdd(bad, 1ull);
+      atomicMin(first_bad, static_cast<unsigned long long>(k));
+    }
+  }
+}
+
+constexpr unsigned kGraderBlocks = 2048;
+constexpr unsigned kGraderThreads = 256;
+
+void fill_field(float* base, long long stride, long long n, int field, std::uint64_t salt,
+                cudaStream_t s) {
+  grader_fill_field<<<kGraderBlocks, kGraderThreads, 0, s>>>(base, stride, n, field, salt);
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+void fill_records(float* aos, long long total, std::uint64_t salt, cudaStream_t s) {
+  grader_fill_records<<<kGraderBlocks, kGraderThreads, 0, s>>>(aos, total, salt);
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+unsigned long long reference_count(const float* base, long long stride, long long n, float x0) {
+  cudalab::DeviceBuffer<unsigned long long> d(1);
+  d.fill_bytes(0);
+  grader_count<<<kGraderBlocks, kGraderThreads>>>(base, stride, n, x0, d.data());
+  CUDA_CHECK_LAST_LAUNCH();
+  return d.to_host()[0];
+}
+
+/// {wrong elements, first wrong index} from one of the check kernels.
+struct DeviceVerdict {
+  unsigned long long bad = 0;
+  unsigned long long first = 0;
+};
+
+template <typename Launch>
+DeviceVerdict device_verdict(Launch launch) {
+  cudalab::DeviceBuffer<unsigned long long> d(2);
+  const unsigned long long init[2] = {0, ~0ull};
+  d.upload(init);
+  launch(d.data(), d.data() + 1);
+  CUDA_CHECK_LAST_LAUNCH();
+  const auto h = d.to_host();
+  return {h[0], h[1]};
+}
+
+/// A run-varying salt for the hashed data sets (from the run seed, so CUDALAB_SEED fixes it).
+std::uint64_t salt_for(std::uint64_t stream) {
+  auto rng = cudalab::make_rng(stream);
+  return rng() & 0xFFFFFFFFFFull;
+}
+
+/// Free device memory now, in bytes.
+std::size_t free_device_bytes() {
+  std::size_t free_b = 0, total_b = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  return free_b;
+}
+
+template <typename T>
+cudalab::DeviceBuffer<T> upload(const std::vector<T>& h) {
+  cudalab::DeviceBuffer<T> d(h.size());
+  d.upload(h);
+  return d;
+}
+
+// ===========================================================================
+// GPU: the particle kernels, exact on small integers and close on random floats, for
+// N = 1, 31, 33 (partial warps) and 10^6 + 7.
+// ===========================================================================
+
+/// Host particles: x, y, z, m.
+struct HostParticles {
+  std::vector<float> x, y, z, m;
+};
+
+HostParticles make_particles(int n, bool integers, std::uint64_t stream) {
+  HostParticles h;
+  auto rng = cudalab::make_rng(stream);
+  std::uniform_int_distribution<int> small(-8, 8);
+  std::uniform_real_distribution<float> real(-10.0f, 10.0f);
+  for (std::vector<float>* v : {&h.x, &h.y, &h.z, &h.m}) {
+    v->resize(std::size_t(n));
+    for (float& e : *v) e = integers ? static_cast<float>(small(rng)) : real(rng);
+  }
+  for (float& e : h.m) e = std::fabs(e);
+  return h;
+}
+
+std::vector<float> host_distance(const HostParticles& h, float3 c) {
+  std::vector<float> out(h.x.size());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const double dx = double(h.x[i]) - c.x, dy = double(h.y[i]) - c.y, dz = double(h.z[i]) - c.z;
+    out[i] = static_cast<float>(double(h.m[i]) * (dx * dx + dy * dy + dz * dz));
+  }
+  return out;
+}
+
+std::vector<float> interleave4(const HostParticles& h) {
+  std::vector<float> a(4 * h.x.size());
+  for (std::size_t i = 0; i < h.x.size(); ++i) {
+    a[4 * i] = h.x[i];
+    a[4 * i + 1] = h.y[i];
+    a[4 * i + 2] = h.z[i];
+    a[4 * i + 3] = h.m[i];
+  }
+  return a;
+}
+
+class PointsGpu : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override { CUDALAB_REQUIRE_GPU(); }
+  /// Two replays of @p cap: small integers (exact), then random floats (kFloatTolerance);
+  /// @p load puts a data set behind the captured pointers.
+  template <typename Load>
+  void expect_two_data_sets(const CapturedWork& cap, cudalab::DeviceBuffer<float>& d_out,
+                            const float3 c, Load load) {
+    const int n = GetParam();
+    for (const bool integers : {true, false}) {
+      SCOPED_TRACE(integers ? "small-integer data (exact)" : "random floats (tolerance)");
+      const HostParticles h = make_particles(n, integers, integers ? 11 : 12);
+      load(h);
+      cudalab::testing::poison(d_out.data(), d_out.bytes());
+      cap.run();
+      EXPECT_TRUE(cudalab::testing::matrices_match(host_distance(h, c), d_out.to_host(), 1, n,
+                                                   integers ? 0.0 : kFloatTolerance));
+    }
+  }
+};
+
+TEST_P(PointsGpu, WeightedDistanceSoa) {
+  const int n = GetParam();
+  cudalab::DeviceBuffer<float> d_x(n), d_y(n), d_z(n), d_m(n), d_out(n);
+  const float3 c{1.0f, -3.0f, 2.0f};
+  const lab10::PointsSoA p{d_x.data(), d_y.data(), d_z.data(), d_m.data()};
+  const CapturedWork cap = CapturedWork::capture(
+      [&](cudaStream_t s) { lab10::weighted_distance_soa(p, c, d_out.data(), n, s); });
+  ASSERT_TRUE(cap.holds_only(only_kernel("weighted_distance_soa_kernel")));
+  expect_two_data_sets(cap, d_out, c, [&](const HostParticles& h) {
+    d_x.upload(h.x);
+    d_y.upload(h.y);
+    d_z.upload(h.z);
+    d_m.upload(h.m);
+  });
+}
+
+TEST_P(PointsGpu, WeightedDistanceAos4) {
+  const int n = GetParam();
+  cudalab::DeviceBuffer<float> d_p(4 * std::size_t(n)), d_out(n);
+  const float3 c{-2.0f, 0.0f, 5.0f};
+  const auto* p4 = reinterpret_cast<const float4*>(d_p.data());
+  const CapturedWork cap = CapturedWork::capture(
+      [&](cudaStream_t s) { lab10::weighted_distance_aos4(p4, c, d_out.data(), n, s); });
+  ASSERT_TRUE(cap.holds_only(only_kernel("weighted_distance_aos4_kernel")));
+  expect_two_data_sets(cap, d_out, c, [&](const HostParticles& h) { d_p.upload(interleave4(h)); });
+}
+
+/// One count pattern: the field starts @p offset floats into the buffer, elements @p stride
+/// floats apart.
+struct CountPattern {
+  int stride;
+  int offset;
+  const char* what;
+};
+const CountPattern kCountPatterns[] = {{1, 0, "SoA x (stride 1)"},
+                                       {1, 1, "SoA x from x + 1 (misaligned)"},
+                                       {3, 0, "AoS3 p.x (stride 3)"},
+                                       {4, 0, "AoS4 p.x (stride 4)"},
+                                       {32, 0, "stride 32"}};
+
+TEST_P(PointsGpu, CountBelowIsExactAtEveryStride) {
+  const int n = GetParam();
+  for (const CountPattern& pat : kCountPatterns) {
+    SCOPED_TRACE(std::string(pat.what) + ", n = " + std::to_string(n));
+    const std::size_t floats = std::size_t(n) * pat.stride + pat.offset;
+    cudalab::DeviceBuffer<float> d_buf(floats);
+    cudalab::DeviceBuffer<unsigned int> d_count(1);
+    float x0 = 0.0f;  // the capture takes x0 by value: one graph per threshold
+    const auto capture = [&](float threshold) {
+      x0 = threshold;
+      return CapturedWork::capture([&](cudaStream_t s) {
+        lab10::count_below(d_buf.data() + pat.offset, pat.stride, n, x0, d_count.data(), s);
+      });
+    };
+    // Data set 1: small integers below 100 and a threshold above them all (count = n); the
+    // floats between the elements are NaN, so reading one of them counts nothing.
+    // Data set 2: random floats in [-1, 1] with some NaN elements, threshold 0.25.
+    for (int set = 0; set < 2; ++set) {
+      auto rng = cudalab::make_rng(20 + set);
+      std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+      std::uniform_int_distribution<int> small(0, 99);
+      std::vector<float> h(floats, std::numeric_limits<float>::quiet_NaN());
+      unsigned long long want = 0;
+      const float threshold = set == 0 ? 100.0f : 0.25f;
+      for (int i = 0; i < n; ++i) {
+        float v = set == 0 ? float(small(rng)) : real(rng);
+        if (set == 1 && i % 97 == 5) v = std::numeric_limits<float>::quiet_NaN();
+        h[std::size_t(i) * pat.stride + pat.offset] = v;
+        want += v < threshold ? 1 : 0;
+      }
+      const CapturedWork cap = capture(threshold);
+      ASSERT_TRUE(cap.holds_only(only_kernel("count_below_kernel", true)));
+      d_buf.upload(h);
+      cudalab::testing::poison(d_count.data(), d_count.bytes());
+      cap.run();
+      EXPECT_EQ(d_count.to_host()[0], want)
+          << "count of elements < " << threshold << " (data set " << set + 1 << ")";
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, PointsGpu, ::testing::Values(1, 31, 33, 1000007),
+                         [](const ::testing::TestParamInfo<int>& p) {
+                           return "n" + std::to_string(p.param);
+                         });
+
+// ---------------------------------------------------------------------------
+// GPU: the tiled conversion, exact for N = 1, 31, 33, 10^6 + 7 and widths 1 ... 32.
+// ---------------------------------------------------------------------------
+struct Conversion {
+  int n, fields;
+};
+
+std::string conversion_name(const ::testing::TestParamInfo<Conversion>& p) {
+  return std::to_string(p.param.n) + "x" + std::to_string(p.param.fields);
+}
+
+const Conversion kConversions[] = {{1, 3},    {31, 3},   {33, 4},   {1000007, 3}, {257, 32},
+                                   {1000, 1}, {4097, 2}, {300, 31}, {100003, 8},  {1000007, 5}};
+
+std::vector<float> host_soa(const std::vector<float>& aos, int n, int fields) {
+  std::vector<float> soa(aos.size());
+  for (int i = 0; i < n; ++i) {
+    for (int f = 0; f < fields; ++f) {
+      soa[std::size_t(f) * n + i] = aos[std::size_t(i) * fields + f];
+    }
+  }
+  return soa;
+}
+
+class ConversionGpu : public ::testing::TestWithParam<Conversion> {};
+
+TEST_P(ConversionGpu, TiledIsExact) {
+  CUDALAB_REQUIRE_GPU();
+  const int n = GetParam().n, fields = GetParam().fields;
+  const std::size_t count = std::size_t(n) * fields;
+  cudalab::DeviceBuffer<float> d_aos(count), d_soa(count);
+  const CapturedWork cap = CapturedWork::capture(
+      [&](cudaStream_t s) { lab10::aos_to_soa_tiled(d_aos.data(), d_soa.data(), n, fields, s); });
+  ASSERT_TRUE(cap.holds_only(only_kernel("aos_to_soa_tiled_kernel")));
+  for (int run = 0; run < 2; ++run) {  // new data each time; a race may also hide in one run
+    SCOPED_TRACE("replay " + std::to_string(run + 1) + " of the captured launch");
+    auto rng = cudalab::make_rng(30 + run);
+    std::uniform_real_distribution<float> real(-1e3f, 1e3f);
+    std::vector<float> aos(count);
+    for (float& v : aos) v = real(rng);
+    d_aos.upload(aos);
+    cudalab::testing::poison(d_soa.data(), d_soa.bytes());
+    cudalab::testing::poison_shared_memory();
+    cap.run();
+    EXPECT_TRUE(
+        cudalab::testing::matrices_match(host_soa(aos, n, fields), d_soa.to_host(), fields, n, 0.0))
+        << "soa as a fields x n matrix: row f is field f of every record";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, ConversionGpu, ::testing::ValuesIn(kConversions), conversion_name);
+
+TEST(GivenNaiveConversionGpu, NaiveIsExact) {
+  CUDALAB_REQUIRE_GPU();
+  for (const Conversion c : {Conversion{33, 3}, Conversion{1000, 32}, Conversion{4097, 2}}) {
+    const std::size_t count = std::size_t(c.n) * c.fields;
+    std::vector<float> aos(count);
+    for (std::size_t e = 0; e < count; ++e) aos[e] = float(e % 1009) - 500.0f;
+    const auto d_aos = upload(aos);
+    cudalab::DeviceBuffer<float> d_soa(count);
+    d_soa.fill_bytes(0xFF);
+    lab10::aos_to_soa_naive(d_aos.data(), d_soa.data(), c.n, c.fields);
+    EXPECT_TRUE(cudalab::testing::matrices_match(host_soa(aos, c.n, c.fields), d_soa.to_host(),
+                                                 c.fields, c.n, 0.0));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Range edges: element indices and byte offsets past 2^31 (an int product overflows).
+// ---------------------------------------------------------------------------
+TEST(CountRangeGpu, ElementIndexPastTwoToThe31) {
+  CUDALAB_REQUIRE_GPU();
+  constexpr int kStride = 1 << 16;
+  constexpr int kN = (1 << 15) + 5;  // last element index (kN - 1) * kStride > 2^31
+  const std::size_t floats = std::size_t(kN - 1) * kStride + 1;
+  if (free_device_bytes() < floats * sizeof(float) + (std::size_t(1) << 30)) {
+    GTEST_SKIP() << "needs " << floats * sizeof(float) / (1 << 20) << " MiB of free device memory";
+  }
+  cudalab::DeviceBuffer<float> d_buf(floats);
+  cudalab::DeviceBuffer<unsigned int> d_count(1);
+  const CapturedWork cap = CapturedWork::capture([&](cudaStream_t s) {
+    lab10::count_below(d_buf.data(), kStride, kN, 0.5f, d_count.data(), s);
+  });
+  ASSERT_TRUE(cap.holds_only(only_kernel("count_below_kernel", true)));
+  d_buf.fill_bytes(0xFF);  // NaN between the elements
+  const std::uint64_t salt = salt_for(40);
+  fill_field(d_buf.data(), kStride, kN, 0, salt, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  unsigned long long want = 0;
+  for (int i = 0; i < kN; ++i) want += hashed_value(salt, i, 0) < 0.5f ? 1 : 0;
+  cudalab::testing::poison(d_count.data(), d_count.bytes());
+  cap.run();
+  EXPECT_EQ(d_count.to_host()[0], want)
+      << kN << " elements " << kStride << " floats apart: the last one is element "
+      << (long long)(kN - 1) * kStride << " (> 2^31): compute i * stride in 64 bits";
+}
+
+TEST(ConversionRangeGpu, OffsetsPastTwoToThe31) {
+  CUDALAB_REQUIRE_GPU();
+  constexpr int kFields = 4;
+  constexpr int kN = (1 << 29) + 5;  // kN * kFields floats > 2^31: int offsets overflow
+  const std::size_t count = std::size_t(kN) * kFields;
+  if (free_device_bytes() < 2 * count * sizeof(float) + (std::size_t(1) << 30)) {
+    GTEST_SKIP() << "needs " << 2 * count * sizeof(float) / (1 << 20)
+                 << " MiB of free device memory";
+  }
+  cudalab::DeviceBuffer<float> d_aos(count), d_soa(count);
+  const CapturedWork cap = CapturedWork::capture(
+      [&](cudaStream_t s) { lab10::aos_to_soa_tiled(d_aos.data(), d_soa.data(), kN, kFields, s); });
+  ASSERT_TRUE(cap.holds_only(only_kernel("aos_to_soa_tiled_kernel")));
+  const std::uint64_t salt = salt_for(41);
+  fill_records(d_aos.data(), static_cast<long long>(count), salt, nullptr);
+  cudalab::testing::poison(d_soa.data(), d_soa.bytes());
+  cudalab::testing::poison_shared_memory();
+  cap.run();
+  const DeviceVerdict v = device_verdict([&](unsigned long long* bad, unsigned long long* first) {
+    grader_check_soa<<<kGraderBlocks, kGraderThreads>>>(d_soa.data(), kN, kFields, salt, bad,
+                                                        first);
+  });
+  EXPECT_EQ(v.bad, 0u) << v.bad << " wrong elements of " << count << ", the first at soa["
+                       << v.first << "] (" << kN << " records of " << kFields
+                       << " floats: offsets pass 2^31, compute them in 64 bits)";
+}
+
+// ---------------------------------------------------------------------------
+// The launches the profiler test measures, in a fixed order, each checked.
+// ---------------------------------------------------------------------------
+
+/// A profiled launch: which kernel, and the pattern of its global loads for the model.
+struct Profiled {
+  const char* what;
+  const char* kernel;
+  std::uint64_t stride_bytes;
+  int access_bytes;
+  std::uint64_t base_byte;
+  bool any_vector_width;  // consecutive loads of 4, 8 or 16 bytes are all fine (the tile loads)
+};
+
+constexpr int kProfiledN = 1 << 20;      // particles / elements of the profiled launches
+constexpr int kProfiledWideN = 1 << 16;  // records of 32 floats
+
+const Profiled kProfiled[] = {
+    {"count: SoA x, stride 1", "count_below_kernel", 4, 4, 0, false},
+    {"count: SoA x from x + 1 (misaligned)", "count_below_kernel", 4, 4, 4, false},
+    {"count: AoS3 p.x, stride 3", "count_below_kernel", 12, 4, 0, false},
+    {"count: AoS4 p.x, stride 4", "count_below_kernel", 16, 4, 0, false},
+    {"count: stride 8", "count_below_kernel", 32, 4, 0, false},
+    {"count: stride 32", "count_below_kernel", 128, 4, 0, false},
+    {"weighted distance: SoA", "weighted_distance_soa_kernel", 4, 4, 0, false},
+    {"weighted distance: AoS4", "weighted_distance_aos4_kernel", 16, 16, 0, false},
+    {"tiled conversion: 3 fields", "aos_to_soa_tiled_kernel", 4, 4, 0, true},
+    {"tiled conversion: 32 fields", "aos_to_soa_tiled_kernel", 4, 4, 0, true},
+    {"naive conversion (given): 3 fields", "aos_to_soa_naive_kernel", 12, 4, 0, false},
+    {"naive conversion (given): 32 fields", "aos_to_soa_naive_kernel", 128, 4, 0, false},
+};
+
+TEST(PatternsGpu, EveryProfiledLaunchIsCorrect) {
+  CUDALAB_REQUIRE_GPU();
+  const int n = kProfiledN;
+  const std::uint64_t salt = salt_for(50);
+  // Counts: one buffer of n * 32 + 1 floats, the field written where each pattern reads it.
+  cudalab::DeviceBuffer<float> d_buf(std::size_t(n) * 32 + 1);
+  cudalab::DeviceBuffer<unsigned int> d_count(1);
+  const struct { int stride, offset; } counts[] = {{1, 0}, {1, 1}, {3, 0}, {4, 0}, {8, 0}, {32, 0}};
+  for (const auto& c : counts) {
+    SCOPED_TRACE("count, stride " + std::to_string(c.stride) + ", offset " +
+                 std::to_string(c.offset));
+    fill_field(d_buf.data() + c.offset, c.stride, n, 0, salt, nullptr);
+    const unsigned long long want = reference_count(d_buf.data() + c.offset, c.stride, n, 0.5f);
+    lab10::count_below(d_buf.data() + c.offset, c.stride, n, 0.5f, d_count.data());
+    EXPECT_EQ(d_count.to_host()[0], want);
+  }
+  // Weighted distance, SoA then AoS4 (the same particles).
+  {
+    cudalab::DeviceBuffer<float> d_soa(4 * std::size_t(n)), d_aos(4 * std::size_t(n)), d_out(n);
+    for (int f = 0; f < 4; ++f) {
+      fill_field(d_soa.data() + std::size_t(f) * n, 1, n, f, salt, nullptr);
+      fill_field(d_aos.data() + f, 4, n, f, salt, nullptr);
+    }
+    const float3 c{1.0f, 2.0f, -1.0f};
+    const lab10::PointsSoA p{d_soa.data(), d_soa.data() + n, d_soa.data() + 2 * std::size_t(n),
+                             d_soa.data() + 3 * std::size_t(n)};
+    for (int layout = 0; layout < 2; ++layout) {
+      d_out.fill_bytes(0xFF);
+      if (layout == 0) {
+        lab10::weighted_distance_soa(p, c, d_out.data(), n);
+      } else {
+        lab10::weighted_distance_aos4(reinterpret_cast<const float4*>(d_aos.data()), c,
+                                      d_out.data(), n);
+      }
+      const DeviceVerdict v = device_verdict([&](auto* bad, auto* first) {
+        grader_check_distance<<<kGraderBlocks, kGraderThreads>>>(d_out.data(), n, c, salt, bad,
+                                                                 first);
+      });
+      EXPECT_EQ(v.bad, 0u) << (layout ? "AoS4" : "SoA") << ": first wrong distance at " << v.first;
+    }
+  }
+  // Conversions: tiled 3 and 32 fields, then the naive ones.
+  for (const bool tiled : {true, false}) {
+    for (const auto& shape : {std::pair{n, 3}, std::pair{kProfiledWideN, 32}}) {
+      const int records = shape.first, fields = shape.second;
+      const long long total = static_cast<long long>(records) * fields;
+      cudalab::DeviceBuffer<float> d_aos(total), d_soa(total);
+      fill_records(d_aos.data(), total, salt, nullptr);
+      d_soa.fill_bytes(0xFF);
+      if (tiled) {
+        cudalab::testing::poison_shared_memory();
+        lab10::aos_to_soa_tiled(d_aos.data(), d_soa.data(), records, fields);
+      } else {
+        lab10::aos_to_soa_naive(d_aos.data(), d_soa.data(), records, fields);
+      }
+      const DeviceVerdict v = device_verdict([&](auto* bad, auto* first) {
+        grader_check_soa<<<kGraderBlocks, kGraderThreads>>>(d_soa.data(), records, fields, salt,
+                                                            bad, first);
+      });
+      EXPECT_EQ(v.bad, 0u) << (tiled ? "tiled" : "naive") << " conversion, " << fields
+                           << " fields: first wrong element soa[" << v.first << "]";
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Profiler: Nsight Compute's sectors per global-load request against your model, for every
+// kernel; and the tiled conversion's shared-memory reads conflict-free (one wavefront each).
+// ---------------------------------------------------------------------------
+TEST(SectorsProfiler, SectorsPerRequestMatchYourModel) {
+  CUDALAB_REQUIRE_GPU();
+  const std::string sectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
+  const std::string requests = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
+  const std::string wavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
+  const std::string shared_loads = "smsp__sass_inst_executed_op_shared_ld.sum";
+  const cudalab::testing::NcuRun run = cudalab::testing::run_ncu(
+      {sectors, requests, wavefronts, shared_loads},
+      "count_below_kernel|weighted_distance_soa_kernel|weighted_distance_aos4_kernel|"
+      "aos_to_soa_tiled_kernel|aos_to_soa_naive_kernel",
+      "PatternsGpu.EveryProfiledLaunchIsCorrect");
+  if (!run.available) GTEST_SKIP() << run.skip_reason;
+  ASSERT_EQ(run.exit_code, 0) << cudalab::testing::excerpt(run.output);
+  constexpr std::size_t kLaunches = sizeof(kProfiled) / sizeof(kProfiled[0]);
+  ASSERT_EQ(run.kernels.size(), kLaunches) << "expected one profiled launch per pattern:\n"
+                                           << cudalab::testing::excerpt(run.output);
+  for (std::size_t i = 0; i < kLaunches; ++i) {
+    const Profiled& p = kProfiled[i];
+    const cudalab::testing::KernelMetrics& k = run.kernels[i];
+    SCOPED_TRACE(std::string(p.what) + " (" + k.name + ")");
+    ASSERT_NE(k.name.find(p.kernel), std::string::npos)
+        << "launch " << i << " should be " << p.kernel;
+    const auto s = k.values.find(sectors), r = k.values.find(requests);
+    ASSERT_TRUE(s != k.values.end() && r != k.values.end() && r->second > 0)
+        << "no global-load requests measured";
+    const double measured = s->second / r->second;
+    std::vector<int> model;
+    for (const int w :
+         p.any_vector_width ? std::vector<int>{4, 8, 16} : std::vector<int>{p.access_bytes}) {
+      const std::uint64_t stride = p.any_vector_width ? std::uint64_t(w) : p.stride_bytes;
+      model.push_back(lab10::sectors_touched(lab10::strided_request(stride, w, p.base_byte)));
+    }
+    bool close = false;
+    for (const int m : model) close = close || std::fabs(measured - m) <= 0.1 * m;
+    std::string name = p.what;
+    std::replace(name.begin(), name.end(), ' ', '_');
+    cudalab::testing::record_measurement(name + "_sectors_per_request", measured, "sectors");
+    std::printf("[ NCU      ] %-40s %6.2f sectors/request, your model %d\n", p.what, measured,
+                model[0]);
+    EXPECT_TRUE(close) << "ncu measures " << measured << " sectors per request, your model says "
+                       << model[0]
+                       << (model.size() > 1 ? " (or the same for 8- or 16-byte loads)" : "")
+                       << " (tolerance 10 %)";
+    if (std::string(p.kernel) == "aos_to_soa_tiled_kernel" && i == 9) {  // 32 fields
+      const auto w = k.values.find(wavefronts), l = k.values.find(shared_loads);
+      ASSERT_TRUE(w != k.values.end() && l != k.values.end() && l->second > 0)
+          << "no shared-memory loads measured in the tiled conversion";
+      const double per_load = w->second / l->second;
+      cudalab::testing::record_measurement("tiled_32_fields_wavefronts_per_shared_load", per_load,
+                                           "wavefronts", 1.1, cudalab::testing::Bound::kAtMost);
+      EXPECT_LE(per_load, 1.1) << "the tile's reads need " << per_load
+                               << " wavefronts per shared load (1 = conflict-free): the kernel "
+                                  "must index the tile with record_pitch()";
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Sanitizers: the tiled conversion (shared memory, a barrier) on small shapes with partial tiles;
+// the particle kernels under memcheck at N = 31 and 33 (reads past the end).
+// ---------------------------------------------------------------------------
+constexpr const char* kConversionSanitized =
+    "Shapes/ConversionGpu.*/31x3:Shapes/ConversionGpu.*/257x32:Shapes/ConversionGpu.*/300x31";
+constexpr const char* kPointsSanitized = "Sizes/PointsGpu.*/n31:Sizes/PointsGpu.*/n33";
+
+TEST(ConversionSanitizer, RacecheckFindsNoSharedMemoryHazard) {
+  CUDALAB_REQUIRE_GPU();
+  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", kConversionSanitized);
+}
+TEST(ConversionSanitizer, SynccheckFindsNoInvalidBarrier) {
+  CUDALAB_REQUIRE_GPU();
+  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", kConversionSanitized);
+}
+TEST(ConversionSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
+  CUDALAB_REQUIRE_GPU();
+  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", kConversionSanitized);
+}
+TEST(PointsSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
+  CUDALAB_REQUIRE_GPU();
+  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", kPointsSanitized);
+}
+
+// ---------------------------------------------------------------------------
+// Perf. Inputs are hashed on the device, a new data set before every timed run (untimed), so no
+// result can be cached; the last timed outputs are checked in full on the device.
+// ---------------------------------------------------------------------------
+
+/// Times two captured launches interleaved; @p refill_baseline / @p refill_candidate put data
+/// set `run % 2` behind their pointers before each run.
+struct TimedPair {
+  cudalab::Comparison cmp;
+  std::uint64_t baseline_salt = 0;   // the data set the last baseline run saw
+  std::uint64_t candidate_salt = 0;  // the data set the last candidate run saw
+};
+
+template <typename RefillB, typename RefillC>
+TimedPair time_pair(const CapturedWork& baseline, const CapturedWork& candidate,
+                    std::uint64_t salt0, RefillB refill_baseline, RefillC refill_candidate) {
+  TimedPair t;
+  long runs_b = 0, runs_c = 0;
+  cudalab::BenchOptions bo;
+  bo.before_baseline = [&](cudaStream_t s) {
+    t.baseline_salt = salt0 + std::uint64_t(runs_b++ % 2) * 0x10000000000ull;
+    refill_baseline(t.baseline_salt, s);
+  };
+  bo.before_candidate = [&](cudaStream_t s) {
+    t.candidate_salt = salt0 + std::uint64_t(runs_c++ % 2) * 0x10000000000ull;
+    refill_candidate(t.candidate_salt, s);
+  };
+  // The warm-up runs see set 0 too.
+  refill_baseline(salt0, nullptr);
+  refill_candidate(salt0, nullptr);
+  t.baseline_salt = t.candidate_salt = salt0;
+  t.cmp = cudalab::compare(baseline.as_work(), candidate.as_work(), bo);
+  return t;
+}
+
+/// Records @p gbps and judges it as a share of a device-to-device copy and against the DRAM
+/// ceiling ("impossible" above it).
+void judge_bandwidth(double gbps, double copy_gbps, double threshold, const std::string& what) {
+  cudalab::testing::record_measurement(what + "_gbps", gbps, "GB/s");
+  cudalab::testing::expect_possible(gbps, cudalab::device_ceilings().dram_gbps, "GB/s",
+                                    what + " (DRAM peak)");
+  cudalab::testing::expect_share(gbps, copy_gbps, threshold, "GB/s",
+                                 what + " useful bytes/s vs a device-to-device copy");
+}
+
+class PointsPerf : public ::testing::Test {
+ protected:
+  void SetUp() override { CUDALAB_REQUIRE_GPU(); }
+};
+
+/// Count launches of a field (stride floats apart) with their own count buffer.
+struct CountCase {
+  cudalab::DeviceBuffer<float> buf;
+  cudalab::DeviceBuffer<unsigned int> count{1};
+  int stride;
+  int n;
+  CountCase(int stride_, int n_) : buf(std::size_t(n_) * stride_), stride(stride_), n(n_) {}
+  CapturedWork capture(float x0) {
+    return CapturedWork::capture([this, x0](cudaStream_t s) {
+      lab10::count_below(buf.data(), stride, n, x0, count.data(), s);
+    });
+  }
+  void refill(std::uint64_t salt, cudaStream_t s) { fill_field(buf.data(), stride, n, 0, salt, s); }
+  /// Checks the last count against the reference count of data set @p salt.
+  void expect_count(std::uint64_t salt, float x0, const std::string& what) {
+    fill_field(buf.data(), stride, n, 0, salt, nullptr);  // the same set again (idempotent)
+    const unsigned long long want = reference_count(buf.data(), stride, n, x0);
+    EXPECT_EQ(count.to_host()[0], want) << what << ": the last timed count is wrong";
+  }
+};
+
+TEST_F(PointsPerf, XOnlySoaIsFasterThanAos4) {
+  constexpr int kN = 1 << 26;
+  constexpr float kX0 = 0.5f;
+  CountCase soa(1, kN), aos4(4, kN);
+  const CapturedWork cap_soa = soa.capture(kX0), cap_aos4 = aos4.capture(kX0);
+  ASSERT_TRUE(cap_soa.holds_only(only_kernel("count_below_kernel", true)));
+  ASSERT_TRUE(cap_aos4.holds_only(only_kernel("count_below_kernel", true)));
+  const TimedPair t = time_pair(
+      cap_aos4, cap_soa, salt_for(60),
+      [&](std::uint64_t s, cudaStream_t st) { aos4.refill(s, st); },
+      [&](std::uint64_t s, cudaStream_t st) { soa.refill(s, st); });
+  aos4.expect_count(t.baseline_salt, kX0, "AoS4 p.x (stride 4)");
+  soa.expect_count(t.candidate_salt, kX0, "SoA x (stride 1)");
+  const double copy = cudalab::testing::d2d_copy_gbps(std::size_t(kN) * sizeof(float));
+  judge_bandwidth(4.0 * kN / (t.cmp.candidate.median_ms * 1e6), copy, kCountShareOfCopy,
+                  "count_soa");
+  cudalab::testing::expect_speedup(t.cmp, kXOnlySoaOverAos4Speedup,
+                                   "x-only count: SoA x (stride 1) vs AoS4 p.x (stride 4)");
+}
+
+TEST_F(PointsPerf, StrideOneIsFasterThanStride32) {
+  constexpr int kN = 1 << 25;
+  constexpr float kX0 = 0.5f;
+  CountCase strided(32, kN), dense(1, kN);
+  const CapturedWork cap_strided = strided.capture(kX0), cap_dense = dense.capture(kX0);
+  ASSERT_TRUE(cap_strided.holds_only(only_kernel("count_below_kernel", true)));
+  ASSERT_TRUE(cap_dense.holds_only(only_kernel("count_below_kernel", true)));
+  const TimedPair t = time_pair(
+      cap_strided, cap_dense, salt_for(61),
+      [&](std::uint64_t s, cudaStream_t st) { strided.refill(s, st); },
+      [&](std::uint64_t s, cudaStream_t st) { dense.refill(s, st); });
+  strided.expect_count(t.baseline_salt, kX0, "stride 32");
+  dense.expect_count(t.candidate_salt, kX0, "stride 1");
+  cudalab::testing::record_measurement("stride32_ms", t.cmp.baseline.median_ms, "ms");
+  cudalab::testing::expect_speedup(t.cmp, kStrideOneOverStride32Speedup,
+                                   "x-only count: stride 1 vs stride 32 (a float per 128 bytes)");
+}
+
+TEST_F(PointsPerf, AllFieldsAos4KeepsPaceWithSoa) {
+  constexpr int kN = 1 << 25;
+  const float3 c{1.0f, -1.0f, 2.0f};
+  cudalab::DeviceBuffer<float> d_soa(4 * std::size_t(kN)), d_aos(4 * std::size_t(kN));
+  cudalab::DeviceBuffer<float> d_out_soa(kN), d_out_aos(kN);
+  const lab10::PointsSoA p{d_soa.data(), d_soa.data() + kN, d_soa.data() + 2 * std::size_t(kN),
+                           d_soa.data() + 3 * std::size_t(kN)};
+  const auto* p4 = reinterpret_cast<const float4*>(d_aos.data());
+  const CapturedWork cap_soa = CapturedWork::capture(
+      [&](cudaStream_t s) { lab10::weighted_distance_soa(p, c, d_out_soa.data(), kN, s); });
+  const CapturedWork cap_aos = CapturedWork::capture(
+      [&](cudaStream_t s) { lab10::weighted_distance_aos4(p4, c, d_out_aos.data(), kN, s); });
+  ASSERT_TRUE(cap_soa.holds_only(only_kernel("weighted_distance_soa_kernel")));
+  ASSERT_TRUE(cap_aos.holds_only(only_kernel("weighted_distance_aos4_kernel")));
+  d_out_soa.fill_bytes(0xFF);
+  d_out_aos.fill_bytes(0xFF);
+  const TimedPair t = time_pair(
+      cap_soa, cap_aos, salt_for(62),
+      [&](std::uint64_t s, cudaStream_t st) {
+        for (int f = 0; f < 4; ++f) fill_field(d_soa.data() + std::size_t(f) * kN, 1, kN, f, s, st);
+      },
+      [&](std::uint64_t s, cudaStream_t st) {
+        for (int f = 0; f < 4; ++f) fill_field(d_aos.data() + f, 4, kN, f, s, st);
+      });
+  for (const auto& check : {std::tuple{&d_out_soa, t.baseline_salt, "SoA"},
+                            std::tuple{&d_out_aos, t.candidate_salt, "AoS4"}}) {
+    const float* out = std::get<0>(check)->data();
+    const std::uint64_t salt = std::get<1>(check);
+    const char* what = std::get<2>(check);
+    const DeviceVerdict v = device_verdict([&](auto* bad, auto* first) {
+      grader_check_distance<<<kGraderBlocks, kGraderThreads>>>(out, kN, c, salt, bad, first);
+    });
+    EXPECT_EQ(v.bad, 0u) << what << ": the last timed output is wrong from index " << v.first;
+  }
+  const double copy = cudalab::testing::d2d_copy_gbps(std::size_t(kN) * 4 * sizeof(float));
+  const double bytes = 5.0 * sizeof(float) * kN;  // 4 floats read, 1 written per particle
+  judge_bandwidth(bytes / (t.cmp.baseline.median_ms * 1e6), copy, kDistanceShareOfCopy,
+                  "distance_soa");
+  judge_bandwidth(bytes / (t.cmp.candidate.median_ms * 1e6), copy, kDistanceShareOfCopy,
+                  "distance_aos4");
+  // A two-sided band: neither layout may be much slower than the other when every field is used.
+  const double scale = cudalab::speedup_scale();
+  const double low = kAllFieldsBandLow * scale, high = kAllFieldsBandHigh / scale;
+  char text[300];
+  std::snprintf(text, sizeof text,
+                "all fields: AoS4 vs SoA speedup %.3fx, needs %.2fx .. %.2fx (band %.2f .. %.2f, "
+                "CUDALAB_SPEEDUP_SCALE %.2f)",
+                t.cmp.speedup, low, high, kAllFieldsBandLow, kAllFieldsBandHigh, scale);
+  std::printf("[ SPEED    ] %s\n", text);
+  cudalab::testing::record_measurement("speedup", t.cmp.speedup, "x", low,
+                                       cudalab::testing::Bound::kAtLeast);
+  cudalab::testing::record_measurement("speedup_upper_bound", t.cmp.speedup, "x", high,
+                                       cudalab::testing::Bound::kAtMost);
+  EXPECT_GE(t.cmp.speedup, low) << text << ": the AoS4 kernel is too slow";
+  EXPECT_LE(t.cmp.speedup, high) << text << ": the SoA kernel is too slow";
+}
+
+TEST(ConversionPerf, TiledIsFasterThanNaive) {
+  CUDALAB_REQUIRE_GPU();
+  constexpr int kN = (1 << 27) / kPerfFields;  // 512 MiB of records
+  const long long total = static_cast<long long>(kN) * kPerfFields;
+  cudalab::DeviceBuffer<float> d_aos(total), d_soa(total), d_aos_base(total), d_soa_base(total);
+  const CapturedWork cap_naive = CapturedWork::capture([&](cudaStream_t s) {
+    lab10::aos_to_soa_naive(d_aos_base.data(), d_soa_base.data(), kN, kPerfFields, s);
+  });
+  const CapturedWork cap_tiled = CapturedWork::capture([&](cudaStream_t s) {
+    lab10::aos_to_soa_tiled(d_aos.data(), d_soa.data(), kN, kPerfFields, s);
+  });
+  ASSERT_TRUE(cap_tiled.holds_only(only_kernel("aos_to_soa_tiled_kernel")));
+  d_soa.fill_bytes(0xFF);
+  const TimedPair t = time_pair(
+      cap_naive, cap_tiled, salt_for(63),
+      [&](std::uint64_t s, cudaStream_t st) { fill_records(d_aos_base.data(), total, s, st); },
+      [&](std::uint64_t s, cudaStream_t st) { fill_records(d_aos.data(), total, s, st); });
+  const DeviceVerdict v = device_verdict([&](auto* bad, auto* first) {
+    grader_check_soa<<<kGraderBlocks, kGraderThreads>>>(d_soa.data(), kN, kPerfFields,
+                                                        t.candidate_salt, bad, first);
+  });
+  EXPECT_EQ(v.bad, 0u) << "the last timed conversion is wrong from soa[" << v.first << "]";
+  const double copy = cudalab::testing::d2d_copy_gbps(std::size_t(total) * sizeof(float));
+  judge_bandwidth(2.0 * sizeof(float) * total / (t.cmp.candidate.median_ms * 1e6), copy,
+                  kTiledShareOfCopy, "tiled_conversion");
+  cudalab::testing::record_measurement("naive_ms", t.cmp.baseline.median_ms, "ms");
+  cudalab::testing::expect_speedup(
+      t.cmp, kTiledOverNaiveSpeedup,
+      "AoS -> SoA, " + std::to_string(kPerfFields) + " fields: tiled vs the naive strided copy");
+}
+
+}  // namespace
