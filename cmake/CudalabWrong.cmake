@@ -30,6 +30,7 @@
 # (cmake/CudalabIsolation.cmake): a known-wrong variant that does is rejected by that alone.
 include_guard(GLOBAL)
 include(CudalabIsolation)
+include(CudalabGrading)  # cudalab_suite_rule() and the CUDALAB_RULE_* table
 
 # cudalab_wrong_read_spec(<variant dir> <out prefix>) — parses WRONG.md into
 # <prefix>_WHAT, <prefix>_FILTER, <prefix>_TIMEOUT.
@@ -73,8 +74,11 @@ function(cudalab_wrong_read_spec dir prefix)
   set(${prefix}_SLOW "${slow}" PARENT_SCOPE)
 endfunction()
 
-# cudalab_wrong_filter_kind(<filter> <out>) — cpu, gpu (only ...Gpu suites) or tools
-# (anything else: perf, sanitizer, profiler or a mix), from the positive patterns.
+# cudalab_wrong_filter_kind(<filter> <out>) — cpu (every suite needs no GPU), gpu (every
+# suite follows the ...Gpu rule) or tools (anything else: perf, sanitizer, profiler, a mix,
+# or a pattern whose suite has no known ending), from the positive patterns. The suites are
+# classified by cudalab_suite_rule() (cmake/CudalabGrading.cmake), the one place that knows
+# the endings.
 function(cudalab_wrong_filter_kind filter out)
   string(REGEX REPLACE "-.*$" "" positive "${filter}")
   if(positive STREQUAL "")
@@ -88,10 +92,16 @@ function(cudalab_wrong_filter_kind filter out)
     # The suite part: what comes before the first '.', without trailing wildcards.
     string(REGEX REPLACE "\\..*$" "" suite "${p}")
     string(REGEX REPLACE "[*?]+$" "" suite "${suite}")
-    if(NOT suite MATCHES "Cpu$")
+    cudalab_suite_rule("${suite}" rule)
+    if(rule_ENDING STREQUAL "")
+      set(all_cpu OFF)
+      set(all_gpu OFF)
+      continue()
+    endif()
+    if(CUDALAB_RULE_${rule_ENDING}_GPU)
       set(all_cpu OFF)
     endif()
-    if(NOT suite MATCHES "Gpu$")
+    if(NOT CUDALAB_RULE_${rule_ENDING}_TIMEOUT STREQUAL "GPU")
       set(all_gpu OFF)
     endif()
   endforeach()
@@ -189,7 +199,17 @@ function(cudalab_add_wrong_variants wrong_root)
       set(lib lab${nn}_${mode}_${variant}_impl)
       set(exe lab${nn}_${mode}_${variant})
       cudalab_add_lab_library(${lib} "${stub_dir}" SOURCES ${impl_sources} LIBRARIES ${libraries})
-      cudalab_add_grader_executable(${exe} ${lib} ${test_sources})
+      # The grader's own sources compile once per lab (they see only the lab's header) and
+      # every variant links those objects with its library.
+      set(grader_objs lab${nn}_variant_grader_objs)
+      if(NOT TARGET ${grader_objs})
+        add_library(${grader_objs} OBJECT ${test_sources})
+        # Usage requirements only (the header's folder, common, the lab's LIBRARIES): the
+        # objects are linked into each variant's grader, never this library.
+        target_link_libraries(${grader_objs} PRIVATE lab${nn}_impl cudalab::testing
+                              cudalab::options)
+      endif()
+      cudalab_add_grader_executable(${exe} ${lib} $<TARGET_OBJECTS:${grader_objs}>)
 
       # Which tests the grader runs, the labels and the scheduling.
       if(spec_FILTER STREQUAL "")

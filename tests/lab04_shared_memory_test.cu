@@ -34,15 +34,15 @@ using cudalab::testing::GraphRules;
 // 1.611x, 1.612x, 1.612x (8.7 TFLOP/s). The threshold sits >= 30 % below (1.611 x 0.7 = 1.13).
 constexpr double kStaticOverNaiveThreshold = 1.10;
 // Dynamic tiles with the default 48 KB plan (tile 32, depth 192) over the naive kernel,
-// 4096^2. H200 reference runs (three): 0.99x, 0.99x, 0.99x (5.4 TFLOP/s against the static
-// kernel's 8.7): the run-time tile edge costs the inner loop its immediate offsets. Set 30 %
-// below: 0.69.
-constexpr double kDynamicOverNaiveThreshold = 0.69;
+// 4096^2. The reference compiles one copy of its loops per allowed tile edge (8, 16, 32),
+// so the run-time tile costs no constant offsets. Estimate before the H200 run: about as
+// fast as the static kernel (~1.6x naive). Calibrated on the H200 run (lead: 3 runs, set
+// >= 30 % below).
+constexpr double kDynamicOverNaiveThreshold = 1.10;
 // Dynamic tiles with the static kernel's shape (tile 32, depth 32) over the static kernel:
-// what "dynamic" alone costs (run-time tile edge and depth, no unrolled inner loop). Graded
-// only as "no large regression". H200 reference runs (three): 0.44x, 0.44x, 0.44x. Set 30 %
-// below: 0.30.
-constexpr double kDynamicSameShapeOverStaticThreshold = 0.30;
+// what "dynamic" alone costs. The reference's inner loop compiles to the static kernel's
+// (same PTX); estimate ~0.95x. Calibrated on the H200 run (lead: 3 runs, set >= 30 % below).
+constexpr double kDynamicSameShapeOverStaticThreshold = 0.65;
 constexpr int kPerfSize = 4096;
 
 constexpr const char* kNaiveKernel = "matmul_naive_kernel";
@@ -135,6 +135,13 @@ void launch_static(const float* a, const float* b, float* c, int m, int n, int k
   lab04::matmul_tiled_static(a, b, c, m, n, k, s);
 }
 
+/// The student's dynamic launcher with a fixed @p plan, as a Launch.
+Launch launch_dynamic(const lab04::DynamicTilePlan& plan) {
+  return [plan](const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t s) {
+    lab04::matmul_tiled_dynamic(a, b, c, m, n, k, plan, s);  // CudaError without opt-in
+  };
+}
+
 /// The student's planner for @p budget on this device, then the student's launcher. The
 /// plan is made outside the capture (it is host code).
 void expect_dynamic_product(std::size_t budget, const Shape& s) {
@@ -142,11 +149,7 @@ void expect_dynamic_product(std::size_t budget, const Shape& s) {
       lab04::plan_dynamic_tile(lab04::current_smem_limits(), budget, s.k);
   SCOPED_TRACE("plan: tile " + std::to_string(plan.tile) + ", depth " + std::to_string(plan.depth) +
                ", " + std::to_string(plan.smem_bytes) + " bytes");
-  expect_correct_product(
-      [&](const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t st) {
-        lab04::matmul_tiled_dynamic(a, b, c, m, n, k, plan, st);
-      },
-      kDynamicKernel, s);
+  expect_correct_product(launch_dynamic(plan), kDynamicKernel, s);
 }
 
 /// A plan the test sets itself (not the student's planner): tile x depth, opt-in flag
@@ -345,10 +348,7 @@ TEST_P(TiledDynamicPlansGpu, CorrectWithTheGivenPlan) {
   SCOPED_TRACE("forced plan: tile " + std::to_string(plan.tile) + ", depth " +
                std::to_string(plan.depth) + ", " + std::to_string(plan.smem_bytes) +
                " bytes, needs_optin " + (plan.needs_optin ? "true" : "false"));
-  const Launch launch = [&](const float* a, const float* b, float* c, int m, int n, int k,
-                            cudaStream_t st) {
-    lab04::matmul_tiled_dynamic(a, b, c, m, n, k, plan, st);  // CudaError without opt-in
-  };
+  const Launch launch = launch_dynamic(plan);
   // One partial slice (k < depth: the rest of the slice must be zero-filled, never read
   // stale), then two full slices and a partial third. C is a few tiles, not a multiple.
   const int m = 2 * pc.tile + 5;
@@ -452,11 +452,7 @@ TEST(IndexRangeGpu, StaticKernelPast2To31Elements) {
 TEST(IndexRangeGpu, DynamicKernelPast2To31Elements) {
   CUDALAB_REQUIRE_GPU();
   const lab04::DynamicTilePlan plan = forced_plan(32, 64);
-  expect_large_a_rows(
-      [&](const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t s) {
-        lab04::matmul_tiled_dynamic(a, b, c, m, n, k, plan, s);
-      },
-      kDynamicKernel, plan.tile);
+  expect_large_a_rows(launch_dynamic(plan), kDynamicKernel, plan.tile);
 }
 
 // Small runs of both kernels: what the sanitizer tests below re-run under the tools.
@@ -467,12 +463,7 @@ TEST(SmallTiledGpu, StaticAndDynamicKernels) {
     expect_dynamic_product(8 * 1024, s);
     expect_dynamic_product(lab04::kDefaultDynamicBudget, s);
     for (const int tile : {8, 16}) {
-      const lab04::DynamicTilePlan plan = forced_plan(tile, 3 * tile);
-      expect_correct_product(
-          [&](const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t st) {
-            lab04::matmul_tiled_dynamic(a, b, c, m, n, k, plan, st);
-          },
-          kDynamicKernel, s);
+      expect_correct_product(launch_dynamic(forced_plan(tile, 3 * tile)), kDynamicKernel, s);
     }
   }
 }
@@ -598,7 +589,7 @@ TEST_F(TiledPerf, DynamicTilesKeepUpWithNaive) {
 
 TEST_F(TiledPerf, DynamicWithTheStaticShapeAgainstStatic) {
   // The static kernel's shape (tile 32, one 32-deep step per slice): what remains is the
-  // price of a run-time tile edge and depth.
+  // price of choosing the tile edge and depth at run time.
   const lab04::DynamicTilePlan plan = forced_plan(lab04::kStaticTile, lab04::kStaticTile);
   cudalab::DeviceBuffer<float> d_static(std::size_t(N) * N);
   const cudalab::Comparison cmp = time_candidate(

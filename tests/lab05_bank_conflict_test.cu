@@ -52,10 +52,13 @@ std::string describe_words(const Words& w) {
            << what << ": expected degree " << expected << ", conflict_degree threw: " << e.what();
   }
   if (got == expected) return ::testing::AssertionSuccess();
+  // AssertionResult streams each value into a fresh message, so a std::hex manipulator
+  // would not reach the mask: format it here.
+  char mask[16];
+  std::snprintf(mask, sizeof mask, "0x%08x", static_cast<unsigned>(r.active_mask));
   auto f = ::testing::AssertionFailure();
   f << what << ": expected degree " << expected << ", got " << got << " (" << r.access_bytes
-    << "-byte accesses, active mask 0x" << std::hex << r.active_mask << std::dec
-    << ", byte addresses {";
+    << "-byte accesses, active mask " << mask << ", byte addresses {";
   for (int i = 0; i < 32; ++i) f << (i ? ", " : "") << r.byte_address[static_cast<std::size_t>(i)];
   return f << "})";
 }

@@ -32,7 +32,15 @@ void expect_share(double measured, double reference, double threshold, const std
                 "CUDALAB_SPEEDUP_SCALE %.2f)",
                 what.c_str(), measured, unit.c_str(), share, reference, unit.c_str(), needed,
                 threshold, scale);
-  record_measurement("share", share, "x", needed);
+  Measurement m;
+  m.name = "share";
+  m.value = share;
+  m.unit = "x";
+  m.threshold = needed;
+  m.bound = Bound::kAtLeast;
+  m.unscaled_threshold = threshold;
+  m.text = buf;
+  record_measurement(m);
   std::printf("[ SPEED    ] %s\n", buf);
   EXPECT_GE(share, needed) << buf;
 }

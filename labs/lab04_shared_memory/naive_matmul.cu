@@ -1,12 +1,12 @@
 // Lab 04 baseline (given): thread-per-element matmul straight from global memory.
-#include <stdexcept>
-#include <string>
-
 #include "cudalab/check.cuh"
+#include "cudalab/launch_checks.hpp"
 #include "shared_memory.cuh"
 
 namespace lab04 {
+namespace {
 
+/// C[row][col] = sum_i A[row][i] * B[i][col] for one (row, col) per thread.
 __global__ void matmul_naive_kernel(const float* __restrict__ a, const float* __restrict__ b,
                                     float* __restrict__ c, int m, int n, int k) {
   const int col = blockIdx.x * blockDim.x + threadIdx.x;  // x walks the columns of C
@@ -21,12 +21,13 @@ __global__ void matmul_naive_kernel(const float* __restrict__ a, const float* __
   c[static_cast<std::size_t>(row) * n + col] = acc;
 }
 
+}  // namespace
+
 void matmul_naive(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                   cudaStream_t stream, int block) {
-  if (m <= 0 || n <= 0 || k <= 0 || block <= 0 || block * block > 1024) {
-    throw std::invalid_argument("matmul_naive: sizes and block must be positive (block^2 <= 1024)");
-  }
+  cudalab::check_positive_dims("matmul_naive", m, n, k);
   const dim3 threads(block, block);
+  cudalab::check_block_shape("matmul_naive", threads);
   const dim3 grid((n + block - 1) / block, (m + block - 1) / block);
   matmul_naive_kernel<<<grid, threads, 0, stream>>>(d_a, d_b, d_c, m, n, k);
   CUDA_CHECK_LAST_LAUNCH();

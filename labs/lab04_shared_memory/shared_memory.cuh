@@ -23,13 +23,10 @@ namespace lab04 {
 /// Block edge of the naive kernel (16 x 16 threads, like the seed articles' baseline).
 inline constexpr int kNaiveBlock = 16;
 
-/// C[row][col] = sum_i A[row][i] * B[i][col] for one (row, col) per thread.
-__global__ void matmul_naive_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                                    float* __restrict__ c, int m, int n, int k);
-
 /**
- * @brief Launches matmul_naive_kernel with @p block x @p block threads per block.
- * @throws std::invalid_argument for non-positive sizes
+ * @brief C = A * B with one thread per element of C (naive_matmul.cu), @p block x @p block
+ * threads per block.
+ * @throws std::invalid_argument for non-positive sizes or a block of more than 1024 threads
  */
 void matmul_naive(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                   cudaStream_t stream = nullptr, int block = kNaiveBlock);
@@ -50,16 +47,11 @@ static_assert(kStaticTile % 32 == 0 || 32 % kStaticTile == 0,
               "keep warps aligned with tile rows: TILE a multiple or a divisor of 32");
 
 /**
- * @brief Tiled C = A * B with two static kStaticTile x kStaticTile shared tiles.
- *
- * Launch: block (kStaticTile, kStaticTile), grid (ceil(n / T), ceil(m / T)); thread
- * (tx, ty) of block (bx, by) computes C[by*T + ty][bx*T + tx] when it lies inside C.
+ * @brief Tiled C = A * B with two static kStaticTile x kStaticTile shared tiles
+ * (tiled_static.cu: the kernel is yours, the launcher is given). Block (T, T), grid
+ * (ceil(n / T), ceil(m / T)).
+ * @throws std::invalid_argument for non-positive sizes
  */
-__global__ void matmul_tiled_static_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                                           float* __restrict__ c, int m, int n, int k);
-
-/// Launches matmul_tiled_static_kernel over all of C (given).
-/// @throws std::invalid_argument for non-positive sizes
 void matmul_tiled_static(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                          cudaStream_t stream = nullptr);
 
@@ -112,25 +104,10 @@ struct DynamicTilePlan {
 DynamicTilePlan plan_dynamic_tile(const SmemLimits& limits, std::size_t budget_bytes, int k);
 
 /**
- * @brief Tiled C = A * B with the tiles in dynamic shared memory.
- *
- * Launch: block (tile, tile) with tile = blockDim.x, grid (ceil(n / tile),
- * ceil(m / tile)), dynamic shared memory 2 * tile * depth floats.
- * @param a     A, m x k row-major (device memory)
- * @param b     B, k x n row-major (device memory)
- * @param c     C, m x n row-major (device memory; written, never read)
- * @param m     rows of A and C
- * @param n     columns of B and C
- * @param k     columns of A, rows of B
- * @param depth k-extent of the staged slices, a multiple of blockDim.x
- */
-__global__ void matmul_tiled_dynamic_kernel(const float* __restrict__ a,
-                                            const float* __restrict__ b, float* __restrict__ c,
-                                            int m, int n, int k, int depth);
-
-/**
- * @brief Launches matmul_tiled_dynamic_kernel with @p plan; when the plan needs more
- * than the default 48 KB, first opts the kernel in (cudaFuncSetAttribute with
+ * @brief Tiled C = A * B with both tiles in dynamic shared memory, shaped by @p plan
+ * (tiled_dynamic.cu): block (tile, tile), grid (ceil(n / tile), ceil(m / tile)),
+ * plan.smem_bytes of dynamic shared memory. When the plan needs more than the default
+ * 48 KB it first opts the kernel in (cudaFuncSetAttribute with
  * cudaFuncAttributeMaxDynamicSharedMemorySize) and asks for the largest shared-memory
  * carve-out.
  * @throws std::invalid_argument for non-positive sizes or an inconsistent plan

@@ -41,7 +41,8 @@ int bank_of(std::uint64_t byte_address);
 int conflict_degree(const cudalab::bank::WarpRequest& r);
 
 // ---------------------------------------------------------------------------
-// The microbenchmarks (GPU): one warp walks chains through a 32 x 32 grid of words.
+// The microbenchmarks (GPU): one warp walks chains through a 32 x 32 grid of words. The
+// kernels are private to microbench.cu; tests reach them through launch_microbench().
 // ---------------------------------------------------------------------------
 
 /// Words of the microbenchmarks' shared array: 32 rows of 32 banks (4 KB).
@@ -49,28 +50,9 @@ inline constexpr int kWords = cudalab::bank::kNumBanks * cudalab::bank::kNumBank
 static_assert(kWords % cudalab::bank::kNumBanks == 0,
               "the array must hold whole rows of banks so that w + 32 stays in w's bank");
 
-/**
- * @brief Fills @p s_next (kWords ints of shared memory) so that every word holds the
- * index of the next word *in the same bank*: (w + 32) % kWords. Called by the whole
- * block; the caller synchronizes afterwards.
- */
-__device__ void fill_same_bank_successors(int* s_next);
-
-/**
- * @brief Each lane follows the chain `word = s_next[word]` for @p steps dependent loads
- * from @p start_word, timed with clock64(); writes d_cycles[lane] (the loop's cycles)
- * and d_final_word[lane] (where the chain ended).
- */
-__device__ void timed_chase(const int* s_next, int start_word, int steps, long long* d_cycles,
-                            int* d_final_word);
-
-/// One warp, lane i starts at word i: every request touches 32 different banks.
-__global__ void conflict_free_kernel(int steps, long long* d_cycles, int* d_final_word);
-
-/// One warp, lane i starts at word 32 * i: every request hits bank 0 with 32 words.
-__global__ void all_conflict_kernel(int steps, long long* d_cycles, int* d_final_word);
-
-/// Which microbenchmark.
+/// Which microbenchmark (microbench.cu): one warp chases chains of dependent shared loads;
+/// conflict_free_kernel starts lane i at word i (32 different banks), all_conflict_kernel
+/// at word 32 * i (32 words of bank 0).
 enum class Microbench { ConflictFree, AllConflict };
 
 /// The words the lanes start at (lane i: i, or 32 * i): the pattern of every request.

@@ -10,7 +10,7 @@
 namespace lab05 {
 
 int bank_of(std::uint64_t byte_address) {
-  // TODO(lab05): return the bank of the byte address: 4-byte words, 32 banks.
+  // TODO(lab05): return the bank of the byte address: 4-byte words, 32 banks. Roughly 1 line.
   // HINT: the word index is address / 4; words go round the banks in order.
   return static_cast<int>((byte_address / 4) % 32);
   // END TODO(lab05)
@@ -21,6 +21,7 @@ int conflict_degree(const cudalab::bank::WarpRequest& r) {
   // 8 for 16-byte). In each phase collect the distinct 4-byte words the active lanes touch
   // (a lane touches access_bytes / 4 consecutive words), count them per bank, and return
   // the largest count over all banks and phases (0 when no lane is active).
+  // Roughly 30 lines.
   // HINT: (r.active_mask >> lane) & 1u tells whether a lane is active; sort + unique
   // removes repeated words (a broadcast costs nothing); use bank_of(word * 4).
   int lanes_per_phase = 0;
