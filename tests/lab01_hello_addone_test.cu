@@ -76,7 +76,7 @@ CapturedWork capture_add_one(float* d_data, int rows, int cols, dim3 block) {
 // ---------------------------------------------------------------------------
 // grid_for (CPU): the grid covers the matrix and is not larger than needed.
 // ---------------------------------------------------------------------------
-TEST(GridForCpu, CoversEveryShapeWithoutSpareBlocks) {
+TEST(GridForCpu, CoversEachTestShapeWithoutSpareBlocks) {
   const dim3 blocks[] = {dim3(16, 16), dim3(32, 8),   dim3(7, 5),    dim3(256, 1),
                          dim3(1, 1),   dim3(1024, 1), dim3(1, 1024), dim3(32, 32)};
   for (const Shape s : kShapes) {
@@ -234,7 +234,7 @@ TEST(AddOnePerf, BandwidthIsAShareOfDeviceCopy) {
 // ---------------------------------------------------------------------------
 // The launch check (GPU).
 // ---------------------------------------------------------------------------
-TEST(AddOneLaunchGpu, InvalidBlockIsReportedByTheLaunchCheck) {
+TEST(AddOneLaunchGpu, InvalidBlockIsReportedByAddOne) {
   CUDALAB_REQUIRE_GPU();
   cudalab::DeviceBuffer<float> d(64);
   try {

@@ -40,7 +40,7 @@ GraphRules pitched_rules() {
 // 0.977x, 0.977x, 0.978x (6.02 against 6.17 TFLOP/s: a pitched row costs one extra
 // multiply-add per access). The threshold sits >= 30 % below (0.977 x 0.7 = 0.68): it
 // catches a pitched kernel that is badly slower, e.g. one that reads rows uncoalesced.
-constexpr double kPitchedOverUnpitched = 0.65;
+constexpr double kPitchedOverUnpitched = 0.67;
 constexpr int kPerfSize = 4001;
 constexpr unsigned kPerfBlockX = 32;
 constexpr unsigned kPerfBlockY = 8;
@@ -510,7 +510,7 @@ TEST(GivenUnpitchedBaselineGpu, MatchesHostReference) {
 // ===========================================================================
 // No regression (perf): pitched rows cost nothing over packed ones.
 // ===========================================================================
-TEST(PitchPerf, PitchedMatmulKeepsUpWithUnpitched) {
+TEST(PitchPerf, PitchedMatmulKeepsTwoThirdsOfUnpitchedSpeed) {
   CUDALAB_REQUIRE_GPU();
   const int n = kPerfSize;  // M = N = K = n
   const std::size_t count = std::size_t(n) * n;

@@ -199,7 +199,7 @@ const Shape kTiledShapes[] = {{1, 1, 1},     {1, 17, 31},      {16, 16, 32},   {
 
 class TiledXnorGpu : public ::testing::TestWithParam<Shape> {};
 
-TEST_P(TiledXnorGpu, TableInSharedMemoryIsExact) {
+TEST_P(TiledXnorGpu, TableVariantIsExact) {
   CUDALAB_REQUIRE_GPU();
   PackedProblem<std::uint32_t> p(GetParam().m, GetParam().n, GetParam().k);
   const cudalab::DeviceBuffer<std::uint8_t> d_table = lab09::make_popcount_table();

@@ -169,7 +169,7 @@ def spec(ref: Reference) -> dict[str, tuple[str, list[Panel]]]:
     g = ref.get
     c = ceilings(ref)
     t02 = "lab02.CoalescingPerf.ThreadPerElementBeatsUncoalescedBaseline"
-    t03 = "lab03.PitchPerf.PitchedMatmulKeepsUpWithUnpitched"
+    t03 = "lab03.PitchPerf.PitchedMatmulKeepsTwoThirdsOfUnpitchedSpeed"
     t04 = "lab04.TiledPerf.DynamicVsStaticIsRecorded"
     t05 = "lab05.MicrobenchPerf.AllConflictIsSlowerByTheThreshold"
     t06t = "lab06.PaddedPerf.TransposeBeatsTheConflictingTranspose"
@@ -367,7 +367,7 @@ COURSE = [
                                           "ThreadPerElementBeatsUncoalescedBaseline", "speedup"),
      "over x-walks-rows"),
     ("03", "pitch", "cudaMallocPitch, 2-D copies", ("lab03.PitchPerf."
-                                                     "PitchedMatmulKeepsUpWithUnpitched", "speedup"),
+                                                     "PitchedMatmulKeepsTwoThirdsOfUnpitchedSpeed", "speedup"),
      "of packed (no regression)"),
     ("04", "shared_memory", "tiles, static vs dynamic", ("lab04.TiledPerf.StaticTilesBeatNaive",
                                                          "speedup"), "over naive"),
