@@ -5,7 +5,9 @@
     python3 tools/handout_check.py --update-refs      # rewrite the marked numbers from the reference
     python3 tools/handout_check.py --list             # what the handouts mark and run
 
-Reads every handout (labs/labNN_topic/README.md) and docs/mainpage.md and checks:
+Reads every handout (labs/labNN_topic/README.md), README.md and docs/*.md and checks
+(a fenced line's chained commands `a && b | c` one by one, continued lines joined, VAR=value
+and sudo prefixes dropped):
   commands   shell commands in fenced blocks and `inline code` that start with ctest, cmake,
              compute-sanitizer, ncu, python3 or a build/ path: presets exist (of the right
              kind), ctest names its tree (--preset or --test-dir build/<preset>), -R and -L
@@ -80,9 +82,28 @@ def line_of(text: str, pos: int) -> int:
 
 
 def pages() -> list[Path]:
+    """The handouts, the README and every page under docs/."""
     labs = sorted(p / "README.md" for p in (ROOT / "labs").glob("lab[0-9][0-9]_*")
                   if (p / "README.md").is_file())
-    return labs + [ROOT / "docs" / "mainpage.md"]
+    return labs + [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
+
+
+# Shell operators that separate commands on one line (outside quotes).
+SEPARATORS = re.compile(r"""\s(?:&&|\|\||;|\|)\s(?=(?:[^'"]|'[^']*'|"[^"]*")*$)""")
+# Words before the command itself: VAR=value assignments, sudo (with -E).
+PREFIX = re.compile(r"^(?:(?:[A-Za-z_][A-Za-z0-9_]*=\S*|sudo(?:\s+-E)?)\s+)+")
+
+
+def split_line(line: str) -> list[str]:
+    """The commands of one shell line: chained parts, without env/sudo prefixes and comments."""
+    line = re.sub(r"\s#\s.*$", "", line)  # a trailing comment
+    parts = []
+    for part in SEPARATORS.split(line):
+        part = part.strip()
+        body = PREFIX.sub("", part)
+        if body:
+            parts.append(part if body == part else body)
+    return parts
 
 
 # ---------------------------------------------------------------------------
@@ -126,18 +147,35 @@ class BuildTree:
 FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
 
 
+def is_handout(path: Path) -> bool:
+    """Handouts and the main page: inline commands and paths are checked too."""
+    return path.parent.parent == ROOT / "labs" or path == ROOT / "docs" / "mainpage.md"
+
+
 def extract(path: Path) -> tuple[list[Command], list[tuple[int, str]]]:
-    """Commands (fenced or inline) and inline code spans (line, text) of a page."""
+    """Commands (fenced, and inline in handouts) and inline code spans (line, text) of a page.
+    The README and the other docs pages name build outputs and tools in prose: only their
+    fenced commands are checked."""
     text = path.read_text(encoding="utf-8")
     commands: list[Command] = []
     for m in FENCE.finditer(text):
         base = line_of(text, m.start(1))
-        for i, raw in enumerate(m.group(1).splitlines()):
-            s = raw.strip()
+        lines = m.group(1).splitlines()
+        i = 0
+        while i < len(lines):
+            first = i
+            s = lines[i].strip()
+            while s.endswith("\\") and i + 1 < len(lines):  # a continued line
+                i += 1
+                s = s[:-1].rstrip() + " " + lines[i].strip()
+            i += 1
             if s.startswith("$ "):
                 s = s[2:]
-            if s.startswith(COMMAND_WORDS):
-                commands.append(Command(path, base + i, s))
+            for part in split_line(s):
+                if part.startswith(COMMAND_WORDS):
+                    commands.append(Command(path, base + first, part))
+    if not is_handout(path):
+        return commands, []
     prose = FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     prose = re.sub(r"<!--.*?-->", lambda m: "\n" * m.group(0).count("\n"), prose, flags=re.S)
     spans = []
@@ -489,8 +527,9 @@ def main(argv: list[str] | None = None) -> int:
             check_command(c, kinds, tree, not args.no_run, p)
         check_paths(page, spans, p, names)
         check_images(page, p)
-        n_refs += check_refs(page, ref, args.update_refs, p)
-        check_questions(page, p)
+        if is_handout(page):
+            n_refs += check_refs(page, ref, args.update_refs, p)
+            check_questions(page, p)
     if bank_figures.main(["--check"]) != 0:
         p.add(ROOT / "docs" / "figures" / "banks", None, "stale: python3 tools/bank_figures.py")
     if figures.main(["--check"]) != 0:
