@@ -1,0 +1,46 @@
+// Lab 12 (given): the synchronous baseline — lab 04's static tiled kernel, compiled for two
+// blocks per SM like every kernel of this lab. Each step loads, waits, multiplies, waits:
+// nothing else of this block runs while its loads are in flight.
+#include <stdexcept>
+
+#include "cudalab/check.cuh"
+#include "prefetch.cuh"
+
+namespace lab12 {
+
+__global__ void __maxnreg__(kMaxRegisters)
+    matmul_sync_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                       float* __restrict__ c, int m, int n, int k) {
+  constexpr int T = kTile;
+  const int tx = threadIdx.x;
+  const int ty = threadIdx.y;
+  const int row = blockIdx.y * T + ty;  // row of C (and of A) this thread owns
+  const int col = blockIdx.x * T + tx;  // column of C (and of B) this thread owns
+  __shared__ float a_tile[T][T];        // a_tile[ty][j] = A[row][k0 + j] of the current step
+  __shared__ float b_tile[T][T];        // b_tile[j][tx] = B[k0 + j][col] of the current step
+  float acc = 0.0f;
+  for (int k0 = 0; k0 < k; k0 += T) {
+    const int a_col = k0 + tx;  // column of A this thread stages
+    const int b_row = k0 + ty;  // row of B this thread stages
+    a_tile[ty][tx] = (row < m && a_col < k) ? a[static_cast<std::size_t>(row) * k + a_col] : 0.0f;
+    b_tile[ty][tx] = (b_row < k && col < n) ? b[static_cast<std::size_t>(b_row) * n + col] : 0.0f;
+    __syncthreads();  // both tiles are complete before anyone reads them
+#pragma unroll
+    for (int j = 0; j < T; ++j) acc += a_tile[ty][j] * b_tile[j][tx];
+    __syncthreads();  // nobody still reads the tiles that the next step overwrites
+  }
+  if (row < m && col < n) c[static_cast<std::size_t>(row) * n + col] = acc;
+}
+
+void matmul_sync(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                 cudaStream_t stream) {
+  if (m <= 0 || n <= 0 || k <= 0) {
+    throw std::invalid_argument("matmul_sync: m, n and k must be positive");
+  }
+  const dim3 block(kTile, kTile);
+  const dim3 grid((n + kTile - 1) / kTile, (m + kTile - 1) / kTile);  // x: columns, y: rows
+  matmul_sync_kernel<<<grid, block, 0, stream>>>(d_a, d_b, d_c, m, n, k);
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+}  // namespace lab12
