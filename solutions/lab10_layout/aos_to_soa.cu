@@ -4,6 +4,7 @@
 // from the tile, word lane * pitch + f, so the pitch decides the bank conflicts.
 //
 //     word of (record r, field f) = r * pitch + f        bank = word % 32
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -22,16 +23,19 @@ __host__ __device__ int record_pitch(int fields) {
 
 namespace {
 
-/// Floats of the shared tile: kTileRecords rows of the widest pitch.
-constexpr int kTileWords = kTileRecords * (kMaxFields + 1);
-static_assert(kTileWords * sizeof(float) <= 48 * 1024,
-              "the tile must fit in the 48 KB of static shared memory a block may have");
+/// Bytes of a block's tile: kTileRecords rows of the padded pitch (dynamic shared memory, so
+/// narrow records leave room for more resident blocks).
+std::size_t tile_bytes(int pitch) {
+  return static_cast<std::size_t>(kTileRecords) * pitch * sizeof(float);
+}
+static_assert(kTileRecords * (kMaxFields + 1) * sizeof(float) <= 48 * 1024,
+              "the widest tile must fit in the 48 KB of shared memory a block gets by default");
 static_assert(kTileRecords % kWarpSize == 0, "a tile holds whole warps of records");
 
 __global__ void __launch_bounds__(kTileRecords)
     aos_to_soa_tiled_kernel(const float* __restrict__ aos, float* __restrict__ soa, int n,
                             int fields) {
-  __shared__ float tile[kTileWords];  // record r, field f at r * record_pitch(fields) + f
+  extern __shared__ float tile[];  // record r, field f at r * record_pitch(fields) + f
   // TODO(lab10): this block's tile is records first .. first + count - 1, first =
   // blockIdx.x * kTileRecords, count = min(kTileRecords, n - first):
   // 1. copy its count * fields floats (one contiguous run of aos) into the tile, thread t taking
@@ -76,7 +80,8 @@ void aos_to_soa_tiled(const float* d_aos, float* d_soa, int n, int fields, cudaS
   }
   const unsigned int blocks =
       static_cast<unsigned int>((static_cast<long long>(n) + kTileRecords - 1) / kTileRecords);
-  aos_to_soa_tiled_kernel<<<blocks, kTileRecords, 0, stream>>>(d_aos, d_soa, n, fields);
+  aos_to_soa_tiled_kernel<<<blocks, kTileRecords, tile_bytes(pitch), stream>>>(d_aos, d_soa, n,
+                                                                               fields);
   CUDA_CHECK_LAST_LAUNCH();
 }
 
