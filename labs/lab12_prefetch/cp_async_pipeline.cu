@@ -55,6 +55,9 @@ void matmul_pipelined(const float* d_a, const float* d_b, float* d_c, int m, int
   // bytes for static tiles; 2 * kStageBytes if your two stages are one extern __shared__ buffer).
   // HINT: the grader captures @p stream; a launch on any other stream is not seen.
   // Roughly 1 line.
+  (void)d_a;
+  (void)d_b;
+  (void)d_c;
   (void)grid;
   (void)block;
   (void)stream;

@@ -49,6 +49,9 @@ void matmul_register_prefetch(const float* d_a, const float* d_b, float* d_c, in
   // TODO(lab12): launch matmul_register_prefetch_kernel with grid x block threads on @p stream.
   // HINT: the grader captures @p stream; a launch on any other stream is not seen.
   // Roughly 1 line.
+  (void)d_a;
+  (void)d_b;
+  (void)d_c;
   (void)grid;
   (void)block;
   (void)stream;
