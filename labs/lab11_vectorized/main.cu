@@ -1,0 +1,157 @@
+// Lab 11 demo: the seed's 128-bit accesses on a big pitched matrix. Times a device-to-device
+// cudaMemcpy2DAsync (the reference), the given scalar copy and your float4 copy at full
+// occupancy and with one block of 4 warps per SM (where the instruction count shows), and
+// the transposes: the given padded one against your float4 tile stage with the plain and the
+// interleaved float4 layout. Bandwidths count bytes read + bytes written.
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cudalab/bench.cuh"
+#include "cudalab/check.cuh"
+#include "cudalab/demo.hpp"
+#include "cudalab/device.cuh"
+#include "cudalab/device_buffer.cuh"
+#include "cudalab/matrix.hpp"
+#include "vectorized.cuh"
+
+namespace {
+
+/// Rows checked with --check: 4 at each end of the matrix (a bounded host comparison).
+constexpr int kCheckedRows = 4;
+
+int run(const cudalab::DemoOptions& opt) {
+  const int n = opt.size;  // the matrix is n x n floats, rows padded to a 512-byte pitch
+  if (opt.block % 32 != 0) {
+    throw std::invalid_argument("--block must be a multiple of 32 (threads of a copy block), got " +
+                                std::to_string(opt.block));
+  }
+  const std::size_t pitch = (std::size_t(n) * sizeof(float) + 511) / 512 * 512;
+  const std::size_t words = pitch / sizeof(float) * std::size_t(n);
+  const std::vector<float> h_in =
+      cudalab::random_matrix(n, int(pitch / sizeof(float)), cudalab::Fill::Uniform, 1);
+  cudalab::DeviceBuffer<float> d_in(words);
+  cudalab::DeviceBuffer<float> d_out(words);
+  d_in.upload(h_in);
+  const int sms = cudalab::query_device().sm_count;
+  const lab11::CopyLaunch full{opt.block, 0, 0};
+  const lab11::CopyLaunch sparse{128, 1, sms};  // one block of 4 warps per SM
+
+  // The expected rows: a copy keeps rows, a transpose turns columns into rows.
+  auto in_at = [&](int r, int c) { return h_in[std::size_t(r) * (pitch / 4) + c]; };
+  const std::vector<int> rows_checked = [&] {
+    std::vector<int> r;
+    for (int i = 0; i < n; ++i) {
+      if (i < kCheckedRows || i >= n - kCheckedRows) r.push_back(i);
+    }
+    return r;
+  }();
+  auto check_rows = [&](bool transposed, std::size_t out_pitch_floats) {
+    return [&, transposed, out_pitch_floats] {
+      const std::vector<float> got = d_out.to_host();
+      std::vector<float> want;
+      std::vector<float> have;
+      for (const int r : rows_checked) {
+        for (int c = 0; c < n; ++c) {
+          want.push_back(transposed ? in_at(c, r) : in_at(r, c));
+          have.push_back(got[std::size_t(r) * out_pitch_floats + c]);
+        }
+      }
+      return cudalab::compare_matrices(want, have, int(rows_checked.size()), n, 0.0);
+    };
+  };
+
+  struct Variant {
+    std::string name;
+    std::string launch;
+    cudalab::GpuWork work;
+    bool transposed;
+    std::size_t out_pitch_floats;
+  };
+  const std::string blocks_full = std::to_string(opt.block) + " threads, one per unit";
+  const std::string blocks_sparse = "<<<1x" + std::to_string(sms) + ", 128>>> (4 warps/SM)";
+  const std::string tiles = std::to_string((n + 31) / 32);
+  const std::vector<Variant> variants = {
+      {"cudaMemcpy2DAsync D2D", "-",
+       [&](cudaStream_t s) {
+         CUDA_CHECK(cudaMemcpy2DAsync(d_out.data(), pitch, d_in.data(), pitch, n * sizeof(float), n,
+                                      cudaMemcpyDeviceToDevice, s));
+       },
+       false, pitch / 4},
+      {"scalar copy", blocks_full,
+       [&](cudaStream_t s) {
+         lab11::scalar_copy(d_in.data(), pitch, d_out.data(), pitch, n, n, full, s);
+       },
+       false, pitch / 4},
+      {"float4 copy", blocks_full,
+       [&](cudaStream_t s) {
+         lab11::vec4_copy(d_in.data(), pitch, d_out.data(), pitch, n, n, full, s);
+       },
+       false, pitch / 4},
+      {"scalar copy, few warps", blocks_sparse,
+       [&](cudaStream_t s) {
+         lab11::scalar_copy(d_in.data(), pitch, d_out.data(), pitch, n, n, sparse, s);
+       },
+       false, pitch / 4},
+      {"float4 copy, few warps", blocks_sparse,
+       [&](cudaStream_t s) {
+         lab11::vec4_copy(d_in.data(), pitch, d_out.data(), pitch, n, n, sparse, s);
+       },
+       false, pitch / 4},
+      {"transpose, padded [32][33]", "<<<" + tiles + "x" + tiles + ", 32x8>>>",
+       [&](cudaStream_t s) {
+         // The given padded kernel is unpitched: with a padded pitch it transposes an
+         // n x (pitch / 4) matrix, which holds the n x n one.
+         lab11::padded_transpose(d_in.data(), d_out.data(), n, int(pitch / 4), s);
+       },
+       true, std::size_t(n)},
+      {"transpose, float4 plain", "<<<" + tiles + "x" + tiles + ", 32x8>>>",
+       [&](cudaStream_t s) {
+         lab11::vec4_tile_transpose<lab11::PlainVec4>(d_in.data(), pitch, d_out.data(), pitch, n, n,
+                                                      s);
+       },
+       true, pitch / 4},
+      {"transpose, float4 interleaved", "<<<" + tiles + "x" + tiles + ", 32x8>>>",
+       [&](cudaStream_t s) {
+         lab11::vec4_tile_transpose<lab11::InterleavedVec4>(d_in.data(), pitch, d_out.data(), pitch,
+                                                            n, n, s);
+       },
+       true, pitch / 4},
+  };
+
+  const double bytes = 2.0 * double(n) * n * sizeof(float);
+  cudalab::Table table({"variant", "launch", "ms", "GB/s", "% of D2D copy", "check"});
+  double copy_ms = 0.0;
+  int status = 0;
+  for (const Variant& v : variants) {
+    const auto r = cudalab::run_variant(
+        v.work, opt.reps, v.name,
+        opt.check ? cudalab::OutputCheck(check_rows(v.transposed, v.out_pitch_floats)) : nullptr,
+        [&] { d_out.fill_bytes(0xFF); });
+    if (!r.ok) status = 1;
+    if (copy_ms == 0.0) copy_ms = r.median_ms;
+    table.add_row({v.name, v.launch, cudalab::fixed(r.median_ms, 4),
+                   cudalab::fixed(bytes / (r.median_ms * 1e6), 0),
+                   cudalab::fixed(100.0 * copy_ms / r.median_ms, 1), r.verdict});
+  }
+  table.print(std::cout);
+  std::cout << "matrix " << n << " x " << n << " floats, pitch " << pitch << " B; GB/s = 2 x " << n
+            << "^2 x 4 B / time\n";
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cudalab::DemoLimits limits;
+  limits.default_size = 8192;
+  limits.max_size = 16384;
+  limits.default_block = 256;
+  limits.block_is_2d = false;
+  return cudalab::run_demo(
+      argc, argv, "lab11 vectorized: float4 copies and a float4 tile stage vs scalar", limits, run);
+}

@@ -1,0 +1,115 @@
+// Lab 11, the tile stage in float4: a transpose of pitched matrices of any shape whose input
+// side moves 16 bytes per lane — from global memory into the tile (LDG.128, STS.128) and
+// down the tile's columns (LDS.128). A float4 shared access is served in four phases of 8
+// lanes; a phase that reads one float4 column of 8 rows meets 8 different slots only when the
+// layout interleaves them (lab 07), else it is an 8-way conflict. Rows are 16-byte aligned
+// (pitch a multiple of 16), so a row's float4 are whole except the last one when cols % 4 != 0:
+// that one is loaded float by float (the scalar tail).
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "cudalab/check.cuh"
+#include "vectorized.cuh"
+
+namespace lab11 {
+
+static_assert(kTile % kVecFloats == 0, "a tile row must hold whole float4 vectors");
+
+namespace {
+
+/// Threads of a block: kTile x kBlockRows, one per float4 of the tile.
+constexpr int kBlockRows = kTileVec4s / kTile;
+
+template <typename Vec4Layout>
+__global__ void vec4_tile_transpose_kernel(const float* __restrict__ in, std::size_t in_pitch,
+                                           float* __restrict__ out, std::size_t out_pitch, int rows,
+                                           int cols) {
+  // TODO(lab11): move this block's kTile x kTile tile of `in` to `out` through
+  // `__shared__ float4 tile[Vec4Layout::kVec4s]`, addressed only through
+  // Vec4Layout::index(row, vec) (roughly 30 lines).
+  //  1. Load: thread t = threadIdx.y * kTile + threadIdx.x takes float4 t % 8 of tile row t / 8
+  //     (8 consecutive threads per row: one 128-byte load, one shared phase). A float4 wholly
+  //     inside the row is one 16-byte load; the last, ragged one (cols % 4 != 0) is loaded
+  //     float by float, its missing floats set to 0. Rows past the matrix are skipped.
+  //  2. __syncthreads().
+  //  3. Store: lane x owns tile row x (output column blockIdx.y * kTile + x), warp y reads its
+  //     float4 y in one 16-byte shared load, then writes its floats to 4 output rows (32
+  //     consecutive floats per warp store). Write only elements that exist.
+  // HINT: rows start at byte row * pitch (char*, size_t, cast back). Count the floats left in
+  // HINT: the row from the float4's first column: >= 4 is a whole float4.
+  __shared__ float4 tile[Vec4Layout::kVec4s];  // float4 v of row r at Vec4Layout::index(r, v)
+  const int tile_row0 = blockIdx.y * kTile;    // first input row of this block's tile
+  const int tile_col0 = blockIdx.x * kTile;    // first input column of this block's tile
+  const int t = threadIdx.y * kTile + threadIdx.x;
+  const int load_row = t / kVec4PerRow;  // 8 consecutive threads share a tile row ...
+  const int load_vec = t % kVec4PerRow;  // ... and take its 8 float4
+  const int in_row = tile_row0 + load_row;
+  const int in_col = tile_col0 + kVecFloats * load_vec;
+  if (in_row < rows && in_col < cols) {
+    const float* src = reinterpret_cast<const float*>(reinterpret_cast<const char*>(in) +
+                                                      static_cast<std::size_t>(in_row) * in_pitch) +
+                       in_col;
+    float4 q;
+    if (cols - in_col >= kVecFloats) {
+      q = *reinterpret_cast<const float4*>(src);  // 16-byte aligned: pitch % 16 == 0
+    } else {                                      // the ragged last float4 of the row
+      const int left = cols - in_col;             // 1 .. 3 floats
+      q = make_float4(src[0], left > 1 ? src[1] : 0.0f, left > 2 ? src[2] : 0.0f, 0.0f);
+    }
+    tile[Vec4Layout::index(load_row, load_vec)] = q;
+  }
+  __syncthreads();               // the rows of every warp must land before any warp reads a column
+  const int lane = threadIdx.x;  // tile row = output column
+  const int vec = threadIdx.y;   // float4 = 4 output rows
+  const int out_col = tile_row0 + lane;               // output column = input row
+  const int out_row0 = tile_col0 + kVecFloats * vec;  // first of the 4 output rows
+  if (out_col < rows && out_row0 < cols) {
+    const float4 q = tile[Vec4Layout::index(lane, vec)];  // a phase: 8 rows, one float4 each
+    const float e[kVecFloats] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+    for (int j = 0; j < kVecFloats; ++j) {
+      if (out_row0 + j < cols) {
+        float* dst = reinterpret_cast<float*>(reinterpret_cast<char*>(out) +
+                                              static_cast<std::size_t>(out_row0 + j) * out_pitch);
+        dst[out_col] = e[j];
+      }
+    }
+  }
+  // END TODO(lab11)
+}
+
+}  // namespace
+
+template <typename Vec4Layout>
+void vec4_tile_transpose(const float* d_in, std::size_t in_pitch, float* d_out,
+                         std::size_t out_pitch, int rows, int cols, cudaStream_t stream) {
+  const std::string who = "vec4_tile_transpose";
+  const dim3 grid = smem_tiles::tile_grid(rows, cols, who.c_str());
+  if (reinterpret_cast<std::uintptr_t>(d_in) % kVecBytes != 0 || in_pitch % kVecBytes != 0) {
+    throw std::invalid_argument(who + ": float4 loads need a 16-byte aligned input and an input " +
+                                "pitch that is a multiple of 16, got " + std::to_string(in_pitch));
+  }
+  if (in_pitch < std::size_t(cols) * sizeof(float) ||
+      out_pitch < std::size_t(rows) * sizeof(float) || out_pitch % sizeof(float) != 0) {
+    throw std::invalid_argument(who + ": a pitch is shorter than its row or not a multiple of 4");
+  }
+  vec4_tile_transpose_kernel<Vec4Layout>
+      <<<grid, dim3(kTile, kBlockRows), 0, stream>>>(d_in, in_pitch, d_out, out_pitch, rows, cols);
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+template void vec4_tile_transpose<InterleavedVec4>(const float*, std::size_t, float*, std::size_t,
+                                                   int, int, cudaStream_t);
+template void vec4_tile_transpose<PlainVec4>(const float*, std::size_t, float*, std::size_t, int,
+                                             int, cudaStream_t);
+template void vec4_tile_transpose<MirroredVec4>(const float*, std::size_t, float*, std::size_t, int,
+                                                int, cudaStream_t);
+template void vec4_tile_transpose<ProbeVec4>(const float*, std::size_t, float*, std::size_t, int,
+                                             int, cudaStream_t);
+
+const void* interleaved_tile_transpose_kernel_ptr() {
+  return reinterpret_cast<const void*>(vec4_tile_transpose_kernel<InterleavedVec4>);
+}
+
+}  // namespace lab11
