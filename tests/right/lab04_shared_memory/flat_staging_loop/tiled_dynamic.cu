@@ -36,15 +36,25 @@ __device__ void multiply_tiles(const float* __restrict__ a, const float* __restr
   float* b_tile = smem + T * depth;     // b_tile[j * T + cc] = B[k0 + j][col0 + cc]
   float acc = 0.0f;
   for (int k0 = 0; k0 < k; k0 += depth) {
-    // Both slices staged by the whole block with one flat index (another valid order).
+    // Both slices staged by the whole block with one flat index (another valid order):
+    // thread t stages elements t, t + T*T, ... of each slice. Its (row, column) in the A
+    // slice advances by a fixed step, so the loop divides by depth only once.
     const int row0 = blockIdx.y * T;
     const int col0 = blockIdx.x * T;
-    for (int i = ty * T + tx; i < T * depth; i += T * T) {
-      const int r = i / depth, j = i % depth;  // A slice: T rows x depth columns
+    const int t = ty * T + tx;
+    const int row_step = (T * T) / depth, col_step = (T * T) % depth;
+    int r = t / depth, j = t % depth;  // A slice: T rows x depth columns
+    for (int i = t; i < T * depth; i += T * T) {
       const int ar = row0 + r, ac = k0 + j;
       a_tile[i] = (ar < m && ac < k) ? a[static_cast<std::size_t>(ar) * k + ac] : 0.0f;
       const int br = k0 + i / T, bc = col0 + i % T;  // B slice: depth rows x T columns
       b_tile[i] = (br < k && bc < n) ? b[static_cast<std::size_t>(br) * n + bc] : 0.0f;
+      r += row_step;
+      j += col_step;
+      if (j >= depth) {
+        j -= depth;
+        ++r;
+      }
     }
     __syncthreads();                                  // both slices are complete
     for (int j0 = 0; j0 < depth; j0 += T) {           // depth is a multiple of T
