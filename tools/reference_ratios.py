@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Speed ratios of several reference runs against their thresholds (calibration check).
+
+    python3 tools/reference_ratios.py RUN1.json RUN2.json RUN3.json [--markdown OUT.md]
+
+Reads the scoreboard's scores.json of each run (docs/scores-schema.md) and prints one row per
+graded measurement that has a threshold: its value in every run and the threshold. A
+lower bound (`min`) must sit at least 30 % below the lowest run (threshold <= 0.7 x lowest), an
+upper bound (`max`) at least 30 % above the highest, unless the threshold is a fixed bar of
+the course (listed in FIXED_BARS with the reason). Rows that break the rule are marked and
+make the exit status 1. Python 3 standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+MARGIN = 0.30
+# Bars fixed by the course design rather than calibrated from the solution (a share of a
+# physical ceiling or of a same-run copy that the lab promises): test name -> reason.
+FIXED_BARS = {
+    "lab09.RegisterTiledPerf.ReachesThreeQuartersOfThePopcCeiling":
+        "75 % of the popc ceiling, the lab's stated goal",
+    "lab11.CopyPerf.Float4CopyReachesTheDeviceCopyBandwidth":
+        "85 % of the device-to-device copy, the lab's stated goal",
+    "lab11.CopyPerf.Float4KeepsUpWithScalarAtFullOccupancy":
+        "0.95x: float4 must not lose at full occupancy",
+    "lab11.TileStagePerf.InterleavedTransposeBeatsPaddedAndNearsTheCopy":
+        "80 % of the device-to-device copy, the lab's stated goal",
+}
+
+
+def load(path: Path) -> dict[tuple[str, str], dict]:
+    data = json.loads(path.read_text())
+    out = {}
+    for m in data.get("measurements", []):
+        if not m.get("graded") or m.get("threshold") is None:
+            continue
+        out[(m["test"], m["name"])] = m
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("runs", nargs="+", type=Path, help="scores.json of each run")
+    ap.add_argument("--markdown", type=Path, help="also write the table to this file")
+    args = ap.parse_args(argv)
+    runs = [load(p) for p in args.runs]
+    keys = sorted(set().union(*runs))
+    head = "| test | measurement | " + " | ".join(f"run {i + 1}" for i in range(len(runs)))
+    head += " | threshold | margin |\n|---|---|" + "--:|" * (len(runs) + 2) + "\n"
+    rows = []
+    bad = 0
+    for key in keys:
+        ms = [r.get(key) for r in runs]
+        present = [m for m in ms if m is not None]
+        values = [m["value"] for m in present]
+        ref = present[-1]
+        thr = ref.get("unscaled_threshold") or ref["threshold"]
+        bound = ref.get("bound")
+        unit = ref.get("unit") or ""
+        if bound == "max":
+            margin = thr / max(values) - 1.0 if max(values) > 0 else float("inf")
+        else:
+            margin = 1.0 - thr / min(values) if min(values) > 0 else float("-inf")
+        note = ""
+        if key[0] in FIXED_BARS and (bound != "max" and thr <= min(values)):
+            note = f" (fixed: {FIXED_BARS[key[0]]})"
+        elif margin < MARGIN - 1e-3:
+            note = " **< 30 %**"
+            bad += 1
+        if len(present) < len(runs):
+            note += f" (missing in {len(runs) - len(present)} run(s))"
+        cells = " | ".join("-" if m is None else f"{m['value']:.4g}" for m in ms)
+        sign = "≤" if bound == "max" else "≥"
+        rows.append(f"| `{key[0]}` | {key[1]} | {cells} | {sign} {thr:g} {unit} | "
+                    f"{margin * 100:.0f} %{note} |")
+    table = head + "\n".join(rows) + "\n"
+    print(table)
+    print(f"{len(rows)} thresholds, {bad} closer than 30 % to the solution's runs")
+    if args.markdown:
+        args.markdown.write_text(table)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
