@@ -22,15 +22,18 @@ MARGIN = 0.30
 # Bars fixed by the course design rather than calibrated from the solution (a share of a
 # physical ceiling or of a same-run copy that the lab promises): test name -> reason.
 FIXED_BARS = {
-    "lab09.RegisterTiledPerf.ReachesThreeQuartersOfThePopcCeiling":
+    ("lab09.RegisterTiledPerf.ReachesThreeQuartersOfThePopcCeiling", "popc_ceiling_percent"):
         "75 % of the popc ceiling, the lab's stated goal",
-    "lab11.CopyPerf.Float4CopyReachesTheDeviceCopyBandwidth":
+    ("lab11.CopyPerf.Float4CopyReachesTheDeviceCopyBandwidth", "share"):
         "85 % of the device-to-device copy, the lab's stated goal",
-    "lab11.CopyPerf.Float4KeepsUpWithScalarAtFullOccupancy":
+    ("lab11.CopyPerf.Float4KeepsUpWithScalarAtFullOccupancy", "speedup"):
         "0.95x: float4 must not lose at full occupancy",
-    "lab11.TileStagePerf.InterleavedTransposeBeatsPaddedAndNearsTheCopy":
+    ("lab11.TileStagePerf.InterleavedTransposeBeatsPaddedAndNearsTheCopy", "share"):
         "80 % of the device-to-device copy, the lab's stated goal",
 }
+# Only speed measurements are calibrated from the solution; counts the tests judge exactly
+# (conflict degrees, bytes of shared memory, wavefronts, sectors) are listed but not flagged.
+SPEED_UNITS = {"x", "%"}
 
 
 def load(path: Path) -> dict[tuple[str, str], dict]:
@@ -67,8 +70,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             margin = 1.0 - thr / min(values) if min(values) > 0 else float("-inf")
         note = ""
-        if key[0] in FIXED_BARS and (bound != "max" and thr <= min(values)):
-            note = f" (fixed: {FIXED_BARS[key[0]]})"
+        if key in FIXED_BARS and (bound != "max" and thr <= min(values)):
+            note = f" (fixed: {FIXED_BARS[key]})"
+        elif unit.strip() not in SPEED_UNITS:
+            note = " (exact count, judged by the test)"
         elif margin < MARGIN - 1e-3:
             note = " **< 30 %**"
             bad += 1
@@ -80,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"{margin * 100:.0f} %{note} |")
     table = head + "\n".join(rows) + "\n"
     print(table)
-    print(f"{len(rows)} thresholds, {bad} closer than 30 % to the solution's runs")
+    print(f"{len(rows)} thresholds, {bad} speed threshold(s) closer than 30 % to the solution's runs")
     if args.markdown:
         args.markdown.write_text(table)
     return 1 if bad else 0
