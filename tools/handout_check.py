@@ -338,6 +338,8 @@ def check_python(cmd: Command, args: list[str], run: bool, p: Problems) -> None:
         else:
             known = set(re.findall(r"(--[a-z][a-z-]*)", out.stdout))
             for a in args[1:]:
+                if a == "--":  # what follows goes to another program (e.g. ctest)
+                    break
                 flag = a.split("=", 1)[0]
                 if flag.startswith("--") and flag not in known:
                     p.add(cmd.path, cmd.line, f"`{cmd.text}`: {args[0]} has no option {flag}")
