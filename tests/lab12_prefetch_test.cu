@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/matmul_grading.hpp"
 #include "cudalab/ceilings.cuh"
 #include "cudalab/check.cuh"
 #include "cudalab/device.cuh"
@@ -66,22 +67,16 @@ constexpr const char* kPrefetchKernel = "matmul_register_prefetch_kernel";
 constexpr const char* kPipelinedKernel = "matmul_pipelined_kernel";
 constexpr const char* kTmaKernel = "matmul_tma_kernel";
 
+using matmul_grading::float_tolerance;
+using matmul_grading::Launch;
+using matmul_grading::only_kernel;
+using matmul_grading::Shape;
+using matmul_grading::shape_name;
+using matmul_grading::shape_text;
+
 using cudalab::testing::AlternatingInput;
 using cudalab::testing::CapturedWork;
 using cudalab::testing::GraphRules;
-
-struct Shape {
-  int m;
-  int n;
-  int k;
-};
-
-std::string shape_text(const Shape& s) {
-  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
-}
-std::string shape_name(const ::testing::TestParamInfo<Shape>& p) {
-  return shape_text(p.param);
-}
 
 int k_tiles(int k) {
   return (k + lab12::kTile - 1) / lab12::kTile;
@@ -98,67 +93,11 @@ const Shape kShapes[] = {{1, 1, 1},      {17, 33, 5},    {40, 33, 70},  {33, 31,
 const Shape kTmaShapes[] = {{1, 4, 4},     {17, 36, 68},    {129, 68, 260}, {1000, 4, 772},
                             {3, 1000, 64}, {33, 100, 1028}, {257, 132, 36}, {96, 160, 32}};
 
-/// A launcher call on a stream: what the tests capture.
-using Launch = std::function<void(const float*, const float*, float*, int, int, int, cudaStream_t)>;
-
-GraphRules only_kernel(const char* kernel) {
-  GraphRules rules;
-  rules.kernels = {kernel};
-  return rules;
-}
-
-/// Relative tolerance for uniform [-1, 1) floats summed over k products in float.
-double float_tolerance(int k) {
-  return 1e-5 * std::sqrt(double(k)) + 1e-6;
-}
-
-/**
- * Captures @p launch for an m x n x k product, checks the graph holds only @p kernel, then
- * replays it on small integers (exact) and on uniform floats (tolerance). Before each replay
- * C is NaN and followed by sentinels that must survive, and every SM's shared memory is NaN.
- */
-void expect_correct_product(const Launch& launch, const char* kernel, const Shape& s) {
-  SCOPED_TRACE("m x n x k = " + shape_text(s) + " (" + std::to_string(k_tiles(s.k)) + " k tiles)");
-  const std::size_t c_count = std::size_t(s.m) * s.n;
-  constexpr std::size_t kGuard = 1024;
-  constexpr float kSentinel = -31415.0f;
-  cudalab::DeviceBuffer<float> d_a(std::size_t(s.m) * s.k), d_b(std::size_t(s.k) * s.n),
-      d_c(c_count + kGuard);
-  const std::vector<float> guard(kGuard, kSentinel);
-
-  CapturedWork cap = CapturedWork::capture([&](cudaStream_t stream) {
-    launch(d_a.data(), d_b.data(), d_c.data(), s.m, s.n, s.k, stream);
-  });
-  ASSERT_TRUE(cap.holds_only(only_kernel(kernel)));
-
-  struct DataSet {
-    cudalab::Fill fill;
-    double tol;
-  };
-  const DataSet sets[] = {{cudalab::Fill::SmallInt, 0.0},
-                          {cudalab::Fill::Uniform, float_tolerance(s.k)}};
-  std::uint64_t stream_id = 1;
-  for (const DataSet& set : sets) {
-    SCOPED_TRACE(std::string("data: ") + cudalab::fill_name(set.fill));
-    const auto h_a = cudalab::random_matrix(s.m, s.k, set.fill, stream_id++);
-    const auto h_b = cudalab::random_matrix(s.k, s.n, set.fill, stream_id++);
-    d_a.upload(h_a);
-    d_b.upload(h_b);
-    cudalab::testing::poison(d_c.data(), c_count * sizeof(float));
-    CUDA_CHECK(cudaMemcpy(d_c.data() + c_count, guard.data(), kGuard * sizeof(float),
-                          cudaMemcpyHostToDevice));
-    cudalab::testing::poison_shared_memory();
-    cap.run();
-    const std::vector<float> got = d_c.to_host();
-    const std::vector<float> got_c(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(c_count));
-    EXPECT_TRUE(cudalab::testing::matrices_match(cudalab::reference_matmul(h_a, h_b, s.m, s.n, s.k),
-                                                 got_c, s.m, s.n, set.tol));
-    for (std::size_t i = 0; i < kGuard; ++i) {
-      ASSERT_EQ(got[c_count + i], kSentinel) << "element " << i
-                                             << " past the end of C was written: missing "
-                                                "bounds check on the store?";
-    }
-  }
+/// The shared product check (tests/common/matmul_grading.hpp), with the number of k tiles in
+/// the failure trace: the double-buffering tail bugs depend on it.
+void expect_product_with_k_tiles(const Launch& launch, const char* kernel, const Shape& s) {
+  SCOPED_TRACE(std::to_string(k_tiles(s.k)) + " k tiles");
+  matmul_grading::expect_correct_product(launch, kernel, s);
 }
 
 void launch_sync(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t s) {
@@ -183,7 +122,7 @@ class GivenSyncGpu : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(GivenSyncGpu, ExactOnOddShapes) {
   CUDALAB_REQUIRE_GPU();
-  expect_correct_product(launch_sync, kSyncKernel, GetParam());
+  expect_product_with_k_tiles(launch_sync, kSyncKernel, GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, GivenSyncGpu,
@@ -199,7 +138,7 @@ class RegisterPrefetchGpu : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(RegisterPrefetchGpu, CorrectOnOddShapes) {
   CUDALAB_REQUIRE_GPU();
-  expect_correct_product(launch_prefetch, kPrefetchKernel, GetParam());
+  expect_product_with_k_tiles(launch_prefetch, kPrefetchKernel, GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, RegisterPrefetchGpu, ::testing::ValuesIn(kShapes), shape_name);
@@ -208,7 +147,7 @@ class PipelinedGpu : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(PipelinedGpu, CorrectOnOddShapes) {
   CUDALAB_REQUIRE_GPU();
-  expect_correct_product(launch_pipelined, kPipelinedKernel, GetParam());
+  expect_product_with_k_tiles(launch_pipelined, kPipelinedKernel, GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, PipelinedGpu, ::testing::ValuesIn(kShapes), shape_name);
@@ -217,7 +156,7 @@ class TmaPipelineGpu : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(TmaPipelineGpu, CorrectOnOddShapes) {
   CUDALAB_REQUIRE_GPU();
-  expect_correct_product(launch_tma, kTmaKernel, GetParam());
+  expect_product_with_k_tiles(launch_tma, kTmaKernel, GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, TmaPipelineGpu, ::testing::ValuesIn(kTmaShapes), shape_name);
@@ -339,16 +278,16 @@ const Shape kSmall[] = {{40, 33, 70}, {17, 65, 100}};
 
 TEST(SmallPrefetchGpu, RegisterPrefetch) {
   CUDALAB_REQUIRE_GPU();
-  for (const Shape& s : kSmall) expect_correct_product(launch_prefetch, kPrefetchKernel, s);
+  for (const Shape& s : kSmall) expect_product_with_k_tiles(launch_prefetch, kPrefetchKernel, s);
 }
 TEST(SmallPipelinedGpu, Pipelined) {
   CUDALAB_REQUIRE_GPU();
-  for (const Shape& s : kSmall) expect_correct_product(launch_pipelined, kPipelinedKernel, s);
+  for (const Shape& s : kSmall) expect_product_with_k_tiles(launch_pipelined, kPipelinedKernel, s);
 }
 TEST(SmallTmaGpu, BulkCopyPipeline) {
   CUDALAB_REQUIRE_GPU();
   for (const Shape& s : {Shape{40, 36, 68}, Shape{17, 64, 100}}) {
-    expect_correct_product(launch_tma, kTmaKernel, s);
+    expect_product_with_k_tiles(launch_tma, kTmaKernel, s);
   }
 }
 
