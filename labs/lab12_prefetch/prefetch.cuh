@@ -126,7 +126,12 @@ struct SmemConfigReport {
  * @p carveout_percent: -1 = no preference, 0 = most L1, 100 = most shared memory), and reads
  * back what the driver now says about the kernel for blocks of @p block_threads threads with
  * @p dynamic_smem bytes of dynamic shared memory.
- * @param kernel  a __global__ function, e.g. (const void*)matmul_pipelined_kernel
+ * @param kernel            a __global__ function, e.g. (const void*)matmul_pipelined_kernel
+ * @param carveout_percent  the carve-out hint in percent of the maximum shared memory, or -1
+ * @param preference        the legacy L1/shared preference (cudaFuncCachePrefer...)
+ * @param block_threads     threads per block of the occupancy query
+ * @param dynamic_smem      dynamic shared memory per block of the occupancy query, in bytes
+ * @return what the driver reports after both settings
  * @throws std::invalid_argument for a carve-out outside -1..100 or block_threads outside
  * 1..1024; cudalab::CudaError when a CUDA call fails
  */
