@@ -385,6 +385,13 @@ COURSE = [
      "over float, same launch"),
     ("09", "blocked_xnor", "tiled binary GEMM", ("lab09.RegisterTiledPerf.BeatsCublasSgemm",
                                                  "speedup"), "over cuBLAS SGEMM"),
+    ("10", "layout", "sectors; SoA vs AoS", ("lab10.PointsPerf.XOnlySoaIsFasterThanAos4",
+                                             "speedup"), "SoA over AoS, one field"),
+    ("11", "vectorized", "128-bit accesses", ("lab11.CopyPerf.Float4BeatsScalarWithFourWarpsPerSm",
+                                              "speedup"), "float4 over scalar, 4 warps/SM"),
+    ("12", "prefetch", "prefetch, cp.async, TMA", ("lab12.LatencyExposedPerf."
+                                                   "RegisterPrefetchHidesTheLoadLatency",
+                                                   "speedup"), "one block/SM, over sync"),
 ]
 
 
@@ -392,8 +399,8 @@ def render_course_map(ref: Reference) -> str:
     box_w, box_h, gap = 196, 112, 22
     per_row = 5
     width = 16 * 2 + per_row * box_w + (per_row - 1) * gap
-    out = ['<text x="16" y="30" class="h">The course: nine labs, and what each step buys on the '
-           'reference GPU</text>']
+    out = [f'<text x="16" y="30" class="h">The course: {len(COURSE)} labs, and what each step '
+           'buys on the reference GPU</text>']
     rows = math.ceil(len(COURSE) / per_row)
     for i, (nn, topic, teaches, key, what) in enumerate(COURSE):
         r, col = divmod(i, per_row)
