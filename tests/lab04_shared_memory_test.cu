@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "common/matmul_grading.hpp"
+#include "common/matmul_grading.cuh"
 #include "cudalab/bench.cuh"
 #include "cudalab/ceilings.cuh"
 #include "cudalab/check.cuh"
@@ -50,6 +50,7 @@ constexpr const char* kStaticKernel = "matmul_tiled_static_kernel";
 constexpr const char* kDynamicKernel = "matmul_tiled_dynamic_kernel";
 
 using matmul_grading::expect_correct_product;
+using matmul_grading::expect_large_a_rows;
 using matmul_grading::float_tolerance;
 using matmul_grading::Launch;
 using matmul_grading::only_kernel;
@@ -317,73 +318,16 @@ TEST(TiledDynamicOptInGpu, PlannedMoreThan48KBWorksAfterOptIn) {
 // int overflows. A is filled on the device from a hash of the element index; the host
 // checks sampled rows past the 2^31-element mark.
 // ---------------------------------------------------------------------------
-__host__ __device__ inline float hashed_small_int(std::uint64_t i, std::uint32_t seed) {
-  std::uint64_t x = i * 0x9E3779B97F4A7C15ull + seed;
-  x ^= x >> 31;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 29;
-  return static_cast<float>(static_cast<int>(x % 9u) - 4);  // -4 .. 4
-}
-
-__global__ void fill_hashed(float* p, std::size_t count, std::uint32_t seed) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
-       i += std::size_t(gridDim.x) * blockDim.x) {
-    p[i] = hashed_small_int(i, seed);
-  }
-}
-
-void expect_large_a_rows(const Launch& launch, const char* kernel, int tile) {
-  const int k = 1040;          // rows * k passes 2^31 from row 2,064,917 on
-  const int m = 65535 * tile;  // the largest grid.y the launchers allow, times the tile
-  const int n = 3;
-  const std::size_t a_count = std::size_t(m) * k;
-  ASSERT_GT(a_count, std::size_t{1} << 31) << "the case must pass 2^31 elements";
-  std::size_t free_bytes = 0, total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (free_bytes < a_count * sizeof(float) + (std::size_t{1} << 30)) {
-    GTEST_SKIP() << "needs " << (a_count * sizeof(float) >> 20) << " MiB of free GPU memory, "
-                 << (free_bytes >> 20) << " MiB free";
-  }
-  cudalab::DeviceBuffer<float> d_a(a_count), d_b(std::size_t(k) * n), d_c(std::size_t(m) * n);
-  CapturedWork cap = CapturedWork::capture(
-      [&](cudaStream_t s) { launch(d_a.data(), d_b.data(), d_c.data(), m, n, k, s); });
-  ASSERT_TRUE(cap.holds_only(only_kernel(kernel)));
-  const int first_past = static_cast<int>((std::size_t{1} << 31) / k);
-  const int rows[] = {0, first_past - 1, first_past, first_past + 1, m - 33, m - 1};
-  for (const std::uint32_t seed : {17u, 29u}) {
-    const auto h_b = cudalab::random_matrix(k, n, cudalab::Fill::SmallInt, seed);
-    d_b.upload(h_b);
-    fill_hashed<<<1024, 256>>>(d_a.data(), a_count, seed);
-    CUDA_CHECK_LAST_LAUNCH();
-    cudalab::testing::poison(d_c.data(), std::size_t(m) * n * sizeof(float));
-    cudalab::testing::poison_shared_memory();
-    cap.run();
-    const std::vector<float> h_c = d_c.to_host();
-    for (const int r : rows) {
-      for (int c = 0; c < n; ++c) {
-        double sum = 0.0;
-        for (int i = 0; i < k; ++i) {
-          sum +=
-              double(hashed_small_int(std::size_t(r) * k + i, seed)) * h_b[std::size_t(i) * n + c];
-        }
-        ASSERT_EQ(h_c[std::size_t(r) * n + c], sum)
-            << "C(" << r << ", " << c << ") of a " << m << "x" << n << "x" << k
-            << " product (A's row " << r << " starts at element " << std::size_t(r) * k
-            << "; past 2^31 an int offset overflows)";
-      }
-    }
-  }
-}
 
 TEST(IndexRangeGpu, StaticKernelPast2To31Elements) {
   CUDALAB_REQUIRE_GPU();
-  expect_large_a_rows(launch_static, kStaticKernel, lab04::kStaticTile);
+  expect_large_a_rows(launch_static, kStaticKernel, lab04::kStaticTile, 3);
 }
 
 TEST(IndexRangeGpu, DynamicKernelPast2To31Elements) {
   CUDALAB_REQUIRE_GPU();
   const lab04::DynamicTilePlan plan = forced_plan(32, 64);
-  expect_large_a_rows(launch_dynamic(plan), kDynamicKernel, plan.tile);
+  expect_large_a_rows(launch_dynamic(plan), kDynamicKernel, plan.tile, 3);
 }
 
 // Small runs of both kernels: what the sanitizer tests below re-run under the tools.

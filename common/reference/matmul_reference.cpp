@@ -1,6 +1,8 @@
 // Host reference matmul (grader-only), summed in double.
 #include <cstddef>
 #include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "cudalab/matrix.hpp"
@@ -23,6 +25,46 @@ std::vector<float> reference_matmul(const std::vector<float>& a, const std::vect
     }
   }
   return std::vector<float>(acc.begin(), acc.end());
+}
+
+std::vector<ReferenceRows> reference_rows(const std::vector<float>& a, const std::vector<float>& b,
+                                          int n, int full_up_to) {
+  const std::vector<std::pair<int, int>> ranges =
+      n <= full_up_to
+          ? std::vector<std::pair<int, int>>{{0, n}}
+          : std::vector<std::pair<int, int>>{{0, 8}, {n / 2 - 4, n / 2 + 4}, {n - 8, n}};
+  std::vector<ReferenceRows> out;
+  for (const auto& [first, last] : ranges) {
+    const std::vector<float> a_rows(a.begin() + std::ptrdiff_t(first) * n,
+                                    a.begin() + std::ptrdiff_t(last) * n);
+    out.push_back({first, last, reference_matmul(a_rows, b, last - first, n, n)});
+  }
+  return out;
+}
+
+std::string describe_rows(const std::vector<ReferenceRows>& rows) {
+  if (rows.size() == 1) return "every row of C";
+  std::string text = "rows ";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (i > 0) text += i + 1 == rows.size() ? " and " : ", ";
+    text += std::to_string(rows[i].first) + "-" + std::to_string(rows[i].last - 1);
+  }
+  return text + " of C";
+}
+
+MatrixCompare compare_rows(const std::vector<ReferenceRows>& rows, const std::vector<float>& got,
+                           int n) {
+  for (const ReferenceRows& r : rows) {
+    const std::vector<float> part(got.begin() + std::ptrdiff_t(r.first) * n,
+                                  got.begin() + std::ptrdiff_t(r.last) * n);
+    MatrixCompare cmp = compare_matrices(r.expected, part, r.last - r.first, n, 0.0);
+    if (!cmp.ok) {
+      if (rows.size() > 1)
+        cmp.message = "rows from " + std::to_string(r.first) + ": " + cmp.message;
+      return cmp;
+    }
+  }
+  return MatrixCompare{};
 }
 
 }  // namespace cudalab

@@ -27,51 +27,16 @@ struct Variant {
 /// the bottom (every column, the right edge included; a few seconds at 16384).
 constexpr int kFullCheckSize = 2048;
 
-/// A block of rows [first, last) of C and its host reference.
-struct CheckedRows {
-  int first;
-  int last;
-  std::vector<float> expected;
-};
-
-/// The rows of C = A * B (n x n) that `--check` compares, with their reference values;
+/// The rows `--check` compares (all up to kFullCheckSize), with their reference values;
 /// prints which rows when it is a sample.
-std::vector<CheckedRows> checked_rows(const std::vector<float>& a, const std::vector<float>& b,
-                                      int n) {
-  std::vector<CheckedRows> out;
-  const std::vector<std::pair<int, int>> ranges =
-      n <= kFullCheckSize
-          ? std::vector<std::pair<int, int>>{{0, n}}
-          : std::vector<std::pair<int, int>>{{0, 8}, {n / 2 - 4, n / 2 + 4}, {n - 8, n}};
-  for (const auto& [first, last] : ranges) {
-    const std::vector<float> a_rows(a.begin() + std::size_t(first) * n,
-                                    a.begin() + std::size_t(last) * n);
-    out.push_back({first, last, cudalab::reference_matmul(a_rows, b, last - first, n, n)});
+std::vector<cudalab::ReferenceRows> checked_rows(const std::vector<float>& a,
+                                                 const std::vector<float>& b, int n) {
+  std::vector<cudalab::ReferenceRows> rows = cudalab::reference_rows(a, b, n, kFullCheckSize);
+  if (rows.size() > 1) {
+    std::cout << "check: " << cudalab::describe_rows(rows) << " (every row up to --size "
+              << kFullCheckSize << ")\n";
   }
-  if (out.size() > 1) {
-    std::cout << "check: rows " << out[0].first << "-" << out[0].last - 1 << ", " << out[1].first
-              << "-" << out[1].last - 1 << " and " << out[2].first << "-" << out[2].last - 1
-              << " of C (every row up to --size " << kFullCheckSize << ")\n";
-  }
-  return out;
-}
-
-/// Compares the checked rows of @p got (all of C, n x n) with their reference values.
-cudalab::MatrixCompare compare_rows(const std::vector<CheckedRows>& rows,
-                                    const std::vector<float>& got, int n) {
-  for (const CheckedRows& r : rows) {
-    const std::vector<float> part(got.begin() + std::size_t(r.first) * n,
-                                  got.begin() + std::size_t(r.last) * n);
-    cudalab::MatrixCompare cmp =
-        cudalab::compare_matrices(r.expected, part, r.last - r.first, n, 0.0);
-    if (!cmp.ok) {
-      if (rows.size() > 1) {
-        cmp.message = "rows from " + std::to_string(r.first) + ": " + cmp.message;
-      }
-      return cmp;
-    }
-  }
-  return cudalab::MatrixCompare{};
+  return rows;
 }
 
 std::string dims(dim3 d) {
@@ -110,12 +75,14 @@ int run(const cudalab::DemoOptions& opt) {
          [=](cudaStream_t s) { lab02::thread_per_element_matmul(a, b, c, n, n, n, block, s); }});
   }
 
-  std::vector<CheckedRows> expected;
+  std::vector<cudalab::ReferenceRows> expected;
   if (opt.check) expected = checked_rows(h_a, h_b, n);
   std::vector<double> ms;
   std::vector<std::string> verdicts;
   int status = 0;
-  const cudalab::OutputCheck check = [&] { return compare_rows(expected, d_c.to_host(), n); };
+  const cudalab::OutputCheck check = [&] {
+    return cudalab::compare_rows(expected, d_c.to_host(), n);
+  };
   for (const Variant& v : variants) {
     // Poisoned with NaN first: a kernel that skips elements cannot pass the check.
     const auto r = cudalab::run_variant(v.run, opt.reps, v.name + " " + v.launch,

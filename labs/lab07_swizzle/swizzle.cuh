@@ -26,9 +26,9 @@ inline constexpr int kTransposeBlockRows = smem_tiles::kTransposeBlockRows;
 /// Words of one unpadded tile: exactly what a swizzled tile occupies.
 inline constexpr int kTileWords = kTile * kTile;
 /// float4 slots in one tile row.
-inline constexpr int kVec4PerRow = kTile / 4;
+inline constexpr int kVec4PerRow = smem_tiles::kVec4PerRow;
 /// float4 slots in one tile.
-inline constexpr int kTileVec4s = kTile * kVec4PerRow;
+inline constexpr int kTileVec4s = smem_tiles::kTileVec4s;
 
 /// The column of its row at which element (@p row, @p col) is stored (student,
 /// swizzled_tile.cu). @pre row >= 0 (tiles may be taller than kTile), 0 <= col < kTile
@@ -54,29 +54,10 @@ struct InterleavedVec4 {
     return row * kVec4PerRow + vec4_slot(row, vec);
   }
 };
-/// Given: row after row, float4 v of row r at slot r * 8 + v (8-way conflicts down a column).
-struct PlainVec4 {
-  static constexpr int kVec4s = kTileVec4s;
-  __host__ __device__ static constexpr int index(int row, int vec) {
-    return row * kVec4PerRow + vec;
-  }
-};
-/// Given: another valid layout (rows and slots in reverse order) that graders use to check
-/// that a kernel stores and loads through the layout it is given.
-struct MirroredVec4 {
-  static constexpr int kVec4s = kTileVec4s;
-  __host__ __device__ static constexpr int index(int row, int vec) {
-    return (kTile - 1 - row) * kVec4PerRow + (kVec4PerRow - 1 - vec);
-  }
-};
-/// Given: a deliberately broken layout (float4 pairs share a slot). A kernel that stores and
-/// loads through its layout must get a wrong transpose with it; graders check that it does.
-struct ProbeVec4 {
-  static constexpr int kVec4s = kTileVec4s;
-  __host__ __device__ static constexpr int index(int row, int vec) {
-    return row * kVec4PerRow + (vec & ~1);
-  }
-};
+/// Given (labs/common/smem_tiles): row after row, another valid layout, and a broken probe.
+using smem_tiles::MirroredVec4;
+using smem_tiles::PlainVec4;
+using smem_tiles::ProbeVec4;
 /** @} */
 
 /**

@@ -31,6 +31,7 @@ inline constexpr int kTile = smem_tiles::kTile;
 inline constexpr int kVec4PerRow = kTile / kVecFloats;
 /// float4 slots in one tile.
 inline constexpr int kTileVec4s = kTile * kVec4PerRow;
+static_assert(kTileVec4s == smem_tiles::kTileVec4s, "the given float4 layouts size this tile");
 
 /**
  * @name Alignment (student, alignment.cu; host functions: vec4_copy() asks them once per call
@@ -114,29 +115,10 @@ struct InterleavedVec4 {
     return row * kVec4PerRow + (vec ^ (row & (kVec4PerRow - 1)));
   }
 };
-/// Row after row, float4 v of row r at slot r * 8 + v (8-way conflicts down a column).
-struct PlainVec4 {
-  static constexpr int kVec4s = kTileVec4s;
-  __host__ __device__ static constexpr int index(int row, int vec) {
-    return row * kVec4PerRow + vec;
-  }
-};
-/// Another valid layout (rows and slots in reverse order), which graders use to check that
-/// a kernel stores and loads through the layout it is given.
-struct MirroredVec4 {
-  static constexpr int kVec4s = kTileVec4s;
-  __host__ __device__ static constexpr int index(int row, int vec) {
-    return (kTile - 1 - row) * kVec4PerRow + (kVec4PerRow - 1 - vec);
-  }
-};
-/// A deliberately broken layout (float4 pairs share a slot): a kernel that addresses its tile
-/// through its layout gets a wrong transpose with it, and graders check that it does.
-struct ProbeVec4 {
-  static constexpr int kVec4s = kTileVec4s;
-  __host__ __device__ static constexpr int index(int row, int vec) {
-    return row * kVec4PerRow + (vec & ~1);
-  }
-};
+/// Given (labs/common/smem_tiles): row after row, another valid layout, and a broken probe.
+using smem_tiles::MirroredVec4;
+using smem_tiles::PlainVec4;
+using smem_tiles::ProbeVec4;
 /** @} */
 
 /**

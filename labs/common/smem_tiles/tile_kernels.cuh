@@ -34,6 +34,42 @@ struct PlainLayout {
   __host__ __device__ static constexpr int offset(int row, int col) { return row * kTile + col; }
 };
 
+/// float4 slots in one tile row, and in one tile.
+inline constexpr int kVec4PerRow = kTile / 4;
+inline constexpr int kTileVec4s = kTile * kVec4PerRow;
+
+/**
+ * @name Given float4 tile layouts (labs 07 and 11)
+ * A float4 layout of a kTile x kTile float tile has `kVec4s` float4 slots and
+ * `index(row, vec)`, the slot of float4 @p vec (floats 4 vec .. 4 vec + 3) of tile row @p row.
+ * The labs add their interleaved layout.
+ * @{
+ */
+/// Row after row, float4 v of row r at slot r * 8 + v (8-way conflicts down a column).
+struct PlainVec4 {
+  static constexpr int kVec4s = kTileVec4s;
+  __host__ __device__ static constexpr int index(int row, int vec) {
+    return row * kVec4PerRow + vec;
+  }
+};
+/// Another valid layout (rows and slots in reverse order), which graders use to check that a
+/// kernel stores and loads through the layout it is given.
+struct MirroredVec4 {
+  static constexpr int kVec4s = kTileVec4s;
+  __host__ __device__ static constexpr int index(int row, int vec) {
+    return (kTile - 1 - row) * kVec4PerRow + (kVec4PerRow - 1 - vec);
+  }
+};
+/// A deliberately broken layout (float4 pairs share a slot): a kernel that addresses its tile
+/// through its layout gets a wrong transpose with it, and graders check that it does.
+struct ProbeVec4 {
+  static constexpr int kVec4s = kTileVec4s;
+  __host__ __device__ static constexpr int index(int row, int vec) {
+    return row * kVec4PerRow + (vec & ~1);
+  }
+};
+/** @} */
+
 /**
  * @brief The smallest grid of kTile x kTile tiles over a rows x cols matrix (x: tile
  *        columns, y: tile rows).

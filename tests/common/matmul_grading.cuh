@@ -1,6 +1,7 @@
 // Grading helpers shared by the graders of the tiled matmul labs (lab 04, shared memory;
-// lab 12, prefetch): shapes, the launcher signature they capture, and the correctness check
-// of one launcher on one shape (provenance by capture, poisoned memory, two data sets).
+// lab 12, prefetch): shapes, the launcher signature they capture, the correctness check of
+// one launcher on one shape (provenance by capture, poisoned memory, two data sets) and the
+// index-range check past 2^31 elements of A.
 #pragma once
 
 #include <cmath>
@@ -94,6 +95,75 @@ inline void expect_correct_product(const Launch& launch, const char* kernel, con
       ASSERT_EQ(got[c_count + i], kSentinel) << "element " << i
                                              << " past the end of C was written: missing "
                                                 "bounds check on the store?";
+    }
+  }
+}
+
+// Index range: A holds more than 2^31 elements, so a row offset row * k computed in int
+// overflows. A is filled on the device from a hash of the element index; the host checks
+// sampled rows past the 2^31-element mark.
+
+/// A small integer (-4..4) from a hash of the element index: A's value, on device and host.
+__host__ __device__ inline float hashed_small_int(std::uint64_t i, std::uint32_t seed) {
+  std::uint64_t x = i * 0x9E3779B97F4A7C15ull + seed;
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 29;
+  return static_cast<float>(static_cast<int>(x % 9u) - 4);  // -4 .. 4
+}
+
+/// Fills @p count floats with hashed_small_int(i, seed).
+__global__ void fill_hashed(float* p, std::size_t count, std::uint32_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    p[i] = hashed_small_int(i, seed);
+  }
+}
+
+/**
+ * Captures @p launch for an m x n x 1040 product whose A passes 2^31 elements (m = 65535 *
+ * @p tile rows, the largest grid the launchers allow), checks the graph holds only
+ * @p kernel, then replays it on two hashed data sets and checks rows around the 2^31 mark.
+ * Skips when the GPU lacks the memory.
+ */
+inline void expect_large_a_rows(const Launch& launch, const char* kernel, int tile, int n) {
+  const int k = 1040;          // rows * k passes 2^31 from row 2,064,917 on
+  const int m = 65535 * tile;  // the largest grid.y the launchers allow, times the tile
+  const std::size_t a_count = std::size_t(m) * k;
+  ASSERT_GT(a_count, std::size_t{1} << 31) << "the case must pass 2^31 elements";
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (free_bytes < a_count * sizeof(float) + (std::size_t{1} << 30)) {
+    GTEST_SKIP() << "needs " << (a_count * sizeof(float) >> 20) << " MiB of free GPU memory, "
+                 << (free_bytes >> 20) << " MiB free";
+  }
+  cudalab::DeviceBuffer<float> d_a(a_count), d_b(std::size_t(k) * n), d_c(std::size_t(m) * n);
+  cudalab::testing::CapturedWork cap = cudalab::testing::CapturedWork::capture(
+      [&](cudaStream_t s) { launch(d_a.data(), d_b.data(), d_c.data(), m, n, k, s); });
+  ASSERT_TRUE(cap.holds_only(only_kernel(kernel)));
+  const int first_past = static_cast<int>((std::size_t{1} << 31) / k);
+  const int rows[] = {0, first_past - 1, first_past, first_past + 1, m - 33, m - 1};
+  for (const std::uint32_t seed : {17u, 29u}) {
+    const auto h_b = cudalab::random_matrix(k, n, cudalab::Fill::SmallInt, seed);
+    d_b.upload(h_b);
+    fill_hashed<<<1024, 256>>>(d_a.data(), a_count, seed);
+    CUDA_CHECK_LAST_LAUNCH();
+    cudalab::testing::poison(d_c.data(), std::size_t(m) * n * sizeof(float));
+    cudalab::testing::poison_shared_memory();
+    cap.run();
+    const std::vector<float> h_c = d_c.to_host();
+    for (const int r : rows) {
+      for (int c = 0; c < n; ++c) {
+        double sum = 0.0;
+        for (int i = 0; i < k; ++i) {
+          sum +=
+              double(hashed_small_int(std::size_t(r) * k + i, seed)) * h_b[std::size_t(i) * n + c];
+        }
+        ASSERT_EQ(h_c[std::size_t(r) * n + c], sum)
+            << "C(" << r << ", " << c << ") of a " << m << "x" << n << "x" << k
+            << " product (A's row " << r << " starts at element " << std::size_t(r) * k
+            << "; past 2^31 an int offset overflows)";
+      }
     }
   }
 }
