@@ -28,6 +28,12 @@ namespace lab12 {
 inline constexpr int kTile = 32;
 /// Threads per block (one per element of a C tile).
 inline constexpr int kThreads = kTile * kTile;
+
+/// The grid of the tiled kernels: one kTile x kTile block per tile of C (m x n), x over its
+/// columns, y over its rows.
+inline dim3 output_tile_grid(int m, int n) {
+  return dim3((n + kTile - 1) / kTile, (m + kTile - 1) / kTile);
+}
 /// Registers per thread every kernel here is capped at (__maxnreg__(kMaxRegisters)): with
 /// 65536 registers per SM, two blocks of 1024 threads fit, filling the 2048 thread slots of
 /// an SM of compute capability 8.0, 9.0 or 10.0 ("full occupancy").

@@ -1,9 +1,9 @@
 // Lab 12 (given): the synchronous baseline — lab 04's static tiled kernel, compiled for two
 // blocks per SM like every kernel of this lab. Each step loads, waits, multiplies, waits:
 // nothing else of this block runs while its loads are in flight.
-#include <stdexcept>
 
 #include "cudalab/check.cuh"
+#include "cudalab/launch_checks.hpp"
 #include "prefetch.cuh"
 
 namespace lab12 {
@@ -34,11 +34,9 @@ __global__ void __maxnreg__(kMaxRegisters)
 
 void matmul_sync(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                  cudaStream_t stream) {
-  if (m <= 0 || n <= 0 || k <= 0) {
-    throw std::invalid_argument("matmul_sync: m, n and k must be positive");
-  }
+  cudalab::check_positive_dims("matmul_sync", m, n, k);
   const dim3 block(kTile, kTile);
-  const dim3 grid((n + kTile - 1) / kTile, (m + kTile - 1) / kTile);  // x: columns, y: rows
+  const dim3 grid = output_tile_grid(m, n);  // x: columns, y: rows
   matmul_sync_kernel<<<grid, block, 0, stream>>>(d_a, d_b, d_c, m, n, k);
   CUDA_CHECK_LAST_LAUNCH();
 }
