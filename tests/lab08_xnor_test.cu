@@ -380,24 +380,11 @@ TEST_P(XnorMatmulGpu, IntrinsicPopcountEqualsFloatMatmul) {
 INSTANTIATE_TEST_SUITE_P(Shapes, XnorMatmulGpu, ::testing::ValuesIn(kMatmulShapes), matmul_name);
 
 // ---------------------------------------------------------------------------
-// GPU: the table kernel reads the table it is given. A weighted table (bit b of a byte
-// counts kBitWeight[b], the weights sum to 8) is as valid a "count" as popcount: it counts
-// the bits of the complemented byte as 8 minus the byte's own count, so the XNOR form and
-// the XOR form of the kernel agree on it. A kernel that ignores the table (e.g. stages it,
-// then counts with __popc) returns the ordinary product instead.
+// GPU: the table kernel reads the table it is given: handed
+// cudalab::testing::weighted_popcount_table() (as valid a count as popcount, other numbers),
+// its product must follow that table. A kernel that ignores the table (e.g. stages it, then
+// counts with __popc) returns the ordinary product instead.
 // ---------------------------------------------------------------------------
-constexpr std::array<int, 8> kBitWeight = {3, 0, 1, 2, 0, 1, 1, 0};
-
-std::array<std::uint8_t, 256> weighted_table() {
-  std::array<std::uint8_t, 256> t{};
-  for (int i = 0; i < 256; ++i) {
-    int sum = 0;
-    for (int b = 0; b < 8; ++b) sum += ((i >> b) & 1) * kBitWeight[b];
-    t[i] = static_cast<std::uint8_t>(sum);
-  }
-  return t;
-}
-
 /// What the XNOR kernel computes with table @p t: the "equal bits" it sums are the table's
 /// counts of the XNOR words (padding included), turned into a dot product as usual.
 std::vector<float> product_with_table(const std::array<std::uint8_t, 256>& t,
@@ -422,7 +409,7 @@ std::vector<float> product_with_table(const std::array<std::uint8_t, 256>& t,
 
 TEST(XnorTableGpu, ResultFollowsTheTableItIsGiven) {
   CUDALAB_REQUIRE_GPU();
-  const auto table = weighted_table();
+  const auto table = cudalab::testing::weighted_popcount_table();
   cudalab::DeviceBuffer<std::uint8_t> d_table(256);
   d_table.upload(table.data());
   for (const MatmulShape shape : {MatmulShape{7, 9, 33}, MatmulShape{33, 65, 1000}}) {

@@ -4,7 +4,6 @@
 // launcher runs under stream capture (the graph may hold only the lab's kernel), then on new
 // inputs behind the same pointers, with NaN-poisoned outputs and shared memory.
 #include <algorithm>
-#include <array>
 #include <cstddef>
 #include <memory>
 #include <random>
@@ -220,26 +219,14 @@ TEST_P(TiledXnorGpu, IntrinsicPopcountIsExact) {
 INSTANTIATE_TEST_SUITE_P(Shapes, TiledXnorGpu, ::testing::ValuesIn(kTiledShapes), shape_name);
 
 // ---------------------------------------------------------------------------
-// The table kernel reads the table it is given: a weighted table (bit b of a byte counts
-// kBitWeight[b]; the weights sum to 8, so the XOR and XNOR forms agree, and a zero byte
-// counts 0) replaces popcount; the product must follow. A kernel that stages the table and
-// then counts with __popc returns the ordinary product instead.
+// The table kernel reads the table it is given: handed
+// cudalab::testing::weighted_popcount_table() (as valid a count as popcount, other numbers),
+// the product must follow. A kernel that stages the table and then counts with __popc returns
+// the ordinary product instead.
 // ---------------------------------------------------------------------------
-constexpr std::array<int, 8> kBitWeight = {3, 0, 1, 2, 0, 1, 1, 0};
-
-std::array<std::uint8_t, 256> weighted_table() {
-  std::array<std::uint8_t, 256> t{};
-  for (int i = 0; i < 256; ++i) {
-    int sum = 0;
-    for (int b = 0; b < 8; ++b) sum += ((i >> b) & 1) * kBitWeight[b];
-    t[i] = static_cast<std::uint8_t>(sum);
-  }
-  return t;
-}
-
 TEST(TiledTableGpu, ResultFollowsTheTableItIsGiven) {
   CUDALAB_REQUIRE_GPU();
-  const auto table = weighted_table();
+  const auto table = cudalab::testing::weighted_popcount_table();
   cudalab::DeviceBuffer<std::uint8_t> d_table(256);
   d_table.upload(table.data());
   for (const Shape shape : {Shape{17, 15, 33}, Shape{129, 65, 1000}}) {

@@ -7,7 +7,9 @@
 
 #include <cuda_runtime.h>
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -68,5 +70,23 @@ struct AlternatingInput {
   DeviceBuffer<T> sets[2];  ///< the two input sets
   long runs = 0;            ///< copies enqueued so far
 };
+
+/**
+ * @brief A byte table that is as valid a "bit count" as popcount but gives other numbers: bit
+ * b of a byte counts {3, 0, 1, 2, 0, 1, 1, 0}[b]. The weights sum to 8, so a byte and its
+ * complement still count 8 together (the XNOR and XOR forms of a kernel agree) and a zero
+ * byte counts 0. Handed to a table-popcount kernel, the product must follow this table; a
+ * kernel that ignores its table (e.g. counts with __popc) returns the ordinary product.
+ */
+inline std::array<std::uint8_t, 256> weighted_popcount_table() {
+  constexpr std::array<int, 8> kBitWeight = {3, 0, 1, 2, 0, 1, 1, 0};
+  std::array<std::uint8_t, 256> t{};
+  for (int i = 0; i < 256; ++i) {
+    int sum = 0;
+    for (int b = 0; b < 8; ++b) sum += ((i >> b) & 1) * kBitWeight[b];
+    t[i] = static_cast<std::uint8_t>(sum);
+  }
+  return t;
+}
 
 }  // namespace cudalab::testing
