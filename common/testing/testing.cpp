@@ -326,9 +326,10 @@ void set_channel_no_gpu(const std::string& reason) {
   append_record(ch, "device", ch.device);
 }
 
-void note_gpu(const std::string& unavailable_reason) {
+void note_gpu() {
   static std::once_flag once;
-  std::call_once(once, [&] {
+  std::call_once(once, [] {
+    const std::string unavailable_reason = gpu_unavailable_reason();
     if (!unavailable_reason.empty()) {
       std::printf("[ CUDALAB  ] GPU tests will be skipped: %s\n", unavailable_reason.c_str());
       set_channel_no_gpu(unavailable_reason);

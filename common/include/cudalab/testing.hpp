@@ -31,7 +31,7 @@
 #define CUDALAB_REQUIRE_GPU()                                                \
   do {                                                                       \
     const std::string cudalab_reason_ = ::cudalab::gpu_unavailable_reason(); \
-    ::cudalab::testing::note_gpu(cudalab_reason_);                           \
+    ::cudalab::testing::note_gpu();                                          \
     if (!cudalab_reason_.empty()) GTEST_SKIP() << cudalab_reason_;           \
   } while (0)
 
@@ -39,7 +39,7 @@
 #define CUDALAB_REQUIRE_CC(major, minor)                                                 \
   do {                                                                                   \
     const std::string cudalab_reason_ = ::cudalab::gpu_unavailable_reason(major, minor); \
-    ::cudalab::testing::note_gpu(::cudalab::gpu_unavailable_reason());                   \
+    ::cudalab::testing::note_gpu();                                                      \
     if (!cudalab_reason_.empty()) GTEST_SKIP() << cudalab_reason_;                       \
   } while (0)
 
@@ -98,12 +98,12 @@ void record_measurement(const Measurement& m);
 void expect_speedup(const Comparison& cmp, double threshold, const std::string& what);
 
 /**
- * @brief Called by CUDALAB_REQUIRE_GPU(): the first time in a process, prints the GPU the
- * process runs on (its CTest resource, when assigned) or why there is none, and records it
- * as the channel's "device" record. Processes that run only CPU tests never initialize CUDA.
- * @param unavailable_reason gpu_unavailable_reason(): empty when a GPU can be used
+ * @brief Called by CUDALAB_REQUIRE_GPU() / CUDALAB_REQUIRE_CC(): the first time in a process,
+ * prints the GPU the process runs on (its CTest resource, when assigned) or why there is none,
+ * and records it as the channel's "device" record. Processes that run only CPU tests never
+ * initialize CUDA.
  */
-void note_gpu(const std::string& unavailable_reason);
+void note_gpu();
 
 /// The GPU this process runs on, for the channel's "device" record (note_gpu()).
 void set_channel_device(const DeviceInfo& info);
