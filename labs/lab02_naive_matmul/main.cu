@@ -27,18 +27,6 @@ struct Variant {
 /// the bottom (every column, the right edge included; a few seconds at 16384).
 constexpr int kFullCheckSize = 2048;
 
-/// The rows `--check` compares (all up to kFullCheckSize), with their reference values;
-/// prints which rows when it is a sample.
-std::vector<cudalab::ReferenceRows> checked_rows(const std::vector<float>& a,
-                                                 const std::vector<float>& b, int n) {
-  std::vector<cudalab::ReferenceRows> rows = cudalab::reference_rows(a, b, n, kFullCheckSize);
-  if (rows.size() > 1) {
-    std::cout << "check: " << cudalab::describe_rows(rows) << " (every row up to --size "
-              << kFullCheckSize << ")\n";
-  }
-  return rows;
-}
-
 std::string dims(dim3 d) {
   return d.y == 1 ? std::to_string(d.x)
                   : "(" + std::to_string(d.x) + "," + std::to_string(d.y) + ")";
@@ -76,7 +64,7 @@ int run(const cudalab::DemoOptions& opt) {
   }
 
   std::vector<cudalab::ReferenceRows> expected;
-  if (opt.check) expected = checked_rows(h_a, h_b, n);
+  if (opt.check) expected = cudalab::reference_rows(h_a, h_b, n, kFullCheckSize);
   std::vector<double> ms;
   std::vector<std::string> verdicts;
   int status = 0;

@@ -31,18 +31,6 @@ struct Variant {
 /// the bottom (every column, the right edge included; a few seconds at 16384).
 constexpr int kFullCheckSize = 2048;
 
-/// The rows `--check` compares (all up to kFullCheckSize), with their reference values;
-/// prints which rows when it is a sample.
-std::vector<cudalab::ReferenceRows> checked_rows(const std::vector<float>& a,
-                                                 const std::vector<float>& b, int n) {
-  std::vector<cudalab::ReferenceRows> rows = cudalab::reference_rows(a, b, n, kFullCheckSize);
-  if (rows.size() > 1) {
-    std::cout << "check: " << cudalab::describe_rows(rows) << " (every row up to --size "
-              << kFullCheckSize << ")\n";
-  }
-  return rows;
-}
-
 std::string block_text(dim3 b) {
   return std::to_string(b.x) + "x" + std::to_string(b.y);
 }
@@ -78,7 +66,8 @@ int run(const cudalab::DemoOptions& opt) {
   }
 
   const std::vector<cudalab::ReferenceRows> expected =
-      opt.check ? checked_rows(h_a, h_b, n) : std::vector<cudalab::ReferenceRows>{};
+      opt.check ? cudalab::reference_rows(h_a, h_b, n, kFullCheckSize)
+                : std::vector<cudalab::ReferenceRows>{};
   std::vector<double> ms(variants.size());
   std::vector<std::string> verdicts(variants.size(), "-");
   int status = 0;

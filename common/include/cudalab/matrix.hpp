@@ -86,13 +86,11 @@ struct ReferenceRows {
 /**
  * @brief The rows of C = A * B (n x n) that a demo's `--check` compares, with their
  * reference_matmul() values: every row up to n = @p full_up_to (the host reference costs
- * O(rows x n^2)), else 8 whole rows at the top, in the middle and at the bottom.
+ * O(rows x n^2)), else 8 whole rows at the top, in the middle and at the bottom, announced on
+ * stdout ("check: rows 0-7, ... of C (every row up to --size N)").
  */
 std::vector<ReferenceRows> reference_rows(const std::vector<float>& a, const std::vector<float>& b,
                                           int n, int full_up_to);
-
-/// "rows 0-7, 4092-4099 and 8184-8191 of C", or "every row of C" for a full check.
-std::string describe_rows(const std::vector<ReferenceRows>& rows);
 
 /// Compares the rows of @p got (all of C, n x n) that @p rows holds (exact comparison).
 MatrixCompare compare_rows(const std::vector<ReferenceRows>& rows, const std::vector<float>& got,
