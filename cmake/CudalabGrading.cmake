@@ -29,6 +29,14 @@
 #                                     timeout, graded) and the lab's objectives with points
 #   <grader dir>/<grader>_tests.cmake build: one CTest test per GoogleTest test
 #   cudalab_measure/<test>.jsonl      test time: the measurement channel (cudalab/testing.hpp)
+#   cudalab_batch/<suite>/*.result    test time: a batch run's result of each test of a suite
+#
+# Batch runs (CUDALAB_BATCH_SUITES, on by default). A suite whose ending is in
+# CUDALAB_BATCH_ENDINGS and that has two tests or more gets a setup test "<prefix><Suite>.@batch"
+# (FIXTURES_SETUP; cmake/CudalabBatch.cmake) that runs the whole suite in one grader process.
+# Each test of the suite stays one CTest test with its own name, labels and timeout: it prints
+# and returns its result from that run, or runs alone when the run left none (a crash, a
+# timeout, a broken CUDA context, or -FS). Every test's output names its seed and GPU.
 #
 # Script mode (the grader's POST_BUILD step; lists the tests and writes the two build files):
 #   cmake -DCUDALAB_GRADER_CONFIG=<config.cmake> -DCUDALAB_GRADER_EXE=<exe> -P CudalabGrading.cmake
@@ -68,6 +76,10 @@ set(CUDALAB_DEFAULT_TIMEOUT_GPU 120)
 set(CUDALAB_DEFAULT_TIMEOUT_PERF 300)
 set(CUDALAB_DEFAULT_TIMEOUT_TOOLS 900)
 set(CUDALAB_GPU_RESOURCE "gpus:1")
+# Suites run in one process (cmake/CudalabBatch.cmake) when they have two tests or more: a
+# CUDA context is paid once per suite, not once per test. Perf tests keep a process each
+# (each runs alone on its GPU), sanitizer and profiler tests start a tool per test anyway.
+set(CUDALAB_BATCH_ENDINGS Gpu)
 
 # cudalab_suite_rule(<suite> <out>) — classifies a suite name ("Suite", "Inst/Suite",
 # "Suite/0"): sets <out>_BASE (the base name), <out>_ENDING (Cpu, Gpu, ... or "" when none
@@ -299,6 +311,28 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
   string(REPLACE "]" "" listing "${listing}")
   string(REPLACE "\n" ";" lines "${listing}")
 
+  # First pass: the tests of each suite, for the suites run in one process.
+  set(suite "")
+  set(batch_suites "")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^([^ ].*)\\.$")
+      set(suite "${CMAKE_MATCH_1}")
+    elseif(line MATCHES "^  ([^ ]+)$" AND NOT suite STREQUAL "" AND G_BATCH
+           AND NOT suite MATCHES "(^|/)DISABLED_" AND NOT CMAKE_MATCH_1 MATCHES "^DISABLED_")
+      cudalab_suite_rule("${suite}" b)
+      if(b_ENDING IN_LIST CUDALAB_BATCH_ENDINGS)
+        string(MAKE_C_IDENTIFIER "${suite}" sid)
+        if(NOT DEFINED batch_count_${sid})
+          set(batch_count_${sid} 0)
+          list(APPEND batch_suites "${suite}")
+        endif()
+        math(EXPR batch_count_${sid} "${batch_count_${sid}} + 1")
+      endif()
+    endif()
+  endforeach()
+  set(batch_root "${G_MEASURE_DIR}/../cudalab_batch")
+  cmake_path(NORMAL_PATH batch_root)
+
   set(test_json "")
   set(suite "")
   set(unknown "")
@@ -340,12 +374,23 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
       endif()
     endif()
     set(env "CUDALAB_MEASURE_DIR=${G_MEASURE_DIR}" "CUDALAB_TEST_NAME=${name}" ${G_ENVIRONMENT})
+    string(MAKE_C_IDENTIFIER "${suite}" sid)
+    set(batched FALSE)
+    if(DEFINED batch_count_${sid} AND batch_count_${sid} GREATER 1)
+      set(batched TRUE)
+      string(REGEX REPLACE "[^A-Za-z0-9._-]" "_" file "${suite}.${case}")
+      string(REGEX REPLACE "[^A-Za-z0-9._-]" "_" dir "${G_PREFIX}${suite}")
+      list(APPEND env "CUDALAB_BATCH_RESULT=${batch_root}/${dir}/${file}.result")
+    endif()
     string(APPEND ctest "add_test([==[${name}]==] [==[${CUDALAB_GRADER_EXE}]==] "
                         "[==[--gtest_filter=${suite}.${case}]==])\n"
                         "set_tests_properties([==[${name}]==] PROPERTIES LABELS [==[${t_LABELS}]==] "
                         "TIMEOUT ${t_TIMEOUT} WORKING_DIRECTORY [==[${G_WORKING_DIRECTORY}]==] "
                         "SKIP_REGULAR_EXPRESSION [==[\\[  SKIPPED \\]]==] "
                         "ENVIRONMENT [==[${env}]==]")
+    if(batched)
+      string(APPEND ctest " FIXTURES_REQUIRED [==[${G_PREFIX}${suite}.@batch]==]")
+    endif()
     if(t_GPU)
       string(APPEND ctest " RESOURCE_GROUPS [==[${CUDALAB_GPU_RESOURCE}]==]")
     endif()
@@ -357,6 +402,38 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
                        ${t_SERIAL} ${t_GPU} ${t_GIVEN} ${graded} "${objective}" "gtest")
     list(APPEND test_json "    ${j}")
     math(EXPR test_count "${test_count} + 1")
+  endforeach()
+
+  # One setup test per suite run in one process: CTest runs it before the suite's tests (also
+  # under -R, which adds a required fixture's setup), and each test then reports its own result.
+  foreach(suite IN LISTS batch_suites)
+    string(MAKE_C_IDENTIFIER "${suite}" sid)
+    if(batch_count_${sid} LESS 2)
+      continue()
+    endif()
+    _cudalab_test_properties(t "${suite}" "${G_LABEL}" "${G_EXTRA_LABELS}" ${G_TIMEOUT_CPU}
+                             ${G_TIMEOUT_GPU} ${G_TIMEOUT_PERF} ${G_TIMEOUT_TOOLS})
+    set(name "${G_PREFIX}${suite}.@batch")
+    string(REGEX REPLACE "[^A-Za-z0-9._-]" "_" dir "${G_PREFIX}${suite}")
+    # Each test keeps its own timeout inside the process (a watchdog); the whole run gets theirs
+    # summed, and CTest a minute more.
+    math(EXPR whole "${batch_count_${sid}} * ${t_TIMEOUT} + 30")
+    math(EXPR ctest_timeout "${whole} + 60")
+    set(labels ${t_LABELS} batch)
+    list(REMOVE_ITEM labels given)
+    set(env "CUDALAB_MEASURE_DIR=${G_MEASURE_DIR}" "CUDALAB_TEST_PREFIX=${G_PREFIX}"
+            "CUDALAB_BATCH_DIR=${batch_root}/${dir}" "CUDALAB_BATCH_TEST_TIMEOUT=${t_TIMEOUT}"
+            ${G_ENVIRONMENT})
+    string(APPEND ctest "add_test([==[${name}]==] [==[${CMAKE_COMMAND}]==] "
+                        "[==[-DEXE=${CUDALAB_GRADER_EXE}]==] [==[-DFILTER=${suite}.*]==] "
+                        "[==[-DDIR=${batch_root}/${dir}]==] -DTIMEOUT=${whole} "
+                        "-P [==[${CMAKE_CURRENT_LIST_DIR}/CudalabBatch.cmake]==])\n"
+                        "set_tests_properties([==[${name}]==] PROPERTIES LABELS [==[${labels}]==] "
+                        "TIMEOUT ${ctest_timeout} WORKING_DIRECTORY [==[${G_WORKING_DIRECTORY}]==] "
+                        "SKIP_REGULAR_EXPRESSION [==[\\[  SKIPPED \\] every test]==] "
+                        "FIXTURES_SETUP [==[${name}]==] "
+                        "RESOURCE_GROUPS [==[${CUDALAB_GPU_RESOURCE}]==] "
+                        "ENVIRONMENT [==[${env}]==])\n")
   endforeach()
 
   if(unknown)
@@ -427,6 +504,8 @@ endif()
 # ---------------------------------------------------------------------------
 # Configure time
 # ---------------------------------------------------------------------------
+option(CUDALAB_BATCH_SUITES
+       "Run the tests of each Gpu suite in one grader process (one CUDA context per suite)" ON)
 
 # _cudalab_timeouts(<prefix> <args prefix>) — fills <prefix>_TIMEOUT_{CPU,GPU,PERF,TOOLS} from
 # <args prefix>_TIMEOUT_* or the defaults.
@@ -515,6 +594,7 @@ function(cudalab_discover_grader target label)
     list(GET v 1 var)
     string(APPEND cfg "set(G_${key} [==[${${var}}]==])\n")
   endforeach()
+  string(APPEND cfg "set(G_BATCH [==[${CUDALAB_BATCH_SUITES}]==])\n")
   string(APPEND cfg "set(G_WORKING_DIRECTORY [==[${CMAKE_CURRENT_BINARY_DIR}]==])\n"
                     "set(G_MEASURE_DIR [==[${CMAKE_BINARY_DIR}/cudalab_measure]==])\n")
   _cudalab_write_if_changed("${config}" "${cfg}")

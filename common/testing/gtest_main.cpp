@@ -3,7 +3,9 @@
 // process that runs only CPU tests never pays for a CUDA context (about 0.2 s on an H200,
 // serialized across processes); the first GPU test of a process prints its GPU
 // (CUDALAB_REQUIRE_GPU). The measurement channel's listener (cudalab/testing.hpp) records
-// each test's start, measurements and result for the scoreboard.
+// each test's start, measurements and result for the scoreboard. A batch run of a Gpu suite
+// (cmake/CudalabBatch.cmake) runs the suite in one process; each CTest test of it then only
+// reports its result from that run (cudalab::testing::replay_batch_result()).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -28,11 +30,18 @@ class SeedOnFailure : public ::testing::EmptyTestEventListener {
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   if (!GTEST_FLAG_GET(list_tests)) {
+    // A test of a batch-run suite whose result is already there reports it and is done.
+    if (const int rc = cudalab::testing::replay_batch_result(); rc >= 0) return rc;
     try {
       std::printf("[ CUDALAB  ] %s\n", cudalab::seed_note().c_str());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "error: %s\n", e.what());
       return 2;
+    }
+    // The batch listener goes first: it sees a test end after the others have written
+    // their part (the seed of a failure, the channel's result) into the test's output.
+    if (auto* batch = cudalab::testing::make_batch_listener(); batch != nullptr) {
+      ::testing::UnitTest::GetInstance()->listeners().Append(batch);
     }
     ::testing::UnitTest::GetInstance()->listeners().Append(new SeedOnFailure);
     ::testing::UnitTest::GetInstance()->listeners().Append(

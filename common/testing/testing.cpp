@@ -159,9 +159,14 @@ class ChannelListener : public ::testing::EmptyTestEventListener {
  public:
   void OnTestStart(const ::testing::TestInfo& info) override {
     const char* dir = std::getenv("CUDALAB_MEASURE_DIR");
-    const char* name = std::getenv("CUDALAB_TEST_NAME");
-    if (dir == nullptr || *dir == '\0' || name == nullptr || *name == '\0') return;
+    const char* env_name = std::getenv("CUDALAB_TEST_NAME");
+    const char* batch_prefix = std::getenv("CUDALAB_TEST_PREFIX");  // a batch run: every test
     const std::string gtest_name = std::string(info.test_suite_name()) + "." + info.name();
+    std::string name = env_name == nullptr ? "" : env_name;
+    if (name.empty() && batch_prefix != nullptr && std::getenv("CUDALAB_BATCH_DIR") != nullptr) {
+      name = batch_prefix + gtest_name;
+    }
+    if (dir == nullptr || *dir == '\0' || name.empty()) return;
     if (!names_this_test(name, gtest_name)) return;
     Channel& ch = channel();
     const std::lock_guard<std::mutex> lock(ch.mutex);
@@ -326,22 +331,44 @@ void set_channel_no_gpu(const std::string& reason) {
   append_record(ch, "device", ch.device);
 }
 
+namespace {
+std::string& gpu_note() {
+  static std::string line;
+  return line;
+}
+bool& gpu_available() {
+  static bool available = false;
+  return available;
+}
+}  // namespace
+
 void note_gpu() {
   static std::once_flag once;
   std::call_once(once, [] {
     const std::string unavailable_reason = gpu_unavailable_reason();
     if (!unavailable_reason.empty()) {
-      std::printf("[ CUDALAB  ] GPU tests will be skipped: %s\n", unavailable_reason.c_str());
+      gpu_note() = "[ CUDALAB  ] GPU tests will be skipped: " + unavailable_reason;
+      std::printf("%s\n", gpu_note().c_str());
       set_channel_no_gpu(unavailable_reason);
       return;
     }
     const DeviceInfo info = query_device();
     const char* resource = std::getenv("CTEST_RESOURCE_GROUP_0_GPUS");
-    std::printf("[ CUDALAB  ] GPU %d%s%s: %s\n", info.id,
-                resource != nullptr && *resource != '\0' ? ", CTest resource " : "",
-                resource != nullptr ? resource : "", describe(info).c_str());
+    gpu_note() = "[ CUDALAB  ] GPU " + std::to_string(info.id) +
+                 (resource != nullptr && *resource != '\0' ? ", CTest resource " : "") +
+                 (resource != nullptr ? resource : "") + ": " + describe(info);
+    std::printf("%s\n", gpu_note().c_str());
+    gpu_available() = true;
     set_channel_device(info);
   });
+}
+
+std::string gpu_note_line() {
+  return gpu_note();
+}
+
+bool gpu_in_use() {
+  return gpu_available();
 }
 
 ::testing::TestEventListener* make_channel_listener() {

@@ -117,4 +117,31 @@ void set_channel_no_gpu(const std::string& reason);
  */
 ::testing::TestEventListener* make_channel_listener();
 
+/// The line note_gpu() printed ("[ CUDALAB  ] GPU 0: ..."); empty before the first GPU test.
+std::string gpu_note_line();
+
+/// Whether note_gpu() found a GPU this process uses (false before the first GPU test).
+bool gpu_in_use();
+
+/**
+ * @brief Batch runs (cmake/CudalabBatch.cmake): one grader process runs every test of a Gpu
+ * suite, and each CTest test of the suite then reports its own result from that run.
+ *
+ * With CUDALAB_BATCH_DIR set, the returned listener writes one file per test into that folder:
+ * its status and everything it printed (stdout and stderr, from its start to its end). A test
+ * that runs longer than CUDALAB_BATCH_TEST_TIMEOUT seconds is recorded as failed (timed out),
+ * and the process ends; so does a test after which the CUDA context reports an error. The
+ * tests that then have no file run alone, one process each (replay_batch_result()). Returns
+ * nullptr when CUDALAB_BATCH_DIR is not set.
+ */
+::testing::TestEventListener* make_batch_listener();
+
+/**
+ * @brief The other half of a batch run: with CUDALAB_BATCH_RESULT naming this test's file
+ * from the batch, prints what the test printed there, removes the file (a result is reported
+ * once) and returns the exit code (1 failed, 0 passed or skipped). Returns -1 when there is
+ * no such file, or it is older than this executable: the caller then runs the test itself.
+ */
+int replay_batch_result();
+
 }  // namespace cudalab::testing
