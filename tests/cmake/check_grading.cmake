@@ -130,7 +130,26 @@ elseif(CASE STREQUAL "RulesGiveLabelsTimeoutsAndPoints")
   execute_process(COMMAND ctest --test-dir "${build}" --show-only=json-v1
                   OUTPUT_VARIABLE json RESULT_VARIABLE rc)
   string(JSON n LENGTH "${json}" tests)
-  expect_equal("number of CTest tests (10 cases, 2 disabled left out, 1 direct)" "${n}" "11")
+  expect_equal("number of CTest tests (10 cases, 2 disabled left out, 1 direct, 1 batch run)"
+               "${n}" "12")
+  # The two-test Gpu suite runs in one process (a fixture setup test); the one-test suite and
+  # the other endings do not.
+  test_property(got "${json}" "lab98.Shapes/TileGpu.@batch" FIXTURES_SETUP)
+  string(JSON got GET "${got}" 0)
+  expect_equal("batch run's fixture" "${got}" "lab98.Shapes/TileGpu.@batch")
+  foreach(name "lab98.Shapes/TileGpu.Matches/0" "lab98.Shapes/TileGpu.Matches/1")
+    test_property(got "${json}" "${name}" FIXTURES_REQUIRED)
+    string(JSON got GET "${got}" 0)
+    expect_equal("${name} requires the batch run" "${got}" "lab98.Shapes/TileGpu.@batch")
+    test_property(env "${json}" "${name}" ENVIRONMENT)
+    if(NOT env MATCHES "CUDALAB_BATCH_RESULT=[^\"]*/lab98.Shapes_TileGpu/Shapes_TileGpu\\.")
+      message(FATAL_ERROR "${name}: no CUDALAB_BATCH_RESULT of its suite in ${env}")
+    endif()
+  endforeach()
+  foreach(name "lab98.TileGpu/0.Typed" "lab98.SpeedPerf.Faster" "lab98.MapCpu.Bijective")
+    test_property(got "${json}" "${name}" FIXTURES_REQUIRED)
+    expect_equal("${name} runs alone" "${got}" "")
+  endforeach()
   foreach(spec
       "lab98.MapCpu.Bijective|lab98,cpu|60|"
       "lab98.Shapes/TileGpu.Matches/1|lab98,gpu|120|"
