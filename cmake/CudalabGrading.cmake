@@ -7,11 +7,16 @@
 #   ending       labels           timeout        scheduling   GPU
 #   ...Cpu       cpu              TIMEOUT_CPU    parallel     no
 #   ...Gpu       gpu              TIMEOUT_GPU    parallel     RESOURCE_GROUPS gpus:1
-#   ...Perf      gpu perf         TIMEOUT_PERF   RUN_SERIAL   RESOURCE_GROUPS gpus:1
+#   ...Perf      gpu perf         TIMEOUT_PERF   alone        RUN_SERIAL, RESOURCE_GROUPS gpus:1
 #   ...Sanitizer gpu sanitizer    TIMEOUT_TOOLS  parallel     RESOURCE_GROUPS gpus:1
-#   ...Profiler  gpu profiler     TIMEOUT_TOOLS  RUN_SERIAL   RESOURCE_GROUPS gpus:1
-# Perf tests time kernels and Profiler tests hold the GPU's counters: they run alone. Sanitizer
-# tests judge hazards, not time, and run beside the others.
+#   ...Profiler  gpu profiler     TIMEOUT_TOOLS  alone        RUN_SERIAL, RESOURCE_GROUPS gpus:1
+# Perf tests time kernels and Profiler tests hold the GPU's counters: they run alone. Every GPU
+# of the build's CTest resource spec (cudalab_resources.json, written at configure time;
+# CUDALAB_GPU_COUNT, CUDALAB_GPU_SLOTS) has CUDALAB_GPU_SLOTS slots, and a correctness test
+# takes one. With CUDALAB_PERF_PER_GPU=ON a test that runs alone takes every slot of one GPU
+# instead of RUN_SERIAL: nothing shares its GPU, while CPU tests and the other GPUs go on (for
+# runners with several GPUs). Sanitizer tests judge hazards, not time, and run beside the
+# others.
 # A base name that starts with "Given" (code the student does not write) also gets the label
 # "given" and earns no points; every other test of a lab is graded. A suite with none of these
 # endings fails the build of its grader with a message naming the suite.
@@ -76,6 +81,11 @@ set(CUDALAB_DEFAULT_TIMEOUT_GPU 120)
 set(CUDALAB_DEFAULT_TIMEOUT_PERF 300)
 set(CUDALAB_DEFAULT_TIMEOUT_TOOLS 900)
 set(CUDALAB_GPU_RESOURCE "gpus:1")
+set(CUDALAB_GPU_SLOTS 8 CACHE STRING
+    "CTest resource slots of each GPU: how many correctness tests share it")
+option(CUDALAB_PERF_PER_GPU
+       "Perf and profiler tests take every slot of one GPU instead of RUN_SERIAL (several GPUs)"
+       OFF)
 # Suites run in one process (cmake/CudalabBatch.cmake) when they have two tests or more: a
 # CUDA context is paid once per suite, not once per test. Perf tests keep a process each
 # (each runs alone on its GPU), sanitizer and profiler tests start a tool per test anyway.
@@ -270,6 +280,23 @@ function(_cudalab_objective_points out declared)
   set(${out}_ERROR "${error}" PARENT_SCOPE)
 endfunction()
 
+# _cudalab_resource(<out> <gpu> <alone> <slots>) — the CTest scheduling properties, as text
+# for a generated test file: one GPU slot; for a test that runs alone, all <slots> of one GPU
+# (CUDALAB_PERF_PER_GPU) or, when <slots> is empty, RUN_SERIAL.
+function(_cudalab_resource out gpu alone slots)
+  if(gpu AND alone AND slots)
+    set(${out} " RESOURCE_GROUPS [==[gpus:${slots}]==]" PARENT_SCOPE)
+  elseif(gpu AND alone)
+    set(${out} " RESOURCE_GROUPS [==[${CUDALAB_GPU_RESOURCE}]==] RUN_SERIAL TRUE" PARENT_SCOPE)
+  elseif(gpu)
+    set(${out} " RESOURCE_GROUPS [==[${CUDALAB_GPU_RESOURCE}]==]" PARENT_SCOPE)
+  elseif(alone)
+    set(${out} " RUN_SERIAL TRUE" PARENT_SCOPE)
+  else()
+    set(${out} "" PARENT_SCOPE)
+  endif()
+endfunction()
+
 # ---------------------------------------------------------------------------
 # Script mode: list a grader's tests, check their suites, write the CTest file and the
 # manifest part (run as the grader's POST_BUILD step).
@@ -391,12 +418,8 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
     if(batched)
       string(APPEND ctest " FIXTURES_REQUIRED [==[${G_PREFIX}${suite}.@batch]==]")
     endif()
-    if(t_GPU)
-      string(APPEND ctest " RESOURCE_GROUPS [==[${CUDALAB_GPU_RESOURCE}]==]")
-    endif()
-    if(t_SERIAL)
-      string(APPEND ctest " RUN_SERIAL TRUE")
-    endif()
+    _cudalab_resource(res "${t_GPU}" "${t_SERIAL}" "${G_GPU_SLOTS}")
+    string(APPEND ctest "${res}")
     string(APPEND ctest ")\n")
     _cudalab_test_json(j "${name}" "${G_LABEL}" "${suite}" "${case}" "${t_LABELS}" ${t_TIMEOUT}
                        ${t_SERIAL} ${t_GPU} ${t_GIVEN} ${graded} "${objective}" "gtest")
@@ -506,6 +529,46 @@ endif()
 # ---------------------------------------------------------------------------
 option(CUDALAB_BATCH_SUITES
        "Run the tests of each Gpu suite in one grader process (one CUDA context per suite)" ON)
+set(CUDALAB_GPU_COUNT "" CACHE STRING
+    "GPUs in the build's CTest resource spec (empty: counted with nvidia-smi -L, at least 1)")
+
+# cudalab_write_resource_spec() — writes <build>/cudalab_resources.json (CUDALAB_GPU_COUNT GPUs,
+# CUDALAB_GPU_SLOTS slots each) and makes it the default of every ctest run in this build
+# (CTEST_RESOURCE_SPEC_FILE; --resource-spec-file on the command line still wins). Without a
+# spec CTest would ignore the resource groups, and a perf test would share its GPU.
+macro(cudalab_write_resource_spec)
+  set(_cudalab_gpus "${CUDALAB_GPU_COUNT}")
+  if(_cudalab_gpus STREQUAL "")
+    set(_cudalab_gpus 1)
+    find_program(CUDALAB_NVIDIA_SMI nvidia-smi)
+    if(CUDALAB_NVIDIA_SMI)
+      execute_process(COMMAND "${CUDALAB_NVIDIA_SMI}" -L OUTPUT_VARIABLE _cudalab_smi
+                      ERROR_QUIET RESULT_VARIABLE _cudalab_rc TIMEOUT 30)
+      if(_cudalab_rc EQUAL 0)
+        string(REGEX MATCHALL "(^|\n)GPU [0-9]+:" _cudalab_list "${_cudalab_smi}")
+        list(LENGTH _cudalab_list _cudalab_n)
+        if(_cudalab_n GREATER 0)
+          set(_cudalab_gpus ${_cudalab_n})
+        endif()
+      endif()
+    endif()
+  endif()
+  if(NOT _cudalab_gpus MATCHES "^[1-9][0-9]*$" OR NOT CUDALAB_GPU_SLOTS MATCHES "^[1-9][0-9]*$")
+    message(FATAL_ERROR "CUDALAB_GPU_COUNT ('${CUDALAB_GPU_COUNT}') and CUDALAB_GPU_SLOTS "
+                        "('${CUDALAB_GPU_SLOTS}') must be positive integers")
+  endif()
+  set(_cudalab_entries "")
+  math(EXPR _cudalab_last "${_cudalab_gpus} - 1")
+  foreach(_cudalab_i RANGE ${_cudalab_last})
+    list(APPEND _cudalab_entries "{\"id\": \"${_cudalab_i}\", \"slots\": ${CUDALAB_GPU_SLOTS}}")
+  endforeach()
+  list(JOIN _cudalab_entries ", " _cudalab_entries)
+  _cudalab_write_if_changed("${CMAKE_BINARY_DIR}/cudalab_resources.json"
+    "{\"version\": {\"major\": 1, \"minor\": 0},\n \"local\": [{\"gpus\": [${_cudalab_entries}]}]}\n")
+  set(CTEST_RESOURCE_SPEC_FILE "${CMAKE_BINARY_DIR}/cudalab_resources.json")
+  message(STATUS "CTest resource spec: ${_cudalab_gpus} GPU(s), ${CUDALAB_GPU_SLOTS} slots each "
+                 "(cudalab_resources.json)")
+endmacro()
 
 # _cudalab_timeouts(<prefix> <args prefix>) — fills <prefix>_TIMEOUT_{CPU,GPU,PERF,TOOLS} from
 # <args prefix>_TIMEOUT_* or the defaults.
@@ -539,10 +602,14 @@ function(cudalab_add_rule_test name)
   endif()
   add_test(NAME ${name} COMMAND ${ARG_COMMAND})
   set_tests_properties(${name} PROPERTIES LABELS "${t_LABELS}" TIMEOUT ${t_TIMEOUT})
-  if(t_GPU)
+  if(t_GPU AND t_SERIAL AND CUDALAB_PERF_PER_GPU)
+    set_tests_properties(${name} PROPERTIES RESOURCE_GROUPS "gpus:${CUDALAB_GPU_SLOTS}")
+  elseif(t_GPU AND t_SERIAL)
+    set_tests_properties(${name} PROPERTIES RESOURCE_GROUPS "${CUDALAB_GPU_RESOURCE}"
+                                            RUN_SERIAL TRUE)
+  elseif(t_GPU)
     set_tests_properties(${name} PROPERTIES RESOURCE_GROUPS "${CUDALAB_GPU_RESOURCE}")
-  endif()
-  if(t_SERIAL)
+  elseif(t_SERIAL)
     set_tests_properties(${name} PROPERTIES RUN_SERIAL TRUE)
   endif()
   if(ARG_PROPERTIES)
@@ -594,7 +661,12 @@ function(cudalab_discover_grader target label)
     list(GET v 1 var)
     string(APPEND cfg "set(G_${key} [==[${${var}}]==])\n")
   endforeach()
-  string(APPEND cfg "set(G_BATCH [==[${CUDALAB_BATCH_SUITES}]==])\n")
+  set(alone_slots "")
+  if(CUDALAB_PERF_PER_GPU)
+    set(alone_slots "${CUDALAB_GPU_SLOTS}")
+  endif()
+  string(APPEND cfg "set(G_BATCH [==[${CUDALAB_BATCH_SUITES}]==])\n"
+                    "set(G_GPU_SLOTS [==[${alone_slots}]==])\n")
   string(APPEND cfg "set(G_WORKING_DIRECTORY [==[${CMAKE_CURRENT_BINARY_DIR}]==])\n"
                     "set(G_MEASURE_DIR [==[${CMAKE_BINARY_DIR}/cudalab_measure]==])\n")
   _cudalab_write_if_changed("${config}" "${cfg}")

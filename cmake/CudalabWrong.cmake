@@ -17,8 +17,9 @@
 #                               Skipped when nothing failed but tests were skipped (no GPU),
 #                               and fails when the grader accepts the variant.
 # A variant is labelled cpu when every positive pattern of its filter names a ...Cpu suite
-# (it can be judged without a GPU); otherwise gpu (RESOURCE_GROUPS gpus:1, and RUN_SERIAL
-# unless every pattern names a ...Gpu suite, since perf and tool tests never share a GPU).
+# (it can be judged without a GPU); otherwise gpu (RESOURCE_GROUPS gpus:1, and RUN_SERIAL —
+# or every slot of one GPU with CUDALAB_PERF_PER_GPU — unless every pattern names a ...Gpu
+# suite, since perf and tool tests never share a GPU).
 #
 # Correct alternatives (tests/right/labNN_topic/<variant>/, RIGHT.md instead of WRONG.md) are
 # wired the same way by cudalab_add_wrong_variants(<dir> MODE right) as right.labNN.<variant>:
@@ -243,7 +244,11 @@ function(cudalab_add_wrong_variants wrong_root)
       else()
         set(labels ${mode} lab${nn} gpu)
         set(timeout 900)
-        set(props RESOURCE_GROUPS "gpus:1" RUN_SERIAL TRUE)
+        if(CUDALAB_PERF_PER_GPU)
+          set(props RESOURCE_GROUPS "gpus:${CUDALAB_GPU_SLOTS}")
+        else()
+          set(props RESOURCE_GROUPS "gpus:1" RUN_SERIAL TRUE)
+        endif()
       endif()
       if(spec_TIMEOUT)
         set(timeout ${spec_TIMEOUT})

@@ -2,15 +2,19 @@
 """Writes a CTest resource spec file for the GPUs of this machine.
 
     python3 tools/gpu_resources.py [--gpus N | --ids 0,2] [--slots S] [-o FILE]
-    ctest --preset solution --resource-spec-file FILE -j <2 x GPUs>
+    ctest --preset solution --resource-spec-file FILE -j <8 x GPUs>
 
-Every GPU test of cudalabs asks for RESOURCE_GROUPS "gpus:1"; CTest then gives it one
-GPU id in CTEST_RESOURCE_GROUP_0_GPUS, which the tests turn into cudaSetDevice(id). With
---slots 1 (default) a GPU runs one correctness test at a time; perf, sanitizer and
-profiler tests are RUN_SERIAL anyway, so they run alone on the machine. The GPUs are
-counted with `nvidia-smi -L` unless --gpus or --ids says which (CUDA_VISIBLE_DEVICES
-renumbers them from 0, as CUDA does). Example for 4 GPUs: tools/gpu-resources.json.
-Python 3 standard library only.
+Every build already has such a file (<build>/cudalab_resources.json, written at configure
+time from `nvidia-smi -L` or CUDALAB_GPU_COUNT, with CUDALAB_GPU_SLOTS slots per GPU), and
+ctest uses it unless --resource-spec-file names another: this tool is for a runner whose
+GPUs differ from the configuring machine's, or for using only some of them (--ids).
+Every correctness test asks for RESOURCE_GROUPS "gpus:1"; CTest then gives it one GPU id
+in CTEST_RESOURCE_GROUP_0_GPUS, which the tests turn into cudaSetDevice(id). Perf and
+profiler tests run alone: RUN_SERIAL, or with CUDALAB_PERF_PER_GPU=ON every slot of one
+GPU — then --slots must equal the build's CUDALAB_GPU_SLOTS (default 8, the default here
+too). The GPUs are counted with `nvidia-smi -L` unless --gpus or --ids says which
+(CUDA_VISIBLE_DEVICES renumbers them from 0, as CUDA does). Example for 4 GPUs:
+tools/gpu-resources.json. Python 3 standard library only.
 """
 
 from __future__ import annotations
@@ -41,7 +45,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(prog="gpu_resources.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--gpus", type=int, help="number of GPUs (ids 0..N-1)")
     ap.add_argument("--ids", help="comma-separated CUDA device ids, e.g. 0,2")
-    ap.add_argument("--slots", type=int, default=1, help="tests sharing one GPU (default 1)")
+    ap.add_argument("--slots", type=int, default=8,
+                    help="tests sharing one GPU (default 8, as CUDALAB_GPU_SLOTS)")
     ap.add_argument("-o", "--output", help="file to write (default: standard output)")
     args = ap.parse_args()
     if args.gpus is not None and args.ids:

@@ -44,6 +44,7 @@ function(build_project listing points)
   execute_process(COMMAND "${CMAKE_COMMAND}" -S "${PROJECT_DIR}" -B "${build}" -G "${GENERATOR}"
                           "-DCMAKE_CXX_COMPILER=${CXX}" "-DMODULE_DIR=${MODULE_DIR}"
                           "-DLISTING=${WORK_DIR}/listing.txt" "-DPOINTS=${points}"
+                          ${ARGN}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "configuring the grading project failed:\n${out}")
@@ -188,6 +189,10 @@ elseif(CASE STREQUAL "RulesGiveLabelsTimeoutsAndPoints")
     elseif(NOT labels MATCHES "gpu" AND NOT got STREQUAL "")
       message(FATAL_ERROR "${name}: a CPU test with RESOURCE_GROUPS ${got}")
     endif()
+    if(labels MATCHES "gpu")
+      string(JSON slots GET "${got}" 0 requirements 0 slots)
+      expect_equal("${name} GPU slots" "${slots}" "1")
+    endif()
   endforeach()
   test_property(env "${json}" "lab98.Shapes/TileGpu.Matches/1" ENVIRONMENT)
   string(FIND "${env}" "CUDALAB_TEST_NAME=lab98.Shapes/TileGpu.Matches/1" at)
@@ -216,6 +221,41 @@ elseif(CASE STREQUAL "RulesGiveLabelsTimeoutsAndPoints")
   string(JSON t GET "${manifest}" tests 0 name)
   expect_equal("manifest direct test" "${t}" "lab98.DemoGpu.Runs")
   message(STATUS "ok: labels, timeouts, GPU resources, channel environment and points")
+
+elseif(CASE STREQUAL "PerfPerGpuTakesAWholeGpu")
+  # The build's resource spec (2 GPUs, 3 slots each) is every ctest run's default; with
+  # CUDALAB_PERF_PER_GPU a perf or profiler test takes all slots of one GPU instead of
+  # RUN_SERIAL, and a correctness test one slot.
+  build_project("${good_listing}" "" -DCUDALAB_GPU_COUNT=2 -DCUDALAB_GPU_SLOTS=3
+                -DCUDALAB_PERF_PER_GPU=ON)
+  if(NOT build_rc EQUAL 0)
+    message(FATAL_ERROR "the grading project does not build:\n${build_out}")
+  endif()
+  file(READ "${build}/cudalab_resources.json" spec)
+  string(JSON n LENGTH "${spec}" local 0 gpus)
+  expect_equal("GPUs in the resource spec" "${n}" "2")
+  string(JSON slots GET "${spec}" local 0 gpus 1 slots)
+  expect_equal("slots of GPU 1" "${slots}" "3")
+  execute_process(COMMAND ctest --test-dir "${build}" --show-only=json-v1
+                  OUTPUT_VARIABLE json RESULT_VARIABLE rc)
+  foreach(spec "lab98.SpeedPerf.Faster|3" "lab98.WavefrontProfiler.Counted|3"
+               "lab98.RaceSanitizer.Clean|1" "lab98.Shapes/TileGpu.Matches/1|1"
+               "lab98.DemoGpu.Runs|1")
+    string(REPLACE "|" ";" spec "${spec}")
+    list(GET spec 0 name)
+    list(GET spec 1 want)
+    test_property(got "${json}" "${name}" RUN_SERIAL)
+    expect_equal("${name} RUN_SERIAL" "${got}" "")
+    test_property(got "${json}" "${name}" RESOURCE_GROUPS)
+    string(JSON slots GET "${got}" 0 requirements 0 slots)
+    expect_equal("${name} GPU slots" "${slots}" "${want}")
+  endforeach()
+  # ctest hands each GPU test its device from the build's spec without being told.
+  execute_process(COMMAND ctest --test-dir "${build}" -R "^lab98\\.SpeedPerf\\." -V
+                  OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT out MATCHES "CTEST_RESOURCE_GROUP_0_GPUS=id:[01],slots:3")
+    message(FATAL_ERROR "ctest did not use the build's resource spec:\n${out}")
+  endif()
 
 elseif(CASE STREQUAL "PointsMustNameGradedSuitesAndAddUp")
   build_project("${good_listing}" "NoSuchGpu=10")

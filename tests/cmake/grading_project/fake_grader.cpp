@@ -1,5 +1,7 @@
-// Prints the file LISTING_FILE: a test list in the form of `--gtest_list_tests`.
+// Prints the file LISTING_FILE: a test list in the form of `--gtest_list_tests`; run as a test
+// by CTest, also the GPU CTest gave it (CTEST_RESOURCE_GROUP_0_GPUS).
 #include <cstdio>
+#include <cstdlib>
 
 int main() {
   std::FILE* f = std::fopen(LISTING_FILE, "r");
@@ -8,5 +10,8 @@ int main() {
   std::size_t n = 0;
   while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) std::fwrite(buf, 1, n, stdout);
   std::fclose(f);
+  if (const char* gpu = std::getenv("CTEST_RESOURCE_GROUP_0_GPUS"); gpu != nullptr) {
+    std::printf("CTEST_RESOURCE_GROUP_0_GPUS=%s\n", gpu);
+  }
   return 0;
 }
