@@ -28,9 +28,7 @@ SmemConfigReport configure_smem(const void* kernel, int carveout_percent, cudaFu
   //    smem_per_sm = blocks_per_sm * (static_smem + dynamic_smem + reserved_smem).
   // HINT: wrap every call in CUDA_CHECK; cudaGetDevice() names the current device.
   // Roughly 15 lines.
-  (void)kernel;
-  (void)preference;
-  (void)dynamic_smem;
+  cudalab::unused(kernel, preference, dynamic_smem);
   // END TODO(lab12)
   return report;
 }

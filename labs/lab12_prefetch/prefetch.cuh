@@ -22,6 +22,8 @@
 
 #include <cstddef>
 
+#include "cudalab/launch_checks.hpp"
+
 namespace lab12 {
 
 /// Edge of every tile: a block of kTile x kTile threads computes a kTile x kTile tile of C.
@@ -29,10 +31,18 @@ inline constexpr int kTile = 32;
 /// Threads per block (one per element of a C tile).
 inline constexpr int kThreads = kTile * kTile;
 
-/// The grid of the tiled kernels: one kTile x kTile block per tile of C (m x n), x over its
-/// columns, y over its rows.
-inline dim3 output_tile_grid(int m, int n) {
-  return dim3((n + kTile - 1) / kTile, (m + kTile - 1) / kTile);
+/// The launch shape of every kernel here: kTile x kTile threads per block, one block per
+/// tile of C, the grid's x over C's columns and y over its rows.
+struct TileLaunch {
+  dim3 grid;
+  dim3 block;
+};
+
+/// TileLaunch for C = A (m x k) * B (k x n); throws std::invalid_argument naming @p launcher
+/// when m, n or k is not positive.
+inline TileLaunch tile_launch(const char* launcher, int m, int n, int k) {
+  cudalab::check_positive_dims(launcher, m, n, k);
+  return {dim3((n + kTile - 1) / kTile, (m + kTile - 1) / kTile), dim3(kTile, kTile)};
 }
 /// Registers per thread every kernel here is capped at (__maxnreg__(kMaxRegisters)): with
 /// 65536 registers per SM, two blocks of 1024 threads fit, filling the 2048 thread slots of

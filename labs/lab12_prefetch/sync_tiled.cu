@@ -3,7 +3,6 @@
 // nothing else of this block runs while its loads are in flight.
 
 #include "cudalab/check.cuh"
-#include "cudalab/launch_checks.hpp"
 #include "prefetch.cuh"
 
 namespace lab12 {
@@ -34,9 +33,7 @@ __global__ void __maxnreg__(kMaxRegisters)
 
 void matmul_sync(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                  cudaStream_t stream) {
-  cudalab::check_positive_dims("matmul_sync", m, n, k);
-  const dim3 block(kTile, kTile);
-  const dim3 grid = output_tile_grid(m, n);  // x: columns, y: rows
+  const auto [grid, block] = tile_launch("matmul_sync", m, n, k);
   matmul_sync_kernel<<<grid, block, 0, stream>>>(d_a, d_b, d_c, m, n, k);
   CUDA_CHECK_LAST_LAUNCH();
 }

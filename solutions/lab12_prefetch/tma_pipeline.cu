@@ -10,7 +10,6 @@
 #include <utility>
 
 #include "cudalab/check.cuh"
-#include "cudalab/launch_checks.hpp"
 #include "prefetch.cuh"
 
 namespace lab12 {
@@ -105,14 +104,12 @@ bool aligned16(const void* p) {
 
 void matmul_tma(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                 cudaStream_t stream) {
-  cudalab::check_positive_dims("matmul_tma", m, n, k);
+  const auto [grid, block] = tile_launch("matmul_tma", m, n, k);
   if (k % 4 != 0 || n % 4 != 0 || !aligned16(d_a) || !aligned16(d_b)) {
     throw std::invalid_argument(
         "matmul_tma: bulk copies need 16-byte aligned rows: k and n multiples of 4, A and B "
         "16-byte aligned");
   }
-  const dim3 block(kTile, kTile);
-  const dim3 grid = output_tile_grid(m, n);  // x: columns, y: rows
   matmul_tma_kernel<<<grid, block, 0, stream>>>(d_a, d_b, d_c, m, n, k);
   CUDA_CHECK_LAST_LAUNCH();
 }

@@ -40,6 +40,11 @@ std::string format_cuda_error(cudaError_t code, const char* call, const char* fi
 /// Throws CudaError for @p code (never returns). Used by CUDA_CHECK().
 [[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);
 
+/// Uses its arguments and does nothing: the placeholder body of a stub's TODO region, so that
+/// the unwritten code compiles without unused-variable warnings.
+template <typename... Ts>
+__host__ __device__ constexpr void unused(const Ts&... /*values*/) {}
+
 }  // namespace cudalab
 
 /**
