@@ -44,6 +44,13 @@ inline TileLaunch tile_launch(const char* launcher, int m, int n, int k) {
   cudalab::check_positive_dims(launcher, m, n, k);
   return {dim3((n + kTile - 1) / kTile, (m + kTile - 1) / kTile), dim3(kTile, kTile)};
 }
+/// Element (r, c) of a row-major matrix of rows x cols floats at @p p, or 0.0f when (r, c) lies
+/// outside it: how a tile is staged at the matrix's edges.
+__device__ __forceinline__ float element_or_zero(const float* __restrict__ p, int r, int c,
+                                                 int rows, int cols) {
+  return (r < rows && c < cols) ? p[static_cast<std::size_t>(r) * cols + c] : 0.0f;
+}
+
 /// Registers per thread every kernel here is capped at (__maxnreg__(kMaxRegisters)): with
 /// 65536 registers per SM, two blocks of 1024 threads fit, filling the 2048 thread slots of
 /// an SM of compute capability 8.0, 9.0 or 10.0 ("full occupancy").

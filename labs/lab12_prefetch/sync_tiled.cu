@@ -21,8 +21,8 @@ __global__ void __maxnreg__(kMaxRegisters)
   for (int k0 = 0; k0 < k; k0 += T) {
     const int a_col = k0 + tx;  // column of A this thread stages
     const int b_row = k0 + ty;  // row of B this thread stages
-    a_tile[ty][tx] = (row < m && a_col < k) ? a[static_cast<std::size_t>(row) * k + a_col] : 0.0f;
-    b_tile[ty][tx] = (b_row < k && col < n) ? b[static_cast<std::size_t>(b_row) * n + col] : 0.0f;
+    a_tile[ty][tx] = element_or_zero(a, row, a_col, m, k);
+    b_tile[ty][tx] = element_or_zero(b, b_row, col, k, n);
     __syncthreads();  // both tiles are complete before anyone reads them
 #pragma unroll
     for (int j = 0; j < T; ++j) acc += a_tile[ty][j] * b_tile[j][tx];
