@@ -86,6 +86,11 @@ set(CUDALAB_GPU_SLOTS 8 CACHE STRING
 option(CUDALAB_PERF_PER_GPU
        "Perf and profiler tests take every slot of one GPU instead of RUN_SERIAL (several GPUs)"
        OFF)
+# The GPU slots a test that runs alone takes; empty: it is RUN_SERIAL instead.
+set(CUDALAB_ALONE_SLOTS "")
+if(CUDALAB_PERF_PER_GPU)
+  set(CUDALAB_ALONE_SLOTS "${CUDALAB_GPU_SLOTS}")
+endif()
 # Suites run in one process (cmake/CudalabBatch.cmake) when they have two tests or more: a
 # CUDA context is paid once per suite, not once per test. Perf tests keep a process each
 # (each runs alone on its GPU), sanitizer and profiler tests start a tool per test anyway.
@@ -280,21 +285,20 @@ function(_cudalab_objective_points out declared)
   set(${out}_ERROR "${error}" PARENT_SCOPE)
 endfunction()
 
-# _cudalab_resource(<out> <gpu> <alone> <slots>) — the CTest scheduling properties, as text
-# for a generated test file: one GPU slot; for a test that runs alone, all <slots> of one GPU
-# (CUDALAB_PERF_PER_GPU) or, when <slots> is empty, RUN_SERIAL.
+# _cudalab_resource(<out> <gpu> <alone> <slots>) — the CTest scheduling properties of a test, as
+# a list of property names and values: one GPU slot; for a test that runs alone, all <slots> of
+# one GPU (CUDALAB_PERF_PER_GPU) or, when <slots> is empty, RUN_SERIAL.
 function(_cudalab_resource out gpu alone slots)
+  set(props "")
   if(gpu AND alone AND slots)
-    set(${out} " RESOURCE_GROUPS [==[gpus:${slots}]==]" PARENT_SCOPE)
-  elseif(gpu AND alone)
-    set(${out} " RESOURCE_GROUPS [==[${CUDALAB_GPU_RESOURCE}]==] RUN_SERIAL TRUE" PARENT_SCOPE)
+    set(props RESOURCE_GROUPS "gpus:${slots}")
   elseif(gpu)
-    set(${out} " RESOURCE_GROUPS [==[${CUDALAB_GPU_RESOURCE}]==]" PARENT_SCOPE)
-  elseif(alone)
-    set(${out} " RUN_SERIAL TRUE" PARENT_SCOPE)
-  else()
-    set(${out} "" PARENT_SCOPE)
+    set(props RESOURCE_GROUPS "${CUDALAB_GPU_RESOURCE}")
   endif()
+  if(alone AND NOT (gpu AND slots))
+    list(APPEND props RUN_SERIAL TRUE)
+  endif()
+  set(${out} "${props}" PARENT_SCOPE)
 endfunction()
 
 # ---------------------------------------------------------------------------
@@ -357,8 +361,18 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
       endif()
     endif()
   endforeach()
+  # Suites of two tests or more run in one process; each gets its result folder.
   set(batch_root "${G_MEASURE_DIR}/../cudalab_batch")
   cmake_path(NORMAL_PATH batch_root)
+  set(batched_suites "")
+  foreach(suite IN LISTS batch_suites)
+    string(MAKE_C_IDENTIFIER "${suite}" sid)
+    if(batch_count_${sid} GREATER 1)
+      string(REGEX REPLACE "[^A-Za-z0-9._-]" "_" dir "${G_PREFIX}${suite}")
+      set(batch_dir_${sid} "${batch_root}/${dir}")
+      list(APPEND batched_suites "${suite}")
+    endif()
+  endforeach()
 
   set(test_json "")
   set(suite "")
@@ -402,12 +416,10 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
     endif()
     set(env "CUDALAB_MEASURE_DIR=${G_MEASURE_DIR}" "CUDALAB_TEST_NAME=${name}" ${G_ENVIRONMENT})
     string(MAKE_C_IDENTIFIER "${suite}" sid)
-    set(batched FALSE)
-    if(DEFINED batch_count_${sid} AND batch_count_${sid} GREATER 1)
-      set(batched TRUE)
+    if(DEFINED batch_dir_${sid})
+      # The name cudalab::testing::test_file_name() gives the result.
       string(REGEX REPLACE "[^A-Za-z0-9._-]" "_" file "${suite}.${case}")
-      string(REGEX REPLACE "[^A-Za-z0-9._-]" "_" dir "${G_PREFIX}${suite}")
-      list(APPEND env "CUDALAB_BATCH_RESULT=${batch_root}/${dir}/${file}.result")
+      list(APPEND env "CUDALAB_BATCH_RESULT=${batch_dir_${sid}}/${file}.result")
     endif()
     string(APPEND ctest "add_test([==[${name}]==] [==[${CUDALAB_GRADER_EXE}]==] "
                         "[==[--gtest_filter=${suite}.${case}]==])\n"
@@ -415,11 +427,13 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
                         "TIMEOUT ${t_TIMEOUT} WORKING_DIRECTORY [==[${G_WORKING_DIRECTORY}]==] "
                         "SKIP_REGULAR_EXPRESSION [==[\\[  SKIPPED \\]]==] "
                         "ENVIRONMENT [==[${env}]==]")
-    if(batched)
+    if(DEFINED batch_dir_${sid})
       string(APPEND ctest " FIXTURES_REQUIRED [==[${G_PREFIX}${suite}.@batch]==]")
     endif()
-    _cudalab_resource(res "${t_GPU}" "${t_SERIAL}" "${G_GPU_SLOTS}")
-    string(APPEND ctest "${res}")
+    _cudalab_resource(props "${t_GPU}" "${t_SERIAL}" "${G_GPU_SLOTS}")
+    foreach(p IN LISTS props)
+      string(APPEND ctest " [==[${p}]==]")
+    endforeach()
     string(APPEND ctest ")\n")
     _cudalab_test_json(j "${name}" "${G_LABEL}" "${suite}" "${case}" "${t_LABELS}" ${t_TIMEOUT}
                        ${t_SERIAL} ${t_GPU} ${t_GIVEN} ${graded} "${objective}" "gtest")
@@ -429,15 +443,11 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
 
   # One setup test per suite run in one process: CTest runs it before the suite's tests (also
   # under -R, which adds a required fixture's setup), and each test then reports its own result.
-  foreach(suite IN LISTS batch_suites)
+  foreach(suite IN LISTS batched_suites)
     string(MAKE_C_IDENTIFIER "${suite}" sid)
-    if(batch_count_${sid} LESS 2)
-      continue()
-    endif()
     _cudalab_test_properties(t "${suite}" "${G_LABEL}" "${G_EXTRA_LABELS}" ${G_TIMEOUT_CPU}
                              ${G_TIMEOUT_GPU} ${G_TIMEOUT_PERF} ${G_TIMEOUT_TOOLS})
     set(name "${G_PREFIX}${suite}.@batch")
-    string(REGEX REPLACE "[^A-Za-z0-9._-]" "_" dir "${G_PREFIX}${suite}")
     # Each test keeps its own timeout inside the process (a watchdog); the whole run gets theirs
     # summed, and CTest a minute more.
     math(EXPR whole "${batch_count_${sid}} * ${t_TIMEOUT} + 30")
@@ -445,11 +455,11 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
     set(labels ${t_LABELS} batch)
     list(REMOVE_ITEM labels given)
     set(env "CUDALAB_MEASURE_DIR=${G_MEASURE_DIR}" "CUDALAB_TEST_PREFIX=${G_PREFIX}"
-            "CUDALAB_BATCH_DIR=${batch_root}/${dir}" "CUDALAB_BATCH_TEST_TIMEOUT=${t_TIMEOUT}"
+            "CUDALAB_BATCH_DIR=${batch_dir_${sid}}" "CUDALAB_BATCH_TEST_TIMEOUT=${t_TIMEOUT}"
             ${G_ENVIRONMENT})
     string(APPEND ctest "add_test([==[${name}]==] [==[${CMAKE_COMMAND}]==] "
                         "[==[-DEXE=${CUDALAB_GRADER_EXE}]==] [==[-DFILTER=${suite}.*]==] "
-                        "[==[-DDIR=${batch_root}/${dir}]==] -DTIMEOUT=${whole} "
+                        "[==[-DDIR=${batch_dir_${sid}}]==] -DTIMEOUT=${whole} "
                         "-P [==[${CMAKE_CURRENT_LIST_DIR}/CudalabBatch.cmake]==])\n"
                         "set_tests_properties([==[${name}]==] PROPERTIES LABELS [==[${labels}]==] "
                         "TIMEOUT ${ctest_timeout} WORKING_DIRECTORY [==[${G_WORKING_DIRECTORY}]==] "
@@ -602,15 +612,9 @@ function(cudalab_add_rule_test name)
   endif()
   add_test(NAME ${name} COMMAND ${ARG_COMMAND})
   set_tests_properties(${name} PROPERTIES LABELS "${t_LABELS}" TIMEOUT ${t_TIMEOUT})
-  if(t_GPU AND t_SERIAL AND CUDALAB_PERF_PER_GPU)
-    set_tests_properties(${name} PROPERTIES RESOURCE_GROUPS "gpus:${CUDALAB_GPU_SLOTS}")
-  elseif(t_GPU AND t_SERIAL)
-    set_tests_properties(${name} PROPERTIES RESOURCE_GROUPS "${CUDALAB_GPU_RESOURCE}"
-                                            RUN_SERIAL TRUE)
-  elseif(t_GPU)
-    set_tests_properties(${name} PROPERTIES RESOURCE_GROUPS "${CUDALAB_GPU_RESOURCE}")
-  elseif(t_SERIAL)
-    set_tests_properties(${name} PROPERTIES RUN_SERIAL TRUE)
+  _cudalab_resource(props "${t_GPU}" "${t_SERIAL}" "${CUDALAB_ALONE_SLOTS}")
+  if(props)
+    set_tests_properties(${name} PROPERTIES ${props})
   endif()
   if(ARG_PROPERTIES)
     set_tests_properties(${name} PROPERTIES ${ARG_PROPERTIES})
@@ -661,12 +665,8 @@ function(cudalab_discover_grader target label)
     list(GET v 1 var)
     string(APPEND cfg "set(G_${key} [==[${${var}}]==])\n")
   endforeach()
-  set(alone_slots "")
-  if(CUDALAB_PERF_PER_GPU)
-    set(alone_slots "${CUDALAB_GPU_SLOTS}")
-  endif()
   string(APPEND cfg "set(G_BATCH [==[${CUDALAB_BATCH_SUITES}]==])\n"
-                    "set(G_GPU_SLOTS [==[${alone_slots}]==])\n")
+                    "set(G_GPU_SLOTS [==[${CUDALAB_ALONE_SLOTS}]==])\n")
   string(APPEND cfg "set(G_WORKING_DIRECTORY [==[${CMAKE_CURRENT_BINARY_DIR}]==])\n"
                     "set(G_MEASURE_DIR [==[${CMAKE_BINARY_DIR}/cudalab_measure]==])\n")
   _cudalab_write_if_changed("${config}" "${cfg}")

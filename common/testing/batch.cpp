@@ -30,17 +30,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// The file of a test in the batch folder (cmake/CudalabGrading.cmake names it the same way):
-/// letters, digits, '.', '-' and '_' kept, the rest '_'.
-std::string result_file_name(const std::string& test) {
-  std::string out = test;
-  for (char& c : out) {
-    const auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) == 0 && c != '.' && c != '-' && c != '_') c = '_';
-  }
-  return out + ".result";
-}
-
 std::string read_all(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -84,7 +73,7 @@ struct BatchState {
     std::snprintf(line, sizeof line,
                   "\n[  FAILED  ] %s timed out: still running after %.0f s (its CTest TIMEOUT)\n",
                   st->name.c_str(), st->timeout_s);
-    write_result(st->dir / result_file_name(st->name), "failed", read_all(st->log) + line);
+    write_result(st->dir / test_file_name(st->name, ".result"), "failed", read_all(st->log) + line);
     std::_Exit(4);
   }
 }
@@ -101,7 +90,7 @@ class BatchListener : public ::testing::EmptyTestEventListener {
 
   void OnTestStart(const ::testing::TestInfo& info) override {
     const std::string name = std::string(info.test_suite_name()) + "." + info.name();
-    const fs::path log = st_->dir / (result_file_name(name) + ".log");
+    const fs::path log = st_->dir / test_file_name(name, ".result.log");
     std::fflush(stdout);
     std::fflush(stderr);
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -158,7 +147,7 @@ class BatchListener : public ::testing::EmptyTestEventListener {
     std::fflush(stdout);
     std::fflush(stderr);
     restore_output();
-    write_result(st_->dir / result_file_name(name), status, read_all(log));
+    write_result(st_->dir / test_file_name(name, ".result"), status, read_all(log));
     std::error_code ec;
     fs::remove(log, ec);
     if (!broken.empty()) {

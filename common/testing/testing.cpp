@@ -103,17 +103,6 @@ std::string json_scale() {
          ", \"speedup_scale_env\": " + json_string_or_null(std::getenv("CUDALAB_SPEEDUP_SCALE"));
 }
 
-/// A file name for a test name: letters, digits, '.', '-' and '_' kept, the rest '_'.
-std::string file_name_for(const std::string& test) {
-  std::string out = test;
-  for (char& c : out) {
-    const bool keep =
-        std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '-' || c == '_';
-    if (!keep) c = '_';
-  }
-  return out + ".jsonl";
-}
-
 struct Channel {
   std::mutex mutex;
   std::string path;    ///< the running test's file; empty when nothing is recorded
@@ -173,7 +162,7 @@ class ChannelListener : public ::testing::EmptyTestEventListener {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     ch.test = name;
-    ch.path = (std::filesystem::path(dir) / file_name_for(name)).string();
+    ch.path = (std::filesystem::path(dir) / test_file_name(name, ".jsonl")).string();
     std::FILE* f = std::fopen(ch.path.c_str(), "w");  // a new run of the test starts afresh
     if (f == nullptr) {
       std::fprintf(stderr, "[ CUDALAB  ] cannot write %s: the scoreboard will miss this test\n",
@@ -244,6 +233,16 @@ const char* bound_name(Bound b) {
 }
 
 }  // namespace
+
+std::string test_file_name(const std::string& test, const std::string& suffix) {
+  std::string out = test;
+  for (char& c : out) {
+    const bool keep =
+        std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '-' || c == '_';
+    if (!keep) c = '_';
+  }
+  return out + suffix;
+}
 
 void record_measurement(const Measurement& m) {
   char line[512];

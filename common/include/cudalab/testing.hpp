@@ -117,6 +117,11 @@ void set_channel_no_gpu(const std::string& reason);
  */
 ::testing::TestEventListener* make_channel_listener();
 
+/// A file name for a test's name plus @p suffix: letters, digits, '.', '-' and '_' kept, the
+/// rest '_' (the channel's .jsonl files; a batch run's .result files, which
+/// cmake/CudalabGrading.cmake names by the same rule).
+std::string test_file_name(const std::string& test, const std::string& suffix);
+
 /// The line note_gpu() printed ("[ CUDALAB  ] GPU 0: ..."); empty before the first GPU test.
 std::string gpu_note_line();
 
