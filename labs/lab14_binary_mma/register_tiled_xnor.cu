@@ -1,0 +1,138 @@
+// Lab 14 (given): lab 09's register-tiled XNOR kernel (its reference solution) as the same-run
+// baseline: 128 x 128 block tiles of 64-bit words, 8 x 8 counters per thread, XOR + __popcll on
+// the CUDA cores. It runs near the popcount ceiling; the tensor-core kernels must beat it.
+#include <stdexcept>
+
+#include "binary_mma.cuh"
+#include "cudalab/bits.hpp"
+#include "cudalab/check.cuh"
+
+namespace lab14 {
+
+namespace {
+
+/// Rows and columns of C per block, 64-bit words of K per stage, threads per block (lab 09).
+constexpr int kRegBlockM = 128;
+constexpr int kRegBlockN = 128;
+constexpr int kRegBlockK = 8;
+constexpr int kRegThreads = 256;
+
+/// Threads along the columns of C (a half-warp: 16 threads read 16 different columns).
+constexpr int kThreadsX = 16;
+/// Threads along the rows of C.
+constexpr int kThreadsY = kRegThreads / kThreadsX;
+/// Rows of C per thread: rows ty, ty + kThreadsY, ... of the block tile.
+constexpr int kRegM = kRegBlockM / kThreadsY;
+/// Columns of C per thread: columns tx, tx + kThreadsX, ... of the block tile.
+constexpr int kRegN = kRegBlockN / kThreadsX;
+/// Shared row pitch in 64-bit words: one word of padding (see the kernel).
+constexpr int kPitch = kRegBlockK + 1;
+/// Rows (of A) or columns (of B) one pass of the block stages: kRegBlockK threads per row.
+constexpr int kStageRows = kRegThreads / kRegBlockK;
+/// gridDim.y counts tiles of rows of C and is at most 65535.
+constexpr int kMaxGridY = 65535;
+
+static_assert(kRegThreads % kThreadsX == 0, "the threads must form a kThreadsX-wide grid");
+static_assert(kRegBlockM % kThreadsY == 0 && kRegBlockN % kThreadsX == 0,
+              "the block tile must split evenly into per-thread tiles");
+static_assert(kRegM * kRegN <= 64,
+              "64 counters and 2 x 8 fragment words per thread fit the 128 registers that "
+              "__launch_bounds__(kRegThreads, 2) allows; a larger register tile spills");
+static_assert(kThreadsX == 16,
+              "the conflict-free reads of b_stage assume 16 threads (a half-warp) along x");
+static_assert(kPitch % 2 == 1,
+              "an odd pitch of 64-bit words spreads the 16 rows a half-warp reads over all banks");
+static_assert(kRegThreads % kRegBlockK == 0 && kRegBlockM % kStageRows == 0 &&
+                  kRegBlockN % kStageRows == 0,
+              "every thread must stage the same number of words, one word index per thread");
+static_assert((kRegBlockM + kRegBlockN) * kPitch * sizeof(std::uint64_t) <= 48 * 1024,
+              "the two stages must fit in 48 KB of static shared memory");
+
+/**
+ * Block (bx, by) computes the 128 x 128 tile of C at rows 128 by, columns 128 bx. Thread
+ * (tx, ty) = (t % 16, t / 16) computes the 8 x 8 elements at rows 128 by + ty + 16 i and
+ * columns 128 bx + tx + 16 j (i, j < 8), with 64 counters in registers. K is walked
+ * kRegBlockK = 8 words (512 bits) per stage; per word the thread reads 8 words of A and 8 of
+ * B from shared memory and does 64 XOR + popcount: 4 popcounts per shared load, against
+ * 1 per load in the 16x16 tiled kernel.
+ */
+__global__ void __launch_bounds__(kRegThreads, 2)
+    register_tiled_xnor_kernel(const std::uint64_t* __restrict__ a_bits,
+                               const std::uint64_t* __restrict__ b_bits, float* __restrict__ c,
+                               int m, int n, int k, int words) {
+  // 64-bit word (v, w) of a stage is at 32-bit bank (2 (9 v + w)) % 32 = (18 v + 2 w) % 32:
+  // for v = tx + 16 j, tx < 16, the 16 values 18 tx % 32 are distinct even banks.
+  __shared__ std::uint64_t a_stage[kRegBlockM][kPitch];  // [r][w]: row 128 by + r of A
+  __shared__ std::uint64_t b_stage[kRegBlockN][kPitch];  // [j][w]: column 128 bx + j of B
+
+  const int tid = threadIdx.x;
+  const int tx = tid % kThreadsX;
+  const int ty = tid / kThreadsX;
+  const int m0 = blockIdx.y * kRegBlockM;  // first row of the block tile
+  const int n0 = blockIdx.x * kRegBlockN;  // first column of the block tile
+
+  // Staging: thread t copies word t % 8 of rows t / 8 + 32 p (p < 4) of each stage, so
+  // 8 neighbouring threads read the 8 consecutive words (64 bytes) of one row.
+  const int stage_row = tid / kRegBlockK;
+  const int stage_word = tid % kRegBlockK;
+
+  int different[kRegM][kRegN] = {};  // [i][j]: C[m0 + ty + 16 i][n0 + tx + 16 j]
+  for (int w0 = 0; w0 < words; w0 += kRegBlockK) {
+    const int w = w0 + stage_word;  // word of K this thread stages
+#pragma unroll
+    for (int p = 0; p < kRegBlockM / kStageRows; ++p) {
+      const int r = stage_row + p * kStageRows;  // row of the stage
+      a_stage[r][stage_word] =
+          (m0 + r < m && w < words) ? a_bits[std::size_t(m0 + r) * words + w] : 0u;
+    }
+#pragma unroll
+    for (int p = 0; p < kRegBlockN / kStageRows; ++p) {
+      const int j = stage_row + p * kStageRows;  // column of the stage
+      b_stage[j][stage_word] =
+          (n0 + j < n && w < words) ? b_bits[std::size_t(n0 + j) * words + w] : 0u;
+    }
+    __syncthreads();  // the stage is complete
+#pragma unroll
+    for (int kw = 0; kw < kRegBlockK; ++kw) {
+      std::uint64_t a_frag[kRegM];
+      std::uint64_t b_frag[kRegN];
+#pragma unroll
+      for (int i = 0; i < kRegM; ++i)
+        a_frag[i] = a_stage[ty + i * kThreadsY][kw];  // 2 addresses per warp
+#pragma unroll
+      for (int j = 0; j < kRegN; ++j) b_frag[j] = b_stage[tx + j * kThreadsX][kw];  // 16 bank pairs
+#pragma unroll
+      for (int i = 0; i < kRegM; ++i) {
+#pragma unroll
+        for (int j = 0; j < kRegN; ++j) different[i][j] += __popcll(a_frag[i] ^ b_frag[j]);
+      }
+    }
+    __syncthreads();  // the stage is no longer read
+  }
+#pragma unroll
+  for (int i = 0; i < kRegM; ++i) {
+    const int row = m0 + ty + i * kThreadsY;
+    if (row >= m) continue;
+#pragma unroll
+    for (int j = 0; j < kRegN; ++j) {
+      const int col = n0 + tx + j * kThreadsX;  // 16 neighbouring threads, 16 neighbouring floats
+      if (col < n) c[std::size_t(row) * n + col] = static_cast<float>(k - 2 * different[i][j]);
+    }
+  }
+}
+
+}  // namespace
+
+void register_tiled_xnor(const std::uint64_t* d_a_bits, const std::uint64_t* d_b_bits, float* d_c,
+                         int m, int n, int k, cudaStream_t stream) {
+  if (m <= 0 || n <= 0 || k <= 0) {
+    throw std::invalid_argument("register_tiled_xnor: m, n and k must be positive");
+  }
+  const dim3 grid((n + kRegBlockN - 1) / kRegBlockN, (m + kRegBlockM - 1) / kRegBlockM);
+  if (grid.y > unsigned(kMaxGridY)) throw std::invalid_argument("register_tiled_xnor: m too large");
+  register_tiled_xnor_kernel<<<grid, kRegThreads, 0, stream>>>(d_a_bits, d_b_bits, d_c, m, n, k,
+                                                               cudalab::bits::words64(k));
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+}  // namespace lab14

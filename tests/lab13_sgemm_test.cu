@@ -1,0 +1,529 @@
+// Grader of lab 13: five SGEMM stages against cuBLAS SGEMM in the same run, the block swizzle
+// (a bijection, on the CPU) and the occupancy calculator (known cases on the CPU, the CUDA
+// runtime's answer on the GPU). Every graded launcher runs under stream capture (the graph may
+// hold only the lab's kernel: no cuBLAS, no host work), then on new inputs behind the same
+// pointers, with NaN-poisoned outputs and shared memory.
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/matmul_grading.cuh"
+#include "cudalab/bench.cuh"
+#include "cudalab/ceilings.cuh"
+#include "cudalab/check.cuh"
+#include "cudalab/device.cuh"
+#include "cudalab/device_buffer.cuh"
+#include "cudalab/grading.hpp"
+#include "cudalab/graph_capture.cuh"
+#include "cudalab/testing.hpp"
+#include "cudalab/tools.hpp"
+#include "sgemm.cuh"
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Thresholds: each stage's share of cuBLAS SGEMM at 4096^3 in the same run (cuBLAS time /
+// stage time), >= 30 % below the lowest share the reference solution measured on an H200 over
+// three runs (see each constant).
+// ---------------------------------------------------------------------------
+/// Stage 1, block tiling. H200 solution: 0.00 (3 runs: -, -, -).
+constexpr double kBlockTiledShare = 0.20;
+/// Stage 2, float4 + transposed A. H200 solution: 0.00 (3 runs: -, -, -).
+constexpr double kVectorizedShare = 0.25;
+/// Stage 3, warp tiling. H200 solution: 0.00 (3 runs: -, -, -).
+constexpr double kWarpTiledShare = 0.30;
+/// Stage 4, the cp.async pipeline (no swizzle). H200 solution: 0.00 (3 runs: -, -, -).
+constexpr double kPipelinedShare = 0.40;
+/// Stage 5, pipeline + block swizzle: the pass bar. H200 solution: 0.00 (3 runs: -, -, -).
+constexpr double kSwizzledShare = 0.40;
+/// Stage 5's tiers, shown with the measurement (not graded beyond the pass bar).
+constexpr double kTierGood = 0.75;
+constexpr double kTierExcellent = 0.85;
+
+constexpr int kPerfSize = 4096;
+
+using matmul_grading::Launch;
+using matmul_grading::only_kernel;
+using matmul_grading::Shape;
+using matmul_grading::shape_name;
+
+using cudalab::testing::AlternatingInput;
+using cudalab::testing::CapturedWork;
+
+constexpr const char* kBlockTiledKernel = "sgemm_block_tiled_kernel";
+constexpr const char* kVectorizedKernel = "sgemm_vectorized_kernel";
+constexpr const char* kWarpTiledKernel = "sgemm_warp_tiled_kernel";
+constexpr const char* kPipelinedKernel = "sgemm_pipelined_kernel";
+
+/// One graded stage: its launcher and the kernel its graph may hold.
+struct Stage {
+  const char* name;
+  Launch launch;
+  const char* kernel;
+};
+
+const Stage kStages[] = {
+    {"block_tiled", lab13::sgemm_block_tiled, kBlockTiledKernel},
+    {"vectorized", lab13::sgemm_vectorized, kVectorizedKernel},
+    {"warp_tiled", lab13::sgemm_warp_tiled, kWarpTiledKernel},
+    {"pipelined", lab13::sgemm_pipelined, kPipelinedKernel},
+    {"swizzled", lab13::sgemm_swizzled, kPipelinedKernel},
+};
+
+// ---------------------------------------------------------------------------
+// Stage 5 on the CPU: the swizzle visits every tile exactly once, in groups down the rows.
+// ---------------------------------------------------------------------------
+TEST(SwizzleCpu, VisitsEveryTileExactlyOnce) {
+  for (int tiles_m = 1; tiles_m <= 19; ++tiles_m) {
+    for (int tiles_n = 1; tiles_n <= 13; ++tiles_n) {
+      for (const int group : {1, 2, 3, 4, 8, 16}) {
+        std::vector<int> seen(std::size_t(tiles_m) * tiles_n, -1);
+        for (int block = 0; block < tiles_m * tiles_n; ++block) {
+          const lab13::TileCoord t = lab13::swizzle_tile(block, tiles_m, tiles_n, group);
+          ASSERT_TRUE(t.row >= 0 && t.row < tiles_m && t.col >= 0 && t.col < tiles_n)
+              << "block " << block << " of a " << tiles_m << " x " << tiles_n << " grid (group "
+              << group << ") -> tile (" << t.row << ", " << t.col << "): outside the grid";
+          int& first = seen[std::size_t(t.row) * tiles_n + t.col];
+          ASSERT_EQ(first, -1) << "blocks " << first << " and " << block << " of a " << tiles_m
+                               << " x " << tiles_n << " grid (group " << group
+                               << ") both compute tile (" << t.row << ", " << t.col
+                               << "): some other tile is never computed";
+          first = block;
+        }
+      }
+    }
+  }
+}
+
+TEST(SwizzleCpu, WalksDownTheRowsOfAGroupFirst) {
+  // The graded grid at 4096^2: 32 x 16 tiles of 128 x 256, groups of kSwizzleGroup rows.
+  const int tiles_m = 32, tiles_n = 16, group = lab13::kSwizzleGroup;
+  for (int block = 0; block < tiles_m * tiles_n; ++block) {
+    const lab13::TileCoord t = lab13::swizzle_tile(block, tiles_m, tiles_n, group);
+    const int g = block / (group * tiles_n), in_group = block % (group * tiles_n);
+    ASSERT_EQ(t.row, g * group + in_group % group) << "tile row of block " << block;
+    ASSERT_EQ(t.col, in_group / group) << "tile column of block " << block;
+  }
+  // A last group of 3 rows (11 = 8 + 3): its blocks walk down those 3 rows.
+  const lab13::TileCoord t = lab13::swizzle_tile(8 * 5 + 4, 11, 5, 8);
+  EXPECT_EQ(t.row, 8 + 4 % 3) << "block 44 of an 11 x 5 grid, groups of 8: row";
+  EXPECT_EQ(t.col, 4 / 3) << "block 44 of an 11 x 5 grid, groups of 8: column";
+}
+
+// ---------------------------------------------------------------------------
+// Stage 6 on the CPU: the occupancy calculator on cases worked out by hand for sm_90.
+// ---------------------------------------------------------------------------
+struct OccupancyCase {
+  const char* what;
+  lab13::KernelResources kernel;
+  int blocks;
+  lab13::Limiter limiter;
+};
+
+const char* limiter_name(lab13::Limiter l) {
+  switch (l) {
+    case lab13::Limiter::kNone:
+      return "none";
+    case lab13::Limiter::kThreads:
+      return "threads";
+    case lab13::Limiter::kBlocks:
+      return "blocks";
+    case lab13::Limiter::kRegisters:
+      return "registers";
+    case lab13::Limiter::kSharedMemory:
+      return "shared memory";
+    case lab13::Limiter::kDoesNotFit:
+      return "does not fit";
+  }
+  return "?";
+}
+
+TEST(OccupancyCpu, KnownCasesOnComputeCapability90) {
+  using lab13::Limiter;
+  constexpr std::size_t k48K = 49152;
+  const OccupancyCase cases[] = {
+      {"256 threads, 32 registers: 8 blocks fill the 64 warp slots",
+       {256, 32, 0, 0, k48K},
+       8,
+       Limiter::kThreads},
+      {"32 threads, 16 registers: 32 block slots", {32, 16, 0, 0, k48K}, 32, Limiter::kBlocks},
+      {"256 threads, 36 registers (1152 per warp, allocated 1280): 12 warps per quarter",
+       {256, 36, 0, 0, k48K},
+       6,
+       Limiter::kRegisters},
+      {"256 threads, 128 registers: 4 warps per register quarter",
+       {256, 128, 0, 0, k48K},
+       2,
+       Limiter::kRegisters},
+      {"256 threads, 215 registers (6912 per warp): 8 warps",
+       {256, 215, 0, 0, k48K},
+       1,
+       Limiter::kRegisters},
+      {"128 threads, 215 registers", {128, 215, 0, 0, k48K}, 2, Limiter::kRegisters},
+      {"96 threads, 168 registers (5376 per warp): 12 warps",
+       {96, 168, 0, 0, k48K},
+       4,
+       Limiter::kRegisters},
+      {"1024 threads, 72 registers: a block needs more than the register file",
+       {1024, 72, 0, 0, k48K},
+       0,
+       Limiter::kDoesNotFit},
+      {"128 threads, 74496 B dynamic (opted in): 75520 B per block",
+       {128, 32, 0, 74496, 74496},
+       3,
+       Limiter::kSharedMemory},
+      {"256 threads, 8 KB static + 8 KB dynamic: 17408 B per block",
+       {256, 40, 8192, 8192, k48K},
+       6,
+       Limiter::kRegisters},
+      {"64 threads, 40000 B static: 41088 B per block",
+       {64, 32, 40000, 0, k48K},
+       5,
+       Limiter::kSharedMemory},
+      {"60000 B dynamic without opting in", {128, 32, 0, 60000, k48K}, 0, Limiter::kDoesNotFit},
+      {"256 registers per thread", {128, 256, 0, 0, k48K}, 0, Limiter::kDoesNotFit},
+      {"1025 threads", {1025, 16, 0, 0, k48K}, 0, Limiter::kDoesNotFit},
+      {"33 threads count as 2 warps", {33, 16, 0, 0, k48K}, 32, Limiter::kThreads},
+  };
+  for (const OccupancyCase& c : cases) {
+    const lab13::Occupancy o = lab13::occupancy(c.kernel);
+    EXPECT_EQ(o.blocks_per_sm, c.blocks) << c.what;
+    EXPECT_EQ(limiter_name(o.limiter), std::string(limiter_name(c.limiter))) << c.what;
+    const int warps = (c.kernel.threads + 31) / 32;
+    EXPECT_EQ(o.warps_per_sm, c.blocks * warps) << c.what << ": warps per SM";
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Stage 6 on the GPU: the calculator agrees with the runtime on the lab's kernels.
+// ---------------------------------------------------------------------------
+lab13::SmLimits device_limits() {
+  int dev = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  cudaDeviceProp p{};
+  CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
+  lab13::SmLimits sm;
+  sm.warp_size = p.warpSize;
+  sm.max_threads_per_block = p.maxThreadsPerBlock;
+  sm.max_warps_per_sm = p.maxThreadsPerMultiProcessor / p.warpSize;
+  sm.max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
+  sm.registers_per_sm = p.regsPerMultiprocessor;
+  sm.smem_per_sm = p.sharedMemPerMultiprocessor;
+  sm.smem_per_block = p.sharedMemPerBlock;
+  sm.smem_per_block_optin = p.sharedMemPerBlockOptin;
+  sm.reserved_smem_per_block = p.reservedSharedMemPerBlock;
+  return sm;
+}
+
+TEST(OccupancyGpu, MatchesTheRuntimeOnTheLabsKernels) {
+  CUDALAB_REQUIRE_CC(9, 0);
+  const lab13::SmLimits sm = device_limits();
+  const lab13::KernelInfo infos[] = {lab13::block_tiled_kernel_info(),
+                                     lab13::vectorized_kernel_info(),
+                                     lab13::warp_tiled_kernel_info(),
+                                     lab13::pipelined_kernel_info(), lab13::swizzled_kernel_info()};
+  for (const lab13::KernelInfo& info : infos) {
+    ASSERT_NE(info.kernel, nullptr) << info.name;
+    cudaFuncAttributes attr{};
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, info.kernel));
+    // As launched, and with other block sizes and dynamic shared memory the kernel allows.
+    const std::pair<int, std::size_t> configs[] = {
+        {info.threads, info.dynamic_smem},        {64, 0}, {128, 4096}, {96, 20000}, {512, 0},
+        {info.threads, info.dynamic_smem + 30000}};
+    for (const auto& [threads, dynamic] : configs) {
+      if (threads > attr.maxThreadsPerBlock) continue;  // the kernel cannot launch so
+      SCOPED_TRACE(std::string(info.name) + ": " + std::to_string(threads) + " threads, " +
+                   std::to_string(attr.numRegs) + " registers, " +
+                   std::to_string(attr.sharedSizeBytes) + " B static + " + std::to_string(dynamic) +
+                   " B dynamic shared memory");
+      int runtime = -1;
+      CUDA_CHECK(
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&runtime, info.kernel, threads, dynamic));
+      lab13::KernelResources r;
+      r.threads = threads;
+      r.registers = attr.numRegs;
+      r.static_smem = attr.sharedSizeBytes;
+      r.dynamic_smem = dynamic;
+      r.max_dynamic_smem = std::size_t(attr.maxDynamicSharedSizeBytes);
+      const lab13::Occupancy o = lab13::occupancy(r, sm);
+      EXPECT_EQ(o.blocks_per_sm, runtime)
+          << "occupancy() against cudaOccupancyMaxActiveBlocksPerMultiprocessor (limiter: "
+          << limiter_name(o.limiter) << ")";
+    }
+  }
+}
+
+TEST(LaunchBoundsGpu, PipelinedKernelDeclaresItsBlock) {
+  CUDALAB_REQUIRE_CC(9, 0);
+  for (const lab13::KernelInfo& info :
+       {lab13::pipelined_kernel_info(), lab13::swizzled_kernel_info()}) {
+    ASSERT_NE(info.kernel, nullptr) << info.name;
+    cudaFuncAttributes attr{};
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, info.kernel));
+    cudalab::testing::record_measurement(std::string(info.name) + "_registers", attr.numRegs,
+                                         "registers");
+    EXPECT_EQ(attr.maxThreadsPerBlock, lab13::kPipeThreads)
+        << info.name << ": maxThreadsPerBlock " << attr.maxThreadsPerBlock << "; __launch_bounds__("
+        << lab13::kPipeThreads
+        << ", 1) on the kernel tells the compiler the block size it must fit";
+    EXPECT_EQ(attr.localSizeBytes, 0u)
+        << info.name << ": " << attr.localSizeBytes
+        << " B of local memory per thread: an accumulator array indexed at run time, or "
+           "registers spilled";
+    int blocks = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks, info.kernel, lab13::kPipeThreads, lab13::kPipeSmemBytes));
+    EXPECT_GE(blocks, 1) << info.name << ": no block fits on an SM";
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Correctness on odd shapes: 1 and 17, sizes one past a tile, rows that are not 16-byte
+// aligned (n or k not multiples of 4: the scalar paths), k not a multiple of the k tile (8,
+// 16), rectangles both ways; small integers (exact) and uniform floats (tolerance).
+// ---------------------------------------------------------------------------
+const Shape kShapes[] = {{1, 1, 1},      {17, 17, 17},    {1, 300, 17},
+                         {129, 260, 33}, {1000, 3, 777},  {257, 516, 1028},
+                         {130, 68, 20},  {33, 1001, 515}, {256, 256, 256}};
+
+class StageGpu : public ::testing::TestWithParam<Shape> {
+ protected:
+  void check(const Stage& s) {
+    CUDALAB_REQUIRE_GPU();
+    SCOPED_TRACE(std::string("stage ") + s.name);
+    matmul_grading::expect_correct_product(s.launch, s.kernel, GetParam());
+  }
+};
+
+class BlockTiledGpu : public StageGpu {};
+TEST_P(BlockTiledGpu, CorrectOnOddShapes) {
+  check(kStages[0]);
+}
+INSTANTIATE_TEST_SUITE_P(Shapes, BlockTiledGpu, ::testing::ValuesIn(kShapes), shape_name);
+
+class VectorizedGpu : public StageGpu {};
+TEST_P(VectorizedGpu, CorrectOnOddShapes) {
+  check(kStages[1]);
+}
+INSTANTIATE_TEST_SUITE_P(Shapes, VectorizedGpu, ::testing::ValuesIn(kShapes), shape_name);
+
+class WarpTiledGpu : public StageGpu {};
+TEST_P(WarpTiledGpu, CorrectOnOddShapes) {
+  check(kStages[2]);
+}
+INSTANTIATE_TEST_SUITE_P(Shapes, WarpTiledGpu, ::testing::ValuesIn(kShapes), shape_name);
+
+class PipelinedGpu : public StageGpu {};
+TEST_P(PipelinedGpu, CorrectOnOddShapes) {
+  check(kStages[3]);
+}
+INSTANTIATE_TEST_SUITE_P(Shapes, PipelinedGpu, ::testing::ValuesIn(kShapes), shape_name);
+
+class SwizzledGpu : public StageGpu {};
+TEST_P(SwizzledGpu, CorrectOnOddShapes) {
+  check(kStages[4]);
+}
+INSTANTIATE_TEST_SUITE_P(Shapes, SwizzledGpu, ::testing::ValuesIn(kShapes), shape_name);
+
+/// Rows that start off 16-byte boundaries although n % 4 == 0: B and C one float past an
+/// aligned address. The vector paths must not be taken (a misaligned float4 access faults).
+TEST(MisalignedGpu, EveryStageFallsBackToScalarAccesses) {
+  CUDALAB_REQUIRE_GPU();
+  const int m = 70, n = 132, k = 36;
+  const auto h_a = cudalab::random_matrix(m, k, cudalab::Fill::SmallInt, 41);
+  const auto h_b = cudalab::random_matrix(k, n, cudalab::Fill::SmallInt, 42);
+  const auto want = cudalab::reference_matmul(h_a, h_b, m, n, k);
+  cudalab::DeviceBuffer<float> d_a(h_a.size() + 1), d_b(h_b.size() + 1),
+      d_c(std::size_t(m) * n + 1);
+  CUDA_CHECK(
+      cudaMemcpy(d_a.data() + 1, h_a.data(), h_a.size() * sizeof(float), cudaMemcpyHostToDevice));
+  CUDA_CHECK(
+      cudaMemcpy(d_b.data() + 1, h_b.data(), h_b.size() * sizeof(float), cudaMemcpyHostToDevice));
+  for (const Stage& s : kStages) {
+    d_c.fill_bytes(0xFF);
+    s.launch(d_a.data() + 1, d_b.data() + 1, d_c.data() + 1, m, n, k, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<float> got = d_c.to_host();
+    EXPECT_TRUE(cudalab::testing::matrices_match(
+        want, std::vector<float>(got.begin() + 1, got.end()), m, n, 0.0))
+        << s.name << " with A, B and C one float past a 16-byte boundary";
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Races, memory errors, barriers (compute-sanitizer) on small shapes with partial tiles.
+// ---------------------------------------------------------------------------
+constexpr const char* kTiledSanitized =
+    "Shapes/BlockTiledGpu.*/17x17x17:Shapes/BlockTiledGpu.*/129x260x33:"
+    "Shapes/VectorizedGpu.*/129x260x33:Shapes/VectorizedGpu.*/130x68x20:"
+    "Shapes/WarpTiledGpu.*/129x260x33:Shapes/WarpTiledGpu.*/130x68x20";
+constexpr const char* kPipelineSanitized =
+    "Shapes/PipelinedGpu.*/17x17x17:Shapes/PipelinedGpu.*/129x260x33:"
+    "Shapes/SwizzledGpu.*/130x68x20:Shapes/SwizzledGpu.*/257x516x1028";
+
+TEST(TiledSanitizer, RacecheckFindsNoSharedMemoryHazard) {
+  CUDALAB_REQUIRE_GPU();
+  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", kTiledSanitized);
+}
+TEST(TiledSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
+  CUDALAB_REQUIRE_GPU();
+  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", kTiledSanitized);
+}
+TEST(TiledSanitizer, SynccheckFindsNoInvalidBarrier) {
+  CUDALAB_REQUIRE_GPU();
+  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", kTiledSanitized);
+}
+TEST(PipelineSanitizer, RacecheckFindsNoSharedMemoryHazard) {
+  CUDALAB_REQUIRE_GPU();
+  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", kPipelineSanitized);
+}
+TEST(PipelineSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
+  CUDALAB_REQUIRE_GPU();
+  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", kPipelineSanitized);
+}
+TEST(PipelineSanitizer, SynccheckFindsNoInvalidBarrier) {
+  CUDALAB_REQUIRE_GPU();
+  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", kPipelineSanitized);
+}
+
+// ---------------------------------------------------------------------------
+// Speed at 4096^3 against cuBLAS SGEMM in the same process. cuBLAS and the stage are timed
+// interleaved (cudalab::compare, L2 flushed); the stage is timed as its captured graph
+// (provenance checked first) and reads one of two input sets copied behind its pointers
+// before every run, with C NaN; the output of its last run must equal cuBLAS's on the same set
+// (small integers: exact) and the host's on a few rows.
+// ---------------------------------------------------------------------------
+class SgemmPerf : public ::testing::Test {
+ protected:
+  static constexpr int n = kPerfSize;
+
+  void SetUp() override {
+    CUDALAB_REQUIRE_GPU();
+    for (int set = 0; set < 2; ++set) {
+      h_a[set] = cudalab::random_matrix(n, n, cudalab::Fill::SmallInt, 100 + 2 * set);
+      h_b[set] = cudalab::random_matrix(n, n, cudalab::Fill::SmallInt, 101 + 2 * set);
+    }
+    a_in = std::make_unique<AlternatingInput<float>>(h_a[0], h_a[1]);
+    b_in = std::make_unique<AlternatingInput<float>>(h_b[0], h_b[1]);
+    d_base_a = cudalab::DeviceBuffer<float>(h_a[0].size());
+    d_base_b = cudalab::DeviceBuffer<float>(h_b[0].size());
+    d_base_a.upload(h_a[0]);
+    d_base_b.upload(h_b[0]);
+    d_c = cudalab::DeviceBuffer<float>(std::size_t(n) * n);
+    d_c_base = cudalab::DeviceBuffer<float>(std::size_t(n) * n);
+    handle = std::make_unique<lab13::CublasHandle>();
+  }
+
+  /// Times cuBLAS against @p s; returns the comparison (speedup = share of cuBLAS).
+  cudalab::Comparison time_against_cublas(const Stage& s) {
+    const CapturedWork cand = CapturedWork::capture([&](cudaStream_t st) {
+      s.launch(a_in->live.data(), b_in->live.data(), d_c.data(), n, n, n, st);
+    });
+    EXPECT_TRUE(cand.holds_only(only_kernel(s.kernel))) << s.name;
+    if (::testing::Test::HasFailure()) return {};
+    cudalab::BenchOptions opts;
+    float* c = d_c.data();
+    const std::size_t c_bytes = d_c.bytes();
+    opts.before_candidate = [&, c, c_bytes](cudaStream_t st) {
+      a_in->copy_next(st);
+      b_in->copy_next(st);
+      cudalab::testing::poison(c, c_bytes, st);
+    };
+    const cudalab::Comparison cmp = cudalab::compare(
+        [&](cudaStream_t st) {
+          lab13::cublas_sgemm(*handle, d_base_a.data(), d_base_b.data(), d_c_base.data(), n, n, n,
+                              st);
+        },
+        cand.as_work(), opts);
+    expect_output_correct(s.name);
+    if (!::testing::Test::HasFailure()) {
+      const double flop = 2.0 * n * double(n) * n;
+      const double tflops = flop / (cmp.candidate.median_ms * 1e9);
+      const double cublas_tflops = flop / (cmp.baseline.median_ms * 1e9);
+      cudalab::testing::record_measurement(std::string(s.name) + "_tflops", tflops, "TFLOP/s");
+      cudalab::testing::record_measurement("cublas_tflops", cublas_tflops, "TFLOP/s");
+      cudalab::testing::expect_possible(tflops, cudalab::device_ceilings().fp32_tflops_max,
+                                        "TFLOP/s", s.name);
+      std::printf(
+          "[ SPEED    ] %s at 4096^3: cuBLAS %.3f ms (%.1f TFLOP/s), stage %.3f ms "
+          "(%.1f TFLOP/s) = %.1f %% of cuBLAS\n",
+          s.name, cmp.baseline.median_ms, cublas_tflops, cmp.candidate.median_ms, tflops,
+          100.0 * cmp.speedup);
+    }
+    return cmp;
+  }
+
+  /// The last timed output equals cuBLAS's on the same input set, and the host's on 3 rows.
+  void expect_output_correct(const char* what) {
+    const int set = a_in->last();
+    const std::vector<float> got = d_c.to_host();
+    {
+      cudalab::DeviceBuffer<float> d_a(h_a[set].size()), d_b(h_b[set].size()),
+          d_ref(std::size_t(n) * n);
+      d_a.upload(h_a[set]);
+      d_b.upload(h_b[set]);
+      lab13::cublas_sgemm(*handle, d_a.data(), d_b.data(), d_ref.data(), n, n, n);
+      EXPECT_TRUE(cudalab::testing::matrices_match(d_ref.to_host(), got, n, n, 0.0))
+          << what << ": the last timed result (input set " << set
+          << ") differs from cuBLAS SGEMM on the same data";
+    }
+    for (const int r : {0, n / 2 + 3, n - 1}) {
+      for (int col = 0; col < n; col += 7) {
+        double sum = 0.0;
+        for (int i = 0; i < n; ++i) {
+          sum += double(h_a[set][std::size_t(r) * n + i]) * h_b[set][std::size_t(i) * n + col];
+        }
+        ASSERT_EQ(got[std::size_t(r) * n + col], sum)
+            << what << ": C(" << r << ", " << col << ") against the host";
+      }
+    }
+  }
+
+  void expect_share(const Stage& s, double threshold) {
+    const cudalab::Comparison cmp = time_against_cublas(s);
+    if (HasFailure()) return;
+    cudalab::testing::expect_speedup(
+        cmp, threshold, std::string(s.name) + " share of cuBLAS SGEMM at 4096^3 (same run)");
+  }
+
+  std::vector<float> h_a[2], h_b[2];
+  std::unique_ptr<AlternatingInput<float>> a_in, b_in;
+  cudalab::DeviceBuffer<float> d_base_a, d_base_b, d_c, d_c_base;
+  std::unique_ptr<lab13::CublasHandle> handle;
+};
+
+TEST_F(SgemmPerf, BlockTiledShareOfCublas) {
+  expect_share(kStages[0], kBlockTiledShare);
+}
+TEST_F(SgemmPerf, VectorizedShareOfCublas) {
+  expect_share(kStages[1], kVectorizedShare);
+}
+TEST_F(SgemmPerf, WarpTiledShareOfCublas) {
+  expect_share(kStages[2], kWarpTiledShare);
+}
+TEST_F(SgemmPerf, PipelinedShareOfCublas) {
+  expect_share(kStages[3], kPipelinedShare);
+}
+TEST_F(SgemmPerf, SwizzledShareOfCublas) {
+  const cudalab::Comparison cmp = time_against_cublas(kStages[4]);
+  if (HasFailure()) return;
+  const double share = cmp.speedup;
+  const char* tier = share >= kTierExcellent                              ? "excellent (>= 85 %)"
+                     : share >= kTierGood                                 ? "good (>= 75 %)"
+                     : share >= kSwizzledShare * cudalab::speedup_scale() ? "pass"
+                                                                          : "below the pass bar";
+  std::printf(
+      "[ TIER     ] stage 5 reaches %.1f %% of cuBLAS SGEMM: %s (tiers: pass >= %.0f %%, "
+      "good >= %.0f %%, excellent >= %.0f %%)\n",
+      100.0 * share, tier, 100.0 * kSwizzledShare * cudalab::speedup_scale(), 100.0 * kTierGood,
+      100.0 * kTierExcellent);
+  cudalab::testing::record_measurement("swizzled_percent_of_cublas", 100.0 * share, "%");
+  cudalab::testing::expect_speedup(cmp, kSwizzledShare,
+                                   "swizzled share of cuBLAS SGEMM at 4096^3 (same run)");
+}
+
+}  // namespace

@@ -1,0 +1,639 @@
+// Grader of lab 14: the ±1 product on the 1-bit tensor cores. The popcounts of the packed
+// vectors; the naive (one warp per 16 x 8 tile) and pipelined (128 x 128 block tiles, cp.async,
+// ldmatrix) kernels, exact on odd shapes and K not a multiple of 256 bits; the compiled kernels
+// hold the AND-popc MMA (cuobjdump -sass); their speed against lab 09's register-tiled XNOR
+// kernel in the same run and as a multiple of the popcount ceiling; cuBLAS SGEMM, TF32 and INT8
+// on the same data recorded (not graded). Every graded launcher runs under stream capture (the
+// graph may hold only the lab's kernels), then on new inputs behind the same pointers, with
+// NaN-poisoned outputs and shared memory.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "binary_mma.cuh"
+#include "cudalab/bench.cuh"
+#include "cudalab/bits.hpp"
+#include "cudalab/ceilings.cuh"
+#include "cudalab/check.cuh"
+#include "cudalab/device.cuh"
+#include "cudalab/device_buffer.cuh"
+#include "cudalab/grading.hpp"
+#include "cudalab/graph_capture.cuh"
+#include "cudalab/matrix.hpp"
+#include "cudalab/testing.hpp"
+#include "cudalab/tools.hpp"
+
+namespace {
+
+namespace bits = cudalab::bits;
+namespace t = cudalab::testing;
+using t::AlternatingInput;
+using t::CapturedWork;
+using t::GraphRules;
+
+// ---------------------------------------------------------------------------
+// Speed thresholds, calibrated on the reference GPU: each sits >= 30 % below what the
+// reference solution measured there (see each constant).
+// ---------------------------------------------------------------------------
+/// Pipelined kernel (with its popcounts) over lab 09's register-tiled XNOR kernel, 4096^3 bits.
+/// H200 solution: to be measured (3 runs).
+constexpr double kPipelinedOverLab09Speedup = 1.5;
+/// Pipelined kernel: multiple of the popcount ceiling at the measured clock, 4096^3 bits.
+/// H200 solution: to be measured (3 runs).
+constexpr double kPipelinedCeilingMultiple = 2.0;
+/// Naive kernel: multiple of the popcount ceiling at the measured clock, 4096^3 bits.
+/// H200 solution: to be measured (3 runs).
+constexpr double kNaiveCeilingMultiple = 0.1;
+/// popcount_vectors: bandwidth (bytes read) as a share of a device-to-device copy.
+/// H200 solution: to be measured (3 runs).
+constexpr double kPopcountCopyShare = 0.3;
+/// No kernel runs faster than this multiple of the popcount ceiling at the peak clock: the
+/// m16n8k256 .b1 instruction rate is about 35x (issue 14), so a higher figure means skipped work.
+constexpr double kImpossibleCeilingMultiple = 64.0;
+/// Side of the square matrices of the speed tests (K = 4096 bits).
+constexpr int kPerfSize = 4096;
+
+/// Kernels a binary_gemm() graph may hold: the popcounts and one tensor-core kernel.
+GraphRules gemm_rules(const char* mma_kernel) {
+  GraphRules rules;
+  rules.kernels = {"popcount_vectors_kernel", mma_kernel};
+  return rules;
+}
+
+const char* kernel_of(lab14::MmaKernel kernel) {
+  return kernel == lab14::MmaKernel::kNaive ? "binary_mma_naive_kernel"
+                                            : "binary_mma_pipelined_kernel";
+}
+
+struct Shape {
+  int m, n, k;
+};
+
+std::string shape_name(const ::testing::TestParamInfo<Shape>& p) {
+  return std::to_string(p.param.m) + "x" + std::to_string(p.param.n) + "x" +
+         std::to_string(p.param.k);
+}
+
+template <typename T>
+cudalab::DeviceBuffer<T> upload(const std::vector<T>& h) {
+  cudalab::DeviceBuffer<T> d(h.size());
+  d.upload(h);
+  return d;
+}
+
+/// Lab 14's layout from pack_rows()/pack_cols(): row_words(k) words per vector, zero padded.
+std::vector<std::uint32_t> repitch(const std::vector<std::uint32_t>& packed, int vectors, int k) {
+  const int words = bits::words32(k);
+  const int pitch = lab14::row_words(k);
+  std::vector<std::uint32_t> out(std::size_t(vectors) * pitch, 0u);
+  for (int v = 0; v < vectors; ++v) {
+    for (int w = 0; w < words; ++w)
+      out[std::size_t(v) * pitch + w] = packed[std::size_t(v) * words + w];
+  }
+  return out;
+}
+
+/// One graded product: A by rows, B by columns (lab 14's pitch), the popcount workspace and C.
+/// load() puts new ±1 inputs behind the same pointers and computes their exact product.
+struct Problem {
+  Problem(int m_, int n_, int k_)
+      : m(m_),
+        n(n_),
+        k(k_),
+        d_a(std::size_t(m_) * lab14::row_words(k_)),
+        d_b(std::size_t(n_) * lab14::row_words(k_)),
+        d_pop(std::size_t(m_) + n_),
+        d_c(std::size_t(m_) * n_) {}
+
+  void load(std::uint64_t stream) {
+    const auto h_a = cudalab::random_matrix(m, k, cudalab::Fill::PlusMinusOne, stream);
+    const auto h_b = cudalab::random_matrix(k, n, cudalab::Fill::PlusMinusOne, stream + 1);
+    a32 = bits::pack_rows(h_a, m, k);
+    b32 = bits::pack_cols(h_b, k, n);
+    expected = double(m) * n * k <= 5e7 ? cudalab::reference_matmul(h_a, h_b, m, n, k)
+                                        : bits::binary_matmul(a32, b32, m, n, k);
+    d_a.upload(repitch(a32, m, k));
+    d_b.upload(repitch(b32, n, k));
+  }
+
+  /// Poisons C, the workspace and every SM's shared memory, replays @p cap, compares C.
+  ::testing::AssertionResult replay_matches(const CapturedWork& cap) {
+    t::poison(d_c.data(), d_c.bytes());
+    t::poison(d_pop.data(), d_pop.bytes());
+    t::poison_shared_memory();
+    cap.run();
+    return t::matrices_match(expected, d_c.to_host(), m, n, 0.0);
+  }
+
+  CapturedWork capture(lab14::MmaKernel kernel) {
+    return CapturedWork::capture([this, kernel](cudaStream_t s) {
+      lab14::binary_gemm(kernel, d_a.data(), d_b.data(), d_pop.data(), d_c.data(), m, n, k, s);
+    });
+  }
+
+  int m, n, k;
+  std::vector<float> expected;
+  std::vector<std::uint32_t> a32, b32;  // the last inputs, unpitched
+  cudalab::DeviceBuffer<std::uint32_t> d_a, d_b;
+  cudalab::DeviceBuffer<int> d_pop;
+  cudalab::DeviceBuffer<float> d_c;
+};
+
+/// Captures binary_gemm(@p kernel) once and replays it on two new inputs.
+void expect_exact_on_two_inputs(const Shape& shape, lab14::MmaKernel kernel) {
+  Problem p(shape.m, shape.n, shape.k);
+  const CapturedWork cap = p.capture(kernel);
+  ASSERT_TRUE(cap.holds_only(gemm_rules(kernel_of(kernel))));
+  for (int run = 0; run < 2; ++run) {  // new data each time; a race may also hide in one run
+    SCOPED_TRACE("replay " + std::to_string(run + 1) + " of the captured launch");
+    p.load(10 + 2 * run);
+    EXPECT_TRUE(p.replay_matches(cap));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Given: the baselines are right (not graded).
+// ---------------------------------------------------------------------------
+const Shape kBaselineShapes[] = {{1, 1, 4}, {7, 9, 36}, {65, 40, 1000}, {130, 17, 1500}};
+
+class GivenBaselinesGpu : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(GivenBaselinesGpu, RegisterTiledAndCublasAreExact) {
+  CUDALAB_REQUIRE_GPU();
+  const int m = GetParam().m, n = GetParam().n, k = GetParam().k;
+  const auto h_a = cudalab::random_matrix(m, k, cudalab::Fill::PlusMinusOne, 1);
+  const auto h_b = cudalab::random_matrix(k, n, cudalab::Fill::PlusMinusOne, 2);
+  const auto expected = cudalab::reference_matmul(h_a, h_b, m, n, k);
+  cudalab::DeviceBuffer<float> d_c(std::size_t(m) * n);
+  const auto check = [&](const char* what, auto launch) {
+    d_c.fill_bytes(0xFF);
+    launch();
+    EXPECT_TRUE(t::matrices_match(expected, d_c.to_host(), m, n, 0.0)) << what;
+  };
+  const auto d_a64 = upload(bits::pack_rows64(h_a, m, k));
+  const auto d_b64 = upload(bits::pack_cols64(h_b, k, n));
+  check("register-tiled XNOR (lab 09)",
+        [&] { lab14::register_tiled_xnor(d_a64.data(), d_b64.data(), d_c.data(), m, n, k); });
+  const auto d_a = upload(h_a);
+  const auto d_b = upload(h_b);
+  const lab14::CublasHandle cublas;
+  check("cuBLAS SGEMM",
+        [&] { lab14::cublas_sgemm(cublas, d_a.data(), d_b.data(), d_c.data(), m, n, k); });
+  check("cuBLAS TF32",
+        [&] { lab14::cublas_tf32(cublas, d_a.data(), d_b.data(), d_c.data(), m, n, k); });
+  std::vector<std::int8_t> a8(h_a.size()), b8(h_b.size());
+  for (std::size_t i = 0; i < h_a.size(); ++i) a8[i] = static_cast<std::int8_t>(h_a[i]);
+  for (int r = 0; r < k; ++r) {
+    for (int j = 0; j < n; ++j)
+      b8[std::size_t(j) * k + r] = static_cast<std::int8_t>(h_b[std::size_t(r) * n + j]);
+  }
+  const auto d_a8 = upload(a8);
+  const auto d_b8 = upload(b8);
+  cudalab::DeviceBuffer<std::int32_t> d_c32(std::size_t(m) * n);
+  d_c32.fill_bytes(0xFF);
+  lab14::cublas_int8(cublas, d_a8.data(), d_b8.data(), d_c32.data(), m, n, k);
+  const auto got32 = d_c32.to_host();
+  EXPECT_TRUE(
+      t::matrices_match(expected, std::vector<float>(got32.begin(), got32.end()), m, n, 0.0))
+      << "cuBLAS INT8";
+}
+
+INSTANTIATE_TEST_SUITE_P(Given, GivenBaselinesGpu, ::testing::ValuesIn(kBaselineShapes),
+                         shape_name);
+
+// ---------------------------------------------------------------------------
+// popcount_vectors: one count per packed vector, exact; vectors past a block's worth of warps,
+// K from 1 bit to past 2^14 words.
+// ---------------------------------------------------------------------------
+struct PopShape {
+  int vectors, k;
+};
+
+class PopcountGpu : public ::testing::TestWithParam<PopShape> {};
+
+TEST_P(PopcountGpu, CountsEveryVector) {
+  CUDALAB_REQUIRE_GPU();
+  const int vectors = GetParam().vectors, k = GetParam().k;
+  cudalab::DeviceBuffer<std::uint32_t> d_bits(std::size_t(vectors) * lab14::row_words(k));
+  cudalab::DeviceBuffer<int> d_counts(vectors);
+  const CapturedWork cap = CapturedWork::capture([&](cudaStream_t s) {
+    lab14::popcount_vectors(d_bits.data(), vectors, k, d_counts.data(), s);
+  });
+  GraphRules rules;
+  rules.kernels = {"popcount_vectors_kernel"};
+  ASSERT_TRUE(cap.holds_only(rules));
+  for (int run = 0; run < 2; ++run) {
+    const auto h = cudalab::random_matrix(vectors, k, cudalab::Fill::PlusMinusOne, 20 + run);
+    const auto packed = bits::pack_rows(h, vectors, k);
+    d_bits.upload(repitch(packed, vectors, k));
+    t::poison(d_counts.data(), d_counts.bytes());
+    cap.run();
+    const std::vector<int> got = d_counts.to_host();
+    const int words = bits::words32(k);
+    int wrong = 0;
+    for (int v = 0; v < vectors; ++v) {
+      int want = 0;
+      for (int w = 0; w < words; ++w) want += bits::popcount(packed[std::size_t(v) * words + w]);
+      if (got[v] != want && wrong++ == 0) {
+        ADD_FAILURE() << "vector " << v << " of " << vectors << " (K = " << k << "): expected "
+                      << want << " one bits, got " << got[v];
+      }
+    }
+    EXPECT_EQ(wrong, 0) << "wrong counts (run " << run + 1 << ")";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, PopcountGpu,
+                         ::testing::Values(PopShape{1, 1}, PopShape{3, 33}, PopShape{9, 1000},
+                                           PopShape{300, 257}, PopShape{1000, 4096},
+                                           PopShape{5, 20001}),
+                         [](const ::testing::TestParamInfo<PopShape>& p) {
+                           return std::to_string(p.param.vectors) + "x" + std::to_string(p.param.k);
+                         });
+
+// ---------------------------------------------------------------------------
+// The tensor-core kernels: exact, for M, N not multiples of the tiles and K not a multiple of
+// 256 bits (nor of the 1024-bit stage); K = 300 ends inside a 256-bit chunk, 1500 after a full
+// stage, 3172 four stages (past the ring of three), 20001 twenty stages.
+// ---------------------------------------------------------------------------
+const Shape kMmaShapes[] = {{16, 8, 256},     {1, 1, 1},        {17, 9, 300},    {33, 47, 515},
+                            {100, 1, 1024},   {1, 100, 1500},   {129, 130, 513}, {128, 128, 3172},
+                            {257, 300, 1500}, {700, 900, 2000}, {5, 140, 20001}};
+
+class NaiveMmaGpu : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(NaiveMmaGpu, IsExact) {
+  CUDALAB_REQUIRE_CC(8, 0);
+  expect_exact_on_two_inputs(GetParam(), lab14::MmaKernel::kNaive);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, NaiveMmaGpu, ::testing::ValuesIn(kMmaShapes), shape_name);
+
+class PipelinedMmaGpu : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(PipelinedMmaGpu, IsExact) {
+  CUDALAB_REQUIRE_CC(8, 0);
+  expect_exact_on_two_inputs(GetParam(), lab14::MmaKernel::kPipelined);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, PipelinedMmaGpu, ::testing::ValuesIn(kMmaShapes), shape_name);
+
+// ---------------------------------------------------------------------------
+// The compiled kernels hold the AND-popc MMA (cuobjdump -sass of this grader, sm_80 .. sm_90
+// code). The XOR form (.xor.popc) is no tensor-core instruction on sm_90: ptxas replaces it with
+// an emulation, so a kernel written with it shows no AND-popc MMA.
+// ---------------------------------------------------------------------------
+/// Runs @p command, returns its exit code; stdout and stderr go to @p out.
+int run_command(const std::string& command, std::string& out) {
+  out.clear();
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return -1;
+  std::array<char, 4096> buf{};
+  std::size_t got = 0;
+  while ((got = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), got);
+  const int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/// (architecture, mangled function name) -> the tensor-core MMA opcodes of its SASS.
+struct Sass {
+  std::string skip_reason;
+  std::map<std::pair<int, std::string>, std::set<std::string>> mma_ops;
+  std::string excerpt;
+};
+
+const Sass& sass_of_this_grader() {
+  static const Sass sass = [] {
+    Sass s;
+    const std::string tool = t::find_tool("cuobjdump");
+    if (tool.empty()) {
+      s.skip_reason =
+          "cuobjdump not found (CUDA toolkit bin/ not on PATH); the SASS is not checked";
+      return s;
+    }
+    std::array<char, 4096> exe{};
+    const ssize_t len = readlink("/proc/self/exe", exe.data(), exe.size() - 1);
+    if (len <= 0) {
+      s.skip_reason = "cannot locate this executable (/proc/self/exe)";
+      return s;
+    }
+    std::string out;
+    const int rc = run_command("'" + tool + "' -sass '" + std::string(exe.data(), len) + "'", out);
+    if (rc != 0) {
+      s.skip_reason =
+          "cuobjdump -sass failed (exit " + std::to_string(rc) + "): " + t::excerpt(out, 6);
+      return s;
+    }
+    static const std::regex arch_line(R"(code for sm_([0-9]+))");
+    static const std::regex function_line(R"(Function\s*:\s*(\S+))");
+    static const std::regex mma(R"(\b([BHI]MMA(\.[A-Z0-9_]+)*)\b)");
+    int arch = 0;
+    std::string current;
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+      std::smatch m;
+      if (std::regex_search(line, m, arch_line)) {
+        arch = std::stoi(m[1]);
+        current.clear();
+      } else if (std::regex_search(line, m, function_line)) {
+        current = m[1];
+        s.mma_ops[{arch, current}];
+      } else if (!current.empty()) {
+        for (auto it = std::sregex_iterator(line.begin(), line.end(), mma);
+             it != std::sregex_iterator(); ++it) {
+          s.mma_ops[{arch, current}].insert((*it)[1]);
+        }
+      }
+    }
+    s.excerpt = t::excerpt(out, 20);
+    return s;
+  }();
+  return sass;
+}
+
+/// Every sm_80 .. sm_90 SASS function named like @p kernel holds a 1-bit MMA with AND.
+void expect_and_popc_mma(const std::string& kernel) {
+  const Sass& sass = sass_of_this_grader();
+  if (!sass.skip_reason.empty()) GTEST_SKIP() << sass.skip_reason;
+  int functions = 0;
+  for (const auto& [key, ops] : sass.mma_ops) {
+    if (key.first < 80 || key.first > 90 || key.second.find(kernel) == std::string::npos) continue;
+    ++functions;
+    bool found = false;
+    std::string seen;
+    for (const auto& op : ops) {
+      seen += " " + op;
+      found = found || (op.rfind("BMMA", 0) == 0 && op.find(".AND") != std::string::npos);
+    }
+    EXPECT_TRUE(found) << kernel << " (sm_" << key.first
+                       << ") has no BMMA ... .AND.POPC (the 1-bit "
+                       << "AND tensor-core MMA) in its SASS; its MMA opcodes:"
+                       << (seen.empty() ? " none" : seen)
+                       << ". Use mma_and_popc(): the .xor.popc form is emulated on sm_90";
+  }
+  if (functions == 0) {
+    GTEST_SKIP() << "no sm_80 .. sm_90 code of " << kernel
+                 << " in this grader (built for other architectures)";
+  }
+}
+
+TEST(NaiveSassCpu, KernelUsesTheAndPopcTensorCoreMma) {
+  expect_and_popc_mma("binary_mma_naive_kernel");
+}
+
+TEST(PipelinedSassCpu, KernelUsesTheAndPopcTensorCoreMma) {
+  expect_and_popc_mma("binary_mma_pipelined_kernel");
+}
+
+// ---------------------------------------------------------------------------
+// Races, memory errors, barriers (compute-sanitizer) on small shapes with partial tiles and a
+// K that wraps the ring of stages.
+// ---------------------------------------------------------------------------
+constexpr const char* kNaiveSanitized = "Shapes/NaiveMmaGpu.*/33x47x515";
+constexpr const char* kPipelinedSanitized =
+    "Shapes/PipelinedMmaGpu.*/129x130x513:Shapes/PipelinedMmaGpu.*/128x128x3172";
+
+TEST(NaiveMmaSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
+  CUDALAB_REQUIRE_CC(8, 0);
+  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", kNaiveSanitized);
+}
+TEST(PipelinedMmaSanitizer, RacecheckFindsNoSharedMemoryHazard) {
+  CUDALAB_REQUIRE_CC(8, 0);
+  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", kPipelinedSanitized);
+}
+TEST(PipelinedMmaSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
+  CUDALAB_REQUIRE_CC(8, 0);
+  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", kPipelinedSanitized);
+}
+TEST(PipelinedMmaSanitizer, SynccheckFindsNoInvalidBarrier) {
+  CUDALAB_REQUIRE_CC(8, 0);
+  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", kPipelinedSanitized);
+}
+
+// ---------------------------------------------------------------------------
+// Perf, 4096^3 bits. The candidate is timed as its captured graph (popcounts + MMA kernel);
+// before each timed run one of two input sets is copied behind its pointers (untimed), and the
+// last output is checked in full against lab 09's kernel on that set and on rows against the host.
+// ---------------------------------------------------------------------------
+class PerfFixture : public ::testing::Test {
+ protected:
+  static constexpr int n = kPerfSize;
+
+  void SetUp() override {
+    CUDALAB_REQUIRE_CC(8, 0);
+    std::vector<std::uint32_t> pitched_a[2], pitched_b[2];
+    for (int set = 0; set < 2; ++set) {
+      h_a[set] = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 100 + 2 * set);
+      h_b[set] = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 101 + 2 * set);
+      a32[set] = bits::pack_rows(h_a[set], n, n);
+      b32[set] = bits::pack_cols(h_b[set], n, n);
+      pitched_a[set] = repitch(a32[set], n, n);
+      pitched_b[set] = repitch(b32[set], n, n);
+    }
+    a_in = std::make_unique<AlternatingInput<std::uint32_t>>(pitched_a[0], pitched_a[1]);
+    b_in = std::make_unique<AlternatingInput<std::uint32_t>>(pitched_b[0], pitched_b[1]);
+    d_pop = cudalab::DeviceBuffer<int>(2 * std::size_t(n));
+    d_c = cudalab::DeviceBuffer<float>(std::size_t(n) * n);
+    d_c_base = cudalab::DeviceBuffer<float>(std::size_t(n) * n);
+    d_a64 = upload(bits::pack_rows64(h_a[0], n, n));
+    d_b64 = upload(bits::pack_cols64(h_b[0], n, n));
+  }
+
+  void lab09(cudaStream_t s) {
+    lab14::register_tiled_xnor(d_a64.data(), d_b64.data(), d_c_base.data(), n, n, n, s);
+  }
+
+  CapturedWork capture(lab14::MmaKernel kernel) {
+    CapturedWork cap = CapturedWork::capture([this, kernel](cudaStream_t s) {
+      lab14::binary_gemm(kernel, a_in->live.data(), b_in->live.data(), d_pop.data(), d_c.data(), n,
+                         n, n, s);
+    });
+    EXPECT_TRUE(cap.holds_only(gemm_rules(kernel_of(kernel))));
+    return cap;
+  }
+
+  cudalab::BenchOptions alternating() {
+    cudalab::BenchOptions bo;
+    bo.before_candidate = [this](cudaStream_t s) {
+      a_in->copy_next(s);
+      b_in->copy_next(s);
+      last_set = a_in->last();
+    };
+    return bo;
+  }
+
+  /// The timed kernel's C equals lab 09's C on the same input set and, on rows, the host's.
+  void expect_output_correct(const char* what) {
+    const std::vector<float> got = d_c.to_host();
+    {
+      const auto d_a_set = upload(bits::pack_rows64(h_a[last_set], n, n));
+      const auto d_b_set = upload(bits::pack_cols64(h_b[last_set], n, n));
+      cudalab::DeviceBuffer<float> d_ref(std::size_t(n) * n);
+      lab14::register_tiled_xnor(d_a_set.data(), d_b_set.data(), d_ref.data(), n, n, n);
+      EXPECT_TRUE(t::matrices_match(d_ref.to_host(), got, n, n, 0.0))
+          << what << ": the last timed result (input set " << last_set
+          << ") differs from lab 09's kernel on the same data";
+    }
+    for (const int row : {0, n / 2 + 3, n - 1}) {
+      EXPECT_TRUE(t::matrices_match(
+          bits::binary_matmul_rows(a32[last_set], b32[last_set], n, n, row, row + 1),
+          std::vector<float>(got.begin() + std::ptrdiff_t(row) * n,
+                             got.begin() + std::ptrdiff_t(row + 1) * n),
+          1, n, 0.0))
+          << what << ": row " << row << " against the host reference";
+    }
+  }
+
+  /// Times @p kernel alone; judges its multiple of the popcount ceiling at the measured clock.
+  void expect_ceiling_multiple(lab14::MmaKernel kernel, double threshold_unscaled,
+                               const std::string& what) {
+    const CapturedWork cap = capture(kernel);
+    cudalab::BenchOptions bo = alternating();
+    bo.reps = 15;
+    d_c.fill_bytes(0xFF);
+    const cudalab::BenchStats stats = cudalab::benchmark(cap.as_work(), bo);
+    expect_output_correct(what.c_str());
+    const cudalab::Ceilings ceilings = cudalab::device_ceilings();
+    const double rate = double(n) * n * n / (stats.median_ms * 1e9);  // Tbit-MAC/s
+    const double multiple = rate / ceilings.popc_tbitops;
+    const double threshold = threshold_unscaled * cudalab::speedup_scale();
+    t::record_measurement(what + "_ms", stats.median_ms, "ms");
+    t::record_measurement(what + "_tbitmacs", rate, "Tbit-MAC/s");
+    t::record_measurement("popc_ceiling", ceilings.popc_tbitops, "Tbit-MAC/s");
+    t::record_measurement(what + "_x_popc_ceiling", multiple, "x", threshold, t::Bound::kAtLeast);
+    t::expect_possible(rate, kImpossibleCeilingMultiple * ceilings.popc_tbitops_max, "Tbit-MAC/s",
+                       what + " (64x the popcount ceiling at the peak clock)");
+    EXPECT_GE(multiple, threshold)
+        << what << " reaches " << rate << " Tbit-MAC/s = " << multiple << "x the popc ceiling ("
+        << ceilings.describe() << "), needs >= " << threshold << "x (median of "
+        << stats.samples_ms.size() << " runs, " << stats.median_ms << " ms)";
+  }
+
+  std::vector<float> h_a[2], h_b[2];
+  std::vector<std::uint32_t> a32[2], b32[2];
+  int last_set = 0;
+  std::unique_ptr<AlternatingInput<std::uint32_t>> a_in, b_in;
+  cudalab::DeviceBuffer<int> d_pop;
+  cudalab::DeviceBuffer<float> d_c, d_c_base;
+  cudalab::DeviceBuffer<std::uint64_t> d_a64, d_b64;
+};
+
+class PipelinedPerf : public PerfFixture {};
+
+TEST_F(PipelinedPerf, BeatsLab09RegisterTiledXnor) {
+  const CapturedWork cap = capture(lab14::MmaKernel::kPipelined);
+  d_c.fill_bytes(0xFF);
+  const cudalab::Comparison cmp =
+      cudalab::compare([this](cudaStream_t s) { lab09(s); }, cap.as_work(), alternating());
+  expect_output_correct("binary_mma_pipelined");
+  t::record_measurement("lab09_register_tiled_ms", cmp.baseline.median_ms, "ms");
+  t::expect_speedup(cmp, kPipelinedOverLab09Speedup,
+                    "pipelined AND-popc MMA (with its popcounts) vs lab 09's register-tiled XNOR");
+}
+
+TEST_F(PipelinedPerf, MultipleOfThePopcCeiling) {
+  expect_ceiling_multiple(lab14::MmaKernel::kPipelined, kPipelinedCeilingMultiple,
+                          "binary_mma_pipelined");
+}
+
+class NaivePerf : public PerfFixture {};
+
+TEST_F(NaivePerf, MultipleOfThePopcCeiling) {
+  expect_ceiling_multiple(lab14::MmaKernel::kNaive, kNaiveCeilingMultiple, "binary_mma_naive");
+}
+
+// popcount_vectors reads 2^16 vectors of 4096 bits (32 MB) once: a memory-bound kernel, judged
+// against a device-to-device copy of the same bytes.
+TEST(PopcountPerf, ReadsAtAShareOfCopyBandwidth) {
+  CUDALAB_REQUIRE_GPU();
+  constexpr int vectors = 1 << 16, k = 4096;
+  const std::size_t words = std::size_t(vectors) * lab14::row_words(k);
+  std::vector<std::uint32_t> set[2];
+  for (int s = 0; s < 2; ++s) {
+    std::mt19937_64 rng = cudalab::make_rng(70 + s);
+    set[s].resize(words);
+    for (auto& w : set[s]) w = static_cast<std::uint32_t>(rng());
+  }
+  AlternatingInput<std::uint32_t> in(set[0], set[1]);
+  cudalab::DeviceBuffer<int> d_counts(vectors);
+  const CapturedWork cap = CapturedWork::capture([&](cudaStream_t s) {
+    lab14::popcount_vectors(in.live.data(), vectors, k, d_counts.data(), s);
+  });
+  GraphRules rules;
+  rules.kernels = {"popcount_vectors_kernel"};
+  ASSERT_TRUE(cap.holds_only(rules));
+  cudalab::BenchOptions bo;
+  bo.before_candidate = [&](cudaStream_t s) { in.copy_next(s); };
+  const cudalab::BenchStats stats = cudalab::benchmark(cap.as_work(), bo);
+  const std::vector<int> got = d_counts.to_host();
+  const auto& last = set[in.last()];
+  for (const int v : {0, vectors / 3, vectors - 1}) {
+    int want = 0;
+    for (int w = 0; w < lab14::row_words(k); ++w) {
+      want += bits::popcount(last[std::size_t(v) * lab14::row_words(k) + w]);
+    }
+    EXPECT_EQ(got[v], want) << "popcount of vector " << v << " after the timed runs";
+  }
+  const double gbps = double(words) * 4 / (stats.median_ms * 1e6);
+  const double copy_gbps = cudalab::testing::d2d_copy_gbps(words * 4);
+  t::expect_share(gbps, copy_gbps, kPopcountCopyShare, "GB/s",
+                  "popcount_vectors (bytes read) vs a device-to-device copy (read + write)");
+}
+
+// ---------------------------------------------------------------------------
+// Given (recorded, not graded): cuBLAS SGEMM, TF32 and INT8 on the same ±1 data at 4096^3, and
+// the pipelined kernel's speedup over each: the fair answer to "does it beat cuBLAS?".
+// ---------------------------------------------------------------------------
+class GivenCublasPerf : public PerfFixture {};
+
+TEST_F(GivenCublasPerf, RecordsCublasOnTheSameData) {
+  const std::size_t count = std::size_t(n) * n;
+  const auto d_a = upload(h_a[0]);
+  const auto d_b = upload(h_b[0]);
+  std::vector<std::int8_t> a8(count), b8(count);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      a8[std::size_t(i) * n + j] = static_cast<std::int8_t>(h_a[0][std::size_t(i) * n + j]);
+      b8[std::size_t(j) * n + i] = static_cast<std::int8_t>(h_b[0][std::size_t(i) * n + j]);
+    }
+  }
+  const auto d_a8 = upload(a8);
+  const auto d_b8 = upload(b8);
+  cudalab::DeviceBuffer<std::int32_t> d_c32(count);
+  const lab14::CublasHandle handle;
+  const CapturedWork cap = capture(lab14::MmaKernel::kPipelined);
+  const std::pair<const char*, cudalab::GpuWork> baselines[] = {
+      {"cublas_sgemm",
+       [&](cudaStream_t s) {
+         lab14::cublas_sgemm(handle, d_a.data(), d_b.data(), d_c_base.data(), n, n, n, s);
+       }},
+      {"cublas_tf32",
+       [&](cudaStream_t s) {
+         lab14::cublas_tf32(handle, d_a.data(), d_b.data(), d_c_base.data(), n, n, n, s);
+       }},
+      {"cublas_int8",
+       [&](cudaStream_t s) {
+         lab14::cublas_int8(handle, d_a8.data(), d_b8.data(), d_c32.data(), n, n, n, s);
+       }},
+  };
+  for (const auto& [name, work] : baselines) {
+    const cudalab::Comparison cmp = cudalab::compare(work, cap.as_work(), alternating());
+    const double tops = 2.0 * double(n) * n * n / (cmp.baseline.median_ms * 1e9);
+    t::record_measurement(std::string(name) + "_ms", cmp.baseline.median_ms, "ms");
+    t::record_measurement(std::string(name) + "_tops", tops, "TOPS");
+    t::record_measurement(std::string("pipelined_over_") + name, cmp.speedup, "x");
+  }
+  expect_output_correct("binary_mma_pipelined");
+}
+
+}  // namespace
