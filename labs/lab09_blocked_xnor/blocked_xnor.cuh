@@ -25,6 +25,7 @@
 
 #include <cstdint>
 
+#include "cublas_ref.cuh"
 #include "cudalab/device_buffer.cuh"
 
 namespace lab09 {
@@ -116,30 +117,8 @@ void naive_xnor_table(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bi
 /// A 256-byte device table, entry i = number of 1 bits of i.
 cudalab::DeviceBuffer<std::uint8_t> make_popcount_table(cudaStream_t stream = nullptr);
 
-// ---------------------------------------------------------------------------
-// Given: cuBLAS SGEMM on the ±1 data as floats (cublas_sgemm.cu)
-// ---------------------------------------------------------------------------
-
-/// Owns a cuBLAS handle (created in the constructor, destroyed in the destructor).
-class CublasHandle {
- public:
-  /// @throws std::runtime_error when cublasCreate() fails
-  CublasHandle();
-  ~CublasHandle();
-  CublasHandle(const CublasHandle&) = delete;
-  CublasHandle& operator=(const CublasHandle&) = delete;
-  /// The raw handle, for cuBLAS calls.
-  cublasHandle_t get() const noexcept { return handle_; }
-
- private:
-  cublasHandle_t handle_ = nullptr;
-};
-
-/**
- * @brief Row-major float C = A * B (A: M x K, B: K x N) with cublasSgemm on @p stream.
- * @throws std::runtime_error naming the cuBLAS status when a call fails
- */
-void cublas_sgemm(const CublasHandle& handle, const float* d_a, const float* d_b, float* d_c, int m,
-                  int n, int k, cudaStream_t stream = nullptr);
+// Given: cuBLAS SGEMM on the ±1 data as floats (labs/common/cublas_ref, shared with labs 13-14)
+using cublas_ref::cublas_sgemm;
+using cublas_ref::CublasHandle;
 
 }  // namespace lab09
