@@ -8,15 +8,11 @@
 // Compute wavefronts of the 16-byte shared loads against the bank model; speed against a
 // device-to-device copy and the scalar copy (few warps per SM and full occupancy), and the
 // tile stage against the padded transpose and the copy.
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <array>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <functional>
-#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -150,85 +146,27 @@ TEST(AlignmentCpu, CanVectorizeExactlyWhenEveryRowSharesOnePlan) {
 // ---------------------------------------------------------------------------
 // The compiled kernels hold 128-bit instructions (cuobjdump -sass of this grader).
 // ---------------------------------------------------------------------------
-/// Runs @p command, returns its exit code; stdout and stderr go to @p out.
-int run_command(const std::string& command, std::string& out) {
-  out.clear();
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return -1;
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
-/// Mangled function name -> the 128-bit memory opcodes its SASS uses (every architecture).
-struct Sass {
-  std::string skip_reason;
-  std::map<std::string, std::set<std::string>> wide_ops;
-  std::string excerpt;
-};
-
-const Sass& sass_of_this_grader() {
-  static const Sass sass = [] {
-    Sass s;
-    const std::string tool = t::find_tool("cuobjdump");
-    if (tool.empty()) {
-      s.skip_reason =
-          "cuobjdump not found (CUDA toolkit bin/ not on PATH); the SASS is not checked";
-      return s;
-    }
-    std::array<char, 4096> exe{};
-    const ssize_t len = readlink("/proc/self/exe", exe.data(), exe.size() - 1);
-    if (len <= 0) {
-      s.skip_reason = "cannot locate this executable (/proc/self/exe)";
-      return s;
-    }
-    std::string out;
-    const int rc = run_command("'" + tool + "' -sass '" + std::string(exe.data(), len) + "'", out);
-    if (rc != 0) {
-      s.skip_reason =
-          "cuobjdump -sass failed (exit " + std::to_string(rc) + "): " + t::excerpt(out, 6);
-      return s;
-    }
-    static const std::regex function_line(R"(Function\s*:\s*(\S+))");
-    static const std::regex wide(R"(\b((LDG|STG|LDS|STS)(\.[A-Z0-9_]+)*\.128)\b)");
-    std::string current;
-    std::istringstream lines(out);
-    for (std::string line; std::getline(lines, line);) {
-      std::smatch m;
-      if (std::regex_search(line, m, function_line)) {
-        current = m[1];
-        s.wide_ops[current];
-      } else if (!current.empty()) {
-        for (auto it = std::sregex_iterator(line.begin(), line.end(), wide);
-             it != std::sregex_iterator(); ++it) {
-          std::string op = (*it)[2];  // LDG, STG, LDS or STS
-          s.wide_ops[current].insert(op);
-        }
-      }
-    }
-    s.excerpt = t::excerpt(out, 20);
-    return s;
-  }();
-  return sass;
-}
-
-/// Every SASS function whose name contains all of @p parts uses each opcode of @p ops at
-/// 128 bits.
+/// Every SASS function (each architecture) whose name contains all of @p parts uses each
+/// opcode of @p ops at 128 bits.
 void expect_wide_ops(const std::vector<std::string>& parts, const std::vector<std::string>& ops,
                      const std::string& what) {
-  const Sass& sass = sass_of_this_grader();
+  static const std::regex wide(R"(^(LDG|STG|LDS|STS)(\.[A-Z0-9_]+)*\.128\b)");
+  const t::SassListing& sass = t::sass_of_this_grader();
   int functions = 0;
-  for (const auto& [name, found] : sass.wide_ops) {
+  for (const t::SassFunction& f : sass.functions) {
     bool match = true;
-    for (const auto& p : parts) match = match && name.find(p) != std::string::npos;
+    for (const auto& p : parts) match = match && f.name.find(p) != std::string::npos;
     if (!match) continue;
     ++functions;
+    std::set<std::string> found;  // LDG, STG, LDS, STS at 128 bits
+    for (const std::string& op : f.opcodes) {
+      std::smatch m;
+      if (std::regex_search(op, m, wide)) found.insert(m[1]);
+    }
     for (const auto& op : ops) {
       EXPECT_TRUE(found.count(op))
-          << what << " (" << name << ") has no 128-bit " << op << " (e.g. " << op << ".E.128 / "
-          << op << ".128) in its SASS: does it access memory through float4?";
+          << what << " (" << f.name << ", " << f.arch << ") has no 128-bit " << op << " (e.g. "
+          << op << ".E.128 / " << op << ".128) in its SASS: does it access memory through float4?";
     }
   }
   ASSERT_GT(functions, 0) << "no function named like " << parts.front()
@@ -237,15 +175,15 @@ void expect_wide_ops(const std::vector<std::string>& parts, const std::vector<st
 }
 
 TEST(Vec4SassCpu, CopyKernelMovesItsBodyWith128BitGlobalAccesses) {
-  if (!sass_of_this_grader().skip_reason.empty()) {
-    GTEST_SKIP() << sass_of_this_grader().skip_reason;
+  if (!t::sass_of_this_grader().skip_reason.empty()) {
+    GTEST_SKIP() << t::sass_of_this_grader().skip_reason;
   }
   expect_wide_ops({"vec4_copy_kernel"}, {"LDG", "STG"}, "vec4_copy_kernel");
 }
 
 TEST(Vec4SassCpu, TileStageUses128BitGlobalLoadsAndSharedLoadsAndStores) {
-  if (!sass_of_this_grader().skip_reason.empty()) {
-    GTEST_SKIP() << sass_of_this_grader().skip_reason;
+  if (!t::sass_of_this_grader().skip_reason.empty()) {
+    GTEST_SKIP() << t::sass_of_this_grader().skip_reason;
   }
   expect_wide_ops({"vec4_tile_transpose_kernel", "InterleavedVec4"}, {"LDG", "STS", "LDS"},
                   "vec4_tile_transpose_kernel<InterleavedVec4>");

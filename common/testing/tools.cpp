@@ -238,4 +238,48 @@ void expect_tool_clean(const ToolRun& run, const std::string& what) {
                               << excerpt(run.output);
 }
 
+const SassListing& sass_of_this_grader() {
+  static const SassListing listing = [] {
+    SassListing s;
+    const std::string tool = find_tool("cuobjdump");
+    if (tool.empty()) {
+      s.skip_reason =
+          "cuobjdump not found (CUDA toolkit bin/ not on PATH); the SASS is not checked";
+      return s;
+    }
+    const std::string exe = self_executable();
+    if (exe.empty()) {
+      s.skip_reason = "cannot locate this executable (/proc/self/exe)";
+      return s;
+    }
+    std::string out;
+    const int rc = run_command(shell_quote(tool) + " -sass " + shell_quote(exe), out);
+    if (rc != 0) {
+      s.skip_reason =
+          "cuobjdump -sass failed (exit " + std::to_string(rc) + "): " + excerpt(out, 6);
+      return s;
+    }
+    static const std::regex arch_line(R"(arch\s*=\s*(sm_[0-9]+[a-z]?))");
+    static const std::regex function_line(R"(Function\s*:\s*(\S+))");
+    // `/*0700*/   @!P0 BMMA.168256.AND.POPC R12, ...` -> BMMA.168256.AND.POPC
+    static const std::regex instruction(
+        R"(/\*[0-9a-f]+\*/\s+(?:@!?U?P[0-9T]+\s+)?([A-Z][A-Z0-9_.]*))");
+    std::string arch;
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+      std::smatch m;
+      if (std::regex_search(line, m, arch_line)) {
+        arch = m[1];
+      } else if (std::regex_search(line, m, function_line)) {
+        s.functions.push_back(SassFunction{arch, m[1], {}});
+      } else if (!s.functions.empty() && std::regex_search(line, m, instruction)) {
+        s.functions.back().opcodes.push_back(m[1]);
+      }
+    }
+    s.excerpt = excerpt(out, 20);
+    return s;
+  }();
+  return listing;
+}
+
 }  // namespace cudalab::testing

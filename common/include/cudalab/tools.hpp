@@ -9,6 +9,9 @@
  * is missing, or cannot use this GPU or its counters, the result says why and the test
  * is Skipped with that reason.
  *
+ * A `...SassCpu` test reads the machine code compiled into this grader (`cuobjdump -sass`,
+ * no GPU needed) to check that a kernel uses the instructions its lab teaches.
+ *
  * Tools are looked up in CUDALAB_COMPUTE_SANITIZER / CUDALAB_NCU, then PATH, then the
  * CUDA toolkit's bin folder (and Nsight Compute's usual install folders).
  */
@@ -86,6 +89,25 @@ void expect_tool_clean(const ToolRun& run, const std::string& what);
 
 /// Number of tests the inner run executed ("[==========] N tests ... ran"), or -1.
 int tests_ran(const std::string& output);
+
+/// One function of the SASS compiled into this grader, for one architecture.
+struct SassFunction {
+  std::string arch;                  ///< "sm_90" (from cuobjdump's `arch = sm_90` line)
+  std::string name;                  ///< the mangled function name
+  std::vector<std::string> opcodes;  ///< each instruction's opcode with its modifiers, in order
+};
+
+/// The SASS of this grader (`cuobjdump -sass` of this executable, read once).
+struct SassListing {
+  std::string skip_reason;              ///< non-empty: cuobjdump is missing or failed (why)
+  std::vector<SassFunction> functions;  ///< every function of every architecture
+  std::string excerpt;                  ///< the first lines of cuobjdump's output, for messages
+};
+
+/// The SASS of this executable; functions are empty and skip_reason says why when cuobjdump
+/// is not found or fails. Opcodes are as cuobjdump prints them: `LDG.E.128.CONSTANT`,
+/// `BMMA.168256.AND.POPC` (predicates such as `@!P0` dropped).
+const SassListing& sass_of_this_grader();
 
 /// Shortens a long tool report to its first and last lines for a failure message.
 std::string excerpt(const std::string& output, std::size_t max_lines = 60);
