@@ -3,8 +3,13 @@
 // runtime's answer on the GPU). Every graded launcher runs under stream capture (the graph may
 // hold only the lab's kernel: no cuBLAS, no host work), then on new inputs behind the same
 // pointers, with NaN-poisoned outputs and shared memory.
+#include <cxxabi.h>
+
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <set>
 #include <string>
@@ -99,19 +104,33 @@ TEST(SwizzleCpu, VisitsEveryTileExactlyOnce) {
   }
 }
 
+/// The documented order (sgemm.cuh, handout): block b lies in group g = b / (group * tiles_n)
+/// of rows = min(group, tiles_m - g * group) tile rows; position p inside it maps to tile row
+/// g * group + p % rows, column p / rows.
+lab13::TileCoord documented_swizzle(int block, int tiles_m, int tiles_n, int group) {
+  const int g = block / (group * tiles_n), p = block % (group * tiles_n);
+  const int rows = std::min(group, tiles_m - g * group);
+  return {g * group + p % rows, p / rows};
+}
+
 TEST(SwizzleCpu, WalksDownTheRowsOfAGroupFirst) {
-  // The graded grid at 4096^2: 32 x 16 tiles of 128 x 256, groups of kSwizzleGroup rows.
-  const int tiles_m = 32, tiles_n = 16, group = lab13::kSwizzleGroup;
-  for (int block = 0; block < tiles_m * tiles_n; ++block) {
-    const lab13::TileCoord t = lab13::swizzle_tile(block, tiles_m, tiles_n, group);
-    const int g = block / (group * tiles_n), in_group = block % (group * tiles_n);
-    ASSERT_EQ(t.row, g * group + in_group % group) << "tile row of block " << block;
-    ASSERT_EQ(t.col, in_group / group) << "tile column of block " << block;
+  // Every grid: full groups, a last group with fewer rows (tiles_m % group != 0), and grids
+  // with fewer tile rows than one group (the graded 4096^2 grid is 32 x 16, groups of 8).
+  for (int tiles_m = 1; tiles_m <= 19; ++tiles_m) {
+    for (const int tiles_n : {1, 2, 5, 13, 16}) {
+      for (const int group : {1, 3, 4, lab13::kSwizzleGroup, 16}) {
+        for (int block = 0; block < tiles_m * tiles_n; ++block) {
+          const lab13::TileCoord t = lab13::swizzle_tile(block, tiles_m, tiles_n, group);
+          const lab13::TileCoord want = documented_swizzle(block, tiles_m, tiles_n, group);
+          ASSERT_TRUE(t.row == want.row && t.col == want.col)
+              << "block " << block << " of a " << tiles_m << " x " << tiles_n
+              << " grid of tiles, groups of " << group << " rows: tile (" << t.row << ", " << t.col
+              << "), the documented order gives (" << want.row << ", " << want.col
+              << ") (the blocks of a group walk down its rows, also in a last, shorter group)";
+        }
+      }
+    }
   }
-  // A last group of 3 rows (11 = 8 + 3): its blocks walk down those 3 rows.
-  const lab13::TileCoord t = lab13::swizzle_tile(8 * 5 + 4, 11, 5, 8);
-  EXPECT_EQ(t.row, 8 + 4 % 3) << "block 44 of an 11 x 5 grid, groups of 8: row";
-  EXPECT_EQ(t.col, 4 / 3) << "block 44 of an 11 x 5 grid, groups of 8: column";
 }
 
 // ---------------------------------------------------------------------------
@@ -185,7 +204,38 @@ TEST(OccupancyCpu, KnownCasesOnComputeCapability90) {
        5,
        Limiter::kSharedMemory},
       {"60000 B dynamic without opting in", {128, 32, 0, 60000, k48K}, 0, Limiter::kDoesNotFit},
-      {"256 registers per thread", {128, 256, 0, 0, k48K}, 0, Limiter::kDoesNotFit},
+      {"255 registers per thread (8160 per warp, allocated 8192): 2 warps per quarter",
+       {128, 255, 0, 0, k48K},
+       2,
+       Limiter::kRegisters},
+      {"300 registers per thread: above the 255 a thread can have",
+       {128, 300, 0, 0, k48K},
+       0,
+       Limiter::kDoesNotFit},
+      {"32 threads, 200 registers (6400 per warp): 2 warps per quarter, not 10 per SM",
+       {32, 200, 0, 0, k48K},
+       8,
+       Limiter::kRegisters},
+      {"64 threads, 36 registers (1280 per warp): 12 warps per quarter, 48 per SM, not 51",
+       {64, 36, 0, 0, k48K},
+       24,
+       Limiter::kRegisters},
+      {"32 threads, 7168 B dynamic: 8192 B per block with the 1 KB reservation",
+       {32, 16, 0, 7168, k48K},
+       28,
+       Limiter::kSharedMemory},
+      {"32 threads, 45666 B dynamic: 46690 B per block, allocated 46720 (128 B units)",
+       {32, 16, 0, 45666, k48K},
+       4,
+       Limiter::kSharedMemory},
+      {"32 threads, 232448 B dynamic (opted in to the 227 KB maximum): one block per SM",
+       {32, 16, 0, 232448, 232448},
+       1,
+       Limiter::kSharedMemory},
+      {"32 threads, 232449 B dynamic: one byte past the opt-in maximum",
+       {32, 16, 0, 232449, 232449},
+       0,
+       Limiter::kDoesNotFit},
       {"1025 threads", {1025, 16, 0, 0, k48K}, 0, Limiter::kDoesNotFit},
       {"33 threads count as 2 warps", {33, 16, 0, 0, k48K}, 32, Limiter::kThreads},
   };
@@ -230,10 +280,16 @@ TEST(OccupancyGpu, MatchesTheRuntimeOnTheLabsKernels) {
     ASSERT_NE(info.kernel, nullptr) << info.name;
     cudaFuncAttributes attr{};
     CUDA_CHECK(cudaFuncGetAttributes(&attr, info.kernel));
-    // As launched, and with other block sizes and dynamic shared memory the kernel allows.
-    const std::pair<int, std::size_t> configs[] = {
-        {info.threads, info.dynamic_smem},        {64, 0}, {128, 4096}, {96, 20000}, {512, 0},
-        {info.threads, info.dynamic_smem + 30000}};
+    // As launched, and with other block sizes and dynamic shared memory the kernel allows
+    // (never above its maxDynamicSharedSizeBytes): 96 threads split the register quarters
+    // unevenly; 32 threads with the most dynamic shared memory make shared memory the bound.
+    const std::size_t most = std::size_t(attr.maxDynamicSharedSizeBytes);
+    const std::pair<int, std::size_t> configs[] = {{info.threads, info.dynamic_smem},
+                                                   {64, 0},
+                                                   {96, std::min<std::size_t>(20000, most)},
+                                                   {128, std::min<std::size_t>(4096, most)},
+                                                   {32, most},
+                                                   {info.threads, most}};
     for (const auto& [threads, dynamic] : configs) {
       if (threads > attr.maxThreadsPerBlock) continue;  // the kernel cannot launch so
       SCOPED_TRACE(std::string(info.name) + ": " + std::to_string(threads) + " threads, " +
@@ -284,11 +340,13 @@ TEST(LaunchBoundsGpu, PipelinedKernelDeclaresItsBlock) {
 // ---------------------------------------------------------------------------
 // Correctness on odd shapes: 1 and 17, sizes one past a tile, rows that are not 16-byte
 // aligned (n or k not multiples of 4: the scalar paths), k not a multiple of the k tile (8,
-// 16), rectangles both ways; small integers (exact) and uniform floats (tolerance).
+// 16), k = 1 with 16-byte rows of B, n = 1, rectangles both ways; small integers (exact) and
+// uniform floats (tolerance). The pipeline's k-tile counts (1, 2, 3, 16, 33, 49, 65) leave every
+// remainder modulo its 3 stages, and fewer tiles than its prologue fills (1).
 // ---------------------------------------------------------------------------
-const Shape kShapes[] = {{1, 1, 1},      {17, 17, 17},    {1, 300, 17},
-                         {129, 260, 33}, {1000, 3, 777},  {257, 516, 1028},
-                         {130, 68, 20},  {33, 1001, 515}, {256, 256, 256}};
+const Shape kShapes[] = {{1, 1, 1},       {17, 17, 17},     {1, 300, 17},  {129, 260, 33},
+                         {1000, 3, 777},  {257, 516, 1028}, {130, 68, 20}, {33, 1001, 515},
+                         {256, 256, 256}, {40, 516, 1},     {300, 1, 40}};
 
 class StageGpu : public ::testing::TestWithParam<Shape> {
  protected:
@@ -351,6 +409,159 @@ TEST(MisalignedGpu, EveryStageFallsBackToScalarAccesses) {
     EXPECT_TRUE(cudalab::testing::matrices_match(
         want, std::vector<float>(got.begin() + 1, got.end()), m, n, 0.0))
         << s.name << " with A, B and C one float past a 16-byte boundary";
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Which tile each block computes (stages 4 and 5): the launcher's captured kernel is launched
+// again with only its first blocks (the 1-D grid cut short); the tiles those blocks computed
+// hold the product, every other tile keeps its NaN. Stage 4 must go row by row, stage 5 in
+// swizzle groups (a stage 5 that launches stage 4's order, or maps blocks another way, fails).
+// ---------------------------------------------------------------------------
+
+std::string demangled(const std::string& mangled) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> out(
+      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
+  return status == 0 && out ? std::string(out.get()) : mangled;
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+/// Captures @p launch, checks its graph holds one launch of the pipelined kernel on a 1-D grid
+/// of @p tiles blocks, then launches that kernel with the same arguments on @p blocks blocks.
+void launch_first_blocks(const Launch& launch, const float* d_a, const float* d_b, float* d_c,
+                         int m, int n, int k, unsigned tiles, unsigned blocks) {
+  cudaStream_t stream = nullptr;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  launch(d_a, d_b, d_c, m, n, k, stream);
+  cudaGraph_t graph = nullptr;
+  CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  std::size_t count = 0;
+  CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &count));
+  std::vector<cudaGraphNode_t> nodes(count);
+  if (count > 0) CUDA_CHECK(cudaGraphGetNodes(graph, nodes.data(), &count));
+  cudaKernelNodeParams p{};
+  int kernels = 0;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type{};
+    CUDA_CHECK(cudaGraphNodeGetType(node, &type));
+    if (type == cudaGraphNodeTypeKernel) {
+      CUDA_CHECK(cudaGraphKernelNodeGetParams(node, &p));
+      ++kernels;
+    }
+  }
+  const char* name = nullptr;
+  const bool named = kernels == 1 && cudaFuncGetName(&name, p.func) == cudaSuccess;
+  (void)cudaGetLastError();
+  const std::string kernel = named && name != nullptr ? name : "";
+  // The launcher's own call: (const float* a, const float* b, float* c, int m, int n, int k).
+  const void* a = nullptr;
+  const void* b = nullptr;
+  void* c = nullptr;
+  int dims[3] = {0, 0, 0};
+  const bool ours =
+      kernel.find(std::string("22") + kPipelinedKernel) != std::string::npos &&
+      ends_with(demangled(kernel), "(float const*, float const*, float*, int, int, int)");
+  if (ours && p.kernelParams != nullptr) {
+    std::memcpy(&a, p.kernelParams[0], sizeof a);
+    std::memcpy(&b, p.kernelParams[1], sizeof b);
+    std::memcpy(&c, p.kernelParams[2], sizeof c);
+    for (int i = 0; i < 3; ++i) std::memcpy(&dims[i], p.kernelParams[3 + i], sizeof(int));
+  }
+  const dim3 grid = p.gridDim, block = p.blockDim;
+  const unsigned smem = p.sharedMemBytes;
+  CUDA_CHECK(cudaGraphDestroy(graph));
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  ASSERT_TRUE(ours) << "the captured graph should hold exactly one launch of " << kPipelinedKernel
+                    << " (" << kernels << " kernel nodes; kernel " << kernel << ")";
+  ASSERT_NE(p.kernelParams, nullptr) << "the kernel node holds no argument array";
+  ASSERT_TRUE(a == d_a && b == d_b && c == d_c && dims[0] == m && dims[1] == n && dims[2] == k)
+      << "the kernel should be launched with (a, b, c, m, n, k) as the launcher got them";
+  ASSERT_TRUE(grid.x == tiles && grid.y == 1 && grid.z == 1)
+      << "the pipelined kernel runs on a 1-D grid of tiles_m x tiles_n = " << tiles
+      << " blocks (sgemm.cuh); the grid was (" << grid.x << ", " << grid.y << ", " << grid.z << ")";
+  void* args[] = {&a, &b, &c, &dims[0], &dims[1], &dims[2]};
+  CUDA_CHECK(cudaLaunchKernel(p.func, dim3(blocks), block, args, smem, nullptr));
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+/// Runs @p s on an 11 x 5 grid of tiles (a last swizzle group of 3 rows) with only its first
+/// @p blocks blocks and checks that exactly the tiles want(b) of blocks b < blocks were written.
+template <class Want>
+void expect_block_order(const Stage& s, unsigned blocks, Want want) {
+  CUDALAB_REQUIRE_GPU();
+  SCOPED_TRACE(std::string("stage ") + s.name);
+  const int tiles_m = 11, tiles_n = 5;
+  const int m = (tiles_m - 1) * lab13::kPipeBlockM + 3, n = tiles_n * lab13::kPipeBlockN - 4;
+  const int k = 20;
+  const auto h_a = cudalab::random_matrix(m, k, cudalab::Fill::SmallInt, 61);
+  const auto h_b = cudalab::random_matrix(k, n, cudalab::Fill::SmallInt, 62);
+  cudalab::DeviceBuffer<float> d_a(h_a.size()), d_b(h_b.size()), d_c(std::size_t(m) * n);
+  d_a.upload(h_a);
+  d_b.upload(h_b);
+  cudalab::testing::poison(d_c.data(), d_c.bytes());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  launch_first_blocks(s.launch, d_a.data(), d_b.data(), d_c.data(), m, n, k,
+                      unsigned(tiles_m * tiles_n), blocks);
+  if (::testing::Test::HasFatalFailure()) return;
+  const std::vector<float> got = d_c.to_host();
+  std::set<std::pair<int, int>> computed;
+  for (unsigned b = 0; b < blocks; ++b) {
+    const lab13::TileCoord t = want(int(b), tiles_m, tiles_n);
+    computed.insert({t.row, t.col});
+  }
+  for (int tr = 0; tr < tiles_m; ++tr) {
+    for (int tc = 0; tc < tiles_n; ++tc) {
+      // The tile's last element inside C: written only by the block that computes the tile.
+      const int r = std::min(m, (tr + 1) * lab13::kPipeBlockM) - 1;
+      const int col = std::min(n, (tc + 1) * lab13::kPipeBlockN) - 1;
+      const float v = got[std::size_t(r) * n + col];
+      if (computed.count({tr, tc}) != 0) {
+        double sum = 0.0;
+        for (int i = 0; i < k; ++i)
+          sum += double(h_a[std::size_t(r) * k + i]) * h_b[std::size_t(i) * n + col];
+        EXPECT_EQ(v, sum) << "tile (" << tr << ", " << tc << ") should have been computed by one "
+                          << "of the first " << blocks << " blocks: C(" << r << ", " << col << ")";
+      } else {
+        EXPECT_TRUE(std::isnan(v)) << "tile (" << tr << ", " << tc << ") was computed by one of "
+                                   << "the first " << blocks << " blocks, which should compute "
+                                   << "other tiles: C(" << r << ", " << col << ") = " << v;
+      }
+    }
+  }
+}
+
+TEST(BlockOrderGpu, PipelinedBlocksGoRowByRow) {
+  // 13 blocks: tile rows 0 and 1 and the first 3 tiles of row 2.
+  expect_block_order(kStages[3], 13, [](int b, int, int tiles_n) {
+    return lab13::TileCoord{b / tiles_n, b % tiles_n};
+  });
+}
+
+TEST(BlockOrderGpu, SwizzledBlocksWalkDownTheirGroup) {
+  // 47 blocks: the first group (8 rows x 5 columns) and 7 blocks of the last group of 3 rows.
+  expect_block_order(kStages[4], 47, [](int b, int tiles_m, int tiles_n) {
+    return documented_swizzle(b, tiles_m, tiles_n, lab13::kSwizzleGroup);
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Index range: A holds more than 2^31 elements, so a row offset row * k computed in int
+// overflows (tests/common/matmul_grading.cuh); n = 4 takes the 16-byte paths, n = 3 the
+// scalar ones.
+// ---------------------------------------------------------------------------
+TEST(IndexRangeGpu, EveryStagePast2To31ElementsOfA) {
+  CUDALAB_REQUIRE_GPU();
+  for (const Stage& s : kStages) {
+    for (const int n : {4, 3}) {
+      SCOPED_TRACE(std::string("stage ") + s.name + ", n = " + std::to_string(n));
+      matmul_grading::expect_large_a_rows(s.launch, s.kernel, 32, n);
+      if (HasFatalFailure() || IsSkipped()) return;
+    }
   }
 }
 

@@ -231,12 +231,16 @@ bool vector_path(const float* d_b, const float* d_c, int n) {
   return n % 4 == 0 && addr % 16 == 0;
 }
 
-/// Raises the kernel's dynamic shared-memory limit to kPipeSmemBytes (> 48 KB needs opting in).
+/// Raises the kernel's dynamic shared-memory limit to kPipeSmemBytes (> 48 KB needs opting in),
+/// once per process: the first call sets the attribute, later calls (every launch) reuse it.
 template <bool kSwizzle, bool kVec>
 const void* configured_kernel() {
-  const void* f = reinterpret_cast<const void*>(kKernel<kSwizzle, kVec>);
-  CUDA_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(kPipeSmemBytes)));
+  static const void* const f = [] {
+    const void* kernel = reinterpret_cast<const void*>(kKernel<kSwizzle, kVec>);
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(kPipeSmemBytes)));
+    return kernel;
+  }();
   return f;
 }
 
