@@ -461,28 +461,48 @@ TEST(PipelinedMmaSanitizer, SynccheckFindsNoInvalidBarrier) {
 // before each timed run one of two input sets is copied behind its pointers (untimed), and the
 // last output is checked in full against lab 09's kernel on that set and on rows against the host.
 // ---------------------------------------------------------------------------
+/// @p count random 32-bit words: packed ±1 vectors with every bit drawn (K = kPerfSize has no
+/// padding bits). Drawing the bits directly keeps the perf tests' setup short (packing 4096^2
+/// floats four times took seconds).
+std::vector<std::uint32_t> random_words(std::size_t count, std::uint64_t stream) {
+  std::mt19937_64 rng = cudalab::make_rng(stream);
+  std::vector<std::uint32_t> w(count);
+  for (std::size_t i = 0; i < count; i += 2) {
+    const std::uint64_t r = rng();
+    w[i] = static_cast<std::uint32_t>(r);
+    if (i + 1 < count) w[i + 1] = static_cast<std::uint32_t>(r >> 32);
+  }
+  return w;
+}
+
+/// The same bits in 64-bit words (pack_rows64()'s layout: element e at bit e % 64, LSB first).
+std::vector<std::uint64_t> widen(const std::vector<std::uint32_t>& w) {
+  std::vector<std::uint64_t> out(w.size() / 2);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i] = std::uint64_t(w[2 * i]) | (std::uint64_t(w[2 * i + 1]) << 32);
+  }
+  return out;
+}
+
 class PerfFixture : public ::testing::Test {
  protected:
   static constexpr int n = kPerfSize;
+  static_assert(lab14::row_words(kPerfSize) == kPerfSize / 32 && kPerfSize % 64 == 0,
+                "the perf inputs have no padding words or bits, in 32- and 64-bit words");
 
   void SetUp() override {
     CUDALAB_REQUIRE_CC(8, 0);
-    std::vector<std::uint32_t> pitched_a[2], pitched_b[2];
     for (int set = 0; set < 2; ++set) {
-      h_a[set] = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 100 + 2 * set);
-      h_b[set] = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 101 + 2 * set);
-      a32[set] = bits::pack_rows(h_a[set], n, n);
-      b32[set] = bits::pack_cols(h_b[set], n, n);
-      pitched_a[set] = repitch(a32[set], n, n);
-      pitched_b[set] = repitch(b32[set], n, n);
+      a32[set] = random_words(std::size_t(n) * n / 32, 100 + 2 * set);  // A by rows
+      b32[set] = random_words(std::size_t(n) * n / 32, 101 + 2 * set);  // B by columns
     }
-    a_in = std::make_unique<AlternatingInput<std::uint32_t>>(pitched_a[0], pitched_a[1]);
-    b_in = std::make_unique<AlternatingInput<std::uint32_t>>(pitched_b[0], pitched_b[1]);
+    a_in = std::make_unique<AlternatingInput<std::uint32_t>>(a32[0], a32[1]);
+    b_in = std::make_unique<AlternatingInput<std::uint32_t>>(b32[0], b32[1]);
     d_pop = cudalab::DeviceBuffer<int>(2 * std::size_t(n));
     d_c = cudalab::DeviceBuffer<float>(std::size_t(n) * n);
     d_c_base = cudalab::DeviceBuffer<float>(std::size_t(n) * n);
-    d_a64 = upload(bits::pack_rows64(h_a[0], n, n));
-    d_b64 = upload(bits::pack_cols64(h_b[0], n, n));
+    d_a64 = upload(widen(a32[0]));
+    d_b64 = upload(widen(b32[0]));
   }
 
   void lab09(cudaStream_t s) {
@@ -512,8 +532,8 @@ class PerfFixture : public ::testing::Test {
   void expect_output_correct(const char* what) {
     const std::vector<float> got = d_c.to_host();
     {
-      const auto d_a_set = upload(bits::pack_rows64(h_a[last_set], n, n));
-      const auto d_b_set = upload(bits::pack_cols64(h_b[last_set], n, n));
+      const auto d_a_set = upload(widen(a32[last_set]));
+      const auto d_b_set = upload(widen(b32[last_set]));
       cudalab::DeviceBuffer<float> d_ref(std::size_t(n) * n);
       lab14::register_tiled_xnor(d_a_set.data(), d_b_set.data(), d_ref.data(), n, n, n);
       EXPECT_TRUE(t::matrices_match(d_ref.to_host(), got, n, n, 0.0))
@@ -557,8 +577,7 @@ class PerfFixture : public ::testing::Test {
     return multiple;
   }
 
-  std::vector<float> h_a[2], h_b[2];
-  std::vector<std::uint32_t> a32[2], b32[2];
+  std::vector<std::uint32_t> a32[2], b32[2];  // the two input sets, packed (no padding)
   int last_set = 0;
   std::unique_ptr<AlternatingInput<std::uint32_t>> a_in, b_in;
   cudalab::DeviceBuffer<int> d_pop;
@@ -639,16 +658,26 @@ TEST(PopcountPerf, ReadsAtAShareOfCopyBandwidth) {
 class GivenCublasPerf : public PerfFixture {};
 
 TEST_F(GivenCublasPerf, RecordsCublasOnTheSameData) {
+  // Input set 0 unpacked: A row-major, B row-major (K x N) for SGEMM/TF32, and B by columns
+  // (N x K) for INT8.
   const std::size_t count = std::size_t(n) * n;
-  const auto d_a = upload(h_a[0]);
-  const auto d_b = upload(h_b[0]);
+  const auto bit = [](const std::vector<std::uint32_t>& w, int v, int e) {
+    return (w[std::size_t(v) * (n / 32) + e / 32] >> (e % 32)) & 1u;
+  };
+  std::vector<float> a(count), b(count);
   std::vector<std::int8_t> a8(count), b8(count);
-  for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < n; ++j) {
-      a8[std::size_t(i) * n + j] = static_cast<std::int8_t>(h_a[0][std::size_t(i) * n + j]);
-      b8[std::size_t(j) * n + i] = static_cast<std::int8_t>(h_b[0][std::size_t(i) * n + j]);
+  for (int v = 0; v < n; ++v) {
+    for (int e = 0; e < n; ++e) {
+      const int av = bit(a32[0], v, e) ? 1 : -1;  // A[v][e]
+      const int bv = bit(b32[0], v, e) ? 1 : -1;  // B[e][v]
+      a[std::size_t(v) * n + e] = float(av);
+      a8[std::size_t(v) * n + e] = static_cast<std::int8_t>(av);
+      b[std::size_t(e) * n + v] = float(bv);
+      b8[std::size_t(v) * n + e] = static_cast<std::int8_t>(bv);
     }
   }
+  const auto d_a = upload(a);
+  const auto d_b = upload(b);
   const auto d_a8 = upload(a8);
   const auto d_b8 = upload(b8);
   cudalab::DeviceBuffer<std::int32_t> d_c32(count);

@@ -129,6 +129,13 @@ __global__ void __launch_bounds__(kPipelinedThreads, 2)
     if (next < kblocks) fill(next % kStages, next);
     __pipeline_commit();
 
+    // Banks: a stage row is 128 bytes = all 32 banks, so chunk c of row r lies in banks
+    // 4 (c ^ (r % 8)) .. + 3. ldmatrix serves one 8-lane phase (8 rows of 16 bytes) at a time: for
+    // A, lanes 8 j .. 8 j + 7 point at rows r0 + (8 j % 16) + 0..7 (r0 % 16 == 0), chunk
+    // 2 step + j / 2; for B, columns c0 + 8 (j / 2) + 0..7, chunk 2 step + j % 2. Either way r % 8
+    // runs over 0..7 with c fixed, so c ^ (r % 8) does too: 8 distinct 4-bank groups, 128 bytes,
+    // one wavefront per phase. The fills: lanes 8 i .. 8 i + 7 of a warp copy chunks 0..7 of one
+    // row, again 8 distinct groups (the same holds for their 16-byte zero stores).
     const unsigned char* a_stage = smem + (q % kStages) * (kStageBytesA + kStageBytesB);
     const unsigned char* b_stage = a_stage + kStageBytesA;
 #pragma unroll
