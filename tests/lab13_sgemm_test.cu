@@ -134,6 +134,84 @@ TEST(SwizzleCpu, WalksDownTheRowsOfAGroupFirst) {
 }
 
 // ---------------------------------------------------------------------------
+// The compiled kernels (cuobjdump -sass of this grader, on the CPU): 16-byte global loads
+// and stores on the vector paths of stages 2 and 3, cp.async (LDGSTS) in every pipelined
+// kernel and 16-byte copies on its vector path, no local memory in any of them.
+// ---------------------------------------------------------------------------
+namespace sass = cudalab::testing;
+
+/// Name and opcodes of every SASS function whose name contains @p part.
+std::vector<std::pair<std::string, std::vector<std::string>>> sass_functions(
+    const std::string& part) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  for (const sass::SassFunction& f : sass::sass_of_this_grader().functions) {
+    if (f.name.find(part) != std::string::npos) out.emplace_back(f.name, f.opcodes);
+  }
+  return out;
+}
+
+bool has_op(const std::vector<std::string>& ops, const std::string& head, bool wide) {
+  return std::any_of(ops.begin(), ops.end(), [&](const std::string& op) {
+    return op.rfind(head, 0) == 0 && (!wide || op.find(".128") != std::string::npos);
+  });
+}
+
+/// Local memory (LDL/STL): an accumulator array indexed at run time, or registers spilled.
+void expect_no_local_memory(const std::string& name, const std::vector<std::string>& ops) {
+  EXPECT_FALSE(has_op(ops, "LDL", false) || has_op(ops, "STL", false))
+      << name << " reads or writes local memory (LDL/STL): an array indexed at run time, or "
+      << "registers spilled";
+}
+
+class StagesSassCpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!sass::sass_of_this_grader().skip_reason.empty()) {
+      GTEST_SKIP() << sass::sass_of_this_grader().skip_reason;
+    }
+  }
+};
+
+TEST_F(StagesSassCpu, VectorPathsOfStages2And3Use16ByteGlobalAccesses) {
+  for (const char* part : {"23sgemm_vectorized_kernelILb1E", "23sgemm_warp_tiled_kernelILb1E"}) {
+    const auto functions = sass_functions(part);
+    ASSERT_FALSE(functions.empty()) << "no function named like " << part
+                                    << " (the kernel's kVec = true instance) in cuobjdump -sass "
+                                    << "of this grader:\n"
+                                    << sass::sass_of_this_grader().excerpt;
+    for (const auto& [name, ops] : functions) {
+      EXPECT_TRUE(has_op(ops, "LDG", true))
+          << name << " has no 16-byte global load (LDG.E.128): are A's and B's chunks read as "
+          << "one float4 on the vector path?";
+      EXPECT_TRUE(has_op(ops, "STG", true))
+          << name << " has no 16-byte global store (STG.E.128): is C stored as float4 on the "
+          << "vector path?";
+      expect_no_local_memory(name, ops);
+    }
+  }
+}
+
+TEST_F(StagesSassCpu, PipelinedKernelCopiesWithCpAsync) {
+  const auto functions = sass_functions(std::string("22") + kPipelinedKernel);
+  ASSERT_FALSE(functions.empty()) << "no function named like " << kPipelinedKernel
+                                  << " in cuobjdump -sass of this grader:\n"
+                                  << sass::sass_of_this_grader().excerpt;
+  bool wide_copy = false, wide_store = false;
+  for (const auto& [name, ops] : functions) {
+    EXPECT_TRUE(has_op(ops, "LDGSTS", false))
+        << name << " has no cp.async (LDGSTS): the tiles must reach shared memory by cp.async";
+    expect_no_local_memory(name, ops);
+    wide_copy = wide_copy || has_op(ops, "LDGSTS", true);
+    wide_store = wide_store || has_op(ops, "STG", true);
+  }
+  EXPECT_TRUE(wide_copy) << "no instance of " << kPipelinedKernel
+                         << " copies 16 bytes per cp.async (LDGSTS...128): the B tile's vector "
+                            "path";
+  EXPECT_TRUE(wide_store) << "no instance of " << kPipelinedKernel
+                          << " stores C 16 bytes at a time (STG.E.128) on its vector path";
+}
+
+// ---------------------------------------------------------------------------
 // Stage 6 on the CPU: the occupancy calculator on cases worked out by hand for sm_90.
 // ---------------------------------------------------------------------------
 struct OccupancyCase {
