@@ -19,6 +19,8 @@
 
 #include <cstddef>
 
+#include "cublas_ref.cuh"
+
 namespace lab13 {
 
 // ---------------------------------------------------------------------------
@@ -192,31 +194,9 @@ KernelInfo warp_tiled_kernel_info();
 KernelInfo pipelined_kernel_info();
 KernelInfo swizzled_kernel_info();
 
-// ---------------------------------------------------------------------------
-// Given: cuBLAS SGEMM, the baseline (cublas_sgemm.cu)
-// ---------------------------------------------------------------------------
-
-/// Owns a cuBLAS handle (created in the constructor, destroyed in the destructor).
-class CublasHandle {
- public:
-  /// @throws std::runtime_error when cublasCreate() fails
-  CublasHandle();
-  ~CublasHandle();
-  CublasHandle(const CublasHandle&) = delete;
-  CublasHandle& operator=(const CublasHandle&) = delete;
-  /// The raw handle, for cuBLAS calls.
-  cublasHandle_t get() const noexcept { return handle_; }
-
- private:
-  cublasHandle_t handle_ = nullptr;
-};
-
-/**
- * @brief Row-major float C = A * B (A: M x K, B: K x N) with cublasSgemm on @p stream
- * (FP32 arithmetic: the handle's math mode stays CUBLAS_DEFAULT_MATH, no TF32).
- * @throws std::runtime_error naming the cuBLAS status when a call fails
- */
-void cublas_sgemm(const CublasHandle& handle, const float* d_a, const float* d_b, float* d_c, int m,
-                  int n, int k, cudaStream_t stream = nullptr);
+// Given: cuBLAS SGEMM (FP32, default math mode: no TF32), the baseline
+// (labs/common/cublas_ref, shared with labs 09 and 14)
+using cublas_ref::cublas_sgemm;
+using cublas_ref::CublasHandle;
 
 }  // namespace lab13
