@@ -392,6 +392,11 @@ COURSE = [
     ("12", "prefetch", "prefetch, cp.async, TMA", ("lab12.LatencyExposedPerf."
                                                    "RegisterPrefetchHidesTheLoadLatency",
                                                    "speedup"), "one block/SM, over sync"),
+    ("13", "sgemm", "register and warp tiles, cp.async", ("lab13.SgemmPerf.SwizzledShareOfCublas",
+                                                          "speedup"), "of cuBLAS SGEMM"),
+    ("14", "binary_mma", "1-bit tensor cores", ("lab14.PipelinedPerf.MultipleOfThePopcCeiling",
+                                                "binary_mma_pipelined_x_popc_ceiling"),
+     "the CUDA cores' popc ceiling"),
 ]
 
 
@@ -418,6 +423,8 @@ def render_course_map(ref: Reference) -> str:
             out.append(f'<text x="{x + 10}" y="{y + 84}" class="v" style="font-size:17px">'
                        f'{value:.3g}×</text>')
             out.append(f'<text x="{x + 10}" y="{y + 102}" class="s">{esc(what)}</text>')
+        elif key:
+            out.append(f'<text x="{x + 10}" y="{y + 84}" class="s">not yet measured</text>')
         else:
             out.append(f'<text x="{x + 10}" y="{y + 84}" class="s">graded on correctness</text>')
         if i + 1 < len(COURSE):

@@ -3,8 +3,8 @@
  * @brief Lab 14 interface: the ±1 matrix product on Hopper's 1-bit tensor cores —
  *        `mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc` (AND + popcount, the only
  *        1-bit operation the sm_90 tensor cores do in hardware) with the XOR identity
- *        popc(a ^ b) = popc(a) + popc(b) - 2 popc(a & b); baselines: lab 09's register-tiled
- *        XNOR kernel (a given copy) and cuBLAS SGEMM, TF32 and INT8 on the same ±1 data.
+ *        popc(a ^ b) = popc(a) + popc(b) - 2 popc(a & b); baselines: the CUDA cores' measured
+ *        popcount peak (a given microbenchmark) and cuBLAS SGEMM, TF32 and INT8 on the same data.
  *
  * Packed operands follow cudalab/bits.hpp (+1 is a 1 bit, -1 a 0 bit, element k in word k / 32
  * at bit k % 32), with one difference: every packed vector takes row_words(K) 32-bit words, a
@@ -26,6 +26,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+
+#include "cublas_ref.cuh"
 
 namespace lab14 {
 
@@ -167,53 +169,30 @@ void binary_gemm(MmaKernel kernel, const std::uint32_t* d_a_bits, const std::uin
                  int* d_popcounts, float* d_c, int m, int n, int k, cudaStream_t stream = nullptr);
 
 // ---------------------------------------------------------------------------
-// Given: lab 09's register-tiled XNOR kernel on 64-bit words (register_tiled_xnor.cu)
+// Given: the CUDA cores' popcount peak, measured (popcount_peak.cu)
 // ---------------------------------------------------------------------------
 
 /**
- * @brief Lab 09's reference register-tiled kernel (128 x 128 block tiles, 8 x 8 counters per
- * thread, XOR + __popcll on CUDA cores): the same-run baseline.
- * @param d_a_bits cudalab::bits::pack_rows64(A): M x words64(K)
- * @param d_b_bits cudalab::bits::pack_cols64(B): N x words64(K)
- * @param d_c      C: M x N floats, row-major
+ * @brief Enqueues the given microbenchmark on @p stream: popcount_peak_threads() threads (every
+ * SM at full occupancy) each run independent XOR + __popc chains for @p iterations steps, with no
+ * memory access in the loop, and write one int each to @p d_sink. Its rate is the most any
+ * binary GEMM on the CUDA cores can reach; the same-run baseline of the tensor-core kernels.
  */
-void register_tiled_xnor(const std::uint64_t* d_a_bits, const std::uint64_t* d_b_bits, float* d_c,
-                         int m, int n, int k, cudaStream_t stream = nullptr);
+void popcount_peak(int iterations, std::uint32_t key, int* d_sink, cudaStream_t stream = nullptr);
+
+/// Threads popcount_peak() launches on the current device (ints it writes to d_sink).
+long popcount_peak_threads();
+
+/// Bit multiply-adds popcount_peak(@p iterations) performs: 32 per __popc of a 32-bit word.
+double popcount_peak_bit_macs(int iterations);
 
 // ---------------------------------------------------------------------------
-// Given: cuBLAS on the same ±1 data (cublas_gemms.cu)
+// Given: cuBLAS on the same ±1 data (labs/common/cublas_ref, shared with labs 09 and 13):
+// SGEMM (FP32 on the CUDA cores), TF32 and INT8 tensor-core GEMMs through cublasGemmEx
 // ---------------------------------------------------------------------------
-
-/// Owns a cuBLAS handle (created in the constructor, destroyed in the destructor).
-class CublasHandle {
- public:
-  /// @throws std::runtime_error when cublasCreate() fails
-  CublasHandle();
-  ~CublasHandle();
-  CublasHandle(const CublasHandle&) = delete;
-  CublasHandle& operator=(const CublasHandle&) = delete;
-  /// The raw handle, for cuBLAS calls.
-  cublasHandle_t get() const noexcept { return handle_; }
-
- private:
-  cublasHandle_t handle_ = nullptr;
-};
-
-/// Row-major float C = A * B (A: M x K, B: K x N) with cublasSgemm (FP32 on CUDA cores).
-void cublas_sgemm(const CublasHandle& handle, const float* d_a, const float* d_b, float* d_c, int m,
-                  int n, int k, cudaStream_t stream = nullptr);
-
-/// As cublas_sgemm(), through cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32 (tensor cores; ±1
-/// and the sums are exact in TF32 inputs and FP32 accumulation for K < 2^24).
-void cublas_tf32(const CublasHandle& handle, const float* d_a, const float* d_b, float* d_c, int m,
-                 int n, int k, cudaStream_t stream = nullptr);
-
-/**
- * @brief Row-major int32 C = A * B from int8 ±1 data through cublasGemmEx (CUDA_R_8I inputs,
- * CUBLAS_COMPUTE_32I): A row-major M x K, B stored by columns (N x K, column j's K values
- * contiguous), the "TN" layout of the int8 tensor-core kernels. K must be a multiple of 4.
- */
-void cublas_int8(const CublasHandle& handle, const std::int8_t* d_a, const std::int8_t* d_b_cols,
-                 std::int32_t* d_c, int m, int n, int k, cudaStream_t stream = nullptr);
+using cublas_ref::cublas_int8;
+using cublas_ref::cublas_sgemm;
+using cublas_ref::cublas_tf32;
+using cublas_ref::CublasHandle;
 
 }  // namespace lab14
