@@ -11,9 +11,7 @@ dim3 grid_for(int rows, int cols, dim3 block) {
   // grid * block covers the whole matrix (roughly 1 line).
   // HINT: how many blocks of b threads cover n elements when n is not a multiple of b?
   // Write it in integer arithmetic (no floating point) and check it for n = b and n = b + 1.
-  (void)rows;
-  (void)cols;
-  (void)block;
+  cudalab::unused(rows, cols, block);
   return dim3(1, 1, 1);
   // END TODO(lab01)
 }
@@ -26,9 +24,7 @@ void add_one(float* d_data, int rows, int cols, dim3 block, cudaStream_t stream)
   // of `block` threads, then check the launch (roughly 2 lines).
   // HINT: the handout's Background shows the launch syntax; the stream is its fourth
   // argument. A launch returns no error code: what reports a bad configuration?
-  (void)d_data;
-  (void)block;
-  (void)stream;
+  cudalab::unused(d_data, block, stream);
   // END TODO(lab01)
 }
 

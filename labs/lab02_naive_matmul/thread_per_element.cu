@@ -22,12 +22,7 @@ __global__ void thread_per_element_kernel(const float* __restrict__ a, const flo
   // C(row, col) do they then read or write at neighbouring addresses, if x walks the
   // columns? If x walked the rows?
   // HINT: the grid is rounded up to whole blocks: threads outside C must return.
-  (void)a;
-  (void)b;
-  (void)c;
-  (void)m;
-  (void)n;
-  (void)k;
+  cudalab::unused(a, b, c, m, n, k);
   // END TODO(lab02)
 }
 
@@ -37,9 +32,7 @@ dim3 thread_per_element_grid(int m, int n, dim3 block) {
   // TODO(lab02): return the number of blocks needed in x (the N columns) and in y (the M
   // rows) so that grid * block covers C, without a spare block (roughly 2 lines).
   // HINT: the same count as lab 01's grid_for(); which extent goes with x?
-  (void)m;
-  (void)n;
-  (void)block;
+  cudalab::unused(m, n, block);
   return dim3(1, 1, 1);
   // END TODO(lab02)
 }
@@ -56,7 +49,7 @@ void thread_per_element_matmul(const float* d_a, const float* d_b, float* d_c, i
   // thread_per_element_grid(m, n, block) of `block`-shaped blocks, then check the launch
   // (roughly 3 lines).
   // HINT: as in lab 01: the stream is the launch's fourth argument; check it afterwards.
-  (void)stream;
+  cudalab::unused(stream);
   // END TODO(lab02)
 }
 

@@ -41,14 +41,7 @@ __global__ void matmul_tiled_dynamic_kernel(const float* __restrict__ a,
   // Roughly 25 lines.
   // HINT: a slice holds depth / tile elements per thread: loop j = tx, tx + tile, ...
   // for A (a_tile[ty * depth + j]) and r = ty, ty + tile, ... for B (b_tile[r * tile + tx]).
-  (void)a;
-  (void)b;
-  (void)c;
-  (void)m;
-  (void)n;
-  (void)k;
-  (void)depth;
-  (void)smem;
+  cudalab::unused(a, b, c, m, n, k, depth, smem);
   // END TODO(lab04)
 }
 
@@ -62,8 +55,7 @@ DynamicTilePlan plan_dynamic_tile(const SmemLimits& limits, std::size_t budget_b
   // Roughly 20 lines.
   // HINT: one depth step costs 2 * tile * tile * sizeof(float) bytes (A and B slices).
   // HINT: throw std::invalid_argument when no tile fits or depth would be below tile.
-  (void)limits;
-  (void)budget_bytes;
+  cudalab::unused(limits, budget_bytes);
   return DynamicTilePlan{};
   // END TODO(lab04)
 }
@@ -86,12 +78,7 @@ void matmul_tiled_dynamic(const float* d_a, const float* d_b, float* d_c, int m,
   // Roughly 10 lines.
   // HINT: cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)
   // HINT: and cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared.
-  (void)d_a;
-  (void)d_b;
-  (void)d_c;
-  (void)block;
-  (void)grid;
-  (void)stream;
+  cudalab::unused(d_a, d_b, d_c, block, grid, stream);
   // END TODO(lab04)
 }
 

@@ -27,11 +27,7 @@ __global__ void matmul_tiled_static_kernel(const float* __restrict__ a, const fl
   // (row, col) lies inside C. Roughly 15 lines.
   // HINT: stage A(row, k0 + tx) in a_tile[ty][tx] and B(k0 + ty, col) in b_tile[ty][tx];
   // HINT: __syncthreads() after the loads AND after the multiply; size_t global indices.
-  (void)a;
-  (void)b;
-  (void)c;
-  (void)row;
-  (void)col;
+  cudalab::unused(a, b, c, row, col);
   // END TODO(lab04)
 }
 

@@ -21,7 +21,7 @@ __device__ void fill_same_bank_successors(int* s_next) {
   // (the word one row below in the same bank, wrapping from the last row to the first).
   // Roughly 3 lines.
   // HINT: a block-stride loop: for (int w = threadIdx.x; w < kWords; w += blockDim.x).
-  (void)s_next;
+  cudalab::unused(s_next);
   // END TODO(lab05)
 }
 
@@ -37,11 +37,7 @@ __device__ void timed_chase(const int* s_next, int start_word, int steps, long l
   // Roughly 9 lines.
   // HINT: read through a `const volatile int*` so every load really happens, in order; each
   // load's address is the previous load's value, so the loads cannot overlap.
-  (void)s_next;
-  (void)start_word;
-  (void)steps;
-  (void)d_cycles;
-  (void)d_final_word;
+  cudalab::unused(s_next, start_word, steps, d_cycles, d_final_word);
   // END TODO(lab05)
 }
 
@@ -50,9 +46,7 @@ __global__ void conflict_free_kernel(int steps, long long* d_cycles, int* d_fina
   // TODO(lab05): declare a shared array of kWords ints, fill it, wait for the whole
   // block, then time the chase from the word that puts lane i in bank i. Roughly 4 lines.
   // HINT: lane i starts at word i; its chain stays in bank i, so no two lanes ever meet.
-  (void)steps;
-  (void)d_cycles;
-  (void)d_final_word;
+  cudalab::unused(steps, d_cycles, d_final_word);
   // END TODO(lab05)
 }
 
@@ -62,9 +56,7 @@ __global__ void all_conflict_kernel(int steps, long long* d_cycles, int* d_final
   // from a start word that puts all 32 lanes in bank 0, each on a different word (row).
   // Roughly 5 lines.
   // HINT: lane i starts at word 32 * i (row i of bank 0).
-  (void)steps;
-  (void)d_cycles;
-  (void)d_final_word;
+  cudalab::unused(steps, d_cycles, d_final_word);
   // END TODO(lab05)
 }
 

@@ -19,8 +19,7 @@ __host__ __device__ int vec4_slot(int row, int vec) {
   // TODO(lab07): the slot of float4 vec of row row (roughly 1 line).
   // HINT: list the slots the 8 lanes of one phase read when lane l takes float4 v of row l;
   // the swizzle of swizzled_tile.cu, on units of 16 bytes, spreads them. Over how many slots?
-  (void)row;
-  (void)vec;
+  cudalab::unused(row, vec);
   return 0;
   // END TODO(lab07)
 }
@@ -46,10 +45,7 @@ __global__ void vec4_transpose_kernel(const float* __restrict__ in, float* __res
   // HINT: start from the scalar transpose (labs/common/smem_tiles/tile_kernels.cuh) and ask,
   // for each loop, which element a thread moves when a unit is 4 floats instead of 1. Index
   // global memory with size_t; reinterpret_cast a float pointer at a multiple of 4 floats.
-  (void)in;
-  (void)out;
-  (void)rows;
-  (void)cols;
+  cudalab::unused(in, out, rows, cols);
   // END TODO(lab07)
 }
 

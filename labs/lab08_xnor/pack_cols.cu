@@ -29,10 +29,7 @@ __global__ void pack_cols_kernel(const float* __restrict__ b, std::uint32_t* __r
   // HINT: the last word holds only k - 32 * word elements; skip columns >= n. B[r][col] is
   // HINT: b[r * n + col]; compute both indices in std::size_t.
   // Roughly 9 lines.
-  (void)b;
-  (void)b_bits;
-  (void)k;
-  (void)n;
+  cudalab::unused(b, b_bits, k, n);
   // END TODO(lab08)
 }
 

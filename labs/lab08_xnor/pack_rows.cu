@@ -30,11 +30,7 @@ __global__ void pack_rows_kernel(const float* __restrict__ a, std::uint32_t* __r
   // HINT: leave early only as a whole warp (g >= m * words), because __ballot_sync(0xFFFFFFFF, ...)
   // HINT: needs all 32 lanes; g = (blockIdx.x * blockDim.x + threadIdx.x) / 32 in std::size_t.
   // Roughly 8 lines.
-  (void)a;
-  (void)a_bits;
-  (void)m;
-  (void)k;
-  (void)words;
+  cudalab::unused(a, a_bits, m, k, words);
   // END TODO(lab08)
 }
 
@@ -49,10 +45,7 @@ void pack_rows(const float* d_a, std::uint32_t* d_a_bits, int m, int k, cudaStre
   // HINT: does that take (rounded up)? Count in std::size_t; throw std::invalid_argument
   // HINT: when the block count passes INT_MAX.
   // Roughly 5 lines.
-  (void)d_a;
-  (void)d_a_bits;
-  (void)stream;
-  (void)kPackRowsThreads;
+  cudalab::unused(d_a, d_a_bits, stream, kPackRowsThreads);
   // END TODO(lab08)
   CUDA_CHECK_LAST_LAUNCH();
 }

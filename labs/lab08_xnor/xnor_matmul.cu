@@ -15,7 +15,7 @@ __host__ __device__ int padding_bits(int k) {
   // (the seed's `rest`; 0 when k is a multiple of 32).
   // HINT: words(k) = (k + 31) / 32 words hold 32 * words(k) bits; k of them are data.
   // Roughly 1 line.
-  (void)k;
+  cudalab::unused(k);
   return -1;
   // END TODO(lab08)
 }
@@ -26,8 +26,7 @@ __host__ __device__ int xnor_dot(int k, int equal_bits) {
   // HINT: every padding bit is 0 in both operands, so XNOR counts it as equal. Take them
   // HINT: out first; then the dot product is (#equal) - (#different) with #different = k - #equal.
   // Roughly 2 lines.
-  (void)k;
-  (void)equal_bits;
+  cudalab::unused(k, equal_bits);
   return 0;
   // END TODO(lab08)
 }
@@ -43,7 +42,7 @@ struct TablePopcount {
     // TODO(lab08): return the number of 1 bits of x from four table lookups.
     // HINT: the bytes of x are x & 0xFF, (x >> 8) & 0xFF, (x >> 16) & 0xFF and x >> 24.
     // Roughly 1 line.
-    (void)x;
+    cudalab::unused(x);
     return 0;
     // END TODO(lab08)
   }
@@ -75,13 +74,7 @@ __global__ void xnor_matmul_kernel(const std::uint32_t* __restrict__ a_bits,
   // HINT: column j is b_bits[w * n + j] (word-major: lanes on neighbouring columns read
   // HINT: neighbouring words); C[i][j] is c[i * n + j] — use std::size_t, M * N may pass 2^31.
   // Roughly 10 lines.
-  (void)a_bits;
-  (void)b_bits;
-  (void)c;
-  (void)n;
-  (void)k;
-  (void)words;
-  (void)popcount;
+  cudalab::unused(a_bits, b_bits, c, n, k, words, popcount);
   // END TODO(lab08)
 }
 

@@ -65,13 +65,7 @@ __global__ void __launch_bounds__(kRegThreads, 2)
   // HINT: 16 different bank pairs. Stage with thread t taking word t % 8 of rows t / 8 + 32 p,
   // HINT: so 8 neighbouring threads read one row's 8 consecutive words (64 bytes).
   // Roughly 45 lines.
-  (void)a_bits;
-  (void)b_bits;
-  (void)c;
-  (void)m;
-  (void)n;
-  (void)k;
-  (void)words;
+  cudalab::unused(a_bits, b_bits, c, m, n, k, words);
   // END TODO(lab09)
 }
 

@@ -44,14 +44,7 @@ __global__ void __launch_bounds__(kTile* kTile)
   // HINT: With rows of 16 words they fall into 2 banks (8-way conflict): pad a row to 17
   // HINT: words, or store the tile transposed so that tx walks the contiguous index.
   // Roughly 30 lines.
-  (void)a_bits;
-  (void)b_bits;
-  (void)table;
-  (void)c;
-  (void)m;
-  (void)n;
-  (void)k;
-  (void)words;
+  cudalab::unused(a_bits, b_bits, table, c, m, n, k, words);
   // END TODO(lab09)
 }
 

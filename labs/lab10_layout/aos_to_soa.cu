@@ -45,11 +45,7 @@ __global__ void __launch_bounds__(kTileRecords)
   // Roughly 15 lines.
   // HINT: byte offsets pass 2^31 for large n: first * fields and f * n in 64 bits (long long /
   // HINT: size_t). Use record_pitch(fields) for every tile index.
-  (void)tile;
-  (void)aos;
-  (void)soa;
-  (void)n;
-  (void)fields;
+  cudalab::unused(tile, aos, soa, n, fields);
   // END TODO(lab10)
 }
 

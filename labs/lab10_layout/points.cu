@@ -22,13 +22,7 @@ __global__ void weighted_distance_soa_kernel(const float* __restrict__ x,
   // i < n (roughly 6 lines).
   // HINT: i = blockIdx.x * blockDim.x + threadIdx.x; neighbouring lanes then read neighbouring
   // HINT: floats of each of the four arrays.
-  (void)x;
-  (void)y;
-  (void)z;
-  (void)m;
-  (void)c;
-  (void)out;
-  (void)n;
+  cudalab::unused(x, y, z, m, c, out, n);
   // END TODO(lab10)
 }
 
@@ -37,10 +31,7 @@ __global__ void weighted_distance_aos4_kernel(const float4* __restrict__ p, floa
                                               float* __restrict__ out, int n) {
   // TODO(lab10): the same as the SoA kernel from p[i] (roughly 6 lines).
   // HINT: read p[i] once, as a whole float4 (one 16-byte load), then use its .x .y .z .w.
-  (void)p;
-  (void)c;
-  (void)out;
-  (void)n;
+  cudalab::unused(p, c, out, n);
   // END TODO(lab10)
 }
 
@@ -54,11 +45,7 @@ __global__ void count_below_kernel(const float* __restrict__ field, int stride, 
   // HINT: one float per thread per pass; keep the count in a register.
   // HINT: i * stride passes 2^31 for large strides: compute it in 64 bits (long long).
   // HINT: sum the counts of a warp with __shfl_down_sync, then lane 0 does one atomicAdd.
-  (void)field;
-  (void)stride;
-  (void)n;
-  (void)x0;
-  (void)count;
+  cudalab::unused(field, stride, n, x0, count);
   // END TODO(lab10)
 }
 

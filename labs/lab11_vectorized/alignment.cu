@@ -9,8 +9,7 @@ int head_floats(std::uintptr_t row_address, int width) {
   // TODO(lab11): the floats before the first 16-byte boundary, at most width (roughly 2 lines).
   // HINT: how many bytes lie between row_address and the next multiple of kVecBytes (0 when it
   // HINT: is one)? A row of 2 floats starting 4 bytes past a boundary has a head of 2, not 3.
-  (void)row_address;
-  (void)width;
+  cudalab::unused(row_address, width);
   return -1;
   // END TODO(lab11)
 }
@@ -21,10 +20,7 @@ bool can_vectorize(std::uintptr_t src, std::size_t src_pitch, std::uintptr_t dst
   // HINT: row r starts at src + r * src_pitch. What must the pitch be so that every row has
   // HINT: row 0's address modulo 16? And when do a source row and its destination row share
   // HINT: a head? Floats themselves need 4-byte alignment.
-  (void)src;
-  (void)src_pitch;
-  (void)dst;
-  (void)dst_pitch;
+  cudalab::unused(src, src_pitch, dst, dst_pitch);
   return false;
   // END TODO(lab11)
 }

@@ -17,10 +17,7 @@ __host__ __device__ TileCoord swizzle_tile(int block, int tiles_m, int tiles_n, 
   // HINT: blocks per group = group * tiles_n; rows of this group = min(group, tiles_m - first).
   // HINT: dividing by `group` instead of the rows of the LAST group skips and repeats tiles.
   // Roughly 6 lines.
-  (void)block;
-  (void)tiles_m;
-  (void)tiles_n;
-  (void)group;
+  cudalab::unused(block, tiles_m, tiles_n, group);
   return TileCoord{0, 0};
   // END TODO(lab13)
 }
@@ -73,12 +70,7 @@ __device__ __forceinline__ void cp_async_wait() {
 template <int kWarpsM, int kWarpsN, int kBK, int kStages, bool kSwizzle, bool kVec>
 __global__ void sgemm_pipelined_kernel(const float* __restrict__ a, const float* __restrict__ b,
                                        float* __restrict__ c, int m, int n, int k) {
-  (void)a;
-  (void)b;
-  (void)c;
-  (void)m;
-  (void)n;
-  (void)k;
+  cudalab::unused(a, b, c, m, n, k);
 }
 // END TODO(lab13)
 
@@ -131,13 +123,7 @@ void sgemm_pipelined(const float* d_a, const float* d_b, float* d_c, int m, int 
   // TODO(lab13): stage 4: launch() without the swizzle, on @p stream.
   // HINT: launch<false>(...): row-major blocks; launch() picks the vector or scalar B path.
   // Roughly 1 line.
-  (void)d_a;
-  (void)d_b;
-  (void)d_c;
-  (void)m;
-  (void)n;
-  (void)k;
-  (void)stream;
+  cudalab::unused(d_a, d_b, d_c, m, n, k, stream);
   // END TODO(lab13)
 }
 
@@ -146,13 +132,7 @@ void sgemm_swizzled(const float* d_a, const float* d_b, float* d_c, int m, int n
   // TODO(lab13): stage 5: launch() with the swizzle, on @p stream.
   // HINT: launch<true>(...): the kernel maps its block to a tile with swizzle_tile().
   // Roughly 1 line.
-  (void)d_a;
-  (void)d_b;
-  (void)d_c;
-  (void)m;
-  (void)n;
-  (void)k;
-  (void)stream;
+  cudalab::unused(d_a, d_b, d_c, m, n, k, stream);
   // END TODO(lab13)
 }
 

@@ -35,16 +35,7 @@ __global__ void __launch_bounds__(kBlockThreads)
   // HINT: __shared__ __align__(16) float as[kBlockK][kBlockM]; reinterpret_cast<const float4*>.
   // HINT: with kVec a chunk is either wholly inside (col + 3 < cols) or wholly outside.
   // Roughly 45 lines.
-  (void)a;
-  (void)b;
-  (void)c;
-  (void)m;
-  (void)n;
-  (void)k;
-  (void)tr;
-  (void)tc;
-  (void)row0;
-  (void)col0;
+  cudalab::unused(a, b, c, m, n, k, tr, tc, row0, col0);
   // END TODO(lab13)
 }
 
@@ -62,14 +53,7 @@ void sgemm_vectorized(const float* d_a, const float* d_b, float* d_c, int m, int
   // and n multiples of 4 and the pointers aligned16) or <false>, grid x kBlockThreads, on @p
   // stream. HINT: a float4 access to an address that is not a multiple of 16 faults. Roughly 5
   // lines.
-  (void)d_a;
-  (void)d_b;
-  (void)d_c;
-  (void)m;
-  (void)n;
-  (void)k;
-  (void)grid;
-  (void)stream;
+  cudalab::unused(d_a, d_b, d_c, m, n, k, grid, stream);
   // END TODO(lab13)
   CUDA_CHECK_LAST_LAUNCH();
 }

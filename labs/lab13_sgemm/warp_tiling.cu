@@ -65,17 +65,7 @@ __global__ void __launch_bounds__(kBlockThreads)
   // Store the 8 x 8 results (float4 when kVec, else bounds-checked floats), inside C only.
   // HINT: neighbouring lanes must read neighbouring float4 of bs[kk]: that is the point.
   // Roughly 40 lines.
-  (void)as;
-  (void)bs;
-  (void)a;
-  (void)b;
-  (void)c;
-  (void)m;
-  (void)n;
-  (void)k;
-  (void)tid;
-  (void)row0;
-  (void)col0;
+  cudalab::unused(as, bs, a, b, c, m, n, k, tid, row0, col0);
   // END TODO(lab13)
 }
 
@@ -93,14 +83,7 @@ void sgemm_warp_tiled(const float* d_a, const float* d_b, float* d_c, int m, int
   // and n multiples of 4 and the pointers aligned16) or <false>, grid x kBlockThreads, on @p
   // stream. HINT: a float4 access to an address that is not a multiple of 16 faults. Roughly 5
   // lines.
-  (void)d_a;
-  (void)d_b;
-  (void)d_c;
-  (void)m;
-  (void)n;
-  (void)k;
-  (void)grid;
-  (void)stream;
+  cudalab::unused(d_a, d_b, d_c, m, n, k, grid, stream);
   // END TODO(lab13)
   CUDA_CHECK_LAST_LAUNCH();
 }

@@ -28,17 +28,7 @@ __global__ void binary_mma_naive_kernel(const std::uint32_t* __restrict__ a_bits
   // HINT: guard the loads, never the call; a warp whose tile lies past the last one returns
   // HINT: as a whole.
   // Roughly 30 lines.
-  (void)a_bits;
-  (void)b_bits;
-  (void)a_pop;
-  (void)b_pop;
-  (void)c;
-  (void)m;
-  (void)n;
-  (void)k;
-  (void)words;
-  (void)tiles_n;
-  (void)tiles;
+  cudalab::unused(a_bits, b_bits, a_pop, b_pop, c, m, n, k, words, tiles_n, tiles);
   // END TODO(lab14)
 }
 

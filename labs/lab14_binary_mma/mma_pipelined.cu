@@ -76,16 +76,7 @@ __global__ void __launch_bounds__(kPipelinedThreads, 2)
   // HINT: __pipeline_memcpy_async(dst, src, 16) copies 16 bytes; __pipeline_commit() ends a
   // HINT: group of copies; __pipeline_wait_prior(n) waits until at most n groups are pending.
   // Roughly 75 lines.
-  (void)smem;
-  (void)a_bits;
-  (void)b_bits;
-  (void)a_pop;
-  (void)b_pop;
-  (void)c;
-  (void)m;
-  (void)n;
-  (void)k;
-  (void)words;
+  cudalab::unused(smem, a_bits, b_bits, a_pop, b_pop, c, m, n, k, words);
   // END TODO(lab14)
 }
 
@@ -107,13 +98,7 @@ void binary_mma_pipelined(const std::uint32_t* d_a_bits, const std::uint32_t* d_
   // HINT: more than 48 KB of dynamic shared memory needs the opt-in first:
   // HINT: cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes).
   // Roughly 5 lines.
-  (void)grid;
-  (void)d_a_bits;
-  (void)d_b_bits;
-  (void)d_a_pop;
-  (void)d_b_pop;
-  (void)d_c;
-  (void)stream;
+  cudalab::unused(grid, d_a_bits, d_b_bits, d_a_pop, d_b_pop, d_c, stream);
   // END TODO(lab14)
   CUDA_CHECK_LAST_LAUNCH();
 }
