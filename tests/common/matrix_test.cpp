@@ -38,6 +38,35 @@ TEST(GivenMatrixCpu, SmallIntsStayInRange) {
   EXPECT_TRUE(saw_lo && saw_hi);
 }
 
+TEST(GivenMatrixCpu, FillsAreBalanced) {
+  // 2^16 values: each count within 6 standard deviations of its expectation.
+  constexpr int kCount = 1 << 16;
+  const auto within = [](double got, double p) {
+    const double mean = kCount * p, sd = std::sqrt(kCount * p * (1 - p));
+    return std::fabs(got - mean) <= 6 * sd;
+  };
+  const auto pm1 = cudalab::random_matrix(1, kCount, cudalab::Fill::PlusMinusOne, 4);
+  int plus = 0;
+  for (float x : pm1) plus += x == 1.0f;
+  EXPECT_TRUE(within(plus, 0.5)) << plus << " of " << kCount << " are +1";
+  std::vector<float> ints(kCount);
+  cudalab::fill_small_int(ints, 5, -4, 4);
+  for (int v = -4; v <= 4; ++v) {
+    int seen = 0;
+    for (float x : ints) seen += x == float(v);
+    EXPECT_TRUE(within(seen, 1.0 / 9)) << "value " << v << " drawn " << seen << " times";
+  }
+  std::vector<float> uni(kCount);
+  cudalab::fill_uniform(uni, 6, -1.0f, 1.0f);
+  int below_zero = 0;
+  for (float x : uni) {
+    EXPECT_GE(x, -1.0f);
+    EXPECT_LT(x, 1.0f);
+    below_zero += x < 0.0f;
+  }
+  EXPECT_TRUE(within(below_zero, 0.5)) << below_zero << " of " << kCount << " are below 0";
+}
+
 TEST(GivenMatrixCpu, ReferenceMatmulOfKnownMatrices) {
   // [1 2 3; 4 5 6] * [7 8; 9 10; 11 12] = [58 64; 139 154]
   std::vector<float> a{1, 2, 3, 4, 5, 6}, b{7, 8, 9, 10, 11, 12};
