@@ -205,6 +205,22 @@ TEST_P(GivenBaselinesGpu, CublasIsExact) {
 INSTANTIATE_TEST_SUITE_P(Given, GivenBaselinesGpu, ::testing::ValuesIn(kBaselineShapes),
                          shape_name);
 
+// The popcount-peak microbenchmark does all its work: every thread's sum equals the host's.
+TEST(GivenPopcountPeakGpu, EveryThreadWritesItsSum) {
+  CUDALAB_REQUIRE_GPU();
+  const long threads = lab14::popcount_peak_threads();
+  cudalab::DeviceBuffer<int> d_sink(static_cast<std::size_t>(threads));
+  d_sink.fill_bytes(0xFF);
+  constexpr int kIterations = 5;
+  constexpr std::uint32_t kKey = 0x2545f491u;
+  lab14::popcount_peak(kIterations, kKey, d_sink.data());
+  const std::vector<int> got = d_sink.to_host();
+  for (long i = 0; i < threads; i += 97) {
+    ASSERT_EQ(got[std::size_t(i)], lab14::popcount_peak_expected(i, kIterations, kKey))
+        << "thread " << i << " of " << threads;
+  }
+}
+
 // ---------------------------------------------------------------------------
 // popcount_vectors: one count per packed vector, exact; vectors past a block's worth of warps,
 // K from 1 bit to past 2^14 words.

@@ -183,6 +183,9 @@ void popcount_peak(int iterations, std::uint32_t key, int* d_sink, cudaStream_t 
 /// Threads popcount_peak() launches on the current device (ints it writes to d_sink).
 long popcount_peak_threads();
 
+/// What popcount_peak() writes for @p thread (computed on the host, by the kernel's own code).
+int popcount_peak_expected(long thread, int iterations, std::uint32_t key);
+
 /// Bit multiply-adds popcount_peak(@p iterations) performs: 32 per __popc of a 32-bit word.
 double popcount_peak_bit_macs(int iterations);
 

@@ -15,32 +15,38 @@ constexpr int kPeakChains = 8;       // independent XOR-popcount chains per thre
 constexpr int kPeakThreads = 256;    // threads per block
 constexpr int kPeakBlocksPerSm = 8;  // 2048 threads: every SM at full occupancy
 
-/// Every thread runs kPeakChains chains of `x = x * a + c; sum += popc(x ^ key)` for
-/// @p iterations steps: one POPC (32 bit multiply-adds) per chain and step, with the LCG step,
-/// the XOR and the add on the other integer pipes. Nothing is read in the loop; each thread
-/// writes its sum, so no step can be left out.
-__global__ void __launch_bounds__(kPeakThreads)
-    popcount_peak_kernel(int iterations, std::uint32_t key, int* __restrict__ sink) {
-  const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+/// One thread's work: kPeakChains chains of `x = x * a + c; sum += popc(x ^ key)` for
+/// @p iterations steps, one POPC (32 bit multiply-adds) per chain and step, with the LCG step,
+/// the XOR and the add on the other integer pipes; returns the sum of the chains. (No unroll
+/// pragmas: the host compiles this too; nvcc unrolls the chains and 4 steps by itself.)
+__host__ __device__ __forceinline__ int thread_sum(unsigned tid, int iterations,
+                                                   std::uint32_t key) {
   std::uint32_t x[kPeakChains];
   int sum[kPeakChains];
-#pragma unroll
   for (int j = 0; j < kPeakChains; ++j) {
     x[j] = tid * (2u * j + 1u) + key;
     sum[j] = 0;
   }
-#pragma unroll 4
   for (int i = 0; i < iterations; ++i) {
-#pragma unroll
     for (int j = 0; j < kPeakChains; ++j) {
+#ifdef __CUDA_ARCH__
       sum[j] += __popc(x[j] ^ key);
+#else
+      sum[j] += __builtin_popcount(x[j] ^ key);
+#endif
       x[j] = x[j] * 1664525u + 1013904223u;
     }
   }
   int total = 0;
-#pragma unroll
   for (int j = 0; j < kPeakChains; ++j) total += sum[j];
-  sink[tid] = total;
+  return total;
+}
+
+/// Nothing is read in the loop; each thread writes its sum, so no step can be left out.
+__global__ void __launch_bounds__(kPeakThreads, kPeakBlocksPerSm)
+    popcount_peak_kernel(int iterations, std::uint32_t key, int* __restrict__ sink) {
+  const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+  sink[tid] = thread_sum(tid, iterations, key);
 }
 
 }  // namespace
@@ -51,6 +57,10 @@ long popcount_peak_threads() {
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   return long(sms) * kPeakBlocksPerSm * kPeakThreads;
+}
+
+int popcount_peak_expected(long thread, int iterations, std::uint32_t key) {
+  return thread_sum(static_cast<unsigned>(thread), iterations, key);
 }
 
 double popcount_peak_bit_macs(int iterations) {
