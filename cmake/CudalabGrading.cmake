@@ -36,9 +36,10 @@
 #   cudalab_measure/<test>.jsonl      test time: the measurement channel (cudalab/testing.hpp)
 #   cudalab_batch/<suite>/*.result    test time: a batch run's result of each test of a suite
 #
-# Batch runs (CUDALAB_BATCH_SUITES, on by default). A suite whose ending is in
-# CUDALAB_BATCH_ENDINGS and that has two tests or more gets a setup test "<prefix><Suite>.@batch"
-# (FIXTURES_SETUP; cmake/CudalabBatch.cmake) that runs the whole suite in one grader process.
+# Batch runs (CUDALAB_BATCH_SUITES, on by default; Perf suites too with CUDALAB_BATCH_PERF).
+# A suite whose ending is in CUDALAB_BATCH_ENDINGS and that has two tests or more gets a setup
+# test "<prefix><Suite>.@batch" (FIXTURES_SETUP; cmake/CudalabBatch.cmake) that runs the whole
+# suite in one grader process.
 # Each test of the suite stays one CTest test with its own name, labels and timeout: it prints
 # and returns its result from that run, or runs alone when the run left none (a crash, a
 # timeout, a broken CUDA context, or -FS). Every test's output names its seed and GPU.
@@ -92,8 +93,9 @@ if(CUDALAB_PERF_PER_GPU)
   set(CUDALAB_ALONE_SLOTS "${CUDALAB_GPU_SLOTS}")
 endif()
 # Suites run in one process (cmake/CudalabBatch.cmake) when they have two tests or more: a
-# CUDA context is paid once per suite, not once per test. Perf tests keep a process each
-# (each runs alone on its GPU), sanitizer and profiler tests start a tool per test anyway.
+# CUDA context is paid once per suite, not once per test. Perf suites join with
+# CUDALAB_BATCH_PERF (the whole batch run then holds its GPU alone, as each perf test does);
+# sanitizer and profiler tests start a tool per test anyway.
 set(CUDALAB_BATCH_ENDINGS Gpu)
 
 # cudalab_suite_rule(<suite> <out>) — classifies a suite name ("Suite", "Inst/Suite",
@@ -351,7 +353,7 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
     elseif(line MATCHES "^  ([^ ]+)$" AND NOT suite STREQUAL "" AND G_BATCH
            AND NOT suite MATCHES "(^|/)DISABLED_" AND NOT CMAKE_MATCH_1 MATCHES "^DISABLED_")
       cudalab_suite_rule("${suite}" b)
-      if(b_ENDING IN_LIST CUDALAB_BATCH_ENDINGS)
+      if(b_ENDING IN_LIST CUDALAB_BATCH_ENDINGS OR (G_BATCH_PERF AND b_ENDING STREQUAL "Perf"))
         string(MAKE_C_IDENTIFIER "${suite}" sid)
         if(NOT DEFINED batch_count_${sid})
           set(batch_count_${sid} 0)
@@ -454,6 +456,12 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
     math(EXPR ctest_timeout "${whole} + 60")
     set(labels ${t_LABELS} batch)
     list(REMOVE_ITEM labels given)
+    # A GPU for the run, and for a perf suite the same isolation each of its tests has.
+    _cudalab_resource(props "${t_GPU}" "${t_SERIAL}" "${G_GPU_SLOTS}")
+    set(resource "")
+    foreach(p IN LISTS props)
+      string(APPEND resource " [==[${p}]==]")
+    endforeach()
     set(env "CUDALAB_MEASURE_DIR=${G_MEASURE_DIR}" "CUDALAB_TEST_PREFIX=${G_PREFIX}"
             "CUDALAB_BATCH_DIR=${batch_dir_${sid}}" "CUDALAB_BATCH_TEST_TIMEOUT=${t_TIMEOUT}"
             ${G_ENVIRONMENT})
@@ -464,8 +472,7 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
                         "set_tests_properties([==[${name}]==] PROPERTIES LABELS [==[${labels}]==] "
                         "TIMEOUT ${ctest_timeout} WORKING_DIRECTORY [==[${G_WORKING_DIRECTORY}]==] "
                         "SKIP_REGULAR_EXPRESSION [==[\\[  SKIPPED \\] every test]==] "
-                        "FIXTURES_SETUP [==[${name}]==] "
-                        "RESOURCE_GROUPS [==[${CUDALAB_GPU_RESOURCE}]==] "
+                        "FIXTURES_SETUP [==[${name}]==]${resource} "
                         "ENVIRONMENT [==[${env}]==])\n")
   endforeach()
 
@@ -539,6 +546,9 @@ endif()
 # ---------------------------------------------------------------------------
 option(CUDALAB_BATCH_SUITES
        "Run the tests of each Gpu suite in one grader process (one CUDA context per suite)" ON)
+option(CUDALAB_BATCH_PERF
+       "Also run each Perf suite in one process, alone on its GPU (not yet timed on a GPU: OFF)"
+       OFF)
 set(CUDALAB_GPU_COUNT "" CACHE STRING
     "GPUs in the build's CTest resource spec (empty: counted with nvidia-smi -L, at least 1)")
 
@@ -665,7 +675,12 @@ function(cudalab_discover_grader target label)
     list(GET v 1 var)
     string(APPEND cfg "set(G_${key} [==[${${var}}]==])\n")
   endforeach()
+  set(batch_perf OFF)
+  if(CUDALAB_BATCH_SUITES AND CUDALAB_BATCH_PERF)
+    set(batch_perf ON)
+  endif()
   string(APPEND cfg "set(G_BATCH [==[${CUDALAB_BATCH_SUITES}]==])\n"
+                    "set(G_BATCH_PERF [==[${batch_perf}]==])\n"
                     "set(G_GPU_SLOTS [==[${CUDALAB_ALONE_SLOTS}]==])\n")
   string(APPEND cfg "set(G_WORKING_DIRECTORY [==[${CMAKE_CURRENT_BINARY_DIR}]==])\n"
                     "set(G_MEASURE_DIR [==[${CMAKE_BINARY_DIR}/cudalab_measure]==])\n")
