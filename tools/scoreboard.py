@@ -260,7 +260,7 @@ def channel_measurements(test: str, chan: dict | None, status: str) -> list[dict
                     "bound": m.get("bound"), "verdict": m.get("verdict"),
                     "unscaled_threshold": m.get("unscaled_threshold"),
                     "speedup_scale": m.get("speedup_scale", scale), "text": m.get("text"),
-                    "status": status})
+                    "tiers": m.get("tiers") or [], "tier": m.get("tier"), "status": status})
     return out
 
 
@@ -489,7 +489,15 @@ def measurement_text(m: dict) -> str:
     if m["threshold"] is not None:
         sign = {"min": ">= ", "max": "<= "}.get(m.get("bound") or "", "threshold ")
         text += f" ({sign}{_fmt(m['threshold'])})"
+    if m.get("tiers"):
+        text += f", tier {tier_text(m)}"
     return text
+
+
+def tier_text(m: dict) -> str:
+    """The tier a measurement reached and the tiers it had: 'good (good >= 75, excellent >= 85)'."""
+    levels = ", ".join(f"{t.get('name')} >= {_fmt(t.get('at_least'))}" for t in m.get("tiers") or [])
+    return f"{m.get('tier') or 'none'} ({levels})"
 
 
 def gpu_line(env: dict) -> str:
@@ -614,14 +622,15 @@ def render_markdown(report: dict) -> str:
     meas = [(lab["lab"], m) for lab in report["labs"] for m in lab["measurements"]]
     if meas:
         out += ["", "### Measurements", "",
-                "| lab | test | measurement | value | threshold | scale | result |",
-                "|---|---|---|--:|--:|--:|---|"]
+                "| lab | test | measurement | value | threshold | scale | result | tier |",
+                "|---|---|---|--:|--:|--:|---|---|"]
         for lab, m in meas:
             bound = {"min": ">= ", "max": "<= "}.get(m.get("bound") or "", "")
             thr = f"{bound}{_fmt(m['threshold'])}" if m["threshold"] is not None else "-"
             out.append(f"| {lab} | `{_md(m['test'].split('.', 1)[1])}` | {_md(m['name'])} | "
                        f"{_fmt(m['value'])} {_md(m['unit'])} | {_md(thr)} | "
-                       f"{_fmt(m.get('speedup_scale'))} | {m['status']} |")
+                       f"{_fmt(m.get('speedup_scale'))} | {m['status']} | "
+                       f"{_md(tier_text(m)) if m.get('tiers') else '-'} |")
     fails = [f for lab in report["labs"] for f in lab["failures"]]
     if fails:
         out += ["", "<details><summary>Failed tests (" + str(len(fails)) + ")</summary>", ""]

@@ -253,7 +253,26 @@ void record_measurement(const Measurement& m) {
     std::snprintf(line, sizeof line, "[ MEASURE  ] %s = %.4g %s (threshold %.4g)", m.name.c_str(),
                   m.value, m.unit.c_str(), m.threshold);
   }
-  std::printf("%s\n", line);
+  // The highest tier reached (if any), every tier as JSON and as text.
+  const Tier* reached = nullptr;
+  std::string tiers_json;
+  std::string tiers_text;
+  for (const Tier& level : m.tiers) {
+    if (!std::isnan(m.value) && m.value >= level.at_least) reached = &level;
+    char part[160];
+    std::snprintf(part, sizeof part, "%s%s >= %.4g", tiers_text.empty() ? "" : ", ",
+                  level.name.c_str(), level.at_least);
+    tiers_text += part;
+    tiers_json += (tiers_json.empty() ? "" : ", ") + std::string("{\"name\": ") +
+                  json_string(level.name) + ", \"at_least\": " + json_number(level.at_least) + "}";
+  }
+  const std::string tier = reached != nullptr ? json_string(reached->name) : "null";
+  std::printf("%s", line);
+  if (!m.tiers.empty()) {
+    std::printf(" tier: %s (%s)", reached != nullptr ? reached->name.c_str() : "none",
+                tiers_text.c_str());
+  }
+  std::printf("\n");
   std::fflush(stdout);
   ::testing::Test::RecordProperty(m.name, std::to_string(m.value));
 
@@ -271,7 +290,7 @@ void record_measurement(const Measurement& m) {
           ", \"bound\": " + bound_name(m.bound) + ", \"verdict\": " + verdict +
           ", \"unscaled_threshold\": " + json_number(m.unscaled_threshold) + json_scale() +
           ", \"text\": " + (m.text.empty() ? std::string("null") : json_string(m.text)) +
-          json_time());
+          ", \"tiers\": [" + tiers_json + "], \"tier\": " + tier + json_time());
 }
 
 void record_measurement(const std::string& name, double value, const std::string& unit,

@@ -65,6 +65,12 @@ enum class Bound {
   kAtMost,   ///< passes when value <= threshold (a conflict degree, a time)
 };
 
+/// A named level above a measurement's pass bar (e.g. "good" at 75 % of cuBLAS).
+struct Tier {
+  std::string name;  ///< e.g. "good", "excellent"
+  double at_least;   ///< the value from which the tier is reached
+};
+
 /// One measurement as the scoreboard receives it.
 struct Measurement {
   std::string name;                          ///< what was measured, e.g. "speedup"
@@ -74,6 +80,7 @@ struct Measurement {
   Bound bound = Bound::kNone;                ///< how value and threshold compare
   double unscaled_threshold = std::nan("");  ///< before CUDALAB_SPEEDUP_SCALE; NaN: unscaled
   std::string text;                          ///< the verdict sentence shown, if any
+  std::vector<Tier> tiers;                   ///< levels above the pass bar, lowest first
 };
 
 /**

@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""Checks the scoreboard's reading of the measurement channel test (tools/ci_checks.sh).
+
+usage: check_channel_scores.py SCORES_JSON
+
+cudalab.GivenChannelCpu.MeasurementAfterLongOutputReachesTheScoreboard records a measurement
+after 4 KB of output and one with tiers (good >= 75, excellent >= 85) at 80: scores.json must
+hold both, and the tiered one must say it reached "good". Exit 0 when it does, 1 otherwise.
+"""
+import json
+import sys
+
+TEST = "cudalab.GivenChannelCpu.MeasurementAfterLongOutputReachesTheScoreboard"
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    with open(argv[1], encoding="utf-8") as f:
+        report = json.load(f)
+    found = {m["name"]: m for m in report.get("measurements", []) if m.get("test") == TEST}
+    problems = []
+    if found.get("after_long_output", {}).get("value") != 42.5:
+        problems.append("after_long_output = 42.5 is missing")
+    tiered = found.get("tiered", {})
+    if tiered.get("tier") != "good":
+        problems.append(f"tiered should have reached tier 'good', scores.json says {tiered.get('tier')!r}")
+    if [t.get("name") for t in tiered.get("tiers", [])] != ["good", "excellent"]:
+        problems.append(f"tiered should list tiers good, excellent: {tiered.get('tiers')!r}")
+    for p in problems:
+        print(f"check_channel_scores: {p} ({argv[1]})", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
