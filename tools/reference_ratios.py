@@ -2,19 +2,23 @@
 """Speed ratios of several reference runs against their thresholds (calibration check).
 
     python3 tools/reference_ratios.py RUN1.json RUN2.json RUN3.json [--markdown OUT.md]
+                                      [--suggest]
 
 Reads the scoreboard's scores.json of each run (docs/scores-schema.md) and prints one row per
 graded measurement that has a threshold: its value in every run and the threshold. A
 lower bound (`min`) must sit at least 30 % below the lowest run (threshold <= 0.7 x lowest), an
 upper bound (`max`) at least 30 % above the highest, unless the threshold is a fixed bar of
 the course (listed in FIXED_BARS with the reason). Rows that break the rule are marked and
-make the exit status 1. Python 3 standard library only.
+make the exit status 1. --suggest adds the threshold the rule gives for a new lab: 0.7 x the
+lowest run rounded down (or 1.3 x the highest rounded up) to two significant digits.
+Python 3 standard library only.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -46,15 +50,29 @@ def load(path: Path) -> dict[tuple[str, str], dict]:
     return out
 
 
+def suggest(values: list[float], bound: str | None) -> float:
+    """The threshold 30 % beyond the runs, rounded away from them to two significant digits."""
+    if bound == "max":
+        x = max(values) * (1.0 + MARGIN)
+        step = 10 ** (math.floor(math.log10(x)) - 1) if x > 0 else 1.0
+        return math.ceil(x / step - 1e-9) * step
+    x = min(values) * (1.0 - MARGIN)
+    step = 10 ** (math.floor(math.log10(x)) - 1) if x > 0 else 1.0
+    return math.floor(x / step + 1e-9) * step
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("runs", nargs="+", type=Path, help="scores.json of each run")
     ap.add_argument("--markdown", type=Path, help="also write the table to this file")
+    ap.add_argument("--suggest", action="store_true",
+                    help="add the threshold 30 %% beyond the runs (two significant digits)")
     args = ap.parse_args(argv)
     runs = [load(p) for p in args.runs]
     keys = sorted(set().union(*runs))
     head = "| test | measurement | " + " | ".join(f"run {i + 1}" for i in range(len(runs)))
-    head += " | threshold | margin |\n|---|---|" + "--:|" * (len(runs) + 2) + "\n"
+    head += " | threshold | margin |" + (" suggested |" if args.suggest else "")
+    head += "\n|---|---|" + "--:|" * (len(runs) + 2 + (1 if args.suggest else 0)) + "\n"
     rows = []
     bad = 0
     for key in keys:
@@ -81,8 +99,10 @@ def main(argv: list[str] | None = None) -> int:
             note += f" (missing in {len(runs) - len(present)} run(s))"
         cells = " | ".join("-" if m is None else f"{m['value']:.4g}" for m in ms)
         sign = "≤" if bound == "max" else "≥"
-        rows.append(f"| `{key[0]}` | {key[1]} | {cells} | {sign} {thr:g} {unit} | "
-                    f"{margin * 100:.0f} %{note} |")
+        row = f"| `{key[0]}` | {key[1]} | {cells} | {sign} {thr:g} {unit} | {margin * 100:.0f} %{note} |"
+        if args.suggest:
+            row += f" {sign} {suggest(values, bound):.4g} |" if values else " - |"
+        rows.append(row)
     table = head + "\n".join(rows) + "\n"
     print(table)
     print(f"{len(rows)} thresholds, {bad} speed threshold(s) closer than 30 % to the solution's runs")
