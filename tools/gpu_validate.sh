@@ -4,7 +4,9 @@
 #   2. run the solution suite N times (default 3); every run must pass
 #   3. stub audit on the GPU: every graded test fails on the untouched stubs
 #   4. known-wrong suite: every broken variant is rejected, every correct alternative accepted
-#   5. scoreboard of the first solution run (scores.json, scores.md)
+#   5. scoreboard of each solution run (scores-runN.json, scores.md) and the speed ratios of
+#      all runs against their thresholds, with the thresholds the 30 % rule suggests
+#      (tools/reference_ratios.py --suggest: ratios.md)
 # Logs go to the folder given as $1 (default: build/gpu-validate).
 # Usage: tools/gpu_validate.sh [OUT_DIR] ; CUDALAB_VALIDATE_RUNS=N, CUDALAB_VALIDATE_JOBS=N (ctest -j
 # of the solution runs, default 8), CUDALAB_VALIDATE_STEPS="build solution audit wrong"
@@ -44,6 +46,13 @@ if has solution; then
     python3 tools/scoreboard.py --build-dir build/solution --junit "build/solution/junit-run$i.xml" \
       --json "$out/scores-run$i.json" --markdown "$out/scores.md" >>"$out/scoreboard.txt" 2>&1 || true
   done
+fi
+
+if has solution && ls "$out"/scores-run*.json >/dev/null 2>&1; then
+  # Exit 1 there means a threshold sits closer than 30 % to a run: reported, not a failure here.
+  python3 tools/reference_ratios.py "$out"/scores-run*.json --suggest --markdown "$out/ratios.md" \
+    >"$out/ratios.txt" 2>&1 || true
+  log "speed ratios of the runs against their thresholds: $(tail -n 1 "$out/ratios.txt") (ratios.md)"
 fi
 
 if has audit; then
