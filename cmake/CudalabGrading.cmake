@@ -675,12 +675,8 @@ function(cudalab_discover_grader target label)
     list(GET v 1 var)
     string(APPEND cfg "set(G_${key} [==[${${var}}]==])\n")
   endforeach()
-  set(batch_perf OFF)
-  if(CUDALAB_BATCH_SUITES AND CUDALAB_BATCH_PERF)
-    set(batch_perf ON)
-  endif()
   string(APPEND cfg "set(G_BATCH [==[${CUDALAB_BATCH_SUITES}]==])\n"
-                    "set(G_BATCH_PERF [==[${batch_perf}]==])\n"
+                    "set(G_BATCH_PERF [==[${CUDALAB_BATCH_PERF}]==])\n"
                     "set(G_GPU_SLOTS [==[${CUDALAB_ALONE_SLOTS}]==])\n")
   string(APPEND cfg "set(G_WORKING_DIRECTORY [==[${CMAKE_CURRENT_BINARY_DIR}]==])\n"
                     "set(G_MEASURE_DIR [==[${CMAKE_BINARY_DIR}/cudalab_measure]==])\n")

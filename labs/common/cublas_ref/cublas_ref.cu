@@ -4,17 +4,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "cudalab/launch_checks.hpp"
+
 namespace cublas_ref {
-
-namespace {
-
-void check_dims(const char* who, int m, int n, int k) {
-  if (m <= 0 || n <= 0 || k <= 0) {
-    throw std::invalid_argument(std::string(who) + ": m, n and k must be positive");
-  }
-}
-
-}  // namespace
 
 void check_cublas(cublasStatus_t status, const char* call, const char* file, int line) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
@@ -33,7 +25,7 @@ CublasHandle::~CublasHandle() {
 
 void cublas_sgemm(const CublasHandle& handle, const float* d_a, const float* d_b, float* d_c, int m,
                   int n, int k, cudaStream_t stream) {
-  check_dims("cublas_sgemm", m, n, k);
+  cudalab::check_positive_dims("cublas_sgemm", m, n, k);
   const float one = 1.0f;
   const float zero = 0.0f;
   CUBLAS_CHECK(cublasSetStream(handle.get(), stream));
