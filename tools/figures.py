@@ -392,6 +392,11 @@ COURSE = [
     ("12", "prefetch", "prefetch, cp.async, TMA", ("lab12.LatencyExposedPerf."
                                                    "RegisterPrefetchHidesTheLoadLatency",
                                                    "speedup"), "one block/SM, over sync"),
+    ("13", "sgemm", "register and warp tiles, cp.async", ("lab13.SgemmPerf.SwizzledShareOfCublas",
+                                                          "speedup"), "of cuBLAS SGEMM"),
+    ("14", "binary_mma", "1-bit tensor cores", ("lab14.PipelinedPerf.MultipleOfThePopcCeiling",
+                                                "binary_mma_pipelined_x_popc_ceiling"),
+     "the CUDA cores' popc ceiling"),
 ]
 
 

@@ -117,7 +117,7 @@ void naive_xnor_table(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bi
 /// A 256-byte device table, entry i = number of 1 bits of i.
 cudalab::DeviceBuffer<std::uint8_t> make_popcount_table(cudaStream_t stream = nullptr);
 
-// Given: cuBLAS SGEMM on the ±1 data as floats (labs/common/cublas_ref)
+// Given: cuBLAS SGEMM on the ±1 data as floats (labs/common/cublas_ref, shared with labs 13-14)
 using cublas_ref::cublas_sgemm;
 using cublas_ref::CublasHandle;
 

@@ -1,6 +1,6 @@
 /**
  * @file cublas_ref.cuh
- * @brief The cuBLAS baselines of the labs (given): row-major C = A * B on a stream.
+ * @brief The cuBLAS baselines of labs 09, 13 and 14 (given): row-major C = A * B on a stream.
  *
  * cuBLAS is column-major. A row-major M x N matrix is the column-major N x M transpose, so the
  * row-major C = A * B is computed as the column-major C^T = B^T * A^T: B is passed first and
@@ -10,6 +10,8 @@
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+
+#include <cstdint>
 
 namespace cublas_ref {
 
@@ -42,5 +44,19 @@ class CublasHandle {
  */
 void cublas_sgemm(const CublasHandle& handle, const float* d_a, const float* d_b, float* d_c, int m,
                   int n, int k, cudaStream_t stream = nullptr);
+
+/// As cublas_sgemm(), through cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32 (tensor cores; ±1
+/// data and their sums are exact with TF32 inputs and FP32 accumulation for K < 2^24).
+void cublas_tf32(const CublasHandle& handle, const float* d_a, const float* d_b, float* d_c, int m,
+                 int n, int k, cudaStream_t stream = nullptr);
+
+/**
+ * @brief Row-major int32 C = A * B from int8 data through cublasGemmEx (CUDA_R_8I inputs,
+ * CUBLAS_COMPUTE_32I): A row-major M x K, B stored by columns (N x K, column j's K values
+ * contiguous), the "TN" layout of the int8 tensor-core kernels.
+ * @throws std::invalid_argument unless m, n, k > 0 and k % 4 == 0
+ */
+void cublas_int8(const CublasHandle& handle, const std::int8_t* d_a, const std::int8_t* d_b_cols,
+                 std::int32_t* d_c, int m, int n, int k, cudaStream_t stream = nullptr);
 
 }  // namespace cublas_ref

@@ -1,0 +1,90 @@
+// Lab 13 demo: the seed's question — can a hand-written SGEMM beat cuBLAS? — as a size sweep.
+// For each square size from 256 up to --size (doubling), times cuBLAS SGEMM and the five
+// stages, and prints each one's TFLOP/s and share of cuBLAS in the same run.
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cudalab/bench.cuh"
+#include "cudalab/demo.hpp"
+#include "cudalab/device_buffer.cuh"
+#include "cudalab/matrix.hpp"
+#include "sgemm.cuh"
+
+namespace {
+
+/// Every row of C is checked against the host up to this size, else 24 sampled rows.
+constexpr int kFullCheckSize = 512;
+
+using Launcher = void (*)(const float*, const float*, float*, int, int, int, cudaStream_t);
+
+int run(const cudalab::DemoOptions& opt) {
+  struct Variant {
+    std::string name;
+    Launcher launch;  // nullptr: cuBLAS
+  };
+  const std::vector<Variant> variants = {
+      {"cuBLAS SGEMM", nullptr},
+      {"1 block tiling 8x8/thread", lab13::sgemm_block_tiled},
+      {"2 float4 + transposed A", lab13::sgemm_vectorized},
+      {"3 warp tiling", lab13::sgemm_warp_tiled},
+      {"4 cp.async pipeline 16x8/thread", lab13::sgemm_pipelined},
+      {"5 + block swizzle", lab13::sgemm_swizzled},
+  };
+  const lab13::CublasHandle cublas;
+  cudalab::Table table({"n", "variant", "ms", "TFLOP/s", "% of cuBLAS", "check"});
+  int status = 0;
+  for (int n = opt.size < 256 ? opt.size : 256; n <= opt.size; n *= 2) {
+    // Small integers: every product and sum is exact in float, so the check is exact.
+    const std::vector<float> h_a = cudalab::random_matrix(n, n, cudalab::Fill::SmallInt, 1);
+    const std::vector<float> h_b = cudalab::random_matrix(n, n, cudalab::Fill::SmallInt, 2);
+    const std::size_t count = std::size_t(n) * n;
+    cudalab::DeviceBuffer<float> d_a(count), d_b(count), d_c(count);
+    d_a.upload(h_a);
+    d_b.upload(h_b);
+    std::vector<cudalab::ReferenceRows> expected;
+    if (opt.check) expected = cudalab::reference_rows(h_a, h_b, n, kFullCheckSize);
+    const cudalab::OutputCheck check = [&] {
+      return cudalab::compare_rows(expected, d_c.to_host(), n);
+    };
+    double cublas_ms = 0.0;
+    for (const Variant& v : variants) {
+      const cudalab::GpuWork work = [&](cudaStream_t s) {
+        if (v.launch == nullptr) {
+          lab13::cublas_sgemm(cublas, d_a.data(), d_b.data(), d_c.data(), n, n, n, s);
+        } else {
+          v.launch(d_a.data(), d_b.data(), d_c.data(), n, n, n, s);
+        }
+      };
+      // Poisoned with NaN first: a kernel that skips elements cannot pass the check.
+      const auto r = cudalab::run_variant(work, opt.reps, v.name + " n=" + std::to_string(n),
+                                          opt.check ? check : cudalab::OutputCheck{},
+                                          [&] { d_c.fill_bytes(0xFF); });
+      if (!r.ok) status = 1;
+      if (v.launch == nullptr) cublas_ms = r.median_ms;
+      const double tflops = 2.0 * n * double(n) * n / (r.median_ms * 1e9);
+      table.add_row({std::to_string(n), v.name, cudalab::fixed(r.median_ms, 3),
+                     cudalab::fixed(tflops, 1), cudalab::fixed(100.0 * cublas_ms / r.median_ms, 1),
+                     r.verdict});
+    }
+    if (n == opt.size) break;
+    if (n * 2 > opt.size) n = opt.size / 2;  // end the sweep at --size exactly
+  }
+  table.print(std::cout);
+  std::cout << "TFLOP/s = 2 n^3 / time; % of cuBLAS = cuBLAS time / variant time (same run)\n";
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cudalab::DemoLimits limits;
+  limits.default_size = 16384;
+  limits.max_size = 16384;
+  limits.default_block = lab13::kBlockThreads;
+  limits.block_is_2d = false;
+  limits.default_reps = 10;
+  return cudalab::run_demo(
+      argc, argv, "lab13 sgemm: five stages toward cuBLAS SGEMM, sizes 256 .. --size", limits, run);
+}

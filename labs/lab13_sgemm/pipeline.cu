@@ -1,0 +1,147 @@
+// Lab 13, stages 4 and 5: a multi-stage cp.async pipeline of k tiles in shared memory and a
+// block-index swizzle. Each block computes kPipeBlockM x kPipeBlockN of C; each warp 64 x 64
+// of it; each thread 16 x 8 results (four 4-row chunks by two 4-column chunks), so a thread
+// does 128 FFMA per 24 floats it reads from shared memory in each k step.
+#include <cstdint>
+
+#include "cudalab/check.cuh"
+#include "cudalab/launch_checks.hpp"
+#include "sgemm.cuh"
+
+namespace lab13 {
+
+__host__ __device__ TileCoord swizzle_tile(int block, int tiles_m, int tiles_n, int group) {
+  // TODO(lab13): stage 5. Split the grid into groups of `group` tile rows (the last group may
+  // have fewer: tiles_m - first row of the group). Inside a group, consecutive blocks walk
+  // DOWN the group's rows, then move one tile column right.
+  // HINT: blocks per group = group * tiles_n; rows of this group = min(group, tiles_m - first).
+  // HINT: dividing by `group` instead of the rows of the LAST group skips and repeats tiles.
+  // Roughly 6 lines.
+  cudalab::unused(block, tiles_m, tiles_n, group);
+  return TileCoord{0, 0};
+  // END TODO(lab13)
+}
+
+namespace {
+
+// Given: cp.async (PTX, compute capability 8.0+) wrappers. The copies bypass registers; a
+// source size of 0 fills the destination with zeros (no read from global memory).
+
+/// Copies 4 bytes global -> shared, or stores 0.0f when @p in is false.
+__device__ __forceinline__ void cp_async_4(float* dst, const float* src, bool in) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(src),
+               "r"(in ? 4 : 0));
+}
+/// Copies 16 bytes global -> shared (both 16-byte aligned), or stores zeros when @p in is false.
+__device__ __forceinline__ void cp_async_16(float* dst, const float* src, bool in) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src),
+               "r"(in ? 16 : 0));
+}
+/// Closes this thread's current group of copies.
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::);
+}
+/// Waits until at most @p kPending of this thread's committed groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+
+// TODO(lab13): stage 4 (and 6: __launch_bounds__). The kernel below, one block per tile of
+// C (1-D grid; the tile from swizzle_tile() when kSwizzle, else row-major), kStages stages of
+// an A tile stored TRANSPOSED (as[kk][row], row pitch BM + 4) and a B tile (bs[kk][col]) in
+// dynamic shared memory, kept full by cp.async:
+// - prologue: copy k tiles 0 .. kStages-2 into stages 0 .. kStages-2, one commit per tile
+//   (commit even when the tile does not exist, so the group count stays regular);
+// - for each k tile t: wait until tile t's group has landed (cp_async_wait<kStages - 2>),
+//   __syncthreads(), copy tile t + kStages - 1 into the stage tile t - 1 used, commit,
+//   then multiply stage t % kStages: per kk, 16 A values (four float4) and 8 B values (two
+//   float4) from shared memory, 128 FFMA into the 16 x 8 accumulators;
+// - store the accumulators (float4 when kVec, else one float at a time), rows < m, cols < n.
+// Elements outside A or B are copied as zeros (cp_async_4/16 with in = false). Put
+// __launch_bounds__(threads, 1) on the kernel: 256 threads and ~200 registers fit once per SM.
+// HINT: A's copies are 4 bytes each (the transpose); with kVec (n % 4 == 0, aligned) B's
+// HINT: are 16 bytes, else 4. Thread t's A element i: row t / BK + i * (threads / BK), column
+// HINT: t % BK; precompute the pointers and the row/column predicates outside the k loop.
+// HINT: lane = 4 x 8 grid: rows wm + i*16 + (lane/8)*4 + r, cols wn + j*32 + (lane%8)*4 + q.
+// Roughly 90 lines.
+template <int kWarpsM, int kWarpsN, int kBK, int kStages, bool kSwizzle, bool kVec>
+__global__ void sgemm_pipelined_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                                       float* __restrict__ c, int m, int n, int k) {
+  cudalab::unused(a, b, c, m, n, k);
+}
+// END TODO(lab13)
+
+/// The graded configuration (sgemm.cuh), vector or scalar B path, swizzled or not.
+template <bool kSwizzle, bool kVec>
+constexpr auto kKernel =
+    sgemm_pipelined_kernel<kPipeWarpsM, kPipeWarpsN, kPipeBlockK, kPipeStages, kSwizzle, kVec>;
+
+/// True when B and C can be read and written 16 bytes at a time (n % 4 == 0, aligned).
+bool vector_path(const float* d_b, const float* d_c, int n) {
+  const auto addr = reinterpret_cast<std::uintptr_t>(d_b) | reinterpret_cast<std::uintptr_t>(d_c);
+  return n % 4 == 0 && addr % 16 == 0;
+}
+
+/// Raises the kernel's dynamic shared-memory limit to kPipeSmemBytes (> 48 KB needs opting in),
+/// once per process: the first call sets the attribute, later calls (every launch) reuse it.
+template <bool kSwizzle, bool kVec>
+const void* configured_kernel() {
+  static const void* const f = [] {
+    const void* kernel = reinterpret_cast<const void*>(kKernel<kSwizzle, kVec>);
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(kPipeSmemBytes)));
+    return kernel;
+  }();
+  return f;
+}
+
+template <bool kSwizzle>
+void launch(const char* who, const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+            cudaStream_t stream) {
+  cudalab::check_positive_dims(who, m, n, k);
+  const long long tiles = static_cast<long long>((m + kPipeBlockM - 1) / kPipeBlockM) *
+                          ((n + kPipeBlockN - 1) / kPipeBlockN);
+  const dim3 grid(static_cast<unsigned>(tiles));
+  if (vector_path(d_b, d_c, n)) {
+    configured_kernel<kSwizzle, true>();
+    kKernel<kSwizzle, true><<<grid, kPipeThreads, kPipeSmemBytes, stream>>>(d_a, d_b, d_c, m, n, k);
+  } else {
+    configured_kernel<kSwizzle, false>();
+    kKernel<kSwizzle, false>
+        <<<grid, kPipeThreads, kPipeSmemBytes, stream>>>(d_a, d_b, d_c, m, n, k);
+  }
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+}  // namespace
+
+void sgemm_pipelined(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                     cudaStream_t stream) {
+  // TODO(lab13): stage 4: launch() without the swizzle, on @p stream.
+  // HINT: launch<false>(...): row-major blocks; launch() picks the vector or scalar B path.
+  // Roughly 1 line.
+  cudalab::unused(d_a, d_b, d_c, m, n, k, stream);
+  // END TODO(lab13)
+}
+
+void sgemm_swizzled(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                    cudaStream_t stream) {
+  // TODO(lab13): stage 5: launch() with the swizzle, on @p stream.
+  // HINT: launch<true>(...): the kernel maps its block to a tile with swizzle_tile().
+  // Roughly 1 line.
+  cudalab::unused(d_a, d_b, d_c, m, n, k, stream);
+  // END TODO(lab13)
+}
+
+KernelInfo pipelined_kernel_info() {
+  return {configured_kernel<false, true>(), kPipeThreads, kPipeSmemBytes, "sgemm_pipelined_kernel"};
+}
+
+KernelInfo swizzled_kernel_info() {
+  return {configured_kernel<true, true>(), kPipeThreads, kPipeSmemBytes, "sgemm_pipelined_kernel"};
+}
+
+}  // namespace lab13

@@ -1,0 +1,202 @@
+/**
+ * @file sgemm.cuh
+ * @brief Lab 13 interface: an FP32 matrix product (SGEMM) on the CUDA cores, in stages that
+ * each remove the bottleneck of the one before, measured against cuBLAS SGEMM:
+ * 2-D block tiling with a register tile per thread, float4 loads with a transposed A tile,
+ * warp tiling, a multi-stage cp.async pipeline, a block-index swizzle for L2 reuse, and a
+ * CPU occupancy calculator checked against the CUDA runtime's.
+ *
+ * All matrices are row-major floats in device memory: A is m x k, B is k x n and
+ * C = A * B is m x n (element (r, c) of C at r * n + c). Every launcher accepts any positive
+ * m, n, k (tile edges and rows that are not 16-byte aligned included), enqueues on
+ * @p stream, checks the launch (CUDA_CHECK_LAST_LAUNCH), does not synchronize, and throws
+ * std::invalid_argument for non-positive sizes.
+ */
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "cublas_ref.cuh"
+
+namespace lab13 {
+
+// ---------------------------------------------------------------------------
+// Stage 1: 2-D block tiling with a register tile per thread (block_tiling.cu)
+// ---------------------------------------------------------------------------
+
+/// Stage 1 tiles: a block of kBlockThreads threads computes a kBlockM x kBlockN tile of C,
+/// kBlockK columns of A (rows of B) per step; each thread a kThreadM x kThreadN register tile.
+inline constexpr int kBlockM = 128;
+inline constexpr int kBlockN = 128;
+inline constexpr int kBlockK = 8;
+inline constexpr int kThreadM = 8;
+inline constexpr int kThreadN = 8;
+inline constexpr int kBlockThreads = (kBlockM / kThreadM) * (kBlockN / kThreadN);
+static_assert(kBlockThreads == 256, "stage 1-3 blocks have 256 threads");
+static_assert(kBlockM * kBlockK % kBlockThreads == 0 && kBlockK * kBlockN % kBlockThreads == 0,
+              "every thread stages the same number of elements of each tile");
+
+/// Stage 1: C = A * B, one kBlockM x kBlockN tile of C per block (grid x over column tiles, y
+/// over row tiles), kThreadM x kThreadN results per thread accumulated in registers.
+void sgemm_block_tiled(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                       cudaStream_t stream = nullptr);
+
+// ---------------------------------------------------------------------------
+// Stage 2: float4 loads and a transposed A tile (vectorized.cu)
+// ---------------------------------------------------------------------------
+
+/// Stage 2: stage 1's tiles, loaded from global memory 16 bytes at a time (where the rows
+/// are 16-byte aligned) and A's tile stored transposed, so a thread reads its kThreadM
+/// elements of A's column with two 16-byte shared loads.
+void sgemm_vectorized(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                      cudaStream_t stream = nullptr);
+
+// ---------------------------------------------------------------------------
+// Stage 3: warp tiling (warp_tiling.cu)
+// ---------------------------------------------------------------------------
+
+/// Stage 3 warp tile: each of the 8 warps of a 128 x 128 block owns a kWarpM x kWarpN tile
+/// of C; its 32 lanes form a kWarpLanesM x kWarpLanesN grid, each lane 8 x 8 results in
+/// 4 x 4 chunks spread over the warp tile.
+inline constexpr int kWarpM = 64;
+inline constexpr int kWarpN = 32;
+inline constexpr int kWarpLanesM = 8;
+inline constexpr int kWarpLanesN = 4;
+static_assert(kWarpLanesM * kWarpLanesN == 32, "a warp has 32 lanes");
+static_assert((kBlockM / kWarpM) * (kBlockN / kWarpN) * 32 == kBlockThreads,
+              "the warp tiles cover the block tile");
+static_assert(kWarpM == kWarpLanesM * 4 * 2 && kWarpN == kWarpLanesN * 4 * 2,
+              "each lane holds 2 x 2 chunks of 4 x 4 results");
+
+/// Stage 3: stage 2 with a warp-tiled assignment of results to threads.
+void sgemm_warp_tiled(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                      cudaStream_t stream = nullptr);
+
+// ---------------------------------------------------------------------------
+// Stages 4 and 5: a multi-stage cp.async pipeline and a block swizzle (pipeline.cu)
+// ---------------------------------------------------------------------------
+
+/// Warps of a pipelined block along m and n; each warp computes a 64 x 64 tile of C with
+/// 4 x 8 lanes of 16 x 8 results (16 FFMA-operands per 24 shared words: 5.3 FFMA per word).
+inline constexpr int kPipeWarpsM = 2;
+inline constexpr int kPipeWarpsN = 4;
+inline constexpr int kPipeThreadM = 16;
+inline constexpr int kPipeThreadN = 8;
+inline constexpr int kPipeWarpTile = 64;
+inline constexpr int kPipeBlockM = kPipeWarpsM * kPipeWarpTile;  ///< rows of C per block
+inline constexpr int kPipeBlockN = kPipeWarpsN * kPipeWarpTile;  ///< columns of C per block
+inline constexpr int kPipeBlockK = 16;                           ///< k per pipeline stage
+inline constexpr int kPipeStages = 3;                            ///< stages in shared memory
+inline constexpr int kPipeThreads = kPipeWarpsM * kPipeWarpsN * 32;
+/// Row pitch of the transposed A tile in floats: a multiple of 4 (16-byte shared loads).
+inline constexpr int kPipeAPitch = kPipeBlockM + 4;
+/// Dynamic shared memory of a pipelined block: kPipeStages x (A tile + B tile).
+inline constexpr std::size_t kPipeSmemBytes =
+    std::size_t(kPipeStages) * kPipeBlockK * (kPipeAPitch + kPipeBlockN) * sizeof(float);
+/// Tile rows per swizzle group (stage 5): consecutive blocks walk down kSwizzleGroup rows of
+/// tiles before moving one tile column right.
+inline constexpr int kSwizzleGroup = 8;
+static_assert(kPipeStages >= 2, "a pipeline needs at least two stages");
+static_assert(kPipeBlockM * kPipeBlockK % kPipeThreads == 0, "A tile: equal share per thread");
+static_assert(kPipeBlockK * kPipeBlockN % (4 * kPipeThreads) == 0,
+              "B tile: equal share of 16-byte chunks per thread");
+
+/// Position of a tile of C in the grid of tiles.
+struct TileCoord {
+  int row;  ///< tile row (0 .. tiles_m - 1)
+  int col;  ///< tile column (0 .. tiles_n - 1)
+};
+
+/**
+ * @brief Stage 5: the tile of C that block @p block (0 .. tiles_m * tiles_n - 1, the linear
+ * block index) computes, in groups of @p group tile rows: the blocks of a group walk down
+ * its rows first, then move one column right, so blocks running at the same time share the
+ * A rows and B columns they read in L2. The last group may have fewer rows. Must be a
+ * bijection onto all tiles_m x tiles_n tiles for any group >= 1.
+ */
+__host__ __device__ TileCoord swizzle_tile(int block, int tiles_m, int tiles_n, int group);
+
+/// Stage 4: the pipelined kernel, blocks in row-major order (block b -> tile row
+/// b / tiles_n, column b % tiles_n), a 1-D grid of tiles_m x tiles_n blocks.
+void sgemm_pipelined(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                     cudaStream_t stream = nullptr);
+
+/// Stage 5: the pipelined kernel with blocks mapped to tiles by swizzle_tile(kSwizzleGroup).
+void sgemm_swizzled(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                    cudaStream_t stream = nullptr);
+
+// ---------------------------------------------------------------------------
+// Stage 6: occupancy (occupancy.cu) and the lab's kernels as the runtime sees them
+// ---------------------------------------------------------------------------
+
+/// What a kernel asks of an SM, per block.
+struct KernelResources {
+  int threads = 0;                   ///< threads per block
+  int registers = 0;                 ///< registers per thread (cudaFuncAttributes::numRegs)
+  std::size_t static_smem = 0;       ///< static shared memory per block, bytes
+  std::size_t dynamic_smem = 0;      ///< dynamic shared memory per block, bytes
+  std::size_t max_dynamic_smem = 0;  ///< the kernel's dynamic limit (48 KB unless raised)
+};
+
+/// The per-SM limits of a GPU; the defaults are those of compute capability 9.0 (H100, H200).
+struct SmLimits {
+  int warp_size = 32;
+  int max_threads_per_block = 1024;
+  int max_warps_per_sm = 64;  ///< 2048 threads
+  int max_blocks_per_sm = 32;
+  int registers_per_sm = 65536;
+  int max_registers_per_thread = 255;
+  int register_unit = 256;                    ///< registers are given to warps in units of this
+  int sub_partitions = 4;                     ///< register file quarters (one per SM sub-partition)
+  std::size_t smem_per_sm = 233472;           ///< 228 KB
+  std::size_t smem_per_block = 49152;         ///< without opting in (48 KB)
+  std::size_t smem_per_block_optin = 232448;  ///< 227 KB
+  std::size_t reserved_smem_per_block = 1024;  ///< the driver's reservation per block
+  std::size_t smem_unit = 128;                 ///< shared memory is given to blocks in these units
+};
+
+/// Which resource bounds the blocks per SM.
+enum class Limiter { kNone, kThreads, kBlocks, kRegisters, kSharedMemory, kDoesNotFit };
+
+/// What occupancy() found.
+struct Occupancy {
+  int blocks_per_sm = 0;             ///< resident blocks per SM (0: the block cannot run)
+  int warps_per_sm = 0;              ///< blocks_per_sm x warps per block
+  Limiter limiter = Limiter::kNone;  ///< the bound that gave blocks_per_sm (the first, in the
+                                     ///< order threads, blocks, registers, shared memory)
+};
+
+/**
+ * @brief Stage 6: resident blocks per SM of a kernel, computed on the CPU the way the CUDA
+ * runtime does (cudaOccupancyMaxActiveBlocksPerMultiprocessor, default carve-out): the
+ * minimum of the warp slots, the block slots, the register file (registers per warp rounded
+ * up to register_unit, warps per sub-partition) and the shared memory (per block: static +
+ * dynamic + reserved rounded up to smem_unit).
+ */
+Occupancy occupancy(const KernelResources& kernel, const SmLimits& sm = SmLimits{});
+
+/// One of the lab's kernels as launched: the function, threads per block, dynamic shared
+/// memory (what the occupancy tests and the demo's table read).
+struct KernelInfo {
+  const void* kernel = nullptr;
+  int threads = 0;
+  std::size_t dynamic_smem = 0;
+  const char* name = "";
+};
+
+/// The kernels the launchers of stages 1-5 launch (for n a multiple of 4: the vector path).
+KernelInfo block_tiled_kernel_info();
+KernelInfo vectorized_kernel_info();
+KernelInfo warp_tiled_kernel_info();
+KernelInfo pipelined_kernel_info();
+KernelInfo swizzled_kernel_info();
+
+// Given: cuBLAS SGEMM (FP32, default math mode: no TF32), the baseline
+// (labs/common/cublas_ref, shared with labs 09 and 14)
+using cublas_ref::cublas_sgemm;
+using cublas_ref::CublasHandle;
+
+}  // namespace lab13

@@ -1,0 +1,152 @@
+// Lab 13, stage 3: warp tiling. Stage 2's tiles and loads (given below); what changes is which
+// results a thread owns. Each warp owns a 64 x 32 piece of the block's C tile and each lane
+// 2 x 2 chunks of 4 x 4 results spread over it, so the 32 lanes of a warp read 8 distinct
+// float4 of A and 4 of B per k step (128 and 64 contiguous bytes: one shared-memory
+// wavefront each, the rest broadcast) instead of 16 spread float4 of B as in stage 2.
+#include <cstdint>
+
+#include "cudalab/check.cuh"
+#include "cudalab/launch_checks.hpp"
+#include "sgemm.cuh"
+
+namespace lab13 {
+
+namespace {
+
+/// Given (stage 2): the 4-float chunk (r, col .. col + 3) of a rows x cols row-major matrix,
+/// zeros outside; one float4 load when kVec and the chunk is inside.
+template <bool kVec>
+__device__ __forceinline__ float4 load_chunk(const float* __restrict__ p, int rows, int cols, int r,
+                                             int col) {
+  if (kVec && r < rows && col + 3 < cols) {
+    return *reinterpret_cast<const float4*>(p + static_cast<std::size_t>(r) * cols + col);
+  }
+  float v[4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    v[q] = r < rows && col + q < cols ? p[static_cast<std::size_t>(r) * cols + col + q] : 0.0f;
+  }
+  return make_float4(v[0], v[1], v[2], v[3]);
+}
+
+/// Given (stage 2): stages the k step at @p k0 — A's tile transposed into as[kk][row], B's tile
+/// into bs[kk][col], one 4-float chunk of each per thread.
+template <bool kVec>
+__device__ __forceinline__ void stage_tiles(float (*as)[kBlockM], float (*bs)[kBlockN],
+                                            const float* __restrict__ a,
+                                            const float* __restrict__ b, int m, int n, int k,
+                                            int row0, int col0, int k0, int tid) {
+  const int a_r = tid / (kBlockK / 4), a_c = (tid % (kBlockK / 4)) * 4;
+  const int b_r = tid / (kBlockN / 4), b_c = (tid % (kBlockN / 4)) * 4;
+  const float4 va = load_chunk<kVec>(a, m, k, row0 + a_r, k0 + a_c);
+  as[a_c][a_r] = va.x;
+  as[a_c + 1][a_r] = va.y;
+  as[a_c + 2][a_r] = va.z;
+  as[a_c + 3][a_r] = va.w;
+  *reinterpret_cast<float4*>(&bs[b_r][b_c]) = load_chunk<kVec>(b, k, n, k0 + b_r, col0 + b_c);
+}
+
+template <bool kVec>
+__global__ void __launch_bounds__(kBlockThreads)
+    sgemm_warp_tiled_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                            float* __restrict__ c, int m, int n, int k) {
+  __shared__ __align__(16) float as[kBlockK][kBlockM];  // as[kk][r] = A[row0 + r][k0 + kk]
+  __shared__ __align__(16) float bs[kBlockK][kBlockN];  // bs[kk][cc] = B[k0 + kk][col0 + cc]
+  const int tid = static_cast<int>(threadIdx.x);
+  const int row0 = static_cast<int>(blockIdx.y) * kBlockM;
+  const int col0 = static_cast<int>(blockIdx.x) * kBlockN;
+  // TODO(lab13): stage 3. Warp w = tid / 32 owns rows (w / (kBlockN / kWarpN)) * kWarpM .. and
+  // columns (w % (kBlockN / kWarpN)) * kWarpN .. of the block's tile; lane l sits at
+  // (l / kWarpLanesN, l % kWarpLanesN) of the warp's 8 x 4 lane grid and owns the 4 x 4 chunks
+  // at rows  wm + i * (kWarpM / 2) + (l / kWarpLanesN) * 4 .. + 3   (i = 0, 1)
+  //    cols  wn + j * (kWarpN / 2) + (l % kWarpLanesN) * 4 .. + 3   (j = 0, 1).
+  // Per k step: stage_tiles<kVec>(...), __syncthreads(), for each kk read the two A float4 and
+  // two B float4 of this lane's chunks and add the 8 x 8 outer product, __syncthreads().
+  // Store the 8 x 8 results (float4 when kVec, else bounds-checked floats), inside C only.
+  // HINT: neighbouring lanes must read neighbouring float4 of bs[kk]: that is the point.
+  // Roughly 40 lines.
+  const int warp = tid / 32, lane = tid % 32;
+  const int wm = (warp / (kBlockN / kWarpN)) * kWarpM + (lane / kWarpLanesN) * 4;
+  const int wn = (warp % (kBlockN / kWarpN)) * kWarpN + (lane % kWarpLanesN) * 4;
+  float acc[8][8] = {};  // acc[4 * i + r][4 * j + q]: row wm + i * 32 + r, col wn + j * 16 + q
+  for (int k0 = 0; k0 < k; k0 += kBlockK) {
+    stage_tiles<kVec>(as, bs, a, b, m, n, k, row0, col0, k0, tid);
+    __syncthreads();
+#pragma unroll
+    for (int kk = 0; kk < kBlockK; ++kk) {
+      float ra[8], rb[8];
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const float4 v = *reinterpret_cast<const float4*>(&as[kk][wm + i * (kWarpM / 2)]);
+        ra[4 * i] = v.x;
+        ra[4 * i + 1] = v.y;
+        ra[4 * i + 2] = v.z;
+        ra[4 * i + 3] = v.w;
+      }
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        const float4 v = *reinterpret_cast<const float4*>(&bs[kk][wn + j * (kWarpN / 2)]);
+        rb[4 * j] = v.x;
+        rb[4 * j + 1] = v.y;
+        rb[4 * j + 2] = v.z;
+        rb[4 * j + 3] = v.w;
+      }
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+#pragma unroll
+        for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
+      }
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const int r = row0 + wm + (i / 4) * (kWarpM / 2) + i % 4;
+    if (r >= m) continue;
+    float* const c_row = c + static_cast<std::size_t>(r) * n;
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const int col = col0 + wn + j * (kWarpN / 2);
+      if (kVec && col + 3 < n) {
+        *reinterpret_cast<float4*>(c_row + col) =
+            make_float4(acc[i][4 * j], acc[i][4 * j + 1], acc[i][4 * j + 2], acc[i][4 * j + 3]);
+      } else {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          if (col + q < n) c_row[col + q] = acc[i][4 * j + q];
+        }
+      }
+    }
+  }
+  // END TODO(lab13)
+}
+
+bool aligned16(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
+
+}  // namespace
+
+void sgemm_warp_tiled(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                      cudaStream_t stream) {
+  cudalab::check_positive_dims("sgemm_warp_tiled", m, n, k);
+  const dim3 grid((n + kBlockN - 1) / kBlockN, (m + kBlockM - 1) / kBlockM);
+  // TODO(lab13): launch sgemm_warp_tiled_kernel<true> (every row of A, B and C 16-byte aligned: k
+  // and n multiples of 4 and the pointers aligned16) or <false>, grid x kBlockThreads, on @p
+  // stream. HINT: a float4 access to an address that is not a multiple of 16 faults. Roughly 5
+  // lines.
+  if (k % 4 == 0 && n % 4 == 0 && aligned16(d_a) && aligned16(d_b) && aligned16(d_c)) {
+    sgemm_warp_tiled_kernel<true><<<grid, kBlockThreads, 0, stream>>>(d_a, d_b, d_c, m, n, k);
+  } else {
+    sgemm_warp_tiled_kernel<false><<<grid, kBlockThreads, 0, stream>>>(d_a, d_b, d_c, m, n, k);
+  }
+  // END TODO(lab13)
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+KernelInfo warp_tiled_kernel_info() {
+  return {reinterpret_cast<const void*>(sgemm_warp_tiled_kernel<true>), kBlockThreads, 0,
+          "sgemm_warp_tiled_kernel"};
+}
+
+}  // namespace lab13

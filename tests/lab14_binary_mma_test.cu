@@ -1,0 +1,749 @@
+// Grader of lab 14: the ±1 product on the 1-bit tensor cores. The popcounts of the packed
+// vectors; the naive (one warp per 16 x 8 tile) and pipelined (128 x 128 block tiles, cp.async,
+// ldmatrix) kernels, exact on odd shapes and K not a multiple of 256 bits; the compiled kernels
+// hold the AND-popc MMA (cuobjdump -sass); their speed against the CUDA cores' popcount peak
+// measured in the same run and as a multiple of the popcount ceiling; cuBLAS SGEMM, TF32 and INT8
+// on the same data recorded (not graded). Every graded launcher runs under stream capture (the
+// graph may hold only the lab's kernels), then on new inputs behind the same pointers, with
+// NaN-poisoned outputs and shared memory.
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "binary_mma.cuh"
+#include "cudalab/bench.cuh"
+#include "cudalab/bits.hpp"
+#include "cudalab/ceilings.cuh"
+#include "cudalab/check.cuh"
+#include "cudalab/device.cuh"
+#include "cudalab/device_buffer.cuh"
+#include "cudalab/grading.hpp"
+#include "cudalab/graph_capture.cuh"
+#include "cudalab/matrix.hpp"
+#include "cudalab/testing.hpp"
+#include "cudalab/tools.hpp"
+
+namespace {
+
+namespace bits = cudalab::bits;
+namespace t = cudalab::testing;
+using t::AlternatingInput;
+using t::CapturedWork;
+using t::GraphRules;
+
+// ---------------------------------------------------------------------------
+// Speed thresholds, calibrated on the reference GPU: each sits >= 30 % below what the
+// reference solution measured there (see each constant).
+// ---------------------------------------------------------------------------
+/// Pipelined kernel (with its popcounts) over the CUDA cores' popcount peak measured by the
+/// given microbenchmark in the same run (bit multiply-adds per second), 4096^3 bits.
+/// H200 solution: to be measured (3 runs).
+constexpr double kPipelinedOverPopcountPeak = 1.5;
+/// Steps of the popcount-peak microbenchmark per timed run (about 0.5 ms on an H200).
+constexpr int kPeakIterations = 1024;
+/// Pipelined kernel: multiple of the popcount ceiling at the measured clock, 4096^3 bits.
+/// H200 solution: to be measured (3 runs).
+constexpr double kPipelinedCeilingMultiple = 2.0;
+/// Naive kernel: multiple of the popcount ceiling at the measured clock, 4096^3 bits.
+/// H200 solution: to be measured (3 runs).
+constexpr double kNaiveCeilingMultiple = 0.1;
+/// popcount_vectors: bandwidth (bytes read) as a share of a device-to-device copy.
+/// H200 solution: to be measured (3 runs).
+constexpr double kPopcountCopyShare = 0.3;
+/// No kernel runs faster than this multiple of the popcount ceiling at the peak clock: the
+/// m16n8k256 .b1 instruction rate is about 35x (issue 14), so a higher figure means skipped work.
+constexpr double kImpossibleCeilingMultiple = 64.0;
+/// Side of the square matrices of the speed tests (K = 4096 bits).
+constexpr int kPerfSize = 4096;
+
+/// Kernels a binary_gemm() graph may hold: the popcounts and one tensor-core kernel.
+GraphRules gemm_rules(const char* mma_kernel) {
+  GraphRules rules;
+  rules.kernels = {"popcount_vectors_kernel", mma_kernel};
+  return rules;
+}
+
+const char* kernel_of(lab14::MmaKernel kernel) {
+  return kernel == lab14::MmaKernel::kNaive ? "binary_mma_naive_kernel"
+                                            : "binary_mma_pipelined_kernel";
+}
+
+struct Shape {
+  int m, n, k;
+};
+
+std::string shape_name(const ::testing::TestParamInfo<Shape>& p) {
+  return std::to_string(p.param.m) + "x" + std::to_string(p.param.n) + "x" +
+         std::to_string(p.param.k);
+}
+
+template <typename T>
+cudalab::DeviceBuffer<T> upload(const std::vector<T>& h) {
+  cudalab::DeviceBuffer<T> d(h.size());
+  d.upload(h);
+  return d;
+}
+
+/// Lab 14's layout from pack_rows()/pack_cols(): row_words(k) words per vector, zero padded.
+std::vector<std::uint32_t> repitch(const std::vector<std::uint32_t>& packed, int vectors, int k) {
+  const int words = bits::words32(k);
+  const int pitch = lab14::row_words(k);
+  std::vector<std::uint32_t> out(std::size_t(vectors) * pitch, 0u);
+  for (int v = 0; v < vectors; ++v) {
+    for (int w = 0; w < words; ++w)
+      out[std::size_t(v) * pitch + w] = packed[std::size_t(v) * words + w];
+  }
+  return out;
+}
+
+/// One graded product: A by rows, B by columns (lab 14's pitch), the popcount workspace and C.
+/// load() puts new ±1 inputs behind the same pointers and computes their exact product.
+struct Problem {
+  Problem(int m_, int n_, int k_)
+      : m(m_),
+        n(n_),
+        k(k_),
+        d_a(std::size_t(m_) * lab14::row_words(k_)),
+        d_b(std::size_t(n_) * lab14::row_words(k_)),
+        d_pop(std::size_t(m_) + n_),
+        d_c(std::size_t(m_) * n_) {}
+
+  void load(std::uint64_t stream) {
+    const auto h_a = cudalab::random_matrix(m, k, cudalab::Fill::PlusMinusOne, stream);
+    const auto h_b = cudalab::random_matrix(k, n, cudalab::Fill::PlusMinusOne, stream + 1);
+    a32 = bits::pack_rows(h_a, m, k);
+    b32 = bits::pack_cols(h_b, k, n);
+    expected = double(m) * n * k <= 5e7 ? cudalab::reference_matmul(h_a, h_b, m, n, k)
+                                        : bits::binary_matmul(a32, b32, m, n, k);
+    d_a.upload(repitch(a32, m, k));
+    d_b.upload(repitch(b32, n, k));
+  }
+
+  /// Poisons C, the workspace and every SM's shared memory, replays @p cap, compares C.
+  ::testing::AssertionResult replay_matches(const CapturedWork& cap) {
+    t::poison(d_c.data(), d_c.bytes());
+    t::poison(d_pop.data(), d_pop.bytes());
+    t::poison_shared_memory();
+    cap.run();
+    return t::matrices_match(expected, d_c.to_host(), m, n, 0.0);
+  }
+
+  CapturedWork capture(lab14::MmaKernel kernel) {
+    return CapturedWork::capture([this, kernel](cudaStream_t s) {
+      lab14::binary_gemm(kernel, d_a.data(), d_b.data(), d_pop.data(), d_c.data(), m, n, k, s);
+    });
+  }
+
+  int m, n, k;
+  std::vector<float> expected;
+  std::vector<std::uint32_t> a32, b32;  // the last inputs, unpitched
+  cudalab::DeviceBuffer<std::uint32_t> d_a, d_b;
+  cudalab::DeviceBuffer<int> d_pop;
+  cudalab::DeviceBuffer<float> d_c;
+};
+
+/// Captures binary_gemm(@p kernel) once and replays it on two new inputs.
+void expect_exact_on_two_inputs(const Shape& shape, lab14::MmaKernel kernel) {
+  Problem p(shape.m, shape.n, shape.k);
+  const CapturedWork cap = p.capture(kernel);
+  ASSERT_TRUE(cap.holds_only(gemm_rules(kernel_of(kernel))));
+  for (int run = 0; run < 2; ++run) {  // new data each time; a race may also hide in one run
+    SCOPED_TRACE("replay " + std::to_string(run + 1) + " of the captured launch");
+    p.load(10 + 2 * run);
+    EXPECT_TRUE(p.replay_matches(cap));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Given: the baselines are right (not graded).
+// ---------------------------------------------------------------------------
+const Shape kBaselineShapes[] = {{1, 1, 4}, {7, 9, 36}, {65, 40, 1000}, {130, 17, 1500}};
+
+class GivenBaselinesGpu : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(GivenBaselinesGpu, CublasIsExact) {
+  CUDALAB_REQUIRE_GPU();
+  const int m = GetParam().m, n = GetParam().n, k = GetParam().k;
+  const auto h_a = cudalab::random_matrix(m, k, cudalab::Fill::PlusMinusOne, 1);
+  const auto h_b = cudalab::random_matrix(k, n, cudalab::Fill::PlusMinusOne, 2);
+  const auto expected = cudalab::reference_matmul(h_a, h_b, m, n, k);
+  cudalab::DeviceBuffer<float> d_c(std::size_t(m) * n);
+  const auto check = [&](const char* what, auto launch) {
+    d_c.fill_bytes(0xFF);
+    launch();
+    EXPECT_TRUE(t::matrices_match(expected, d_c.to_host(), m, n, 0.0)) << what;
+  };
+  const auto d_a = upload(h_a);
+  const auto d_b = upload(h_b);
+  const lab14::CublasHandle cublas;
+  check("cuBLAS SGEMM",
+        [&] { lab14::cublas_sgemm(cublas, d_a.data(), d_b.data(), d_c.data(), m, n, k); });
+  check("cuBLAS TF32",
+        [&] { lab14::cublas_tf32(cublas, d_a.data(), d_b.data(), d_c.data(), m, n, k); });
+  std::vector<std::int8_t> a8(h_a.size()), b8(h_b.size());
+  for (std::size_t i = 0; i < h_a.size(); ++i) a8[i] = static_cast<std::int8_t>(h_a[i]);
+  for (int r = 0; r < k; ++r) {
+    for (int j = 0; j < n; ++j)
+      b8[std::size_t(j) * k + r] = static_cast<std::int8_t>(h_b[std::size_t(r) * n + j]);
+  }
+  const auto d_a8 = upload(a8);
+  const auto d_b8 = upload(b8);
+  cudalab::DeviceBuffer<std::int32_t> d_c32(std::size_t(m) * n);
+  d_c32.fill_bytes(0xFF);
+  lab14::cublas_int8(cublas, d_a8.data(), d_b8.data(), d_c32.data(), m, n, k);
+  const auto got32 = d_c32.to_host();
+  EXPECT_TRUE(
+      t::matrices_match(expected, std::vector<float>(got32.begin(), got32.end()), m, n, 0.0))
+      << "cuBLAS INT8";
+}
+
+INSTANTIATE_TEST_SUITE_P(Given, GivenBaselinesGpu, ::testing::ValuesIn(kBaselineShapes),
+                         shape_name);
+
+// The popcount-peak microbenchmark does all its work: every thread's sum equals the host's.
+TEST(GivenPopcountPeakGpu, EveryThreadWritesItsSum) {
+  CUDALAB_REQUIRE_GPU();
+  const long threads = lab14::popcount_peak_threads();
+  cudalab::DeviceBuffer<int> d_sink(static_cast<std::size_t>(threads));
+  d_sink.fill_bytes(0xFF);
+  constexpr int kIterations = 5;
+  constexpr std::uint32_t kKey = 0x2545f491u;
+  lab14::popcount_peak(kIterations, kKey, d_sink.data());
+  const std::vector<int> got = d_sink.to_host();
+  for (long i = 0; i < threads; i += 97) {
+    ASSERT_EQ(got[std::size_t(i)], lab14::popcount_peak_expected(i, kIterations, kKey))
+        << "thread " << i << " of " << threads;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// popcount_vectors: one count per packed vector, exact; vectors past a block's worth of warps,
+// K from 1 bit to past 2^14 words.
+// ---------------------------------------------------------------------------
+struct PopShape {
+  int vectors, k;
+};
+
+class PopcountGpu : public ::testing::TestWithParam<PopShape> {};
+
+TEST_P(PopcountGpu, CountsEveryVector) {
+  CUDALAB_REQUIRE_GPU();
+  const int vectors = GetParam().vectors, k = GetParam().k;
+  cudalab::DeviceBuffer<std::uint32_t> d_bits(std::size_t(vectors) * lab14::row_words(k));
+  cudalab::DeviceBuffer<int> d_counts(vectors);
+  const CapturedWork cap = CapturedWork::capture([&](cudaStream_t s) {
+    lab14::popcount_vectors(d_bits.data(), vectors, k, d_counts.data(), s);
+  });
+  GraphRules rules;
+  rules.kernels = {"popcount_vectors_kernel"};
+  ASSERT_TRUE(cap.holds_only(rules));
+  for (int run = 0; run < 2; ++run) {
+    const auto h = cudalab::random_matrix(vectors, k, cudalab::Fill::PlusMinusOne, 20 + run);
+    const auto packed = bits::pack_rows(h, vectors, k);
+    d_bits.upload(repitch(packed, vectors, k));
+    t::poison(d_counts.data(), d_counts.bytes());
+    cap.run();
+    const std::vector<int> got = d_counts.to_host();
+    const int words = bits::words32(k);
+    int wrong = 0;
+    for (int v = 0; v < vectors; ++v) {
+      int want = 0;
+      for (int w = 0; w < words; ++w) want += bits::popcount(packed[std::size_t(v) * words + w]);
+      if (got[v] != want && wrong++ == 0) {
+        ADD_FAILURE() << "vector " << v << " of " << vectors << " (K = " << k << "): expected "
+                      << want << " one bits, got " << got[v];
+      }
+    }
+    EXPECT_EQ(wrong, 0) << "wrong counts (run " << run + 1 << ")";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, PopcountGpu,
+                         ::testing::Values(PopShape{1, 1}, PopShape{3, 33}, PopShape{9, 1000},
+                                           PopShape{300, 257}, PopShape{1000, 4096},
+                                           PopShape{5, 20001}),
+                         [](const ::testing::TestParamInfo<PopShape>& p) {
+                           return std::to_string(p.param.vectors) + "x" + std::to_string(p.param.k);
+                         });
+
+// ---------------------------------------------------------------------------
+// The tensor-core kernels: exact, for M, N not multiples of the tiles and K not a multiple of
+// 256 bits (nor of the 1024-bit stage); K = 1 and 300 end inside a 256-bit chunk, 257 one bit
+// past it, 1500 after a full stage, 3072 fills exactly the ring of three stages, 3172 four stages
+// (past the ring), 20001 twenty stages; 24 x 40 is a multiple of the 8-row half tiles but not of
+// 16 rows, and 257 x 300 x 3072 has three block tiles in each direction.
+// ---------------------------------------------------------------------------
+const Shape kMmaShapes[] = {{16, 8, 256},     {1, 1, 1},        {17, 9, 300},     {24, 40, 257},
+                            {33, 47, 515},    {100, 1, 1024},   {1, 100, 1500},   {129, 130, 513},
+                            {128, 128, 3172}, {257, 300, 3072}, {700, 900, 2000}, {5, 140, 20001}};
+
+class NaiveMmaGpu : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(NaiveMmaGpu, IsExact) {
+  CUDALAB_REQUIRE_CC(8, 0);
+  expect_exact_on_two_inputs(GetParam(), lab14::MmaKernel::kNaive);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, NaiveMmaGpu, ::testing::ValuesIn(kMmaShapes), shape_name);
+
+class PipelinedMmaGpu : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(PipelinedMmaGpu, IsExact) {
+  CUDALAB_REQUIRE_CC(8, 0);
+  expect_exact_on_two_inputs(GetParam(), lab14::MmaKernel::kPipelined);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, PipelinedMmaGpu, ::testing::ValuesIn(kMmaShapes), shape_name);
+
+// ---------------------------------------------------------------------------
+// The compiled kernels hold the AND-popc MMA (cuobjdump -sass of this grader, sm_80 .. sm_90
+// code). The XOR form (.xor.popc) is no tensor-core instruction on sm_90: ptxas turns each one
+// into a CALL of a subroutine that runs two AND-popc MMAs on negated operands,
+// popc(a & ~b) + popc(~a & b), placed after the kernel's last EXIT. So a BMMA counts only in the
+// kernel's own code: before its last EXIT, or anywhere in a kernel that calls no subroutine (a
+// legitimate CALL, such as the 64-bit division of the naive kernel's tile index, holds no MMA).
+// ---------------------------------------------------------------------------
+/// The tensor-core MMA opcodes of one compiled kernel, by where they sit.
+struct MmaPlacement {
+  std::set<std::string> body;      ///< in the kernel's own code
+  std::set<std::string> routines;  ///< after the last EXIT of a kernel that CALLs a subroutine
+};
+
+bool starts_with(const std::string& s, const char* prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+bool is_mma(const std::string& op) {
+  static const std::regex mma(R"([BHIQ]G?MMA(\..*)?)");
+  return std::regex_match(op, mma);
+}
+
+/// Sorts the MMA opcodes of @p opcodes (one kernel's SASS, in address order).
+MmaPlacement place_mmas(const std::vector<std::string>& opcodes) {
+  std::size_t last_exit = opcodes.size();
+  bool calls = false;
+  for (std::size_t i = 0; i < opcodes.size(); ++i) {
+    if (starts_with(opcodes[i], "EXIT")) last_exit = i;
+    calls = calls || starts_with(opcodes[i], "CALL");
+  }
+  MmaPlacement p;
+  for (std::size_t i = 0; i < opcodes.size(); ++i) {
+    if (!is_mma(opcodes[i])) continue;
+    const bool in_routine = calls && last_exit < opcodes.size() && i > last_exit;
+    (in_routine ? p.routines : p.body).insert(opcodes[i]);
+  }
+  return p;
+}
+
+std::string joined(const std::set<std::string>& ops) {
+  std::string s;
+  for (const auto& op : ops) s += (s.empty() ? "" : ", ") + op;
+  return s.empty() ? "none" : s;
+}
+
+/// Empty when the kernel's own code holds a BMMA ... .AND; otherwise what is wrong.
+std::string and_popc_verdict(const MmaPlacement& p) {
+  for (const auto& op : p.body) {
+    if (starts_with(op, "BMMA") && op.find(".AND") != std::string::npos) return {};
+  }
+  std::ostringstream os;
+  os << "no BMMA ... .AND.POPC (the 1-bit AND tensor-core MMA) in the kernel's own code (its MMA "
+        "opcodes: "
+     << joined(p.body) << ")";
+  if (!p.routines.empty()) {
+    os << "; its only 1-bit MMAs (" << joined(p.routines)
+       << ") sit in a subroutine it CALLs: that is how ptxas emulates mma ... .xor.popc on sm_90 "
+          "(two AND MMAs on negated operands per call)";
+  }
+  os << ". Use mma_and_popc() (.and.popc) with the popcount identity";
+  return os.str();
+}
+
+/// 90 for "sm_90" or "sm_90a"; 0 when @p arch names no sm_ architecture.
+int sm_number(const std::string& arch) {
+  if (!starts_with(arch, "sm_")) return 0;
+  int v = 0;
+  for (std::size_t i = 3; i < arch.size() && arch[i] >= '0' && arch[i] <= '9'; ++i) {
+    v = 10 * v + (arch[i] - '0');
+  }
+  return v;
+}
+
+/// Every sm_80 .. sm_90 SASS function named like @p kernel holds a BMMA ... .AND in its own code.
+void expect_and_popc_mma(const std::string& kernel) {
+  const t::SassListing& sass = t::sass_of_this_grader();
+  if (!sass.skip_reason.empty()) GTEST_SKIP() << sass.skip_reason;
+  int functions = 0;
+  int tensor_core_functions = 0;  // any function of sm_80 .. sm_90 code
+  for (const t::SassFunction& f : sass.functions) {
+    const int arch = sm_number(f.arch);  // 0: not read (GivenSassListingCpu reports that)
+    if (arch != 0 && (arch < 80 || arch > 90)) continue;
+    ++tensor_core_functions;
+    if (f.name.find(kernel) == std::string::npos) continue;
+    ++functions;
+    const std::string verdict = and_popc_verdict(place_mmas(f.opcodes));
+    EXPECT_TRUE(verdict.empty()) << kernel << " (" << f.arch << "): " << verdict;
+  }
+  if (functions > 0) return;
+  if (tensor_core_functions == 0) {
+    GTEST_SKIP() << "no sm_80 .. sm_90 code in this grader (built for other architectures); "
+                    "the SASS is not checked";
+  }
+  ADD_FAILURE() << kernel << " is missing from this grader's sm_80 .. sm_90 SASS ("
+                << tensor_core_functions << " other functions found): is it never launched?\n"
+                << sass.excerpt;
+}
+
+TEST(NaiveSassCpu, KernelUsesTheAndPopcTensorCoreMma) {
+  expect_and_popc_mma("binary_mma_naive_kernel");
+}
+
+TEST(PipelinedSassCpu, KernelUsesTheAndPopcTensorCoreMma) {
+  expect_and_popc_mma("binary_mma_pipelined_kernel");
+}
+
+// Given (not graded): the rules above on hand-written listings, and cuobjdump's output read as
+// this grader expects (architectures and function names found), so that a changed output format
+// shows up as a failure here instead of silently skipped SASS tests.
+TEST(GivenSassRulesCpu, AndMmaCountsOnlyInTheKernelsOwnCode) {
+  const std::string bmma = "BMMA.168256.AND.POPC";
+  // The solution's shape: MMAs in the loop, then EXIT.
+  EXPECT_EQ(and_popc_verdict(place_mmas({"LDSM.16.M88.4", bmma, bmma, "EXIT", "BRA"})), "");
+  // A legitimate subroutine (64-bit division) after the body: the body's MMA counts.
+  EXPECT_EQ(and_popc_verdict(place_mmas(
+                {"CALL.REL.NOINC", bmma, "EXIT", "BRA", "IMAD", "RET.REL.NODEC", "BRA"})),
+            "");
+  // A cold block after the last EXIT of a kernel without calls is still the kernel's code.
+  EXPECT_EQ(and_popc_verdict(place_mmas({"BRA", "EXIT", bmma, "BRA"})), "");
+  // ptxas's .xor.popc emulation: the kernel CALLs a routine of two AND MMAs on negated operands.
+  const std::string xor_form = and_popc_verdict(
+      place_mmas({"LDSM.16.M88.4", "CALL.REL.NOINC", "CALL.REL.NOINC", "EXIT", "BRA", "LOP3.LUT",
+                  bmma, "LOP3.LUT", bmma, "IADD3", "RET.REL.NODEC", "BRA"}));
+  EXPECT_NE(xor_form.find("emulates"), std::string::npos) << xor_form;
+  EXPECT_NE(and_popc_verdict(place_mmas({"LDS", "POPC", "EXIT"})), "");
+  EXPECT_NE(and_popc_verdict(place_mmas({"BMMA.88128.XOR.POPC", "EXIT"})), "");
+  EXPECT_EQ(sm_number("sm_90a"), 90);
+  EXPECT_EQ(sm_number("sm_80"), 80);
+  EXPECT_EQ(sm_number(""), 0);
+}
+
+TEST(GivenSassListingCpu, CuobjdumpOutputIsReadAsExpected) {
+  const t::SassListing& sass = t::sass_of_this_grader();
+  if (!sass.skip_reason.empty()) GTEST_SKIP() << sass.skip_reason;
+  ASSERT_FALSE(sass.functions.empty()) << "no `Function : <name>` line read from cuobjdump -sass:\n"
+                                       << sass.excerpt;
+  bool popcount_found = false;
+  for (const t::SassFunction& f : sass.functions) {
+    EXPECT_GT(sm_number(f.arch), 0) << f.name << ": no `arch = sm_NN` line before it";
+    EXPECT_FALSE(f.opcodes.empty()) << f.name << ": no instruction read";
+    popcount_found = popcount_found || f.name.find("popcount_vectors_kernel") != std::string::npos;
+  }
+  EXPECT_TRUE(popcount_found) << "popcount_vectors_kernel not among the functions read";
+}
+
+// ---------------------------------------------------------------------------
+// Races, memory errors, barriers (compute-sanitizer) on small shapes with partial tiles and a
+// K that wraps the ring of stages.
+// ---------------------------------------------------------------------------
+constexpr const char* kNaiveSanitized = "Shapes/NaiveMmaGpu.*/33x47x515";
+constexpr const char* kPipelinedSanitized =
+    "Shapes/PipelinedMmaGpu.*/129x130x513:Shapes/PipelinedMmaGpu.*/128x128x3172";
+
+TEST(NaiveMmaSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
+  CUDALAB_REQUIRE_CC(8, 0);
+  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", kNaiveSanitized);
+}
+TEST(PipelinedMmaSanitizer, RacecheckFindsNoSharedMemoryHazard) {
+  CUDALAB_REQUIRE_CC(8, 0);
+  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", kPipelinedSanitized);
+}
+TEST(PipelinedMmaSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
+  CUDALAB_REQUIRE_CC(8, 0);
+  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", kPipelinedSanitized);
+}
+TEST(PipelinedMmaSanitizer, SynccheckFindsNoInvalidBarrier) {
+  CUDALAB_REQUIRE_CC(8, 0);
+  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", kPipelinedSanitized);
+}
+
+// ---------------------------------------------------------------------------
+// Perf, 4096^3 bits. The candidate is timed as its captured graph (popcounts + MMA kernel);
+// before each timed run one of two input sets is copied behind its pointers (untimed), and the
+// last output is checked in full against cuBLAS SGEMM on that set (exact on ±1 data) and on rows
+// against the host.
+// ---------------------------------------------------------------------------
+/// @p count random 32-bit words: packed ±1 vectors with every bit drawn (K = kPerfSize has no
+/// padding bits). Drawing the bits directly keeps the perf tests' setup short (packing 4096^2
+/// floats four times took seconds).
+std::vector<std::uint32_t> random_words(std::size_t count, std::uint64_t stream) {
+  std::mt19937_64 rng = cudalab::make_rng(stream);
+  std::vector<std::uint32_t> w(count);
+  for (std::size_t i = 0; i < count; i += 2) {
+    const std::uint64_t r = rng();
+    w[i] = static_cast<std::uint32_t>(r);
+    if (i + 1 < count) w[i + 1] = static_cast<std::uint32_t>(r >> 32);
+  }
+  return w;
+}
+
+/// Element e of packed vector v of an n x n operand (no padding) as +1 or -1.
+float pm1(const std::vector<std::uint32_t>& words, int n, int v, int e) {
+  return (words[std::size_t(v) * (n / 32) + e / 32] >> (e % 32)) & 1u ? 1.0f : -1.0f;
+}
+
+/// A packed by rows, as row-major n x n floats.
+std::vector<float> unpack_rows(const std::vector<std::uint32_t>& a_words, int n) {
+  std::vector<float> a(std::size_t(n) * n);
+  for (int i = 0; i < n; ++i) {
+    for (int e = 0; e < n; ++e) a[std::size_t(i) * n + e] = pm1(a_words, n, i, e);
+  }
+  return a;
+}
+
+/// B packed by columns, as row-major n x n floats (B[e][j] = element e of column j).
+std::vector<float> unpack_columns(const std::vector<std::uint32_t>& b_words, int n) {
+  std::vector<float> b(std::size_t(n) * n);
+  for (int j = 0; j < n; ++j) {
+    for (int e = 0; e < n; ++e) b[std::size_t(e) * n + j] = pm1(b_words, n, j, e);
+  }
+  return b;
+}
+
+class PerfFixture : public ::testing::Test {
+ protected:
+  static constexpr int n = kPerfSize;
+  static_assert(lab14::row_words(kPerfSize) == kPerfSize / 32 && kPerfSize % 64 == 0,
+                "the perf inputs have no padding words or bits, in 32- and 64-bit words");
+
+  void SetUp() override {
+    CUDALAB_REQUIRE_CC(8, 0);
+    for (int set = 0; set < 2; ++set) {
+      a32[set] = random_words(std::size_t(n) * n / 32, 100 + 2 * set);  // A by rows
+      b32[set] = random_words(std::size_t(n) * n / 32, 101 + 2 * set);  // B by columns
+    }
+    a_in = std::make_unique<AlternatingInput<std::uint32_t>>(a32[0], a32[1]);
+    b_in = std::make_unique<AlternatingInput<std::uint32_t>>(b32[0], b32[1]);
+    d_pop = cudalab::DeviceBuffer<int>(2 * std::size_t(n));
+    d_c = cudalab::DeviceBuffer<float>(std::size_t(n) * n);
+    d_c_base = cudalab::DeviceBuffer<float>(std::size_t(n) * n);
+  }
+
+  CapturedWork capture(lab14::MmaKernel kernel) {
+    CapturedWork cap = CapturedWork::capture([this, kernel](cudaStream_t s) {
+      lab14::binary_gemm(kernel, a_in->live.data(), b_in->live.data(), d_pop.data(), d_c.data(), n,
+                         n, n, s);
+    });
+    EXPECT_TRUE(cap.holds_only(gemm_rules(kernel_of(kernel))));
+    return cap;
+  }
+
+  cudalab::BenchOptions alternating() {
+    cudalab::BenchOptions bo;
+    bo.before_candidate = [this](cudaStream_t s) {
+      a_in->copy_next(s);
+      b_in->copy_next(s);
+      last_set = a_in->last();
+    };
+    return bo;
+  }
+
+  /// The timed kernel's C equals cuBLAS SGEMM's on the same input set (exact: ±1 products and
+  /// their integer sums below 2^24 are exact in FP32) and, on rows, the host's.
+  void expect_output_correct(const char* what) {
+    const std::vector<float> got = d_c.to_host();
+    {
+      const auto d_a_set = upload(unpack_rows(a32[last_set], n));
+      const auto d_b_set = upload(unpack_columns(b32[last_set], n));
+      cudalab::DeviceBuffer<float> d_ref(std::size_t(n) * n);
+      const lab14::CublasHandle handle;
+      lab14::cublas_sgemm(handle, d_a_set.data(), d_b_set.data(), d_ref.data(), n, n, n);
+      EXPECT_TRUE(t::matrices_match(d_ref.to_host(), got, n, n, 0.0))
+          << what << ": the last timed result (input set " << last_set
+          << ") differs from cuBLAS SGEMM on the same data";
+    }
+    for (const int row : {0, n / 2 + 3, n - 1}) {
+      EXPECT_TRUE(t::matrices_match(
+          bits::binary_matmul_rows(a32[last_set], b32[last_set], n, n, row, row + 1),
+          std::vector<float>(got.begin() + std::ptrdiff_t(row) * n,
+                             got.begin() + std::ptrdiff_t(row + 1) * n),
+          1, n, 0.0))
+          << what << ": row " << row << " against the host reference";
+    }
+  }
+
+  /// Times binary_gemm(@p kernel) (popcounts + tensor-core kernel); judges its multiple of the
+  /// popcount ceiling at the measured clock and returns it.
+  double expect_ceiling_multiple(lab14::MmaKernel kernel, double threshold_unscaled,
+                                 const std::string& what) {
+    const CapturedWork cap = capture(kernel);
+    cudalab::BenchOptions bo = alternating();
+    bo.reps = 15;
+    d_c.fill_bytes(0xFF);
+    const cudalab::BenchStats stats = cudalab::benchmark(cap.as_work(), bo);
+    expect_output_correct(what.c_str());
+    const cudalab::Ceilings ceilings = cudalab::device_ceilings();
+    const double rate = double(n) * n * n / (stats.median_ms * 1e9);  // Tbit-MAC/s
+    const double multiple = rate / ceilings.popc_tbitops;
+    const double threshold = threshold_unscaled * cudalab::speedup_scale();
+    t::record_measurement(what + "_ms", stats.median_ms, "ms");
+    t::record_measurement(what + "_tbitmacs", rate, "Tbit-MAC/s");
+    t::record_measurement("popc_ceiling", ceilings.popc_tbitops, "Tbit-MAC/s");
+    t::record_measurement(what + "_x_popc_ceiling", multiple, "x", threshold, t::Bound::kAtLeast);
+    t::expect_possible(rate, kImpossibleCeilingMultiple * ceilings.popc_tbitops_max, "Tbit-MAC/s",
+                       what + " (64x the popcount ceiling at the peak clock)");
+    EXPECT_GE(multiple, threshold)
+        << what << " reaches " << rate << " Tbit-MAC/s = " << multiple << "x the popc ceiling ("
+        << ceilings.describe() << "), needs >= " << threshold << "x (median of "
+        << stats.samples_ms.size() << " runs, " << stats.median_ms << " ms)";
+    return multiple;
+  }
+
+  std::vector<std::uint32_t> a32[2], b32[2];  // the two input sets, packed (no padding)
+  int last_set = 0;
+  std::unique_ptr<AlternatingInput<std::uint32_t>> a_in, b_in;
+  cudalab::DeviceBuffer<int> d_pop;
+  cudalab::DeviceBuffer<float> d_c, d_c_base;
+};
+
+class PipelinedPerf : public PerfFixture {};
+
+// The same-run baseline is the given microbenchmark's XOR-popcount rate on every SM: the most
+// any binary GEMM on the CUDA cores can do (lab 09's register-tiled kernel reached 92 % of the
+// computed popcount ceiling in the reference run). Rates are compared, in bit multiply-adds per
+// second.
+TEST_F(PipelinedPerf, BeatsTheCudaCorePopcountPeak) {
+  const CapturedWork cap = capture(lab14::MmaKernel::kPipelined);
+  cudalab::DeviceBuffer<int> d_sink(static_cast<std::size_t>(lab14::popcount_peak_threads()));
+  d_c.fill_bytes(0xFF);
+  const cudalab::Comparison cmp = cudalab::compare(
+      [&](cudaStream_t s) { lab14::popcount_peak(kPeakIterations, 0x9e3779b9u, d_sink.data(), s); },
+      cap.as_work(), alternating());
+  expect_output_correct("binary_mma_pipelined");
+  const double peak =
+      lab14::popcount_peak_bit_macs(kPeakIterations) / (cmp.baseline.median_ms * 1e9);
+  const double rate = double(n) * n * n / (cmp.candidate.median_ms * 1e9);  // Tbit-MAC/s
+  const double ratio = rate / peak;
+  const double threshold = kPipelinedOverPopcountPeak * cudalab::speedup_scale();
+  const cudalab::Ceilings ceilings = cudalab::device_ceilings();
+  t::record_measurement("popcount_peak_tbitmacs", peak, "Tbit-MAC/s");
+  t::record_measurement("popcount_peak_x_popc_ceiling", peak / ceilings.popc_tbitops, "x");
+  t::record_measurement("binary_mma_pipelined_tbitmacs", rate, "Tbit-MAC/s");
+  t::record_measurement("pipelined_over_popcount_peak", ratio, "x", threshold, t::Bound::kAtLeast);
+  EXPECT_GE(ratio, threshold) << "binary_mma_pipelined (with its popcounts) reaches " << rate
+                              << " Tbit-MAC/s (median " << cmp.candidate.median_ms
+                              << " ms) = " << ratio << "x the CUDA cores' popcount peak measured "
+                              << "in this run (" << peak << " Tbit-MAC/s, median "
+                              << cmp.baseline.median_ms << " ms), needs >= " << threshold
+                              << "x (threshold " << kPipelinedOverPopcountPeak
+                              << "x x CUDALAB_SPEEDUP_SCALE " << cudalab::speedup_scale() << ")";
+}
+
+TEST_F(PipelinedPerf, MultipleOfThePopcCeiling) {
+  const double multiple = expect_ceiling_multiple(
+      lab14::MmaKernel::kPipelined, kPipelinedCeilingMultiple, "binary_mma_pipelined");
+  // Whatever CUDALAB_SPEEDUP_SCALE says: at or below 1x the CUDA cores could have done the work
+  // (a CUDA-core XNOR kernel with one idle MMA in it passes the SASS test, not this line).
+  EXPECT_GT(multiple, 1.0) << "binary_mma_pipelined does not pass the popcount ceiling of the "
+                              "CUDA cores (1x, not scaled): the tensor cores do not do the work";
+}
+
+class NaivePerf : public PerfFixture {};
+
+TEST_F(NaivePerf, MultipleOfThePopcCeiling) {
+  expect_ceiling_multiple(lab14::MmaKernel::kNaive, kNaiveCeilingMultiple, "binary_mma_naive");
+}
+
+// popcount_vectors reads 2^16 vectors of 4096 bits (32 MB) once: a memory-bound kernel, judged
+// against a device-to-device copy of the same bytes.
+TEST(PopcountPerf, ReadsAtAShareOfCopyBandwidth) {
+  CUDALAB_REQUIRE_GPU();
+  constexpr int vectors = 1 << 16, k = 4096;
+  const std::size_t words = std::size_t(vectors) * lab14::row_words(k);
+  std::vector<std::uint32_t> set[2];
+  for (int s = 0; s < 2; ++s) {
+    std::mt19937_64 rng = cudalab::make_rng(70 + s);
+    set[s].resize(words);
+    for (auto& w : set[s]) w = static_cast<std::uint32_t>(rng());
+  }
+  AlternatingInput<std::uint32_t> in(set[0], set[1]);
+  cudalab::DeviceBuffer<int> d_counts(vectors);
+  const CapturedWork cap = CapturedWork::capture([&](cudaStream_t s) {
+    lab14::popcount_vectors(in.live.data(), vectors, k, d_counts.data(), s);
+  });
+  GraphRules rules;
+  rules.kernels = {"popcount_vectors_kernel"};
+  ASSERT_TRUE(cap.holds_only(rules));
+  cudalab::BenchOptions bo;
+  bo.before_candidate = [&](cudaStream_t s) { in.copy_next(s); };
+  const cudalab::BenchStats stats = cudalab::benchmark(cap.as_work(), bo);
+  const std::vector<int> got = d_counts.to_host();
+  const auto& last = set[in.last()];
+  for (const int v : {0, vectors / 3, vectors - 1}) {
+    int want = 0;
+    for (int w = 0; w < lab14::row_words(k); ++w) {
+      want += bits::popcount(last[std::size_t(v) * lab14::row_words(k) + w]);
+    }
+    EXPECT_EQ(got[v], want) << "popcount of vector " << v << " after the timed runs";
+  }
+  const double gbps = double(words) * 4 / (stats.median_ms * 1e6);
+  const double copy_gbps = cudalab::testing::d2d_copy_gbps(words * 4);
+  t::expect_share(gbps, copy_gbps, kPopcountCopyShare, "GB/s",
+                  "popcount_vectors (bytes read) vs a device-to-device copy (read + write)");
+}
+
+// ---------------------------------------------------------------------------
+// Given (recorded, not graded): cuBLAS SGEMM, TF32 and INT8 on the same ±1 data at 4096^3, and
+// the pipelined kernel's speedup over each: the fair answer to "does it beat cuBLAS?".
+// ---------------------------------------------------------------------------
+class GivenCublasPerf : public PerfFixture {};
+
+TEST_F(GivenCublasPerf, RecordsCublasOnTheSameData) {
+  // Input set 0 unpacked: A row-major, B row-major (K x N) for SGEMM/TF32, and B by columns
+  // (N x K) for INT8.
+  const std::size_t count = std::size_t(n) * n;
+  const std::vector<float> a = unpack_rows(a32[0], n);
+  const std::vector<float> b = unpack_columns(b32[0], n);
+  std::vector<std::int8_t> a8(count), b8(count);
+  for (std::size_t i = 0; i < count; ++i) a8[i] = static_cast<std::int8_t>(a[i]);
+  for (int e = 0; e < n; ++e) {
+    for (int j = 0; j < n; ++j) {
+      b8[std::size_t(j) * n + e] = static_cast<std::int8_t>(b[std::size_t(e) * n + j]);
+    }
+  }
+  const auto d_a = upload(a);
+  const auto d_b = upload(b);
+  const auto d_a8 = upload(a8);
+  const auto d_b8 = upload(b8);
+  cudalab::DeviceBuffer<std::int32_t> d_c32(count);
+  const lab14::CublasHandle handle;
+  const CapturedWork cap = capture(lab14::MmaKernel::kPipelined);
+  const std::pair<const char*, cudalab::GpuWork> baselines[] = {
+      {"cublas_sgemm",
+       [&](cudaStream_t s) {
+         lab14::cublas_sgemm(handle, d_a.data(), d_b.data(), d_c_base.data(), n, n, n, s);
+       }},
+      {"cublas_tf32",
+       [&](cudaStream_t s) {
+         lab14::cublas_tf32(handle, d_a.data(), d_b.data(), d_c_base.data(), n, n, n, s);
+       }},
+      {"cublas_int8",
+       [&](cudaStream_t s) {
+         lab14::cublas_int8(handle, d_a8.data(), d_b8.data(), d_c32.data(), n, n, n, s);
+       }},
+  };
+  for (const auto& [name, work] : baselines) {
+    const cudalab::Comparison cmp = cudalab::compare(work, cap.as_work(), alternating());
+    const double tops = 2.0 * double(n) * n * n / (cmp.baseline.median_ms * 1e9);
+    t::record_measurement(std::string(name) + "_ms", cmp.baseline.median_ms, "ms");
+    t::record_measurement(std::string(name) + "_tops", tops, "TOPS");
+    t::record_measurement(std::string("pipelined_over_") + name, cmp.speedup, "x");
+  }
+  expect_output_correct("binary_mma_pipelined");
+}
+
+}  // namespace
