@@ -35,7 +35,8 @@ int run(const cudalab::DemoOptions& opt) {
   const lab13::CublasHandle cublas;
   cudalab::Table table({"n", "variant", "ms", "TFLOP/s", "% of cuBLAS", "check"});
   int status = 0;
-  for (int n = opt.size < 256 ? opt.size : 256; n <= opt.size; n *= 2) {
+  // n = 256, 512, ... doubling, and --size last (also when it is not a power of two).
+  for (int n = opt.size < 256 ? opt.size : 256;; n = 2 * n < opt.size ? 2 * n : opt.size) {
     // Small integers: every product and sum is exact in float, so the check is exact.
     const std::vector<float> h_a = cudalab::random_matrix(n, n, cudalab::Fill::SmallInt, 1);
     const std::vector<float> h_b = cudalab::random_matrix(n, n, cudalab::Fill::SmallInt, 2);
@@ -69,7 +70,6 @@ int run(const cudalab::DemoOptions& opt) {
                      r.verdict});
     }
     if (n == opt.size) break;
-    if (n * 2 > opt.size) n = opt.size / 2;  // end the sweep at --size exactly
   }
   table.print(std::cout);
   std::cout << "TFLOP/s = 2 n^3 / time; % of cuBLAS = cuBLAS time / variant time (same run)\n";
