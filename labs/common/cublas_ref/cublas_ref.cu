@@ -35,7 +35,7 @@ void cublas_sgemm(const CublasHandle& handle, const float* d_a, const float* d_b
 
 void cublas_tf32(const CublasHandle& handle, const float* d_a, const float* d_b, float* d_c, int m,
                  int n, int k, cudaStream_t stream) {
-  check_dims("cublas_tf32", m, n, k);
+  cudalab::check_positive_dims("cublas_tf32", m, n, k);
   const float one = 1.0f;
   const float zero = 0.0f;
   CUBLAS_CHECK(cublasSetStream(handle.get(), stream));
@@ -46,7 +46,7 @@ void cublas_tf32(const CublasHandle& handle, const float* d_a, const float* d_b,
 
 void cublas_int8(const CublasHandle& handle, const std::int8_t* d_a, const std::int8_t* d_b_cols,
                  std::int32_t* d_c, int m, int n, int k, cudaStream_t stream) {
-  check_dims("cublas_int8", m, n, k);
+  cudalab::check_positive_dims("cublas_int8", m, n, k);
   if (k % 4 != 0) throw std::invalid_argument("cublas_int8: k must be a multiple of 4");
   // Column-major C^T (N x M) = X^T * Y with X = B's columns (column-major K x N, ld K) and
   // Y = A^T (row-major M x K is column-major K x M, ld K): the TN layout.
