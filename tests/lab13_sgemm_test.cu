@@ -211,6 +211,26 @@ TEST_F(StagesSassCpu, PipelinedKernelCopiesWithCpAsync) {
                           << " stores C 16 bytes at a time (STG.E.128) on its vector path";
 }
 
+TEST_F(StagesSassCpu, PipelinedKernelsAreCompiledForTheirBlock) {
+  // cudaFuncGetAttributes' maxThreadsPerBlock cannot tell: at the ~190-215 registers these
+  // kernels take, it reads 256 with or without __launch_bounds__ (measured on the H200).
+  const sass::LaunchBoundsListing& bounds = sass::launch_bounds_of_this_grader();
+  if (!bounds.skip_reason.empty()) GTEST_SKIP() << bounds.skip_reason;
+  int found = 0;
+  for (const auto& [name, threads] : bounds.kernels) {
+    if (name.find(std::string("22") + kPipelinedKernel) == std::string::npos) continue;
+    ++found;
+    EXPECT_EQ(threads, lab13::kPipeThreads)
+        << name << " is compiled for "
+        << (threads == 0 ? std::string("any block size") : std::to_string(threads) + " threads")
+        << ": __launch_bounds__(" << lab13::kPipeThreads
+        << ", 1) on the kernel tells the compiler the block it must fit (stage 6)";
+  }
+  EXPECT_GT(found, 0) << "no kernel named like " << kPipelinedKernel
+                      << " in cuobjdump -elf of this grader:\n"
+                      << bounds.excerpt;
+}
+
 // ---------------------------------------------------------------------------
 // Stage 6 on the CPU: the occupancy calculator on cases worked out by hand for sm_90.
 // ---------------------------------------------------------------------------
@@ -358,6 +378,8 @@ TEST(OccupancyGpu, MatchesTheRuntimeOnTheLabsKernels) {
     ASSERT_NE(info.kernel, nullptr) << info.name;
     cudaFuncAttributes attr{};
     CUDA_CHECK(cudaFuncGetAttributes(&attr, info.kernel));
+    cudalab::testing::record_measurement(std::string(info.name) + "_registers", attr.numRegs,
+                                         "registers");
     // As launched, and with other block sizes and dynamic shared memory the kernel allows
     // (never above its maxDynamicSharedSizeBytes): 96 threads split the register quarters
     // unevenly; 32 threads with the most dynamic shared memory make shared memory the bound.
@@ -388,30 +410,6 @@ TEST(OccupancyGpu, MatchesTheRuntimeOnTheLabsKernels) {
           << "occupancy() against cudaOccupancyMaxActiveBlocksPerMultiprocessor (limiter: "
           << limiter_name(o.limiter) << ")";
     }
-  }
-}
-
-TEST(LaunchBoundsGpu, PipelinedKernelDeclaresItsBlock) {
-  CUDALAB_REQUIRE_CC(9, 0);
-  for (const lab13::KernelInfo& info :
-       {lab13::pipelined_kernel_info(), lab13::swizzled_kernel_info()}) {
-    ASSERT_NE(info.kernel, nullptr) << info.name;
-    cudaFuncAttributes attr{};
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, info.kernel));
-    cudalab::testing::record_measurement(std::string(info.name) + "_registers", attr.numRegs,
-                                         "registers");
-    EXPECT_EQ(attr.maxThreadsPerBlock, lab13::kPipeThreads)
-        << info.name << ": maxThreadsPerBlock " << attr.maxThreadsPerBlock << "; __launch_bounds__("
-        << lab13::kPipeThreads
-        << ", 1) on the kernel tells the compiler the block size it must fit";
-    EXPECT_EQ(attr.localSizeBytes, 0u)
-        << info.name << ": " << attr.localSizeBytes
-        << " B of local memory per thread: an accumulator array indexed at run time, or "
-           "registers spilled";
-    int blocks = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks, info.kernel, lab13::kPipeThreads, lab13::kPipeSmemBytes));
-    EXPECT_GE(blocks, 1) << info.name << ": no block fits on an SM";
   }
 }
 

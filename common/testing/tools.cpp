@@ -238,27 +238,31 @@ void expect_tool_clean(const ToolRun& run, const std::string& what) {
                               << excerpt(run.output);
 }
 
+namespace {
+
+/// `cuobjdump <option>` of this executable into @p out; an empty string, or why not.
+std::string cuobjdump_this_grader(const std::string& option, std::string& out) {
+  const std::string tool = find_tool("cuobjdump");
+  if (tool.empty()) {
+    return "cuobjdump not found (CUDA toolkit bin/ not on PATH); the compiled code is not checked";
+  }
+  const std::string exe = self_executable();
+  if (exe.empty()) return "cannot locate this executable (/proc/self/exe)";
+  const int rc = run_command(shell_quote(tool) + " " + option + " " + shell_quote(exe), out);
+  if (rc != 0) {
+    return "cuobjdump " + option + " failed (exit " + std::to_string(rc) + "): " + excerpt(out, 6);
+  }
+  return "";
+}
+
+}  // namespace
+
 const SassListing& sass_of_this_grader() {
   static const SassListing listing = [] {
     SassListing s;
-    const std::string tool = find_tool("cuobjdump");
-    if (tool.empty()) {
-      s.skip_reason =
-          "cuobjdump not found (CUDA toolkit bin/ not on PATH); the SASS is not checked";
-      return s;
-    }
-    const std::string exe = self_executable();
-    if (exe.empty()) {
-      s.skip_reason = "cannot locate this executable (/proc/self/exe)";
-      return s;
-    }
     std::string out;
-    const int rc = run_command(shell_quote(tool) + " -sass " + shell_quote(exe), out);
-    if (rc != 0) {
-      s.skip_reason =
-          "cuobjdump -sass failed (exit " + std::to_string(rc) + "): " + excerpt(out, 6);
-      return s;
-    }
+    s.skip_reason = cuobjdump_this_grader("-sass", out);
+    if (!s.skip_reason.empty()) return s;
     static const std::regex arch_line(R"(arch\s*=\s*(sm_[0-9]+[a-z]?))");
     static const std::regex function_line(R"(Function\s*:\s*(\S+))");
     // `/*0700*/   @!P0 BMMA.168256.AND.POPC R12, ...` -> BMMA.168256.AND.POPC
@@ -278,6 +282,45 @@ const SassListing& sass_of_this_grader() {
     }
     s.excerpt = excerpt(out, 20);
     return s;
+  }();
+  return listing;
+}
+
+const LaunchBoundsListing& launch_bounds_of_this_grader() {
+  static const LaunchBoundsListing listing = [] {
+    LaunchBoundsListing l;
+    std::string out;
+    l.skip_reason = cuobjdump_this_grader("-elf", out);
+    if (!l.skip_reason.empty()) return l;
+    // A kernel's attributes follow its section's name on a line of its own:
+    //   .nv.info._Z...kernel...
+    //     Attribute:  EIATTR_MAX_THREADS
+    //     Value:      0x100 0x1 0x1
+    static const std::regex section(R"(^\.nv\.info\.(\S+)\s*$)");
+    static const std::regex value(
+        R"(Value:\s*(0x[0-9a-fA-F]+)\s+(0x[0-9a-fA-F]+)\s+(0x[0-9a-fA-F]+))");
+    std::string kernel;
+    bool max_threads_next = false;
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+      std::smatch m;
+      if (std::regex_search(line, m, section)) {
+        kernel = m[1];
+        l.kernels.emplace(kernel, 0);
+        max_threads_next = false;
+      } else if (line.rfind(".section", 0) == 0) {
+        kernel.clear();
+      } else if (!kernel.empty() && line.find("EIATTR_MAX_THREADS") != std::string::npos) {
+        max_threads_next = true;
+      } else if (max_threads_next && std::regex_search(line, m, value)) {
+        int threads = 1;
+        for (int i = 1; i <= 3; ++i) threads *= static_cast<int>(std::stoul(m[i], nullptr, 16));
+        l.kernels[kernel] = threads;
+        max_threads_next = false;
+      }
+    }
+    l.excerpt = excerpt(out, 20);
+    return l;
   }();
   return listing;
 }

@@ -109,6 +109,18 @@ struct SassListing {
 /// `BMMA.168256.AND.POPC` (predicates such as `@!P0` dropped).
 const SassListing& sass_of_this_grader();
 
+/// The block size each kernel of this grader was compiled for: `__launch_bounds__(n)` leaves
+/// EIATTR_MAX_THREADS in the kernel's `.nv.info.<name>` section (`cuobjdump -elf`).
+struct LaunchBoundsListing {
+  std::string skip_reason;             ///< non-empty: cuobjdump is missing or failed (why)
+  std::map<std::string, int> kernels;  ///< every kernel's mangled name -> its bound, 0 if none
+  std::string excerpt;                 ///< the first lines of cuobjdump's output, for messages
+};
+
+/// The launch bounds of every kernel in this executable (read once); kernels are empty and
+/// skip_reason says why when cuobjdump is not found or fails.
+const LaunchBoundsListing& launch_bounds_of_this_grader();
+
 /// Shortens a long tool report to its first and last lines for a failure message.
 std::string excerpt(const std::string& output, std::size_t max_lines = 60);
 
