@@ -547,7 +547,7 @@ endif()
 option(CUDALAB_BATCH_SUITES
        "Run the tests of each Gpu suite in one grader process (one CUDA context per suite)" ON)
 option(CUDALAB_BATCH_PERF
-       "Also run each Perf suite in one process, alone on its GPU (not yet timed on a GPU: OFF)"
+       "Also run each Perf suite in one process, alone on its GPU (timed on an H200: no gain)"
        OFF)
 set(CUDALAB_GPU_COUNT "" CACHE STRING
     "GPUs in the build's CTest resource spec (empty: counted with nvidia-smi -L, at least 1)")
