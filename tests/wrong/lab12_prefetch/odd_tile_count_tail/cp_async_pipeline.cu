@@ -3,6 +3,8 @@
 // other pair; one barrier per step.
 #include <cuda_pipeline.h>
 
+#include <cstdint>
+
 #include "cudalab/check.cuh"
 #include "prefetch.cuh"
 
