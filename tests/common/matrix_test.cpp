@@ -1,7 +1,13 @@
 // Unit tests of cudalab/matrix.hpp (CPU only).
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
+#include "cudalab/parallel.hpp"
 #include "cudalab/testing.hpp"
 
 namespace {
@@ -15,6 +21,67 @@ TEST(GivenMatrixCpu, FillsAreSeededAndReproducible) {
   EXPECT_EQ(a, b);
   EXPECT_NE(a, c) << "different streams should give different inputs";
   for (float x : a) EXPECT_TRUE(x == 1.0f || x == -1.0f) << x;
+}
+
+/// Sets CUDALAB_HOST_THREADS for the lifetime of the object (restores the previous value).
+class HostThreads {
+ public:
+  explicit HostThreads(const char* value) {
+    if (const char* old = std::getenv("CUDALAB_HOST_THREADS")) old_ = old;
+    setenv("CUDALAB_HOST_THREADS", value, 1);
+  }
+  ~HostThreads() {
+    if (old_.empty()) {
+      unsetenv("CUDALAB_HOST_THREADS");
+    } else {
+      setenv("CUDALAB_HOST_THREADS", old_.c_str(), 1);
+    }
+  }
+  HostThreads(const HostThreads&) = delete;
+  HostThreads& operator=(const HostThreads&) = delete;
+
+ private:
+  std::string old_;
+};
+
+TEST(GivenMatrixCpu, FillsDoNotDependOnTheHostThreads) {
+  // 300 x 1001: several random chunks, the last one partial.
+  std::vector<float> one[3], many[3];
+  const cudalab::Fill fills[] = {cudalab::Fill::PlusMinusOne, cudalab::Fill::SmallInt,
+                                 cudalab::Fill::Uniform};
+  {
+    const HostThreads t("1");
+    EXPECT_EQ(cudalab::host_threads(), 1u);
+    for (int f = 0; f < 3; ++f) one[f] = cudalab::random_matrix(300, 1001, fills[f], 8);
+  }
+  {
+    const HostThreads t("7");
+    EXPECT_EQ(cudalab::host_threads(), 7u);
+    for (int f = 0; f < 3; ++f) many[f] = cudalab::random_matrix(300, 1001, fills[f], 8);
+  }
+  for (int f = 0; f < 3; ++f) {
+    EXPECT_EQ(one[f], many[f]) << cudalab::fill_name(fills[f]);
+    EXPECT_NE(std::vector<float>(one[f].begin(), one[f].begin() + 1000),
+              std::vector<float>(one[f].begin() + 65536, one[f].begin() + 66536))
+        << cudalab::fill_name(fills[f]) << ": two chunks drew the same values";
+  }
+}
+
+TEST(GivenMatrixCpu, ParallelRangesCoverEachItemOnceAndRethrow) {
+  const HostThreads t("5");
+  std::vector<int> hits(1000, 0);
+  cudalab::parallel_ranges(hits.size(), 10, [&](std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i) ++hits[i];
+  });
+  EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), 1000);
+  EXPECT_THROW(cudalab::parallel_ranges(1000, 10,
+                                        [](std::size_t first, std::size_t) {
+                                          if (first > 0) throw std::runtime_error("range");
+                                        }),
+               std::runtime_error);
+  int calls = 0;
+  cudalab::parallel_ranges(0, 10, [&](std::size_t, std::size_t) { ++calls; });
+  EXPECT_EQ(calls, 0) << "an empty loop runs no range";
 }
 
 TEST(GivenMatrixCpu, FillNamesAreTheEnumerators) {
