@@ -112,9 +112,11 @@ if(MODE STREQUAL "right")
             "${passed} passed, none failed")
     return()
   endif()
-  # The speed verdicts of the accepted run, so its margin over each bar shows.
+  # The speed verdicts and thresholded measurements of the accepted run, so its margin over
+  # each bar shows.
   string(REPLACE ";" "," flat "${out}")
-  string(REGEX MATCHALL "\\[ SPEED +\\][^\n]*needs[^\n]*" verdicts "${flat}")
+  string(REGEX MATCHALL "\\[ (SPEED +\\][^\n]*needs|MEASURE +\\][^\n]*threshold)[^\n]*" verdicts
+               "${flat}")
   foreach(v IN LISTS verdicts)
     message("${v}")
   endforeach()
