@@ -52,13 +52,10 @@ def load(path: Path) -> dict[tuple[str, str], dict]:
 
 def suggest(values: list[float], bound: str | None) -> float:
     """The threshold 30 % beyond the runs, rounded away from them to two significant digits."""
-    if bound == "max":
-        x = max(values) * (1.0 + MARGIN)
-        step = 10 ** (math.floor(math.log10(x)) - 1) if x > 0 else 1.0
-        return math.ceil(x / step - 1e-9) * step
-    x = min(values) * (1.0 - MARGIN)
+    upper = bound == "max"
+    x = max(values) * (1.0 + MARGIN) if upper else min(values) * (1.0 - MARGIN)
     step = 10 ** (math.floor(math.log10(x)) - 1) if x > 0 else 1.0
-    return math.floor(x / step + 1e-9) * step
+    return math.ceil(x / step - 1e-9) * step if upper else math.floor(x / step + 1e-9) * step
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,10 +4,12 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdlib>
+#include <initializer_list>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "cudalab/parallel.hpp"
 
@@ -36,11 +38,24 @@ std::string seed_note() {
   return "seed " + s + " (reproduce with CUDALAB_SEED=" + s + ")";
 }
 
-std::mt19937_64 make_rng(std::uint64_t stream) {
-  std::seed_seq seq{static_cast<std::uint32_t>(run_seed()),
-                    static_cast<std::uint32_t>(run_seed() >> 32),
-                    static_cast<std::uint32_t>(stream), static_cast<std::uint32_t>(stream >> 32)};
+namespace {
+
+/// A generator seeded from the run seed and @p words (the halves of 64-bit numbers).
+std::mt19937_64 seeded_rng(std::initializer_list<std::uint64_t> words) {
+  std::vector<std::uint32_t> halves{static_cast<std::uint32_t>(run_seed()),
+                                    static_cast<std::uint32_t>(run_seed() >> 32)};
+  for (const std::uint64_t w : words) {
+    halves.push_back(static_cast<std::uint32_t>(w));
+    halves.push_back(static_cast<std::uint32_t>(w >> 32));
+  }
+  std::seed_seq seq(halves.begin(), halves.end());
   return std::mt19937_64(seq);
+}
+
+}  // namespace
+
+std::mt19937_64 make_rng(std::uint64_t stream) {
+  return seeded_rng({stream});
 }
 
 namespace {
@@ -52,14 +67,7 @@ constexpr std::size_t kFillChunk = std::size_t(1) << 16;
 
 /// The generator of chunk @p chunk of input @p stream; chunk 0 is make_rng(stream).
 std::mt19937_64 chunk_rng(std::uint64_t stream, std::size_t chunk) {
-  if (chunk == 0) return make_rng(stream);
-  std::seed_seq seq{static_cast<std::uint32_t>(run_seed()),
-                    static_cast<std::uint32_t>(run_seed() >> 32),
-                    static_cast<std::uint32_t>(stream),
-                    static_cast<std::uint32_t>(stream >> 32),
-                    static_cast<std::uint32_t>(chunk),
-                    static_cast<std::uint32_t>(std::uint64_t(chunk) >> 32)};
-  return std::mt19937_64(seq);
+  return chunk == 0 ? make_rng(stream) : seeded_rng({stream, chunk});
 }
 
 /// Calls fill(rng, first, count) for every chunk of @p m, the chunks spread over the host's

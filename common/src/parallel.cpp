@@ -1,6 +1,8 @@
 #include "cudalab/parallel.hpp"
 
 #include <cstdlib>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 namespace cudalab {
@@ -10,7 +12,11 @@ unsigned host_threads() {
   if (const char* env = std::getenv("CUDALAB_HOST_THREADS"); env != nullptr && *env != '\0') {
     char* end = nullptr;
     const long v = std::strtol(env, &end, 10);
-    if (end != env && *end == '\0' && v > 0) return static_cast<unsigned>(std::min<long>(v, kMost));
+    if (end == env || *end != '\0' || v <= 0) {
+      throw std::invalid_argument(
+          std::string("CUDALAB_HOST_THREADS must be a positive integer, got '") + env + "'");
+    }
+    return static_cast<unsigned>(std::min<long>(v, kMost));
   }
   const unsigned hw = std::thread::hardware_concurrency();
   return hw == 0 ? 1u : std::min(hw, kMost);

@@ -84,6 +84,13 @@ TEST(GivenMatrixCpu, ParallelRangesCoverEachItemOnceAndRethrow) {
   EXPECT_EQ(calls, 0) << "an empty loop runs no range";
 }
 
+TEST(GivenMatrixCpu, HostThreadsRejectsABadValue) {
+  for (const char* bad : {"0", "-2", "four", "3x"}) {
+    const HostThreads t(bad);
+    EXPECT_THROW(cudalab::host_threads(), std::invalid_argument) << "CUDALAB_HOST_THREADS=" << bad;
+  }
+}
+
 TEST(GivenMatrixCpu, FillNamesAreTheEnumerators) {
   EXPECT_EQ(cudalab::fill_name(cudalab::Fill::PlusMinusOne), "PlusMinusOne");
   EXPECT_EQ(cudalab::fill_name(cudalab::Fill::SmallInt), "SmallInt");

@@ -14,8 +14,9 @@
 
 namespace cudalab {
 
-/// Threads a host loop may use: CUDALAB_HOST_THREADS when set to a positive integer, else the
-/// hardware's concurrency; at least 1, at most 64.
+/// Threads a host loop may use: CUDALAB_HOST_THREADS when set, else the hardware's
+/// concurrency; at least 1, at most 64. Throws std::invalid_argument when CUDALAB_HOST_THREADS
+/// is not a positive integer (as CUDALAB_SEED and CUDALAB_SPEEDUP_SCALE do).
 unsigned host_threads();
 
 /**
