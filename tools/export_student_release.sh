@@ -62,7 +62,7 @@ mkdir -p "$dest"
 # Instructor-only paths (prefixes match folders).
 is_excluded() {
   case "$1" in
-    solutions/*|tests/wrong/*|tests/right/*|.ci/*|.github/workflows/*) return 0 ;;
+    solutions/*|tests/wrong/*|tests/right/*|tests/tools/*|.ci/*|.github/workflows/*) return 0 ;;
     cmake/CudalabWrong.cmake|docs/instructors.md) return 0 ;;
     tools/scoreboard.py|tools/figures.py|tools/gpu_resources.py|tools/gpu-resources.json) return 1 ;;
     tools/release/*.py) return 1 ;;  # grading helpers the workflow runs from the course copy
@@ -92,7 +92,7 @@ while IFS= read -r -d '' md; do
 done < <(grep -rlZ --include='*.md' -e '<!-- instructor-only -->' "$dest" || true)
 
 # The release must stand on its own: nothing instructor-only may remain, no dead link.
-for p in solutions tests/wrong tests/right docs/instructors.md cmake/CudalabWrong.cmake \
+for p in solutions tests/wrong tests/right tests/tools docs/instructors.md cmake/CudalabWrong.cmake \
   tools/bank_figures.py; do
   [ ! -e "$dest/$p" ] || die "internal error: $p was exported"
 done
