@@ -34,17 +34,13 @@ __global__ void vec4_transpose_kernel(const float* __restrict__ in, float* __res
                                       int rows, int cols) {
   // TODO(lab07): move this block's kTile x kTile tile of `in` to `out` through
   // `__shared__ float4 tile[Vec4Layout::kVec4s]`, addressed only through
-  // Vec4Layout::index(row, vec) (roughly 20 lines).
-  //  1. Load: the 256 threads take the tile's 256 float4, 8 consecutive threads per tile row
-  //     (one 128-byte global load per row, one phase per row in shared memory); skip float4
-  //     outside the matrix (cols % 4 == 0, so a float4 is all inside or all outside).
-  //  2. __syncthreads().
-  //  3. Store: lane x owns tile row x (output column blockIdx.y * kTile + x) and warp y reads
-  //     its float4 y in one 16-byte shared load, then writes the 4 floats to 4 output rows
-  //     (each store: 32 lanes, 32 consecutive floats). Write only elements that exist.
+  // Vec4Layout::index(row, vec) (roughly 20 lines). Loads and stores of global memory stay
+  // coalesced (a warp touches consecutive floats), every shared access is one 16-byte access,
+  // and only elements that exist are read and written (cols % 4 == 0).
   // HINT: start from the scalar transpose (labs/common/smem_tiles/tile_kernels.cuh) and ask,
   // for each loop, which element a thread moves when a unit is 4 floats instead of 1. Index
   // global memory with size_t; reinterpret_cast a float pointer at a multiple of 4 floats.
+  // The handout's "If you are stuck" section has the thread-to-float4 maps.
   cudalab::unused(in, out, rows, cols);
   // END TODO(lab07)
 }

@@ -17,14 +17,11 @@ __global__ void __maxnreg__(kMaxRegisters)
   const int col = blockIdx.x * T + tx;  // column of C (and of B) this thread owns
 
   // TODO(lab12): walk k in steps of T like the synchronous kernel (sync_tiled.cu), but keep
-  // this thread's two elements of the NEXT step in registers (a_next, b_next):
-  // - before the loop, load the elements of step 0 into the registers;
-  // - each step: store the registers into a_tile[ty][tx] / b_tile[ty][tx], barrier, load the
-  //   next step's elements into the registers (if there is a next step), multiply the
-  //   tiles, barrier;
-  // - store the sum in C when (row, col) lies inside C.
-  // HINT: the load must be issued BEFORE the multiply and used only AFTER it: the
-  // HINT: compiler keeps the registers' loads in flight across the 32 multiply-adds.
+  // this thread's two elements of the NEXT step in registers (a_next, b_next), so that their
+  // loads are in flight while the block multiplies the current tiles. Store the sum in C when
+  // (row, col) lies inside C.
+  // HINT: when must the registers be loaded so their latency overlaps the 32 multiply-adds,
+  // HINT: and when may they be stored into the tiles without racing a slow warp's multiply?
   // HINT: elements outside A or B are 0.0f; size_t for row * k and b_row * n.
   // Roughly 20 lines.
   cudalab::unused(a, b, c, m, n, k, row, col);

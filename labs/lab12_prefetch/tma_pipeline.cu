@@ -28,21 +28,15 @@ __global__ void __maxnreg__(kMaxRegisters)
   const int col = blockIdx.x * T + tx;  // column of C (and of B) this thread owns
 
   // TODO(lab12): the pipeline of part 2 with one barrier object per stage instead of
-  // per-thread copy groups:
-  // - two stages of 16-byte aligned tiles and two cuda::barrier<cuda::thread_scope_block>
-  //   in shared memory, initialized by one thread with the block's thread count (init()),
-  //   then a __syncthreads();
-  // - to issue step k0 into a stage: lane r of warp 0 copies row r of the A tile
-  //   (min(T, k - k0) floats of row T by + r of A) and lane r of warp 1 row r of the B tile
-  //   (min(T, n - T bx) floats of row k0 + r of B), each with ONE
-  //   cuda::memcpy_async(dst, src, cuda::aligned_size_t<16>(bytes), stage_barrier); whatever
-  //   no copy fills (rows past m or k, columns past k or n) is stored as 0.0f; then every
-  //   thread arrives on the stage's barrier and keeps the token;
-  // - each step t: wait on stage t % 2's token, __syncthreads() (everyone is done with the
-  //   other stage), issue step t + 1 into the other stage, multiply stage t % 2.
+  // per-thread copy groups: two stages of 16-byte aligned tiles, two
+  // cuda::barrier<cuda::thread_scope_block> in shared memory, each tile row of A and B filled by
+  // ONE cuda::memcpy_async(dst, src, cuda::aligned_size_t<16>(bytes), stage_barrier); whatever no
+  // copy fills (rows past m or k, columns past k or n) is 0.0f.
   // HINT: #include <cuda/barrier>; "#pragma nv_diag_suppress static_var_with_dynamic_init"
   // HINT: before a __shared__ cuda::barrier; barrier.arrive() returns the token,
   // HINT: barrier.wait(std::move(token)) blocks until the copies and the arrivals are done.
+  // HINT: who initializes the barriers, with which count, and what must follow before anyone
+  // HINT: uses them? The loop has the shape of part 2's (the handout's folded section).
   // Roughly 45 lines.
   cudalab::unused(a, b, c, m, n, k, row, col);
   // END TODO(lab12)

@@ -20,21 +20,18 @@ __global__ void __maxnreg__(kMaxRegisters)
   const int col = blockIdx.x * T + tx;  // column of C (and of B) this thread owns
 
   // TODO(lab12): two stages of tiles (a_tile[2][T][T], b_tile[2][T][T]: exactly twice the
-  // synchronous kernel's shared memory). Issue step 0's copies into stage 0 and commit them;
-  // then for each step t (tiles = ceil(k / T), an odd count and a partial last tile included):
-  // - wait for this thread's copies of step t, then ONE __syncthreads(): now every thread's
-  //   copies of step t have landed AND every thread has finished multiplying step t - 1,
-  //   whose stage step t + 1 reuses;
-  // - if step t + 1 exists, issue its copies into stage (t + 1) % 2 and commit them;
-  // - multiply the tiles of stage t % 2.
-  // Store the sum in C when (row, col) lies inside C.
+  // synchronous kernel's shared memory), filled by cp.async, ONE __syncthreads() per step, for
+  // any k (tiles = ceil(k / T): an odd count and a partial last tile included). Store the sum
+  // in C when (row, col) lies inside C.
+  // HINT: which stage may step t + 1's copies overwrite, and who must be done with it first? A
+  // HINT: wait covers only this thread's copies: what makes everyone's visible? The handout's
+  // HINT: Background asks both questions; its folded section has the loop if you are stuck.
   // HINT: <cuda_pipeline.h>: __pipeline_memcpy_async(dst, src, bytes) copies 4, 8 or 16 bytes
   // HINT: global -> shared without a register; __pipeline_commit() closes a group;
   // HINT: __pipeline_wait_prior(0) waits for all of this thread's committed groups.
   // HINT: an element outside A or B is a plain store of 0.0f into the stage instead.
-  // HINT: one float per thread per tile passes; the reference speed needs 16-byte copies (a
-  // HINT: tile is T * T / 4 chunks of 4 floats: a quarter of the threads copy A, a quarter B),
-  // HINT: with float-by-float copies where a chunk is ragged or its source not 16-byte aligned.
+  // HINT: one float per thread per tile passes; the reference speed needs 16-byte copies (see
+  // HINT: the handout's "16-byte copies": alignment, and the ragged chunk at a row's end).
   // Roughly 40 lines.
   // Two stages; each tile is copied in 16-byte chunks of four floats (cp.async of 16 bytes):
   // T * T / 4 = 256 chunks per tile, so warps 0-7 copy A's chunks, warps 8-15 B's, the rest none.
