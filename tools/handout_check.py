@@ -23,7 +23,10 @@ and sudo prefixes dropped):
   numbers    a number right after a marker `<!-- ref <test> <measurement> -->` equals that
              measurement of the reference run (docs/reference/scores.json, else the
              measurements table of docs/reference-run.md; tools/figures.py reads the same), to
-             the precision it is printed with;
+             the precision it is printed with; `<!-- run2 <test> <measurement> -->` (run1..run3)
+             checks a column of the three-run ratio table of docs/reference-run.md and
+             `<!-- alone2 ... -->` (alone1..alone3) the third run's runs of lab 12 alone; a
+             trailing `*100` scales the reference (a share printed as a percentage);
   figures    every image link resolves from the page (GitHub's repository view) and names a
              file Doxygen finds by name (docs/figures/banks or docs/figures/perf, names
              unique); the committed figures are those tools/bank_figures.py and
@@ -57,7 +60,12 @@ import figures  # noqa: E402
 COMMAND_WORDS = ("ctest", "cmake", "compute-sanitizer", "ncu", "python3", "build/", "./build/")
 PATH_PREFIXES = ("labs/", "docs/", "tools/", "tests/", "common/", "cmake/")
 IMAGE_DIRS = (ROOT / "docs" / "figures" / "banks", ROOT / "docs" / "figures" / "perf")
-REF = re.compile(r"<!--\s*ref\s+(\S+)\s+(\"[^\"]+\"|\S+)\s*-->([\s*_]*)([-+]?\d+(?:\.\d+)?)")
+# A marker names where its number comes from: `ref` the reference scores file, `run1`..`run3`
+# the three-run ratio table of docs/reference-run.md (the second run), `alone1`..`alone3` the
+# third run's runs of lab 12 alone; an optional `*F` scales the reference (`*100`: a share
+# printed as a percentage).
+REF = re.compile(r"<!--\s*(ref|run[123]|alone[123])\s+(\S+)\s+(\"[^\"]+\"|\S+)"
+                 r"(?:\s+\*(\d+(?:\.\d+)?))?\s*-->([\s*_]*)([-+]?\d+(?:\.\d+)?)")
 
 
 @dataclass
@@ -421,29 +429,65 @@ def decimals(number: str) -> int:
     return len(number.split(".", 1)[1]) if "." in number else 0
 
 
-def check_refs(path: Path, ref: figures.Reference, update: bool, p: Problems) -> int:
+def reference_runs(path: Path = ROOT / "docs" / "reference-run.md") -> dict[str, dict]:
+    """The run columns of docs/reference-run.md: {"run1".."run3": {(test, measurement): value}}
+    from the three-run ratio table, {"alone1".."alone3": {(test, "speedup"|"share"): value}}
+    from the third run's table of lab 12 alone."""
+    runs: dict[str, dict] = {k: {} for k in ("run1", "run2", "run3", "alone1", "alone2", "alone3")}
+    if not path.is_file():
+        return runs
+    three = re.compile(r"^\| `([^`]+)` \| ([^|]+?) \| ([-\d.eE+]+) \| ([-\d.eE+]+) \| "
+                       r"([-\d.eE+]+) \| [^|]* \| [^|]* \| [^|]* \|$")
+    alone = re.compile(r"^\| `([^`]+)` \| ([-\d.eE+]+) \| ([-\d.eE+]+) / ([-\d.eE+]+) / "
+                       r"([-\d.eE+]+) \| [^|]* \|$")
+    for line in path.read_text(encoding="utf-8").splitlines():
+        m = three.match(line.strip())
+        if m:
+            for i in range(3):
+                runs[f"run{i + 1}"][(m[1], m[2].strip())] = float(m[3 + i])
+            continue
+        m = alone.match(line.strip())
+        if m:
+            name = "share" if "Profiler" in m[1] else "speedup"
+            for i in range(3):
+                runs[f"alone{i + 1}"][(m[1], name)] = float(m[3 + i])
+    return runs
+
+
+def check_refs(path: Path, ref: figures.Reference, update: bool, p: Problems,
+               runs: dict[str, dict] | None = None) -> int:
     text = path.read_text(encoding="utf-8")
     count = 0
+    runs = runs if runs is not None else reference_runs()
 
     def fix(m: re.Match) -> str:
         nonlocal count
         count += 1
-        test, name = m.group(1), m.group(2).strip('"')
-        value = ref.get(test, name)
+        kind, test, name = m.group(1), m.group(2), m.group(3).strip('"')
+        scale = float(m.group(4)) if m.group(4) else 1.0
+        if kind == "ref":
+            value = ref.get(test, name)
+            source = ref.source.name
+        else:
+            value = runs.get(kind, {}).get((test, name))
+            source = f"reference-run.md, {kind}"
         line = line_of(text, m.start())
         if value is None:
             p.add(path, line, f"marker names '{test}' / '{name}', which the reference "
-                              f"({ref.source.name}) does not have")
+                              f"({source}) does not have")
             return m.group(0)
-        printed = m.group(4)
+        value *= scale
+        printed = m.group(6)
         d = decimals(printed)
-        if abs(float(printed) - value) <= 0.5 * 10 ** -d + 1e-9 * max(1.0, abs(value)):
+        # The run tables print four significant digits: allow their rounding too.
+        slack = 0.0 if kind == "ref" else 5e-4 * abs(value)
+        if abs(float(printed) - value) <= 0.5 * 10 ** -d + slack + 1e-9 * max(1.0, abs(value)):
             return m.group(0)
-        if update:
+        if update and kind == "ref":
             new = f"{value:.{d}f}"
-            return m.group(0)[: m.start(4) - m.start()] + new
-        p.add(path, line, f"{printed} for {test} / {name}, but the reference "
-                          f"({ref.source.name}) has {value:g}")
+            return m.group(0)[: m.start(6) - m.start()] + new
+        p.add(path, line, f"{printed} for {test} / {name}{' x' + m.group(4) if m.group(4) else ''}, "
+                          f"but the reference ({source}) has {value:g}")
         return m.group(0)
 
     new_text = REF.sub(fix, text)

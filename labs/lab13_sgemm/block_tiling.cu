@@ -25,7 +25,8 @@ __global__ void __launch_bounds__(kBlockThreads)
   // registers and adds their outer product to its kThreadM x kThreadN accumulators;
   // __syncthreads() before the next step overwrites the tiles. Store the accumulators that
   // lie inside C.
-  // HINT: loop `for (int i = tid; i < kBlockM * kBlockK; i += kBlockThreads)` to stage a tile.
+  // HINT: a tile has more elements than the block has threads: how many does each thread
+  // HINT: stage, and which ones keep neighbouring threads on neighbouring global floats?
   // HINT: index A and C with std::size_t row offsets (row * k can pass 2^31).
   // Roughly 35 lines.
   cudalab::unused(a, b, c, m, n, k, tr, tc, row0, col0);

@@ -12,10 +12,10 @@ namespace lab13 {
 
 __host__ __device__ TileCoord swizzle_tile(int block, int tiles_m, int tiles_n, int group) {
   // TODO(lab13): stage 5. Split the grid into groups of `group` tile rows (the last group may
-  // have fewer: tiles_m - first row of the group). Inside a group, consecutive blocks walk
-  // DOWN the group's rows, then move one tile column right.
-  // HINT: blocks per group = group * tiles_n; rows of this group = min(group, tiles_m - first).
-  // HINT: dividing by `group` instead of the rows of the LAST group skips and repeats tiles.
+  // have fewer). Inside a group, consecutive blocks walk DOWN the group's rows, then move one
+  // tile column right.
+  // HINT: how many blocks does a full group hold, and how many rows does the LAST group have?
+  // HINT: try tiles_m = 5 with groups of 2 on paper; the SwizzleCpu tests check every small grid.
   // Roughly 6 lines.
   cudalab::unused(block, tiles_m, tiles_n, group);
   return TileCoord{0, 0};
@@ -52,20 +52,14 @@ __device__ __forceinline__ void cp_async_wait() {
 // TODO(lab13): stage 4 (and 6: __launch_bounds__). The kernel below, one block per tile of
 // C (1-D grid; the tile from swizzle_tile() when kSwizzle, else row-major), kStages stages of
 // an A tile stored TRANSPOSED (as[kk][row], row pitch BM + 4) and a B tile (bs[kk][col]) in
-// dynamic shared memory, kept full by cp.async:
-// - prologue: copy k tiles 0 .. kStages-2 into stages 0 .. kStages-2, one commit per tile
-//   (commit even when the tile does not exist, so the group count stays regular);
-// - for each k tile t: wait until tile t's group has landed (cp_async_wait<kStages - 2>),
-//   __syncthreads(), copy tile t + kStages - 1 into the stage tile t - 1 used, commit,
-//   then multiply stage t % kStages: per kk, 16 A values (four float4) and 8 B values (two
-//   float4) from shared memory, 128 FFMA into the 16 x 8 accumulators;
-// - store the accumulators (float4 when kVec, else one float at a time), rows < m, cols < n.
+// dynamic shared memory, kept full by cp.async (a prologue, then one wait, one barrier and one
+// commit per k tile), 16 x 8 accumulators per thread, stored where rows < m and cols < n.
 // Elements outside A or B are copied as zeros (cp_async_4/16 with in = false). Put
 // __launch_bounds__(threads, 1) on the kernel: 256 threads and ~200 registers fit once per SM.
-// HINT: A's copies are 4 bytes each (the transpose); with kVec (n % 4 == 0, aligned) B's
-// HINT: are 16 bytes, else 4. Thread t's A element i: row t / BK + i * (threads / BK), column
-// HINT: t % BK; precompute the pointers and the row/column predicates outside the k loop.
-// HINT: lane = 4 x 8 grid: rows wm + i*16 + (lane/8)*4 + r, cols wn + j*32 + (lane%8)*4 + q.
+// HINT: the handout's stage 4 asks what the prologue fills, what N the wait takes and which
+// HINT: stage the next copy overwrites; commit even an empty group so the count stays regular.
+// HINT: A's copies are 4 bytes each (the transpose); with kVec (n % 4 == 0, aligned) B's are
+// HINT: 16 bytes, else 4. Precompute pointers and predicates outside the k loop.
 // Roughly 90 lines.
 template <int kWarpsM, int kWarpsN, int kBK, int kStages, bool kSwizzle, bool kVec>
 __global__ void sgemm_pipelined_kernel(const float* __restrict__ a, const float* __restrict__ b,

@@ -26,12 +26,13 @@ __global__ void __launch_bounds__(kBlockThreads)
   const int row0 = static_cast<int>(blockIdx.y) * kBlockM;
   const int col0 = static_cast<int>(blockIdx.x) * kBlockN;
   // TODO(lab13): stage 2. As stage 1, with: each thread loads ONE 4-float chunk of A's tile
-  // (row tid / 2, columns (tid % 2) * 4 ..) and one of B's (row tid / 32, columns
-  // (tid % 32) * 4 ..): a float4 load when kVec and the chunk lies inside the matrix, else
-  // four bounds-checked floats (0.0f outside). A's chunk goes into as[kk][row] (transposed:
-  // four scalar stores), B's into bs[kk][col] (one float4 store). In the multiply, read a
-  // thread's 8 A values as two float4 from as[kk][tr * 8 ..] and its 8 B values as two
-  // float4 from bs[kk][tc * 8 ..]. Store C as float4 when kVec, else float by float.
+  // A's tile and one of B's (256 threads, 256 chunks each: which chunk is whose is yours to
+  // choose, so that neighbouring threads read neighbouring global floats): a float4 load when
+  // kVec and the chunk lies inside the matrix, else four bounds-checked floats (0.0f outside).
+  // A's chunk goes into as[kk][row] (transposed: four scalar stores), B's into bs[kk][col] (one
+  // float4 store). In the multiply, read a thread's 8 A values as two float4 from as[kk][..] and
+  // its 8 B values as two float4 from bs[kk][..]. Store C as float4 when kVec, else float by
+  // float.
   // HINT: __shared__ __align__(16) float as[kBlockK][kBlockM]; reinterpret_cast<const float4*>.
   // HINT: with kVec a chunk is either wholly inside (col + 3 < cols) or wholly outside.
   // Roughly 45 lines.

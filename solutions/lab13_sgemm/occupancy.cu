@@ -10,16 +10,13 @@ Occupancy occupancy(const KernelResources& kernel, const SmLimits& sm) {
   // threads outside 1 .. max_threads_per_block, registers above max_registers_per_thread,
   // dynamic shared memory above max_dynamic_smem, or static + dynamic above the per-block
   // limit (smem_per_block_optin when max_dynamic_smem was raised past smem_per_block, else
-  // smem_per_block). Else blocks per SM = the minimum of
-  //   threads:   max_warps_per_sm / warps per block (warps rounded up),
-  //   blocks:    max_blocks_per_sm,
-  //   registers: (registers_per_sm / sub_partitions / registers per warp) * sub_partitions
-  //              / warps per block, registers per warp = registers x warp_size rounded up to
-  //              register_unit (no limit when the kernel uses no registers),
-  //   shared:    smem_per_sm / (static + dynamic + reserved_smem_per_block, rounded up to
-  //              smem_unit);
-  // the limiter is the first of these (in this order) that equals the minimum.
-  // HINT: the runtime's own calculator, cuda_occupancy.h, is in the CUDA toolkit.
+  // smem_per_block). Else blocks per SM = the minimum of the bounds by threads, blocks,
+  // registers and shared memory (the handout's stage 6 lists them, with the allocation units
+  // of sgemm.cuh's SmLimits); the limiter is the first of these (in this order) that equals
+  // the minimum.
+  // HINT: registers are allocated per warp, in units, and each SM sub-partition has its own
+  // HINT: share; shared memory per block includes the reserved bytes. Check your arithmetic on
+  // HINT: question 2; the runtime's own calculator, cuda_occupancy.h, is in the CUDA toolkit.
   // Roughly 25 lines.
   const auto round_up = [](std::size_t x, std::size_t unit) {
     return (x + unit - 1) / unit * unit;
