@@ -1,0 +1,170 @@
+"""Fixture builders shared by the tests of the instructor tools (a helper, not a test module).
+
+Everything here builds small files of the shapes the tools read (the scoreboard's
+scores.json, a course tree with a fake grading driver, Classroom 50 result.json documents,
+GitHub API answers) inside a temporary folder; nothing touches the network or a GPU.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(os.environ.get("CUDALAB_SOURCE_DIR") or Path(__file__).resolve().parents[2])
+RELEASE = ROOT / "tools" / "release"
+CLASS = ROOT / "tools" / "class"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+for p in (RELEASE, CLASS):
+    if str(p) not in sys.path:
+        sys.path.insert(0, str(p))
+
+H100 = "NVIDIA H100 80GB HBM3"
+TOPICS = {"lab01": "hello_addone", "lab02": "naive_matmul", "lab13": "sgemm"}
+
+
+def _test(lab: str, suite: str, case: str, category: str, weight: float, status: str,
+          measurements: list | None = None) -> dict:
+    return {"name": f"{lab}.{suite}.{case}", "lab": lab, "suite": suite, "case": case,
+            "objective": suite, "labels": [lab, category], "category": category,
+            "weight": weight, "status": status, "points": weight if status == "passed" else 0.0,
+            "time_s": 0.5, "message": "" if status == "passed" else f"{case} {status}",
+            "measurements": measurements or [], "speed": []}
+
+
+def ratio(test: str, name: str, value: float, threshold: float, unit: str = "x") -> dict:
+    """A thresholded measurement as the scoreboard records it."""
+    return {"test": test, "name": name, "value": value, "unit": unit, "threshold": threshold,
+            "bound": "min", "verdict": "pass" if value >= threshold else "fail",
+            "unscaled_threshold": threshold, "speedup_scale": 1, "text": None, "tiers": [],
+            "tier": None, "status": "passed" if value >= threshold else "failed"}
+
+
+def make_scores(statuses: dict[str, list[str]] | None = None, built: dict | None = None,
+                flags: dict | None = None, gpu: str = H100, sgemm_share: float = 0.8) -> dict:
+    """A scores.json of three labs: lab01 (7 tests of 100/7 points: 3 cpu, 4 gpu), lab02
+    (2 cpu + 2 gpu tests of 25), lab13 (one cpu test of 40, one perf test of 60 with the
+    swizzled SGEMM's share of cuBLAS @p sgemm_share). @p statuses overrides the tests'
+    statuses per lab (in that order), @p built marks graders not built (their tests are left
+    out, as the scoreboard does), @p flags gives labs their intake flags."""
+    statuses, built, flags = statuses or {}, built or {}, flags or {}
+    plan = {
+        "lab01": [("AddOneCpu", f"Case{i}", "cpu" if i < 3 else "gpu", 100 / 7) for i in range(7)],
+        "lab02": [("GridCpu", "A", "cpu", 25.0), ("GridCpu", "B", "cpu", 25.0),
+                  ("MatmulGpu", "A", "gpu", 25.0), ("MatmulPerf", "Speed", "perf", 25.0)],
+        "lab13": [("OccupancyCpu", "Calculator", "cpu", 40.0),
+                  ("SgemmPerf", "SwizzledShareOfCublas", "perf", 60.0)],
+    }
+    tests, labs = [], []
+    for n, (lab, rows) in enumerate(plan.items(), start=1):
+        st = statuses.get(lab, ["passed"] * len(rows))
+        lab_tests = []
+        for (suite, case, cat, w), s in zip(rows, st):
+            ms = []
+            if lab == "lab13" and suite == "SgemmPerf":
+                ms = [ratio(f"{lab}.{suite}.{case}", "speedup", sgemm_share, 0.4)]
+            lab_tests.append(_test(lab, suite, case, cat, w, s, ms))
+        ok = built.get(lab, True)
+        if ok:
+            tests += lab_tests
+        labs.append({
+            "lab": lab, "number": int(lab[3:]), "topic": TOPICS[lab],
+            "folder": f"labs/{lab}_{TOPICS[lab]}", "grader_built": ok,
+            "tests": len(lab_tests) if ok else 0,
+            "passed": sum(t["status"] == "passed" for t in lab_tests) if ok else 0,
+            "points": round(sum(t["points"] for t in lab_tests), 2) if ok else 0.0,
+            "max_points": 100.0,
+            "measurements": [m for t in lab_tests for m in t["measurements"]] if ok else [],
+            "flags": flags.get(lab, []), "graded_in_this_run": True,
+        })
+    return {"schema": "cudalabs-scores", "version": 2, "generated": "2026-12-01T10:00:00Z",
+            "environment": {"gpu": {"available": gpu != "no GPU", "name": gpu}},
+            "labs": labs, "tests": tests,
+            "measurements": [m for t in tests for m in t["measurements"]]}
+
+
+FAKE_DRIVER = '''#!/usr/bin/env python3
+"""Fake grading driver (tests): copies $CUDALAB_FAKE_SCORES to --out/scores.json; labs not
+in --labs are marked not graded in this run. Records its arguments in --out/driver.json."""
+import argparse, json, os, sys
+from pathlib import Path
+ap = argparse.ArgumentParser()
+for a in ("--submission", "--course", "--out", "--preset", "--labs", "--test-user"):
+    ap.add_argument(a)
+a = ap.parse_args()
+out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
+(out / "driver.json").write_text(json.dumps(vars(a)))
+if os.environ.get("CUDALAB_FAKE_FAIL"):
+    sys.exit(3)
+scores = json.loads(Path(os.environ["CUDALAB_FAKE_SCORES"]).read_text())
+if a.labs:
+    wanted = set(a.labs.split(","))
+    for lab in scores["labs"]:
+        lab["graded_in_this_run"] = lab["lab"] in wanted
+    for t in scores["tests"]:
+        if t["lab"] not in wanted:
+            t["status"] = "not run"
+(out / "scores.json").write_text(json.dumps(scores))
+(out / "junit.xml").write_text("<testsuites/>")
+(out / "intake.json").write_text("{}")
+'''
+
+
+def git(*args: str, cwd: Path) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@invalid",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@invalid"}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def make_course(root: Path, with_tools: bool = True) -> tuple[Path, str]:
+    """A course tree (git repository, one commit) with labs lab01, lab02, lab13 (one SOURCES
+    file each), the release tools of this repository and the fake driver. Returns its path
+    and commit."""
+    course = root / "course"
+    for lab, topic in TOPICS.items():
+        d = course / "labs" / f"{lab}_{topic}"
+        d.mkdir(parents=True)
+        (d / "CMakeLists.txt").write_text(
+            f"cudalab_add_lab(NAME {lab}_{topic} SOURCES {topic}.cu POINTS X=1)\n")
+        (d / f"{topic}.cu").write_text(f"// stub of {lab}\n")
+    rel = course / "tools" / "release"
+    rel.mkdir(parents=True)
+    if with_tools:
+        for p in RELEASE.glob("*.py"):
+            if p.name != "grade_submission.py":
+                (rel / p.name).write_text(p.read_text())
+    (rel / "grade_submission.py").write_text(FAKE_DRIVER)
+    git("init", "-q", cwd=course)
+    git("add", "-A", cwd=course)
+    git("commit", "-q", "-m", "course", cwd=course)
+    return course, git("rev-parse", "HEAD", cwd=course)
+
+
+def make_submission(root: Path, course: Path, edits: dict[str, str] | None = None) -> Path:
+    """A student checkout: the course's lab files, with @p edits (path -> text) applied."""
+    sub = root / "submission"
+    for p in (course / "labs").rglob("*"):
+        if p.is_file():
+            dst = sub / p.relative_to(course)
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            dst.write_text(p.read_text())
+    for rel, text in (edits or {}).items():
+        (sub / rel).parent.mkdir(parents=True, exist_ok=True)
+        (sub / rel).write_text(text)
+    git("init", "-q", cwd=sub)
+    git("add", "-A", cwd=sub)
+    git("commit", "-q", "-m", "work", cwd=sub)
+    return sub
+
+
+def write_json(path: Path, data) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1))
+    return path
+
+
+def load_fixture(name: str):
+    return json.loads((FIXTURES / name).read_text())

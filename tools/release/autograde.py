@@ -1,0 +1,422 @@
+#!/usr/bin/env python3
+"""Grades one submission and writes a Classroom 50 result.json (one entry per lab).
+
+    python3 tools/release/autograde.py --submission DIR [--course DIR] --out DIR
+        [--preset student|ci-student] [--result FILE] [--labs lab07,lab09] [--test-user USER] [--summary FILE] [--driver FILE]
+
+The grading itself is tools/release/grade_submission.py (the driver): it takes only the lab
+files of --submission into a copy of --course (the course release at its pinned commit),
+scans them (intake flags), builds, runs the tests isolated and writes scores.json,
+junit.xml and intake.json into --out. This script turns that scores.json into
+`result.json` in the format Classroom 50 reads (schema `classroom50/result/v1`, verified
+against foundation50/classroom50 schemas/result-v1.schema.json and the runner's
+validate_result): integer `score` and `max-score`, and one `tests[]` entry per lab with
+`test-name`, `passed`, integer `score` and `max-score`, plus `message` (tests passed, intake
+flags, reuse) and `cudalabs` (the lab's counts, flags, key speed ratios, GPU, course ref,
+graded commit). Points are whole numbers, a lab passed in full shows exactly
+its maximum (tools/release/lab_points.py). The top level holds only the keys the v1 schema
+allows (it forbids others); Classroom 50's runner stamps `owner`, `assignment_type`,
+`datetime` and `graded_at` itself.
+
+Identity fields come from the environment: Classroom 50's runner (CLASSROOM, ASSIGNMENT,
+SUBMISSION_TAG, COMMIT_URL, RELEASE_URL, REVIEW_URL, OWNER), else GitHub Actions
+(GITHUB_REPOSITORY, GITHUB_SHA, GITHUB_RUN_ID, ...: the plain-GitHub path, which names its
+result like a submission, submit/<UTC time>-<short sha>, without creating a tag), else a
+local run. It also writes release-body.md next to --result (Classroom 50 uses it as the
+body of the submission's release) and, with --summary, the same Markdown to that file.
+
+Exit status: 0 when result.json was written (failing tests are scores); 1 when grading
+could not run (no course, the driver failed: Classroom 50 then records an error); 2 on a
+usage error. Python 3 standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from lab_points import lab_results  # noqa: E402
+
+RESULT_SCHEMA = "classroom50/result/v1"
+# The top-level keys classroom50/result/v1 allows (its schema sets additionalProperties: false).
+TOP_KEYS = ("schema", "classroom", "assignment", "assignment_type", "owner", "submission",
+            "commit", "release", "review", "datetime", "graded_at", "score", "max-score",
+            "tests", "submitted_by")
+REQUIRED_STRINGS = ("classroom", "assignment", "owner", "submission", "commit", "release",
+                    "review", "datetime")
+TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+MAX_MESSAGE = 600
+MAX_FLAGS_IN_MESSAGE = 3
+
+
+class GradingError(Exception):
+    """Grading could not run (exit status 1)."""
+
+
+# ---------------------------------------------------------------------------
+# result.json: the v1 rules
+# ---------------------------------------------------------------------------
+def _is_count(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def validate_result(doc) -> list[str]:
+    """The v1 rules of a result.json, as Classroom 50's runner and schema state them (identity
+    matching against the repository aside): [] when @p doc satisfies them."""
+    if not isinstance(doc, dict):
+        return ["result.json is not a JSON object"]
+    errors = []
+    if doc.get("schema") != RESULT_SCHEMA:
+        errors.append(f"schema is {doc.get('schema')!r}, want {RESULT_SCHEMA!r}")
+    extra = sorted(set(doc) - set(TOP_KEYS))
+    if extra:
+        errors.append(f"keys the v1 schema does not allow at the top level: {extra}")
+    for key in REQUIRED_STRINGS:
+        if not isinstance(doc.get(key), str) or not doc.get(key):
+            errors.append(f"{key!r} must be a non-empty string")
+    if isinstance(doc.get("submission"), str) and not doc["submission"].startswith("submit/"):
+        errors.append("'submission' must start with 'submit/'")
+    if doc.get("assignment_type", "individual") not in ("individual", "group"):
+        errors.append("'assignment_type' must be 'individual' or 'group'")
+    score, most = doc.get("score"), doc.get("max-score")
+    if not _is_count(score) or not _is_count(most):
+        errors.append("'score' and 'max-score' must be non-negative integers")
+    elif score > most:
+        errors.append(f"score ({score}) > max-score ({most})")
+    tests = doc.get("tests")
+    if not isinstance(tests, list):
+        return errors + ["'tests' is not a list"]
+    for i, t in enumerate(tests):
+        if not isinstance(t, dict):
+            errors.append(f"tests[{i}] is not an object")
+            continue
+        if not isinstance(t.get("test-name"), str) or not t["test-name"]:
+            errors.append(f"tests[{i}].test-name must be a non-empty string")
+        if not isinstance(t.get("passed"), bool):
+            errors.append(f"tests[{i}].passed must be a boolean")
+        if not _is_count(t.get("score")) or not _is_count(t.get("max-score")):
+            errors.append(f"tests[{i}].score and max-score must be non-negative integers")
+        elif t["score"] > t["max-score"]:
+            errors.append(f"tests[{i}].score ({t['score']}) > max-score ({t['max-score']})")
+    if isinstance(tests, list) and _is_count(score) and all(
+            isinstance(t, dict) and _is_count(t.get("score")) for t in tests):
+        if score != sum(t["score"] for t in tests):
+            errors.append("'score' is not the sum of the tests' scores")
+    return errors
+
+
+# ---------------------------------------------------------------------------
+# The run: identity, course, GPU
+# ---------------------------------------------------------------------------
+def now_utc() -> str:
+    return dt.datetime.now(dt.timezone.utc).strftime(TIME_FORMAT)
+
+
+def git_head(folder: Path) -> str | None:
+    """The commit checked out in @p folder, or None when it is not a git checkout."""
+    try:
+        out = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(folder), "rev-parse",
+                              "HEAD"], capture_output=True, text=True, check=False, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    sha = out.stdout.strip()
+    return sha if out.returncode == 0 and re.fullmatch(r"[0-9a-f]{40}", sha) else None
+
+
+def gpu_model() -> str:
+    """The name of the first GPU nvidia-smi lists, or "no GPU"."""
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return "no GPU"
+    try:
+        out = subprocess.run([smi, "--query-gpu=name", "--format=csv,noheader"],
+                             capture_output=True, text=True, check=False, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return "no GPU"
+    names = [line.strip() for line in out.stdout.splitlines() if line.strip()]
+    return names[0] if out.returncode == 0 and names else "no GPU"
+
+
+def identity(env: dict, sha: str, when: str) -> dict:
+    """The identity fields of result.json for this run (Classroom 50, GitHub Actions or local)."""
+    if env.get("CLASSROOM") and env.get("SUBMISSION_TAG"):
+        commit = env.get("COMMIT_URL") or f"commit {sha}"
+        return {"classroom": env["CLASSROOM"], "assignment": env.get("ASSIGNMENT", ""),
+                "assignment_type": env.get("ASSIGNMENT_TYPE") or "individual",
+                "owner": env.get("OWNER") or env.get("USERNAME") or env.get("GITHUB_ACTOR")
+                or "unknown",
+                "submission": env["SUBMISSION_TAG"], "commit": commit,
+                "release": env.get("RELEASE_URL") or commit,
+                "review": env.get("REVIEW_URL") or commit}
+    stamp = when.replace(":", "-")
+    if env.get("GITHUB_REPOSITORY"):
+        server = env.get("GITHUB_SERVER_URL", "https://github.com")
+        repo = env["GITHUB_REPOSITORY"]
+        commit = f"{server}/{repo}/commit/{sha}"
+        run = f"{server}/{repo}/actions/runs/{env.get('GITHUB_RUN_ID', '')}".rstrip("/")
+        ref = env.get("GITHUB_REF", "")
+        tag = ref[len("refs/tags/"):] if ref.startswith("refs/tags/submit/") else ""
+        return {"classroom": env.get("GITHUB_REPOSITORY_OWNER") or repo.split("/")[0],
+                "assignment": env.get("CUDALAB_ASSIGNMENT") or "cudalabs",
+                "assignment_type": "individual",
+                "owner": env.get("GITHUB_ACTOR") or repo.split("/")[-1],
+                "submission": tag or f"submit/{stamp}-{sha[:7]}", "commit": commit,
+                "release": run, "review": commit}
+    return {"classroom": "local", "assignment": "cudalabs", "assignment_type": "individual",
+            "owner": env.get("USER") or "local", "submission": f"submit/{stamp}-{sha[:7]}",
+            "commit": f"commit {sha}", "release": "local run", "review": f"commit {sha}"}
+
+
+# ---------------------------------------------------------------------------
+# scores.json -> lab entries
+# ---------------------------------------------------------------------------
+def key_ratios(lab: dict) -> list[dict]:
+    """The lab's thresholded speed ratios (unit x or %) and tiered measurements, compact."""
+    out = []
+    for m in lab.get("measurements") or []:
+        if m.get("threshold") is None and not m.get("tiers"):
+            continue
+        if m.get("unit") not in ("x", "%") and not m.get("tiers"):
+            continue
+        out.append({"test": m.get("test"), "name": m.get("name"), "value": m.get("value"),
+                    "unit": m.get("unit"), "threshold": m.get("threshold"),
+                    "bound": m.get("bound"), "tier": m.get("tier")})
+    return out
+
+
+def flag_text(flags: list[dict]) -> str:
+    """One line naming the first intake flags: `file:line construct`."""
+    parts = [f"{f.get('file', '?')}:{f.get('line', '?')} {f.get('construct', '?')}"
+             for f in flags[:MAX_FLAGS_IN_MESSAGE]]
+    more = len(flags) - MAX_FLAGS_IN_MESSAGE
+    return "; ".join(parts) + (f" and {more} more" if more > 0 else "")
+
+
+def graded_labs(scores: dict, wanted: set[str] | None) -> list[dict]:
+    """The labs[] entries of scores.json that this run graded."""
+    labs = []
+    for lab in scores.get("labs", []):
+        if lab.get("graded_in_this_run") is False:
+            continue
+        if wanted is not None and lab["lab"] not in wanted:
+            continue
+        labs.append(lab)
+    return labs
+
+
+def lab_entries(scores: dict, labs: list[dict], gpu_grading: bool, manifest: dict | None,
+                context: dict) -> list[dict]:
+    """One result.json test entry per lab of @p labs, in whole points."""
+    names = {lab["lab"] for lab in labs}
+    tests = {t["name"]: t for t in scores.get("tests", []) if t.get("lab") in names}
+    wanted_manifest = None
+    if manifest:
+        wanted_manifest = {**manifest, "tests": [t for t in manifest.get("tests", [])
+                                                 if t.get("lab") in names]}
+    points = lab_results(tests, wanted_manifest, gpu_grading, {lab["lab"]: lab for lab in labs})
+    entries = []
+    for lab in labs:
+        res = points.get(lab["lab"], {"max_score": 0, "status": "pass", "tests": []})
+        entries.append(entry_for(lab, res, context))
+    return entries
+
+
+def entry_for(lab: dict, res: dict, context: dict) -> dict:
+    """The result.json entry of one lab from its lab_points result @p res."""
+    score = sum(t["score"] for t in res["tests"])
+    most = int(res["max_score"])
+    counts = {s: sum(t["status"] == s for t in res["tests"]) for s in ("pass", "fail", "error")}
+    flags = list(lab.get("flags") or [])
+    name = f"{lab['lab']} {lab.get('topic', '')}".strip()
+    if flags:
+        name += f" [{len(flags)} intake flag{'s' if len(flags) != 1 else ''}]"
+    message = f"{counts['pass']} of {len(res['tests'])} tests passed"
+    if not lab.get("grader_built", True):
+        message = f"{lab['lab']} did not compile: none of its tests could run"
+    elif counts["error"]:
+        message += f", {counts['error']} could not run"
+    if flags:
+        message += f"; intake flags: {flag_text(flags)}"
+    return {
+        "test-name": name,
+        "passed": res["status"] == "pass" and score == most,
+        "score": int(score), "max-score": most,
+        "message": message[:MAX_MESSAGE],
+        "cudalabs": {
+            "lab": lab["lab"], "topic": lab.get("topic"),
+            "tests": len(res["tests"]), "passed": counts["pass"], "failed": counts["fail"],
+            "errors": counts["error"], "grader_built": bool(lab.get("grader_built", True)),
+            "flags": flags, "ratios": key_ratios(lab), "graded_in_this_run": True,
+            **context,
+        },
+    }
+
+
+def compose(ident: dict, entries: list[dict], when: str) -> dict:
+    """The result.json document."""
+    doc = {"schema": RESULT_SCHEMA, **ident, "datetime": when, "graded_at": when,
+           "score": sum(e["score"] for e in entries),
+           "max-score": sum(e["max-score"] for e in entries), "tests": entries}
+    return {k: doc[k] for k in TOP_KEYS if k in doc}
+
+
+def release_body(doc: dict) -> str:
+    """Markdown for the submission's release and the job summary."""
+    lines = [f"### cudalabs: {doc['score']} / {doc['max-score']} points", "",
+             "| lab | points | passed | graded | intake flags |", "|---|---:|---|---|---|"]
+    for e in doc["tests"]:
+        c = e.get("cudalabs", {})
+        graded = "this run" if c.get("graded_in_this_run", True) else \
+            f"reused from {str(c.get('graded_commit') or '?')[:7]}"
+        flags = flag_text(c.get("flags") or []) if c.get("flags") else ""
+        lines.append(f"| {c.get('lab', e['test-name'])} | {e['score']} / {e['max-score']} | "
+                     f"{'yes' if e['passed'] else 'no'} | {graded} | "
+                     f"{flags.replace('|', '/')} |")
+    first = doc["tests"][0].get("cudalabs", {}) if doc["tests"] else {}
+    lines += ["", f"GPU: {first.get('gpu', '?')}; course release {first.get('course_ref', '?')}."]
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# The driver
+# ---------------------------------------------------------------------------
+def run_driver(driver: Path, args, out: Path, labs: list[str] | None) -> None:
+    """Runs the grading driver into @p out; raises GradingError when it did not grade."""
+    if not driver.is_file():
+        raise GradingError(f"no grading driver {driver} (is --course the course release?)")
+    cmd = [sys.executable, str(driver), "--submission", str(args.submission), "--course",
+           str(args.course), "--out", str(out), "--preset", args.preset]
+    if labs is not None:
+        cmd += ["--labs", ",".join(labs)]
+    if args.test_user:
+        cmd += ["--test-user", args.test_user]
+    print("autograde: " + " ".join(cmd), flush=True)
+    try:
+        rc = subprocess.run(cmd, check=False, timeout=args.timeout).returncode
+    except subprocess.TimeoutExpired:
+        raise GradingError(f"grading did not finish in {args.timeout} s") from None
+    if rc != 0:
+        raise GradingError(f"the grading driver exited with {rc}")
+    if not (out / "scores.json").is_file():
+        raise GradingError(f"the grading driver wrote no {out / 'scores.json'}")
+
+
+def load_json(path: Path, what: str) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise GradingError(f"{what} {path} is not readable JSON: {e}") from None
+
+
+def course_labs(course: Path) -> list[str]:
+    """lab01, lab02, ... of the course tree."""
+    return sorted(p.name[:5] for p in (course / "labs").glob("lab[0-9][0-9]_*") if p.is_dir())
+
+
+# ---------------------------------------------------------------------------
+# Command line
+# ---------------------------------------------------------------------------
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 epilog=__doc__.split("\n\n", 1)[1],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--submission", type=Path, default=Path("."),
+                    help="checkout of the student's repository (default: the current folder)")
+    ap.add_argument("--course", type=Path, default=HERE.parents[1],
+                    help="the course release at its pinned commit (default: this script's tree)")
+    ap.add_argument("--out", type=Path, required=True,
+                    help="folder for the driver's scores.json, junit.xml, intake.json (created)")
+    ap.add_argument("--preset", choices=("student", "ci-student"), default="student",
+                    help="student: grade on this GPU, every graded test counts (default); "
+                         "ci-student: no GPU, only the tests that need none count")
+    ap.add_argument("--result", type=Path, default=Path("result.json"),
+                    help="where to write result.json (default: ./result.json, where Classroom 50 "
+                         "reads it); release-body.md goes next to it")
+    ap.add_argument("--labs", help="grade only these labs (comma-separated, e.g. lab07,lab09)")
+    ap.add_argument("--test-user", help="run the tests as this user (passed to the driver)")
+    ap.add_argument("--course-ref", help="the course commit (default: git HEAD of --course)")
+    ap.add_argument("--gpu-model", help="the GPU model for the reuse key (default: nvidia-smi)")
+    ap.add_argument("--summary", type=Path, help="append the Markdown table to this file")
+    ap.add_argument("--driver", type=Path,
+                    help="grading driver (default: <course>/tools/release/grade_submission.py)")
+    ap.add_argument("--timeout", type=int, default=13 * 60,
+                    help="seconds the driver may take (default 780: Classroom 50's grade job "
+                         "stops after 15 minutes)")
+    args = ap.parse_args(argv)
+    args.submission, args.course = args.submission.resolve(), args.course.resolve()
+    args.out = args.out.resolve()
+    args.driver = (args.driver or args.course / "tools/release/grade_submission.py").resolve()
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    env = dict(os.environ)
+    try:
+        if not args.submission.is_dir():
+            raise GradingError(f"no submission folder {args.submission}")
+        all_labs = course_labs(args.course)
+        if not all_labs:
+            raise GradingError(f"{args.course} has no labs/labNN_* (is it the course release?)")
+        if args.labs:
+            unknown = sorted(set(args.labs.split(",")) - set(all_labs))
+            if unknown:
+                print(f"autograde: unknown lab(s) {', '.join(unknown)}; the course has "
+                      f"{', '.join(all_labs)}", file=sys.stderr)
+                return 2
+        doc = grade(args, env, all_labs)
+    except GradingError as e:
+        print(f"autograde: {e}", file=sys.stderr)
+        return 1
+    errors = validate_result(doc)
+    if errors:
+        print("autograde: internal error, result.json breaks the v1 rules: " + "; ".join(errors),
+              file=sys.stderr)
+        return 1
+    write_outputs(args, doc)
+    return 0
+
+
+def grade(args, env: dict, all_labs: list[str]) -> dict:
+    """Grades what needs grading and returns the result.json document."""
+    sha = git_head(args.submission) or env.get("GITHUB_SHA") or "0" * 40
+    when = now_utc()
+    context = {"gpu": args.gpu_model or gpu_model(),
+               "course_ref": args.course_ref or git_head(args.course) or "unknown",
+               "graded_commit": sha}
+    selected = args.labs.split(",") if args.labs else all_labs
+    args.out.mkdir(parents=True, exist_ok=True)
+    run_driver(args.driver, args, args.out, None if selected == all_labs else selected)
+    scores = load_json(args.out / "scores.json", "scores")
+    manifest_path = args.course / "tools/release/points.json"
+    manifest = load_json(manifest_path, "points manifest") if manifest_path.is_file() else None
+    labs = graded_labs(scores, set(selected))
+    entries = lab_entries(scores, labs, args.preset == "student", manifest, context)
+    return compose(identity(env, sha, when), entries, when)
+
+
+def write_outputs(args, doc: dict) -> None:
+    """result.json, release-body.md beside it, the summary; prints the table."""
+    args.result.parent.mkdir(parents=True, exist_ok=True)
+    args.result.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    body = release_body(doc)
+    (args.result.parent / "release-body.md").write_text(body, encoding="utf-8")
+    if args.summary:
+        with open(args.summary, "a", encoding="utf-8") as f:
+            f.write(body + "\n")
+    print(body, end="")
+    print(f"autograde: {doc['score']} / {doc['max-score']} points -> {args.result}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
