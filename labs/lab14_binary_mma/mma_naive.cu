@@ -23,10 +23,10 @@ __global__ void binary_mma_naive_kernel(const std::uint32_t* __restrict__ a_bits
   // mma_and_popc() (fragment words as its comment says; a word past the row pitch `words`, a
   // row past M or a column past N is 0), then store C = K - 2 popc(a) - 2 popc(b) + 4 popc(a & b)
   // for the elements inside C.
-  // HINT: chunk q covers words 8 q .. 8 q + 7: a[0] = A[row g][8 q + t],
-  // HINT: a[2] = A[row g][8 q + 4 + t]. Every lane must reach mma_and_popc() (.sync.aligned):
-  // HINT: guard the loads, never the call; a warp whose tile lies past the last one returns
-  // HINT: as a whole.
+  // HINT: the handout's Fragments paragraph (from the PTX ISA) says which row and word each
+  // HINT: register of lane l holds: write it down for chunk q of 256 bits. Every lane must reach
+  // HINT: mma_and_popc() (.sync.aligned): guard the loads, never the call; a warp whose tile
+  // HINT: lies past the last one returns as a whole.
   // Roughly 30 lines.
   cudalab::unused(a_bits, b_bits, a_pop, b_pop, c, m, n, k, words, tiles_n, tiles);
   // END TODO(lab14)

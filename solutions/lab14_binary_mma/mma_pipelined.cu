@@ -59,20 +59,16 @@ __global__ void __launch_bounds__(kPipelinedThreads, 2)
   extern __shared__ __align__(128) unsigned char smem[];  // kStages x (A stage, B stage)
   // TODO(lab14): the pipelined block tile (see the comment above the kernel).
   // - Stage s (of kStages) is A's 128 rows then B's 128 columns, each row 1024 bits = 8
-  //   chunks of 16 bytes at swizzled(row, chunk). Filling a stage with K-block q (words
-  //   32 q .. 32 q + 31): thread tid copies chunks tid + 256 p (row chunk / 8, chunk % 8) with
-  //   cp.async; a chunk of a row past M (N) or of words past `words` is a store of zeros.
-  // - Prologue: fill K-blocks 0 .. kStages - 2 (commit one group per K-block, even an empty one).
-  //   Loop over q: wait until K-block q has landed (__pipeline_wait_prior(kStages - 2)), ONE
-  //   __syncthreads() (everyone's copies landed, and everyone finished K-block q - 1, whose
-  //   buffer the next fill reuses), fill K-block q + kStages - 1 if it exists, commit, compute q.
+  //   chunks of 16 bytes at swizzled(row, chunk), filled by cp.async (16 bytes per copy); a
+  //   chunk of a row past M (N) or of words past `words` is a store of zeros.
+  // - A prologue and one wait, one barrier and one commit per K-block, as in lab 12.
   // - Compute: 4 steps of 256 bits; per step ldmatrix_x4 the A fragments of the warp's 4
   //   row tiles and the B fragments of its 4 column tiles (two tiles per ldmatrix_x4), then
   //   16 mma_and_popc().
   // - Epilogue: C = K - 2 popc(a) - 2 popc(b) + 4 count, for the elements inside C.
-  // HINT: ldmatrix for A rows r0 .. r0 + 15 of step s: lane l points at row r0 + l % 16,
-  // HINT: chunk 2 s + l / 16. For B columns c0 .. c0 + 15: column c0 + (l / 16) * 8 + l % 8,
-  // HINT: chunk 2 s + (l / 8) % 2; registers 0, 1 are b[0], b[1] of tile c0, 2, 3 of c0 + 8.
+  // HINT: ldmatrix_x4 reads four 8 x 128-bit matrices; each lane supplies one row address. Which
+  // HINT: four matrices make up a 16 x 256-bit A fragment (the handout's Fragments paragraph), and
+  // HINT: which make up two 8-column B tiles? Derive the lane -> (row, chunk) map from that.
   // HINT: __pipeline_memcpy_async(dst, src, 16) copies 16 bytes; __pipeline_commit() ends a
   // HINT: group of copies; __pipeline_wait_prior(n) waits until at most n groups are pending.
   // Roughly 75 lines.
