@@ -1,22 +1,25 @@
 #!/usr/bin/env python3
-"""cudalabs scoreboard: per-lab scores from the build tree's manifest and test results.
+"""cudalabs scoreboard: per-lab scores from the build tree's manifest and CTest's record of a run.
 
     python3 tools/scoreboard.py [--build-dir build/student] [--run] [-- <ctest args>]
 
-What it reads, all machine-readable (docs/scores-schema.md):
+What it reads:
   * <build-dir>/cudalab_manifest.json and cudalab_manifest.d/*.json, written by CMake
     (cmake/CudalabGrading.cmake): every test with its labels, whether it is graded, and
-    each lab's objectives with their points;
-  * <build-dir>/junit.xml (written by the test presets, or by --run, which runs ctest once
-    with --output-junit): CTest's verdict of each test of the last run, timeouts included;
-  * <build-dir>/cudalab_measure/*.jsonl, written by the tests themselves (the measurement
-    channel, cudalab/testing.hpp): each test's start, GPU, CUDALAB_SPEEDUP_SCALE,
-    measurements and result, which survive later runs of other tests.
-For each test the latest result wins, so a filtered run (ctest -R lab07) updates lab 07 and
-keeps what earlier runs said about the others; the table says how many tests have a result.
+    each lab's objectives with their points; when the source tree has tests/grading.json
+    (or --declared names one), exactly the tests and points declared there are graded;
+  * CTest's record of ONE run: with --run, ctest's own console (it runs `ctest -V` through a
+    pipe that no test can write: every verdict line is CTest's, and every line a test prints
+    comes prefixed with that test's number); otherwise <build-dir>/junit.xml. Each test's
+    measurement records ("[ CUDALAB-RECORD ] {...}" lines, cudalab/testing.hpp) count only
+    from that test's own captured output and only when they name it; a batch run's report
+    counts for the tests of its suite. Everything else is ignored and listed.
+Nothing a test writes into a file or folder changes a verdict, a measurement or the points.
+Tests this run did not run are "not run" unless --keep-previous asks to keep their result
+from the previous scores.json (merging partial runs at home).
 It prints a per-lab table (points, key measurements, GPU, CUDALAB_SPEEDUP_SCALE) and writes
 <build-dir>/scores.json and <build-dir>/scores.md (Markdown; --step-summary appends it to
-$GITHUB_STEP_SUMMARY). Tests are never re-run to build the table. Python 3 standard library.
+$GITHUB_STEP_SUMMARY). Python 3 standard library.
 
 Exit status: 0 on success (failed tests are scores, not errors); 1 with --strict when a
 grader was not built, a test could not run or no lab test has a result, or when an
@@ -38,10 +41,9 @@ from collections import Counter, OrderedDict
 from pathlib import Path
 
 SCHEMA_NAME = "cudalabs-scores"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 MANIFEST = "cudalab_manifest.json"
 CATEGORIES = ("profiler", "sanitizer", "perf", "gpu", "cpu")
-SAME_RUN_SLACK_S = 5.0  # a channel file this close to the JUnit run belongs to it
 
 # Tests of the known-wrong and correct-alternative submissions (cmake/CudalabWrong.cmake).
 _VARIANT_TEST = re.compile(r"^(wrong|right)\.(lab\d\d)\.(.+)$")
@@ -163,83 +165,317 @@ def read_junit_run(path: Path) -> tuple[list[dict], dict]:
 
 
 # ---------------------------------------------------------------------------
-# The measurement channel (cudalab/testing.hpp)
+# The measurement channel (cudalab/testing.hpp): records in each test's captured output
 # ---------------------------------------------------------------------------
-def read_channel(measure_dir: Path) -> dict[str, dict]:
-    """Per test name: {"start": unix time, "test": record, "device": record or None,
-    "measurements": [records], "result": record or None}. Unreadable lines are skipped."""
-    found: dict[str, dict] = {}
-    if not measure_dir.is_dir():
-        return found
-    for f in sorted(measure_dir.glob("*.jsonl")):
-        entry = None
+RECORD_MARKER = "[ CUDALAB-RECORD ] "
+BATCH_MARKER = "[ CUDALAB-BATCH ] "
+BATCH_SUFFIX = ".@batch"
+
+
+def _json_lines(output: str, marker: str) -> list[dict]:
+    """The JSON objects of the lines of @p output that start with @p marker."""
+    found = []
+    for line in output.splitlines():
+        if not line.startswith(marker):
+            continue
         try:
-            lines = f.read_text(encoding="utf-8", errors="replace").splitlines()
+            rec = json.loads(line[len(marker):])
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and isinstance(rec.get("test"), str):
+            found.append(rec)
+    return found
+
+
+def empty_channel() -> dict:
+    return {"start": 0.0, "test": {}, "device": None, "measurements": [], "result": None}
+
+
+def channel_of(records: list[dict]) -> dict:
+    """One test's channel entry from its records, in the order the test printed them."""
+    entry = empty_channel()
+    for rec in records:
+        kind = rec.get("type")
+        if kind == "test":
+            entry = empty_channel()
+            entry["test"] = rec
+            entry["start"] = rec.get("unix_time") or 0.0
+        elif kind == "device":
+            entry["device"] = rec
+        elif kind == "measurement":
+            entry["measurements"].append(rec)
+        elif kind == "result":
+            entry["result"] = rec
+    return entry
+
+
+def attribute(cases: list[dict], known: set[str]) -> tuple[dict[str, dict], list[str]]:
+    """Each test's verdict and channel from CTest's record of one run.
+
+    A test's records count only from its own captured output, and only those naming it. A
+    batch run (<prefix><Suite>.@batch) reports, in its own output, the status and records of
+    each test of its suite: for those tests, that report counts, not the test's relay of a
+    result file (which another process could have written). Returns ({test: {"status",
+    "message", "time_s", "channel", "source"}}, anomalies: one line each, ignored input)."""
+    anomalies: list[str] = []
+    batch_status: dict[str, str] = {}
+    batch_records: dict[str, list[dict]] = {}
+    by_name = {}
+    for c in cases:
+        by_name[c["name"]] = c
+        if not c["name"].endswith(BATCH_SUFFIX):
+            continue
+        prefix = c["name"][:-len(BATCH_SUFFIX)] + "."
+        for line in _json_lines(c["output"], BATCH_MARKER):
+            if line["test"].startswith(prefix) and line.get("status") in ("passed", "failed",
+                                                                          "skipped"):
+                batch_status[line["test"]] = line["status"]
+            else:
+                anomalies.append(f"{c['name']} reported a status for {line['test']}, which is "
+                                 f"not a test of its suite: ignored")
+        for rec in _json_lines(c["output"], RECORD_MARKER):
+            if rec["test"].startswith(prefix):
+                batch_records.setdefault(rec["test"], []).append(rec)
+            else:
+                anomalies.append(f"{c['name']} printed a record for {rec['test']}, which is not "
+                                 f"a test of its suite: ignored")
+    results: dict[str, dict] = {}
+    for c in cases:
+        name = c["name"]
+        if name.endswith(BATCH_SUFFIX) or _VARIANT_TEST.match(name):
+            continue
+        if name not in known:
+            anomalies.append(f"{name} is not a test of this build (or not declared): ignored")
+            continue
+        own = []
+        for rec in _json_lines(c["output"], RECORD_MARKER):
+            if rec["test"] == name:
+                own.append(rec)
+            else:
+                anomalies.append(f"the output of {name} holds a record for {rec['test']}: ignored")
+        status, source = c["status"], "ctest"
+        if name in batch_status:
+            source = "batch"
+            if status in ("passed", "failed", "skipped") and status != batch_status[name]:
+                anomalies.append(f"{name}: CTest says {status} but its batch run said "
+                                 f"{batch_status[name]} (was its result file altered?); the "
+                                 f"batch run's verdict counts")
+            status = batch_status[name]
+            own = batch_records.get(name, [])
+        chan = channel_of(own) if own else None
+        message = c["message"]
+        if chan and chan["result"] and status in ("failed", "skipped") and \
+                chan["result"].get("message"):
+            message = _channel_message(chan["result"])
+        elif status == "failed" and c["status"] == "passed":
+            message = "failed in its batch run"
+        results[name] = {"status": status, "message": message, "time_s": c["time_s"],
+                         "channel": chan, "source": source}
+    return results, anomalies
+
+
+# ---------------------------------------------------------------------------
+# A graded run: ctest started here, verdicts read from its own console stream
+# ---------------------------------------------------------------------------
+# Variables of the CI job a test must not see (GitHub's workflow commands and tokens).
+JOB_VARIABLES = ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY",
+                 "GITHUB_STATE", "GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_RUNTIME_URL",
+                 "ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_URL",
+                 "ACTIONS_CACHE_URL", "ACTIONS_RESULTS_URL", "GH_TOKEN")
+
+_START = re.compile(r"^\s*Start\s+(\d+): (\S+)$")
+_END = re.compile(r"^\s*\d+/\d+ Test\s+#(\d+): (\S+) \.*\s*(\**)\s*(.*?)\s+[\d.]+ sec\s*$")
+_OUT = re.compile(r"^(\d+): (.*)$")
+
+
+def test_environment(env: dict[str, str] | None = None) -> dict[str, str]:
+    """@p env (default: this process's) without the CI job's files and tokens."""
+    env = dict(os.environ if env is None else env)
+    for k in JOB_VARIABLES:
+        env.pop(k, None)
+    return env
+
+
+def read_stream(text: str) -> list[dict]:
+    """Every test of a `ctest -V` console log: name, status, time_s, output, message.
+
+    CTest prefixes each line a test prints with the test's number ("12: ..."), so a test can
+    only add lines to its own output; the verdict lines ("3/40 Test #12: name ... Passed")
+    are CTest's own and start without a prefix."""
+    names: dict[str, str] = {}
+    outputs: dict[str, list[str]] = {}
+    cases = []
+    for line in text.splitlines():
+        m = _START.match(line)
+        if m:
+            names[m.group(1)] = m.group(2)
+            outputs[m.group(1)] = []
+            continue
+        m = _END.match(line)
+        if m and names.get(m.group(1)) == m.group(2):
+            word = m.group(4).strip()
+            if word.startswith("Passed"):
+                status, message = "passed", ""
+            elif word.startswith("Skipped"):
+                status, message = "skipped", "skipped"
+            elif word.startswith("Not Run"):
+                status, message = "error", "not run (missing executable?)"
+            else:
+                status, message = "failed", word or "failed"
+            t = re.search(r"([\d.]+) sec\s*$", line)
+            cases.append({"name": m.group(2), "status": status,
+                          "time_s": float(t.group(1)) if t else 0.0,
+                          "output": "\n".join(outputs.get(m.group(1), [])), "message": message})
+            continue
+        m = _OUT.match(line)
+        if m and m.group(1) in outputs:
+            outputs[m.group(1)].append(m.group(2))
+    return cases
+
+
+def _make_subreaper() -> bool:
+    """Orphaned descendants (a test's daemon, even one that called setsid) become children of
+    this process, which can then end them. Linux only; False elsewhere."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+
+
+def _children() -> list[int]:
+    me = str(os.getpid())
+    kids = []
+    for d in Path("/proc").glob("[0-9]*"):
+        try:
+            fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        for line in lines:
+        if fields[1] == me:
+            kids.append(int(d.name))
+    return kids
+
+
+def end_leftovers() -> int:
+    """Stops, then kills, every process left behind by the run; returns how many."""
+    import signal
+    count = 0
+    for _ in range(100):
+        kids = _children()
+        if not kids:
+            break
+        for pid in kids:
+            for sig in (signal.SIGSTOP, signal.SIGKILL):
+                try:
+                    os.kill(pid, sig)
+                except OSError:
+                    pass
+        for pid in kids:
             try:
-                rec = json.loads(line)
-            except ValueError:
-                continue
-            kind = rec.get("type")
-            if kind == "test":
-                entry = {"start": rec.get("unix_time") or 0.0, "test": rec, "device": None,
-                         "measurements": [], "result": None}
-                found[rec.get("test", f.stem)] = entry
-            elif entry is None:
-                continue
-            elif kind == "device":
-                entry["device"] = rec
-            elif kind == "measurement":
-                entry["measurements"].append(rec)
-            elif kind == "result":
-                entry["result"] = rec
-    return found
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+        count += len(kids)
+    return count
+
+
+def run_ctest_stream(build_dir: Path, junit: Path, extra: list[str], log: Path | None) \
+        -> tuple[int, list[dict], int]:
+    """Runs ctest verbosely without the job's variables, reads every verdict and every test's
+    output from its console (a pipe no test can write), then ends whatever the tests left
+    running. Returns (ctest's exit code, the cases, leftover processes ended)."""
+    subreaper = _make_subreaper()
+    cmd = ["ctest", "--test-dir", str(build_dir), "-V", "--output-junit", str(junit.resolve()),
+           "--test-output-size-passed", "1048576", "--test-output-size-failed", "1048576"] + extra
+    print("scoreboard: " + " ".join(cmd), flush=True)
+    try:
+        proc = subprocess.run(cmd, check=False, env=test_environment(), stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    except OSError as e:
+        raise ScoreError(f"cannot run ctest: {e}") from None
+    ended = end_leftovers() if subreaper else 0
+    text = proc.stdout.decode("utf-8", errors="replace")
+    if log is not None:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text(text, encoding="utf-8")
+    summary = [ln for ln in text.splitlines() if re.match(r"^\d+% tests passed", ln)]
+    if summary:
+        print("scoreboard: ctest: " + summary[-1], flush=True)
+    return proc.returncode, read_stream(text), ended
+
+
+# ---------------------------------------------------------------------------
+# Declared tests and points (tests/grading.json): what a lab is graded on
+# ---------------------------------------------------------------------------
+DECLARED_SCHEMA = "cudalabs-declared"
+
+
+def declared_from_manifest(manifest: dict) -> dict:
+    """The graded tests of a build and each lab's objectives, for tests/grading.json."""
+    labs: dict[str, dict] = {}
+    for name, t in manifest["tests"].items():
+        if not t.get("graded"):
+            continue
+        lab = labs.setdefault(t["lab"], {"objectives": {}})
+        obj = lab["objectives"].setdefault(t["objective"], {"points": 0, "tests": []})
+        obj["tests"].append(name)
+    for lab_id, lab in labs.items():
+        for oname, o in lab["objectives"].items():
+            o["points"] = manifest["objectives"].get(lab_id, {}).get(oname, {}).get("points", 0)
+            o["tests"].sort()
+    return {"schema": DECLARED_SCHEMA, "version": 1, "lab_points": manifest["lab_points"],
+            "labs": {k: labs[k] for k in sorted(labs)}}
+
+
+def apply_declared(manifest: dict, declared: dict) -> list[str]:
+    """Grades exactly the declared tests with the declared points: a test of the build that
+    is not declared earns nothing, a declared test the build lacks is scored as not run.
+    Returns what differed, one line each."""
+    if declared.get("schema") != DECLARED_SCHEMA:
+        raise ScoreError(f"the declared tests are not a {DECLARED_SCHEMA} file")
+    notes = []
+    wanted = {}
+    for lab_id, lab in declared.get("labs", {}).items():
+        for oname, o in lab.get("objectives", {}).items():
+            for name in o.get("tests", []):
+                wanted[name] = (lab_id, oname)
+    for name, t in manifest["tests"].items():
+        if t.get("graded") and name not in wanted:
+            notes.append(f"{name} is in the build but not declared: not graded")
+            t["graded"] = False
+    for name, (lab_id, oname) in wanted.items():
+        t = manifest["tests"].get(name)
+        if t is None:
+            notes.append(f"{name} is declared but not in the build: scored as not run")
+            suite, _, case = name[len(lab_id) + 1:].rpartition(".")
+            ending = next((e for e in ("Profiler", "Sanitizer", "Perf", "Gpu", "Cpu")
+                           if suite.split("/")[-1 if not suite.split("/")[-1].isdigit() else -2]
+                           .endswith(e)), "")
+            labels = {"Cpu": ["cpu"], "Gpu": ["gpu"], "Perf": ["gpu", "perf"],
+                      "Sanitizer": ["gpu", "sanitizer"], "Profiler": ["gpu", "profiler"]}
+            manifest["tests"][name] = {"name": name, "lab": lab_id, "suite": suite,
+                                       "case": case, "labels": [lab_id] + labels.get(ending, []),
+                                       "graded": True, "objective": oname}
+        else:
+            t["graded"] = True
+            t["lab"], t["objective"] = lab_id, oname
+    objectives = {}
+    for lab_id, lab in declared.get("labs", {}).items():
+        objectives[lab_id] = {o: {"points": v.get("points", 0), "tests": len(v.get("tests", []))}
+                              for o, v in lab.get("objectives", {}).items()}
+        if objectives[lab_id] != manifest["objectives"].get(lab_id):
+            notes.append(f"{lab_id}: the build's objectives differ from the declared ones; the "
+                         f"declared ones count")
+    manifest["objectives"] = objectives
+    manifest["lab_points"] = declared.get("lab_points", manifest["lab_points"])
+    return notes
 
 
 def _iso(t: float | None) -> str | None:
     if not t:
         return None
     return _dt.datetime.fromtimestamp(t, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def merge_result(junit_case: dict | None, run: dict | None, chan: dict | None,
-                 junit_only: bool) -> dict | None:
-    """The latest result of one test from CTest's JUnit case and the test's channel file.
-
-    Returns {status, message, time_s, source, time, channel (the channel entry of that run or
-    None)} or None when neither says anything."""
-    in_run = None
-    if chan is not None and run is not None:
-        if chan["start"] < run["start"] - SAME_RUN_SLACK_S:
-            in_run = "older"
-        elif chan["start"] > run["end"] + SAME_RUN_SLACK_S:
-            in_run = "newer"
-        else:
-            in_run = "same"
-    if junit_case is not None and in_run != "newer":
-        same = chan if in_run == "same" else None
-        message = junit_case["message"]
-        if same and same["result"] and junit_case["status"] in ("failed", "skipped") \
-                and same["result"].get("message"):
-            message = _channel_message(same["result"])
-        return {"status": junit_case["status"], "message": message,
-                "time_s": junit_case["time_s"], "source": "junit",
-                "time": _iso(run["start"] if run else None), "channel": same}
-    if chan is None or junit_only:
-        return None
-    res = chan["result"]
-    if res is None:
-        status, message = "failed", "no result recorded: the test crashed or timed out"
-        time_s = 0.0
-    else:
-        status = res.get("status") if res.get("status") in ("passed", "failed", "skipped") \
-            else "failed"
-        message = _channel_message(res) if status != "passed" else ""
-        time_s = (res.get("elapsed_ms") or 0) / 1000.0
-    return {"status": status, "message": message, "time_s": time_s, "source": "channel",
-            "time": _iso(chan["start"]), "channel": chan}
 
 
 def _channel_message(res: dict) -> str:
@@ -353,9 +589,15 @@ def _variant_message(out: str, message: str) -> str:
     return message
 
 
-def score(manifest: dict, cases: list[dict], run: dict | None, channel: dict[str, dict],
-          cache: dict[str, str], source: dict, junit_only: bool = False) -> dict:
-    by_name = {c["name"]: c for c in cases}
+def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, str],
+          source: dict, previous: dict | None = None, intake: dict | None = None,
+          notes: list[str] | None = None) -> dict:
+    """The report of one run. @p previous: an earlier scores.json whose results stand in for
+    tests this run did not run (only when asked for); @p intake: the intake scan's flags."""
+    known = set(manifest["tests"])
+    results, anomalies = attribute(cases, known)
+    anomalies = list(notes or []) + anomalies
+    prev_tests = {t["name"]: t for t in (previous or {}).get("tests", [])}
     tests, variants, all_measurements, used = [], {"wrong": [], "right": []}, [], []
     given = Counter()
     for c in cases:
@@ -366,32 +608,44 @@ def score(manifest: dict, cases: list[dict], run: dict | None, channel: dict[str
                 "verdict": _variant_verdict(v.group(1), c["status"]),
                 "message": _variant_message(c["output"], c["message"])})
 
+    run_time = _iso(run["start"]) if run else None
     for name, t in manifest["tests"].items():
-        r = merge_result(by_name.get(name), run, channel.get(name), junit_only)
+        r = results.get(name)
         status = r["status"] if r else "not run"
         if r and r["channel"]:
             used.append(r["channel"])
         meas = channel_measurements(name, r["channel"] if r else None, status)
-        for m in meas:
-            all_measurements.append(dict(m, lab=t.get("lab"), graded=bool(t.get("graded"))))
         if not t.get("graded"):
+            for m in meas:
+                all_measurements.append(dict(m, lab=t.get("lab"), graded=False))
             if r:
                 given[status] += 1
             continue
         weight = test_points(manifest, t)
-        tests.append({
+        entry = {
             "name": name, "lab": t["lab"], "suite": t["suite"], "case": t["case"],
             "labels": t["labels"], "category": category(t["labels"]),
             "objective": t.get("objective"), "weight": round(weight, 4), "status": status,
             "points": round(weight, 4) if status == "passed" else 0,
             "time_s": round(r["time_s"], 3) if r else None,
             "message": r["message"] if r else "",
-            "result_source": r["source"] if r else None, "result_time": r["time"] if r else None,
+            "result_source": r["source"] if r else None, "result_time": run_time if r else None,
             "speedup_scale": (r["channel"]["test"].get("speedup_scale")
                               if r and r["channel"] else None),
             "measurements": meas,
             "speed": [m["text"] for m in meas if m.get("text")],
-        })
+        }
+        old = prev_tests.get(name)
+        if r is None and old and old.get("status") not in (None, "not run"):
+            # Kept from an earlier run, as asked (--keep-previous): same weight as now.
+            entry.update({k: old.get(k) for k in ("status", "time_s", "message", "result_time",
+                                                  "speedup_scale", "measurements", "speed")})
+            entry["points"] = round(weight, 4) if entry["status"] == "passed" else 0
+            entry["result_source"] = "previous"
+            meas = entry["measurements"] or []
+        for m in meas:
+            all_measurements.append(dict(m, lab=t.get("lab"), graded=True))
+        tests.append(entry)
 
     labs = OrderedDict()
     for lab_id, info in manifest["labs"].items():
@@ -402,14 +656,14 @@ def score(manifest: dict, cases: list[dict], run: dict | None, channel: dict[str
             "tests": 0, "with_result": 0, "passed": 0, "failed": 0, "skipped": 0, "error": 0,
             "not_run": 0, "points": 0.0, "max_points": 0.0, "max_points_here": 0.0,
             "objectives": [], "by_category": {}, "measurements": [], "failures": [],
-            "speedup_scales": []}
+            "speedup_scales": [], "flags": []}
     for t in tests:
         lab = labs.setdefault(t["lab"], {
             "lab": t["lab"], "number": int(t["lab"][3:]), "topic": None, "folder": None,
             "grader_built": True, "tests": 0, "with_result": 0, "passed": 0, "failed": 0,
             "skipped": 0, "error": 0, "not_run": 0, "points": 0.0, "max_points": 0.0,
             "max_points_here": 0.0, "objectives": [], "by_category": {}, "measurements": [],
-            "failures": [], "speedup_scales": []})
+            "failures": [], "speedup_scales": [], "flags": []})
         lab["tests"] += 1
         lab[t["status"].replace(" ", "_")] += 1
         lab["with_result"] += t["status"] != "not run"
@@ -437,16 +691,21 @@ def score(manifest: dict, cases: list[dict], run: dict | None, channel: dict[str
         for k in ("points", "max_points", "max_points_here"):
             lab[k] = round(lab[k], 2)
     labs = OrderedDict((k, v) for k, v in labs.items() if v["tests"] or not v["grader_built"])
+    for lab_id, flags in ((intake or {}).get("labs") or {}).items():
+        if lab_id in labs:
+            labs[lab_id]["flags"] = flags
+    for lab in labs.values():
+        lab["needs_review"] = bool(lab["flags"])
 
     keys = ("tests", "with_result", "passed", "failed", "skipped", "error", "not_run",
             "points", "max_points", "max_points_here")
     totals = {k: round(sum(lab[k] for lab in labs.values()), 2) for k in keys}
-    from_junit = sum(t["result_source"] == "junit" for t in tests)
+    from_previous = sum(t["result_source"] == "previous" for t in tests)
     times = sorted(t["result_time"] for t in tests if t["result_time"])
     run_info = {
         "graded_tests": totals["tests"], "with_result": totals["with_result"],
-        "not_run": totals["not_run"], "from_junit": from_junit,
-        "from_channel": totals["with_result"] - from_junit,
+        "not_run": totals["not_run"], "from_this_run": totals["with_result"] - from_previous,
+        "from_previous": from_previous,
         "partial": totals["with_result"] < totals["tests"],
         "oldest_result": times[0] if times else None, "newest_result": times[-1] if times else None,
         "graders_not_built": manifest["missing"]}
@@ -463,6 +722,9 @@ def score(manifest: dict, cases: list[dict], run: dict | None, channel: dict[str
         "totals": totals,
         "labs": list(labs.values()),
         "given": {k: given.get(k, 0) for k in ("passed", "failed", "skipped", "error")},
+        "anomalies": anomalies,
+        "intake": {"scanned": intake is not None,
+                   "needs_review": sorted(k for k, v in labs.items() if v["needs_review"])},
         "wrong": variants["wrong"],
         "right": variants["right"],
         "tests": tests,
@@ -529,7 +791,7 @@ def scale_line(env: dict) -> str:
 
 def run_line(report: dict) -> str:
     r = report["run"]
-    if not r["partial"] and r["from_channel"] == 0:
+    if not r["partial"] and r["from_previous"] == 0:
         return f"complete run: all {r['graded_tests']} graded tests have a result from it."
     parts = []
     if r["partial"]:
@@ -537,9 +799,9 @@ def run_line(report: dict) -> str:
                      f"a result ({r['not_run']} never run)")
     else:
         parts.append(f"all {r['graded_tests']} graded tests have a result")
-    if r["from_channel"]:
-        parts.append(f"{r['from_junit']} from the JUnit file, {r['from_channel']} kept from "
-                     f"other runs (latest result per test, {r['oldest_result']} to "
+    if r["from_previous"]:
+        parts.append(f"{r['from_this_run']} from this run, {r['from_previous']} kept from "
+                     f"earlier runs as asked (--keep-previous; {r['oldest_result']} to "
                      f"{r['newest_result']})")
     if r["graders_not_built"]:
         parts.append("not built: " + ", ".join(r["graders_not_built"]))
@@ -603,6 +865,14 @@ def render_text(report: dict) -> str:
     if sum(g.values()):
         out += ["", f"given (not graded): {g['passed']} passed, {g['failed'] + g['error']} failed, "
                     f"{g['skipped']} skipped"]
+    flags = [(lab["lab"], f) for lab in report["labs"] for f in lab.get("flags", [])]
+    if flags:
+        out += ["", "needs review (intake scan of the lab files):"]
+        out += [f"  needs review: {f['file']}:{f['line']}: {f['construct']}" for _, f in flags]
+    if report.get("anomalies"):
+        out += ["", f"ignored ({len(report['anomalies'])}): input that no test of this run may "
+                    f"give"]
+        out += [f"  {a}" for a in report["anomalies"][:50]]
     return "\n".join(out) + "\n"
 
 
@@ -643,6 +913,15 @@ def render_markdown(report: dict) -> str:
             out += ["", f"{title}: " + ", ".join(f"{n} {k}" for k, n in sorted(v.items()))]
             out += [f"- **{w['verdict'].upper()}** `{w['name']}`" for w in report[kind]
                     if w["verdict"] in bad]
+    flags = [f for lab in report["labs"] for f in lab.get("flags", [])]
+    if flags:
+        out += ["", f"### Needs review ({len(flags)})", ""]
+        out += [f"- needs review: `{_md(f['file'])}:{f['line']}`: {_md(f['construct'])}"
+                for f in flags]
+    if report.get("anomalies"):
+        out += ["", f"<details><summary>Ignored input ({len(report['anomalies'])})</summary>", ""]
+        out += [f"- {_md(a)}" for a in report["anomalies"][:200]]
+        out += ["", "</details>"]
     out += ["", f"_Points: each lab is worth {report['points']['lab_points']}, split over its "
                 f"objectives (docs/scores-schema.md); generated {report['generated']}; schema "
                 f"{SCHEMA_NAME} v{SCHEMA_VERSION}._"]
@@ -652,16 +931,6 @@ def render_markdown(report: dict) -> str:
 # ---------------------------------------------------------------------------
 # Command line
 # ---------------------------------------------------------------------------
-def run_ctest(build_dir: Path, junit: Path, extra: list[str]) -> int:
-    cmd = ["ctest", "--test-dir", str(build_dir), "--output-junit", str(junit.resolve()),
-           "--test-output-size-passed", "1048576", "--test-output-size-failed", "1048576"] + extra
-    print("scoreboard: " + " ".join(cmd), flush=True)
-    try:
-        return subprocess.run(cmd, check=False).returncode
-    except OSError as e:
-        raise ScoreError(f"cannot run ctest: {e}") from None
-
-
 def check_expected(report: dict, expected: list[str]) -> list[str]:
     """The --expect-measurement TEST:NAME entries that scores.json does not hold."""
     have = {(m["test"], m["name"]) for m in report["measurements"] if m.get("value") is not None}
@@ -673,6 +942,15 @@ def check_expected(report: dict, expected: list[str]) -> list[str]:
     return missing
 
 
+def _load_json(path: Path, what: str) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ScoreError(f"cannot read {what} {path}: {e}") from None
+    except ValueError as e:
+        raise ScoreError(f"{what} {path} is not valid JSON: {e}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     extra = []
@@ -681,16 +959,30 @@ def main(argv: list[str] | None = None) -> int:
         argv, extra = argv[:i], argv[i + 1:]
     ap = argparse.ArgumentParser(
         prog="scoreboard.py",
-        description="Per-lab scores from the build tree's manifest, CTest's JUnit file and the "
-                    "tests' measurement files.",
+        description="Per-lab scores from the build tree's manifest and CTest's record of one run "
+                    "(verdicts, and each test's own output with its measurement records).",
         epilog="Arguments after -- go to ctest (with --run), e.g. -- -L cpu -j 4.")
     ap.add_argument("--build-dir", type=Path, default=Path("build/student"),
                     help="the build tree (default: build/student)")
     ap.add_argument("--junit", type=Path, help="JUnit file (default: <build-dir>/junit.xml)")
     ap.add_argument("--run", action="store_true",
-                    help="run ctest once (writing the JUnit file) before scoring")
-    ap.add_argument("--junit-only", action="store_true",
-                    help="score only the tests in the JUnit file (no results of other runs)")
+                    help="run ctest once and score what its console reports (verdicts and each "
+                         "test's output), with the CI job's variables removed and every process "
+                         "the tests leave behind ended before scoring")
+    ap.add_argument("--log", type=Path,
+                    help="with --run: keep ctest's console here (default: <build-dir>/ctest-run.log)")
+    ap.add_argument("--keep-previous", action="store_true",
+                    help="tests this run did not run keep their result from the previous "
+                         "scores.json (merging partial runs at home; never for grading)")
+    ap.add_argument("--declared", type=Path,
+                    help="grade exactly these tests with these points (tests/grading.json of the "
+                         "course; default: the source tree's, when it has one)")
+    ap.add_argument("--no-declared", action="store_true",
+                    help="grade the tests the build lists, with its points")
+    ap.add_argument("--write-declared", type=Path, metavar="FILE",
+                    help="write the build's graded tests and points as a declared file and exit")
+    ap.add_argument("--intake", type=Path,
+                    help="the intake scan's flags (tools/release/scan_submission.py --json)")
     ap.add_argument("--json", type=Path, help="scores JSON (default: <build-dir>/scores.json)")
     ap.add_argument("--markdown", type=Path, help="Markdown (default: <build-dir>/scores.md)")
     ap.add_argument("--step-summary", action="store_true",
@@ -707,32 +999,55 @@ def main(argv: list[str] | None = None) -> int:
 
     build = args.build_dir
     junit = args.junit or build / "junit.xml"
+    json_path = args.json or build / "scores.json"
+    md_path = args.markdown or build / "scores.md"
+    # Everything the score rests on is read before any test runs.
+    manifest = load_manifest(build)
+    if args.write_declared:
+        args.write_declared.write_text(json.dumps(declared_from_manifest(manifest), indent=1) + "\n")
+        print(f"scoreboard: declared tests and points written to {args.write_declared}")
+        return 0
+    notes: list[str] = []
+    declared_path = args.declared
+    if declared_path is None and not args.no_declared:
+        candidate = Path(manifest["raw"].get("source_dir", "")) / "tests" / "grading.json"
+        declared_path = candidate if candidate.is_file() else None
+    if declared_path is not None and not args.no_declared:
+        notes += apply_declared(manifest, _load_json(declared_path, "declared tests"))
+    intake = _load_json(args.intake, "intake scan") if args.intake else None
+    previous = None
+    if args.keep_previous and json_path.is_file():
+        previous = _load_json(json_path, "previous scores")
+    cache = read_cache(build)
+
     if args.run:
         if not (build / "CTestTestfile.cmake").exists():
             raise ScoreError(f"{build} is not a configured build tree (no CTestTestfile.cmake)")
-        rc = run_ctest(build, junit, extra)
+        started = _dt.datetime.now().timestamp()
+        rc, cases, ended = run_ctest_stream(build, junit, extra, args.log or build / "ctest-run.log")
+        run = {"start": started, "end": _dt.datetime.now().timestamp()}
         if rc not in (0, 8):  # 8: some tests failed, which the scoreboard reports
             print(f"scoreboard: ctest exited with {rc}", file=sys.stderr)
-    manifest = load_manifest(build)
-    if junit.exists() or args.junit or args.junit_only:
+        if ended:
+            notes.append(f"{ended} process(es) the tests left running were ended before scoring")
+        source_kind = "ctest console"
+    elif junit.exists() or args.junit:
         cases, run = read_junit_run(junit)
+        source_kind = "junit"
     else:
-        cases, run = [], None  # no JUnit (ctest without a preset): the channel files only
-    measure_dir = build / manifest["raw"].get("measure_dir", "cudalab_measure")
-    channel = read_channel(measure_dir)
-    cache = read_cache(build)
-    report = score(manifest, cases, run, channel, cache,
-                   {"junit": str(junit) if run else None, "build_dir": str(build),
-                    "manifest": str(build / MANIFEST), "measure_dir": str(measure_dir),
-                    "junit_run_start": _iso(run["start"]) if run else None,
-                    "junit_only": args.junit_only},
-                   junit_only=args.junit_only)
+        raise ScoreError(f"{junit} not found: run the tests first (ctest --preset <name>, or "
+                         f"this tool with --run)")
+    report = score(manifest, cases, run, cache,
+                   {"kind": source_kind, "junit": str(junit), "build_dir": str(build),
+                    "manifest": str(build / MANIFEST),
+                    "declared": str(declared_path) if declared_path else None,
+                    "run_start": _iso(run["start"]) if run else None,
+                    "keep_previous": args.keep_previous},
+                   previous=previous, intake=intake, notes=notes)
 
     if not args.quiet:
         sys.stdout.write(render_text(report))
     md = render_markdown(report)
-    json_path = args.json or build / "scores.json"
-    md_path = args.markdown or build / "scores.md"
     try:
         json_path.parent.mkdir(parents=True, exist_ok=True)
         json_path.write_text(json.dumps(report, indent=2) + "\n")

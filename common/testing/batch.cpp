@@ -55,6 +55,7 @@ struct BatchState {
   double timeout_s = 120.0;
   std::string name;  ///< the running test, Suite.Case
   fs::path log;      ///< where its output goes
+  int own_out = -1;  ///< the process's own standard output while a test's goes to its log
   std::mutex mutex;
   std::condition_variable wake;
   bool running = false;
@@ -74,6 +75,10 @@ struct BatchState {
                   "\n[  FAILED  ] %s timed out: still running after %.0f s (its CTest TIMEOUT)\n",
                   st->name.c_str(), st->timeout_s);
     write_result(st->dir / test_file_name(st->name, ".result"), "failed", read_all(st->log) + line);
+    if (const std::string ctest_name = ctest_name_of(st->name); !ctest_name.empty() && st->own_out >= 0) {
+      dprintf(st->own_out, "%s {\"test\": \"%s\", \"status\": \"failed\"}\n", kBatchMarker,
+              ctest_name.c_str());
+    }
     std::_Exit(4);
   }
 }
@@ -110,6 +115,7 @@ class BatchListener : public ::testing::EmptyTestEventListener {
     const std::lock_guard<std::mutex> lock(st_->mutex);
     st_->name = name;
     st_->log = log;
+    st_->own_out = saved_out_;
     st_->deadline = std::chrono::steady_clock::now() +
                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                         std::chrono::duration<double>(st_->timeout_s));
@@ -123,6 +129,7 @@ class BatchListener : public ::testing::EmptyTestEventListener {
     {
       const std::lock_guard<std::mutex> lock(st_->mutex);
       st_->running = false;
+      st_->own_out = -1;
       st_->wake.notify_all();
       name = st_->name;
       log = st_->log;
@@ -147,7 +154,9 @@ class BatchListener : public ::testing::EmptyTestEventListener {
     std::fflush(stdout);
     std::fflush(stderr);
     restore_output();
-    write_result(st_->dir / test_file_name(name, ".result"), status, read_all(log));
+    const std::string text = read_all(log);
+    write_result(st_->dir / test_file_name(name, ".result"), status, text);
+    report_on_own_output(name, status, text);
     std::error_code ec;
     fs::remove(log, ec);
     if (!broken.empty()) {
@@ -161,6 +170,21 @@ class BatchListener : public ::testing::EmptyTestEventListener {
   }
 
  private:
+  /// The test's status and its channel records on this process's own output, which CTest
+  /// captures as the batch test's output: the scoreboard's source for a batched test.
+  static void report_on_own_output(const std::string& name, const std::string& status,
+                                   const std::string& text) {
+    const std::string ctest_name = ctest_name_of(name);
+    if (ctest_name.empty()) return;
+    std::printf("%s {\"test\": \"%s\", \"status\": \"%s\"}\n", kBatchMarker, ctest_name.c_str(),
+                status.c_str());
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind(kRecordMarker, 0) == 0) std::printf("%s\n", line.c_str());
+    }
+    std::fflush(stdout);
+  }
+
   void restore_output() {
     if (saved_out_ >= 0) {
       ::dup2(saved_out_, 1);

@@ -6,11 +6,9 @@
 #include <cstdlib>
 #include <ctime>
 #include <exception>
-#include <filesystem>
 #include <mutex>
 #include <sstream>
 #include <string>
-#include <system_error>
 
 namespace cudalab::testing {
 
@@ -23,7 +21,7 @@ namespace cudalab::testing {
 }
 
 // ---------------------------------------------------------------------------
-// The measurement channel (see testing.hpp): JSON lines in CUDALAB_MEASURE_DIR.
+// The measurement channel (see testing.hpp): JSON records on the test's standard output.
 // ---------------------------------------------------------------------------
 namespace {
 
@@ -105,10 +103,9 @@ std::string json_scale() {
 
 struct Channel {
   std::mutex mutex;
-  std::string path;    ///< the running test's file; empty when nothing is recorded
-  std::string test;    ///< its CTest name
-  std::string device;  ///< the "device" record (without "type" and "test")
-  bool warned = false;
+  bool active = false;  ///< a test that records is running
+  std::string test;     ///< its CTest name
+  std::string device;   ///< the "device" record (without "type" and "test")
 };
 
 Channel& channel() {
@@ -116,22 +113,15 @@ Channel& channel() {
   return c;
 }
 
-/// Appends one record to the running test's file (caller holds the mutex).
+/// Prints one record of the running test on its own line of standard output (caller holds
+/// the mutex). CTest captures it with the rest of the test's output: that capture, which no
+/// other process can write, is the only way a record reaches the scoreboard.
 void append_record(Channel& ch, const std::string& type, const std::string& members) {
-  if (ch.path.empty()) return;
-  std::FILE* f = std::fopen(ch.path.c_str(), "a");
-  if (f == nullptr) {
-    if (!ch.warned) {
-      std::fprintf(stderr,
-                   "[ CUDALAB  ] cannot append to %s: the scoreboard will miss this record\n",
-                   ch.path.c_str());
-      ch.warned = true;
-    }
-    return;
-  }
-  std::fprintf(f, "{\"type\": %s, \"test\": %s%s}\n", json_string(type).c_str(),
-               json_string(ch.test).c_str(), members.c_str());
-  std::fclose(f);
+  if (!ch.active) return;
+  std::fflush(stdout);
+  std::printf("\n%s {\"type\": %s, \"test\": %s%s}\n", kRecordMarker, json_string(type).c_str(),
+              json_string(ch.test).c_str(), members.c_str());
+  std::fflush(stdout);
 }
 
 /// Whether CTest's name for the test (e.g. "lab07.SwizzleCpu.Maps") is @p gtest_name with a
@@ -147,30 +137,13 @@ bool names_this_test(const std::string& ctest_name, const std::string& gtest_nam
 class ChannelListener : public ::testing::EmptyTestEventListener {
  public:
   void OnTestStart(const ::testing::TestInfo& info) override {
-    const char* dir = std::getenv("CUDALAB_MEASURE_DIR");
-    const char* env_name = std::getenv("CUDALAB_TEST_NAME");
-    const char* batch_prefix = std::getenv("CUDALAB_TEST_PREFIX");  // a batch run: every test
     const std::string gtest_name = std::string(info.test_suite_name()) + "." + info.name();
-    std::string name = env_name == nullptr ? "" : env_name;
-    if (name.empty() && batch_prefix != nullptr && std::getenv("CUDALAB_BATCH_DIR") != nullptr) {
-      name = batch_prefix + gtest_name;
-    }
-    if (dir == nullptr || *dir == '\0' || name.empty()) return;
-    if (!names_this_test(name, gtest_name)) return;
+    const std::string name = ctest_name_of(gtest_name);
+    if (name.empty() || !names_this_test(name, gtest_name)) return;
     Channel& ch = channel();
     const std::lock_guard<std::mutex> lock(ch.mutex);
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
     ch.test = name;
-    ch.path = (std::filesystem::path(dir) / test_file_name(name, ".jsonl")).string();
-    std::FILE* f = std::fopen(ch.path.c_str(), "w");  // a new run of the test starts afresh
-    if (f == nullptr) {
-      std::fprintf(stderr, "[ CUDALAB  ] cannot write %s: the scoreboard will miss this test\n",
-                   ch.path.c_str());
-      ch.path.clear();
-      return;
-    }
-    std::fclose(f);
+    ch.active = true;
     std::string seed = "null";
     try {
       seed = std::to_string(run_seed());
@@ -186,7 +159,7 @@ class ChannelListener : public ::testing::EmptyTestEventListener {
   void OnTestEnd(const ::testing::TestInfo& info) override {
     Channel& ch = channel();
     const std::lock_guard<std::mutex> lock(ch.mutex);
-    if (ch.path.empty()) return;
+    if (!ch.active) return;
     const ::testing::TestResult* r = info.result();
     std::string status = "passed";
     std::string message;
@@ -216,7 +189,7 @@ class ChannelListener : public ::testing::EmptyTestEventListener {
                       ", \"file\": " + (file.empty() ? std::string("null") : json_string(file)) +
                       ", \"line\": " + (line < 0 ? std::string("null") : std::to_string(line)) +
                       ", \"elapsed_ms\": " + std::to_string(elapsed_ms) + json_time());
-    ch.path.clear();
+    ch.active = false;
   }
 };
 
@@ -233,6 +206,17 @@ const char* bound_name(Bound b) {
 }
 
 }  // namespace
+
+std::string ctest_name_of(const std::string& gtest_name) {
+  if (const char* env_name = std::getenv("CUDALAB_TEST_NAME"); env_name != nullptr && *env_name) {
+    return env_name;
+  }
+  const char* batch_prefix = std::getenv("CUDALAB_TEST_PREFIX");  // a batch run: every test
+  if (batch_prefix != nullptr && std::getenv("CUDALAB_BATCH_DIR") != nullptr) {
+    return batch_prefix + gtest_name;
+  }
+  return "";
+}
 
 std::string test_file_name(const std::string& test, const std::string& suffix) {
   std::string out = test;

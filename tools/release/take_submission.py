@@ -17,6 +17,12 @@ A symbolic link, a non-regular file or a file over 1 MiB is refused (the stub st
 reported. Other files the student changed are listed as ignored. --summary appends a
 Markdown report (e.g. $GITHUB_STEP_SUMMARY). Python 3 standard library only.
 
+Every taken file is then scanned for host-side constructs that have no place in a lab
+(tools/release/scan_submission.py: file I/O, process control, environment access, code
+before main, fake verdict strings, ...): each prints `needs review: <file>:<line>:
+<construct>`, goes into the summary, and --intake-json writes them per lab for the
+scoreboard (scores.json `labs[].flags`).
+
 Exit status: 0 when the copy was made (refused files are reported, not errors); 2 when the
 course tree has no labs or an argument is wrong.
 """
@@ -30,6 +36,9 @@ import re
 import stat
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import scan_submission  # noqa: E402  (the intake scan)
 
 MAX_BYTES = 1 << 20
 # Any all-capitals token of cudalab_add_lab() is a keyword (SOURCES, GIVEN, POINTS, ...).
@@ -114,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="the instructor's course tree the files are copied into "
                          "(default: the tree of this script)")
     ap.add_argument("--summary", type=Path, help="append a Markdown report to this file")
+    ap.add_argument("--intake-json", type=Path,
+                    help="write the intake scan's flags per lab here (for the scoreboard)")
     args = ap.parse_args(argv)
     sub, course = args.submission.resolve(), args.course.resolve()
     if not sub.is_dir():
@@ -166,6 +177,18 @@ def main(argv: list[str] | None = None) -> int:
                       "e.g. " + ", ".join(f"`{r}`" for r in ignored[:10]))
         with open(args.summary, "a", encoding="utf-8") as f:
             f.write("\n".join(md) + "\n\n")
+
+    # The intake scan of what was taken (the course's own stubs need none).
+    found: dict[str, list] = {}
+    for rel in taken:
+        lab = scan_submission.lab_of(rel)
+        if lab is None or not rel.endswith((".cu", ".cpp", ".cuh", ".hpp", ".h")):
+            continue
+        found.setdefault(lab[0], [])
+        found[lab[0]] += scan_submission.scan_text(
+            (course / rel).read_text(errors="replace"), rel,
+            scan_submission.expected_includes(course, lab[1]))
+    scan_submission.report(found, args.summary, args.intake_json)
     return 0
 
 

@@ -8,11 +8,14 @@
  * - record_measurement(): a `[ MEASURE  ]` line for the student and a record for the scoreboard.
  *
  * The measurement channel: when CTest runs a test registered by cudalab_discover_grader(), the
- * environment names the test (CUDALAB_TEST_NAME) and a folder (CUDALAB_MEASURE_DIR); the test
- * then writes `<folder>/<test>.jsonl`, one JSON object per line: a "test" record when it starts
- * (time, CUDALAB_SPEEDUP_SCALE, seed), the "device" it runs on, each "measurement", and a
- * "result" when it ends. tools/scoreboard.py reads these files, never the printed text
- * (docs/scores-schema.md describes the records).
+ * environment names the test (CUDALAB_TEST_NAME); the test then prints records on their own
+ * lines of its standard output, each `[ CUDALAB-RECORD ] ` and one JSON object: a "test" record
+ * when it starts (time, CUDALAB_SPEEDUP_SCALE, seed), the "device" it runs on, each
+ * "measurement", and a "result" when it ends. CTest captures them with the test's output, and
+ * tools/scoreboard.py reads them from there only, each attributed to the test whose output
+ * holds it: no file or folder that another process could write carries a verdict or a
+ * measurement (docs/scores-schema.md describes the records; docs/instructors.md, "Threat
+ * model", why).
  */
 #pragma once
 
@@ -118,14 +121,24 @@ void set_channel_device(const DeviceInfo& info);
 /// Why this process cannot use a GPU, for the channel's "device" record (note_gpu()).
 void set_channel_no_gpu(const std::string& reason);
 
+/// What starts a record line of the measurement channel on a test's standard output.
+inline constexpr const char* kRecordMarker = "[ CUDALAB-RECORD ]";
+
+/// What starts a batch run's line that gives one test's status (make_batch_listener()).
+inline constexpr const char* kBatchMarker = "[ CUDALAB-BATCH ]";
+
+/// CTest's name of the test @p gtest_name (Suite.Case) of this process: CUDALAB_TEST_NAME, or
+/// in a batch run CUDALAB_TEST_PREFIX + @p gtest_name; empty when CTest did not start it.
+std::string ctest_name_of(const std::string& gtest_name);
+
 /**
- * @brief The listener that writes the channel's "test" and "result" records; the graders'
+ * @brief The listener that prints the channel's "test" and "result" records; the graders'
  * main() appends it (GoogleTest owns it afterwards).
  */
 ::testing::TestEventListener* make_channel_listener();
 
 /// A file name for a test's name plus @p suffix: letters, digits, '.', '-' and '_' kept, the
-/// rest '_' (the channel's .jsonl files; a batch run's .result files, which
+/// rest '_' (a batch run's .result files, which
 /// cmake/CudalabGrading.cmake names by the same rule).
 std::string test_file_name(const std::string& test, const std::string& suffix);
 
@@ -140,7 +153,11 @@ bool gpu_in_use();
  * suite, and each CTest test of the suite then reports its own result from that run.
  *
  * With CUDALAB_BATCH_DIR set, the returned listener writes one file per test into that folder:
- * its status and everything it printed (stdout and stderr, from its start to its end). A test
+ * its status and everything it printed (stdout and stderr, from its start to its end). It also
+ * prints, on the batch process's own output, one `[ CUDALAB-BATCH ] ` line per test (its CTest
+ * name and status) followed by the test's channel records: the scoreboard takes a batched
+ * test's verdict and measurements from there, so a result file altered by another process
+ * cannot change them. A test
  * that runs longer than CUDALAB_BATCH_TEST_TIMEOUT seconds is recorded as failed (timed out),
  * and the process ends; so does a test after which the CUDA context reports an error. The
  * tests that then have no file run alone, one process each (replay_batch_result()). Returns
