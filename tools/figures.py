@@ -9,8 +9,10 @@
 Each chart shows, for one lab, the throughput the grader measured for every variant next to
 its baseline, cuBLAS SGEMM where it applies (measured by lab 09's grader in the same run)
 and the physical ceiling of the GPU (FP32 FMA peak, memory bandwidth or the popcount unit),
-all in one unit (TFLOP/s, GB/s, TOPS or cycles). A chart whose measurements are missing from
-the scores file is left out (with a note), so a partial run still draws what it has.
+all in one unit (TFLOP/s, GB/s, TOPS or cycles). A series missing from the scores file (a
+renamed measurement, a test that did not run) is an error naming the chart and the series,
+exit status 1; `--allow-missing` draws what a partial run has instead. The same folder holds
+the diagrams of tools/diagrams.py (labs 01 and 10-14), which need no data.
 
 The reference is `docs/reference/scores.json` (the scoreboard's `scores.json` of the
 reference run, schema docs/scores-schema.md) when it exists; otherwise the Measurements
@@ -31,6 +33,8 @@ from pathlib import Path
 from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import diagrams  # noqa: E402  the hand-drawn diagrams of labs 01 and 10-14 (no data)
 REFERENCE_JSON = ROOT / "docs" / "reference" / "scores.json"
 REFERENCE_MD = ROOT / "docs" / "reference-run.md"
 DEFAULT_OUT = ROOT / "docs" / "figures" / "perf"
@@ -170,7 +174,8 @@ def spec(ref: Reference) -> dict[str, tuple[str, list[Panel]]]:
     c = ceilings(ref)
     t02 = "lab02.CoalescingPerf.ThreadPerElementBeatsUncoalescedBaseline"
     t03 = "lab03.PitchPerf.PitchedMatmulKeepsTwoThirdsOfUnpitchedSpeed"
-    t04 = "lab04.TiledPerf.DynamicVsStaticIsRecorded"
+    t04 = "lab04.TiledPerf.DynamicTilesKeepUpWithNaive"
+    t02r = "lab02.CoalescingPerf.RowPerBlockBeatsUncoalescedBaseline"
     t05 = "lab05.MicrobenchPerf.AllConflictIsSlowerByTheThreshold"
     t06t = "lab06.PaddedPerf.TransposeBeatsTheConflictingTranspose"
     t06m = "lab06.PaddedPerf.MatmulBeatsTheConflictingMatmul"
@@ -191,7 +196,9 @@ def spec(ref: Reference) -> dict[str, tuple[str, list[Panel]]]:
             Panel("matmul", "TFLOP/s", [
                 Bar("baseline: x walks rows (uncoalesced)", gf(t02, "lab02 uncoalesced baseline"),
                     "baseline"),
-                Bar("thread per element, x walks columns", gf(t02, "lab02 thread_per_element"),
+                Bar("thread per element, x walks columns",
+                    gf(t02, "thread_per_element_matmul with block 32x8"), "variant"),
+                Bar("one block per row", gf(t02r, "row_per_block_matmul with 256 threads per block"),
                     "variant")], matmul_lines(ref), log=True)]),
         "lab03": ("Lab 03: pitched rows (4001³ matmul, the grader's perf test)", [
             Panel("matmul", "TFLOP/s", [
@@ -203,8 +210,8 @@ def spec(ref: Reference) -> dict[str, tuple[str, list[Panel]]]:
                 Bar("baseline: naive 16×16", _div(static, g("lab04.TiledPerf.StaticTilesBeatNaive",
                                                             "speedup")), "baseline"),
                 Bar("tiled, static 32×32", static, "variant"),
-                Bar("tiled, dynamic (48 KB plan)", tflops_from_ms(g(t04, "dynamic_ms")),
-                    "variant")], matmul_lines(ref))]),
+                Bar("tiled, dynamic (48 KB plan)", g(t04, "dynamic_tflops"), "variant")],
+                matmul_lines(ref))]),
         "lab05": ("Lab 05: cycles per dependent shared load (lower is better)", [
             Panel("microbenchmark", "cycles", [
                 Bar("conflict-free (lane i: word i)", g(t05, "conflict_free_cycles"), "variant"),
@@ -232,8 +239,8 @@ def spec(ref: Reference) -> dict[str, tuple[str, list[Panel]]]:
         "lab08": ("Lab 08: ±1 matmul as bits (4096³, one block per row, <<<4096, 32>>>)", [
             Panel("multiply-adds as operations", "TOPS", [
                 Bar("baseline: float", g(t08p, "float_rows_tops"), "baseline"),
-                Bar("XNOR, popcount table", g(t08t, "xnor_table_tops"), "variant"),
-                Bar("XNOR, __popc", g(t08p, "xnor_popc_tops"), "variant")],
+                Bar("XNOR, popcount table", _mul(g(t08t, "xnor_table_tbitops"), 2.0), "variant"),
+                Bar("XNOR, __popc", _mul(g(t08p, "xnor_popc_tbitops"), 2.0), "variant")],
                 [Line("FP32 FMA peak", c["fp32_tflops"]), popc_line], log=True)]),
         "lab09": ("Lab 09: tiled binary GEMM against cuBLAS (4096³, the grader's perf tests)", [
             Panel("multiply-adds as operations", "TOPS", [
@@ -454,6 +461,17 @@ def render_course_map(ref: Reference) -> str:
 # ---------------------------------------------------------------------------
 # Command line
 # ---------------------------------------------------------------------------
+def missing_series(ref: Reference) -> list[str]:
+    """'labNN: series' for every bar of a chart whose measurement the scores file lacks."""
+    out = []
+    for lab, (_title, panels) in spec(ref).items():
+        for p in panels:
+            for b in p.bars:
+                if b.value is None:
+                    out.append(f"{lab} ({p.title}): '{b.label}'")
+    return out
+
+
 def build(ref: Reference) -> tuple[dict[str, str], list[str]]:
     files: dict[str, str] = {}
     notes: list[str] = []
@@ -463,6 +481,7 @@ def build(ref: Reference) -> tuple[dict[str, str], list[str]]:
             notes.append(f"{lab}: no measurement in {src}; chart left out")
             continue
         files[f"{lab}.svg"] = render_chart(title, panels, ref.gpu, str(src))
+    files.update(diagrams.all_diagrams())
     files["course_map.svg"] = render_course_map(ref)
     return files, notes
 
@@ -475,12 +494,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder of the SVG files")
     ap.add_argument("--check", action="store_true",
                     help="compare with the files in --out instead of writing them")
+    ap.add_argument("--allow-missing", action="store_true",
+                    help="draw what a partial run has instead of failing when a chart's series "
+                         "is missing from the scores file")
     args = ap.parse_args(argv)
     try:
         ref = load_reference(args.scores.resolve() if args.scores else None)
     except (OSError, ValueError) as e:
         print(f"figures: {e}", file=sys.stderr)
         return 2
+    missing = missing_series(ref)
+    if missing and not args.allow_missing:
+        for m in missing:
+            print(f"figures: chart {m} has no measurement in {ref.source}", file=sys.stderr)
+        print(f"figures: {len(missing)} series missing: a measurement was renamed or not run; "
+              f"fix the chart's spec in tools/figures.py (or --allow-missing for a partial run)",
+              file=sys.stderr)
+        return 1
     files, notes = build(ref)
     for n in notes:
         print(f"figures: {n}")

@@ -27,7 +27,9 @@ and sudo prefixes dropped):
              checks a column of the three-run ratio table of docs/reference-run.md and
              `<!-- alone2 ... -->` (alone1..alone3) the third run's runs of lab 12 alone; a
              trailing `*100` scales the reference (a share printed as a percentage);
-  figures    every image link resolves from the page (GitHub's repository view) and names a
+  figures    every handout shows at least one figure; every chart's series (the lab's own
+             kernels and baselines) has its measurement in the reference;
+             every image link resolves from the page (GitHub's repository view) and names a
              file Doxygen finds by name (docs/figures/banks or docs/figures/perf, names
              unique); the committed figures are those tools/bank_figures.py and
              tools/figures.py draw now;
@@ -425,6 +427,15 @@ def check_images(path: Path, p: Problems) -> None:
                               f"(Doxygen's IMAGE_PATH)")
 
 
+def check_has_figure(path: Path, p: Problems) -> None:
+    """A handout shows at least one figure that exists."""
+    text = path.read_text(encoding="utf-8")
+    if not any((path.parent / m.group(1)).resolve().is_file()
+               for m in re.finditer(r"!\[[^\]]*\]\(([^)\s]+)\)", text)):
+        p.add(path, None, "shows no figure: every handout shows at least one (a chart of "
+                          "tools/figures.py or a diagram of tools/diagrams.py)")
+
+
 def decimals(number: str) -> int:
     return len(number.split(".", 1)[1]) if "." in number else 0
 
@@ -574,10 +585,15 @@ def main(argv: list[str] | None = None) -> int:
         check_paths(page, spans, p, names)
         check_images(page, p)
         if is_handout(page):
+            if page.parent.parent == ROOT / "labs":
+                check_has_figure(page, p)
             n_refs += check_refs(page, ref, args.update_refs, p)
             check_questions(page, p)
     if bank_figures.main(["--check"]) != 0:
         p.add(ROOT / "docs" / "figures" / "banks", None, "stale: python3 tools/bank_figures.py")
+    for m in figures.missing_series(ref):
+        p.add(ROOT / "tools" / "figures.py", None, f"chart {m}: the series has no measurement in "
+                                                   f"{ref.source.name}")
     if figures.main(["--check"]) != 0:
         p.add(ROOT / "docs" / "figures" / "perf", None, "stale: python3 tools/figures.py")
     for note in p.notes[:5]:
