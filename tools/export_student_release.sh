@@ -2,15 +2,19 @@
 # Exports a student release of cudalabs: the git-tracked tree without the reference
 # solutions, the known-wrong submissions and the instructor-only files.
 #
-#   tools/export_student_release.sh [--git] [--verify] <dest>
+#   tools/export_student_release.sh [--git] [--verify] [--grader OWNER/REPO@COMMIT] <dest>
 #
 #   <dest>     a folder that does not exist yet (or is empty)
-#   --git      make <dest> a git repository with one commit (a GitHub Classroom template)
+#   --grader   the instructor repository holding .github/workflows/grade-reusable.yml (a copy
+#              of tools/release/grade-reusable.yml) and its commit: the release's
+#              .github/workflows/grade.yml calls it pinned there (default: $CUDALAB_GRADER;
+#              without either the call keeps a placeholder and grading fails)
+#   --git      make <dest> a git repository with one commit (a template repository)
 #   --verify   then configure, build and grade the release there with the ci-student
 #              presets (stubs: graded tests fail, GPU tests skip without a GPU), print its
 #              scoreboard and write tools/release/points.json (every graded test and its
-#              points, for GitHub Classroom); fails if it does not configure or build, or a
-#              test cannot run
+#              points, so that a lab that does not compile still counts toward its
+#              maximum); fails if it does not configure or build, or a test cannot run
 #
 # Files are taken from the working tree, but only those git tracks (untracked and ignored
 # files never leave). Left out (instructor-only):
@@ -19,7 +23,8 @@
 #   .github/workflows/ (the instructor CI; the release gets tools/release/grade.yml as
 #   .github/workflows/grade.yml instead)  tools/ except scoreboard.py, figures.py (charts of
 #   the student's own run), gpu_resources.py, gpu-resources.json and the grading helpers
-#   tools/release/*.py. (tools/bank_figures.py stays out: it holds lab 05's bank model.)
+#   tools/release/*.py (not tools/release/classroom50/, the instructor's Classroom 50
+#   autograder). (tools/bank_figures.py stays out: it holds lab 05's bank model.)
 # In exported Markdown files, the lines from "<!-- instructor-only -->" to
 # "<!-- /instructor-only -->" are removed. The release must have no dead relative link
 # (tools/ci/check_links.py; mentions of missing .md files are printed as warnings).
@@ -30,17 +35,23 @@ die() { echo "export_student_release: $*" >&2; exit 1; }
 git_init=0
 verify=0
 dest=""
+grader=${CUDALAB_GRADER:-}
+placeholder='COURSE-ORG/cudalabs-grading/.github/workflows/grade-reusable.yml@0000000000000000000000000000000000000000'
 while [ $# -gt 0 ]; do
   case "$1" in
     --git) git_init=1 ;;
     --verify) verify=1 ;;
-    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --grader) grader=${2:?--grader needs OWNER/REPO@COMMIT}; shift ;;
+    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) [ -z "$dest" ] || die "only one destination, got '$dest' and '$1'"; dest=$1 ;;
   esac
   shift
 done
-[ -n "$dest" ] || die "usage: tools/export_student_release.sh [--git] [--verify] <dest>"
+[ -n "$dest" ] || die "usage: tools/export_student_release.sh [--git] [--verify] [--grader OWNER/REPO@COMMIT] <dest>"
+if [ -n "$grader" ] && ! [[ "$grader" =~ ^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+@[0-9a-f]{40}$ ]]; then
+  die "--grader must be OWNER/REPO@COMMIT with a 40-hex commit (a tag can be moved), got '$grader'"
+fi
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(git -C "$here" rev-parse --show-toplevel 2>/dev/null) ||
@@ -65,6 +76,7 @@ is_excluded() {
     solutions/*|tests/wrong/*|tests/right/*|tests/tools/*|.ci/*|.github/workflows/*) return 0 ;;
     cmake/CudalabWrong.cmake|docs/instructors.md) return 0 ;;
     tools/scoreboard.py|tools/figures.py|tools/gpu_resources.py|tools/gpu-resources.json) return 1 ;;
+    tools/release/classroom50/*) return 0 ;;  # the instructor's Classroom 50 autograder
     tools/release/*.py) return 1 ;;  # grading helpers the workflow runs from the course copy
     tools/*) return 0 ;;
   esac
@@ -85,6 +97,14 @@ tar -C "$root" --null -T "$list" -cf - | tar -C "$dest" -xf -
 
 mkdir -p "$dest/.github/workflows"
 cp "$root/tools/release/grade.yml" "$dest/.github/workflows/grade.yml"
+grep -qF "$placeholder" "$dest/.github/workflows/grade.yml" ||
+  die "internal error: tools/release/grade.yml does not call $placeholder"
+if [ -n "$grader" ]; then
+  sed -i "s#${placeholder}#${grader%@*}/.github/workflows/grade-reusable.yml@${grader#*@}#" \
+    "$dest/.github/workflows/grade.yml"
+else
+  echo "export_student_release: WARNING: no --grader: .github/workflows/grade.yml calls the placeholder ${placeholder%%/*}/...; set it before students push"
+fi
 
 # Instructor-only passages of the Markdown files (e.g. README's "For instructors").
 while IFS= read -r -d '' md; do

@@ -153,6 +153,14 @@ class ResultJson(AutogradeCase):
         self.assertEqual(rc, 1)
         self.assertIsNone(doc)
 
+    def test_run_that_needs_review_is_graded_and_marked(self):
+        rc, doc = self.grade(fx.make_scores(), env={**C50_ENV, "CUDALAB_FAKE_RC": "3"})
+        self.assertEqual(rc, 0)
+        self.assertValid(doc)
+        for e in doc["tests"]:
+            self.assertIn("NEEDS REVIEW", e["message"])
+            self.assertTrue(e["cudalabs"]["needs_review"])
+
     def test_unknown_lab_is_a_usage_error(self):
         rc, _ = self.grade(fx.make_scores(), "--labs", "lab99")
         self.assertEqual(rc, 2)

@@ -97,7 +97,7 @@ a = ap.parse_args()
 out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
 (out / "driver.json").write_text(json.dumps(vars(a)))
 if os.environ.get("CUDALAB_FAKE_FAIL"):
-    sys.exit(3)
+    sys.exit(2)
 scores = json.loads(Path(os.environ["CUDALAB_FAKE_SCORES"]).read_text())
 if a.labs:
     wanted = set(a.labs.split(","))
@@ -109,6 +109,7 @@ if a.labs:
 (out / "scores.json").write_text(json.dumps(scores))
 (out / "junit.xml").write_text("<testsuites/>")
 (out / "intake.json").write_text("{}")
+sys.exit(int(os.environ.get("CUDALAB_FAKE_RC", "0")))
 '''
 
 

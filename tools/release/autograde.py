@@ -27,7 +27,8 @@ body of the submission's release) and, with --summary, the same Markdown to that
 
 Exit status: 0 when result.json was written (failing tests are scores); 1 when grading
 could not run (no course, the driver failed: Classroom 50 then records an error); 2 on a
-usage error. Python 3 standard library only.
+usage error. The driver's exit status 3 (graded, but a file of the course copy or the build
+changed during the tests) still writes result.json, every entry marked NEEDS REVIEW. Python 3 standard library only.
 """
 
 from __future__ import annotations
@@ -247,6 +248,9 @@ def entry_for(lab: dict, res: dict, context: dict) -> dict:
         message += f", {counts['error']} could not run"
     if flags:
         message += f"; intake flags: {flag_text(flags)}"
+    if context.get("needs_review"):
+        message += ("; NEEDS REVIEW: a file of the course copy or the build changed during the "
+                    "tests")
     return {
         "test-name": name,
         "passed": res["status"] == "pass" and score == most,
@@ -290,8 +294,10 @@ def release_body(doc: dict) -> str:
 # ---------------------------------------------------------------------------
 # The driver
 # ---------------------------------------------------------------------------
-def run_driver(driver: Path, args, out: Path, labs: list[str] | None) -> None:
-    """Runs the grading driver into @p out; raises GradingError when it did not grade."""
+def run_driver(driver: Path, args, out: Path, labs: list[str] | None) -> bool:
+    """Runs the grading driver into @p out; raises GradingError when it did not grade.
+    Returns whether the run needs review (exit status 3: it graded, but a file of the course
+    copy or the build changed during the tests)."""
     if not driver.is_file():
         raise GradingError(f"no grading driver {driver} (is --course the course release?)")
     cmd = [sys.executable, str(driver), "--submission", str(args.submission), "--course",
@@ -305,10 +311,11 @@ def run_driver(driver: Path, args, out: Path, labs: list[str] | None) -> None:
         rc = subprocess.run(cmd, check=False, timeout=args.timeout).returncode
     except subprocess.TimeoutExpired:
         raise GradingError(f"grading did not finish in {args.timeout} s") from None
-    if rc != 0:
+    if rc not in (0, 3):
         raise GradingError(f"the grading driver exited with {rc}")
     if not (out / "scores.json").is_file():
         raise GradingError(f"the grading driver wrote no {out / 'scores.json'}")
+    return rc == 3
 
 
 def load_json(path: Path, what: str) -> dict:
@@ -396,8 +403,10 @@ def grade(args, env: dict, all_labs: list[str]) -> dict:
                "graded_commit": sha}
     selected = args.labs.split(",") if args.labs else all_labs
     args.out.mkdir(parents=True, exist_ok=True)
-    run_driver(args.driver, args, args.out, None if selected == all_labs else selected)
+    review = run_driver(args.driver, args, args.out, None if selected == all_labs else selected)
     scores = load_json(args.out / "scores.json", "scores")
+    if review:
+        context["needs_review"] = True
     manifest_path = args.course / "tools/release/points.json"
     manifest = load_json(manifest_path, "points manifest") if manifest_path.is_file() else None
     labs = graded_labs(scores, set(selected))
