@@ -56,14 +56,15 @@ __global__ void __launch_bounds__(kBlockThreads)
   const int row0 = static_cast<int>(blockIdx.y) * kBlockM;
   const int col0 = static_cast<int>(blockIdx.x) * kBlockN;
   // TODO(lab13): stage 3. Warp w = tid / 32 owns rows (w / (kBlockN / kWarpN)) * kWarpM .. and
-  // columns .. of the block's tile as 2 x 2 chunks of 4 x 4 results per lane (8 x 4 lanes per warp),
-  // chosen so that one warp-wide LDS.128 reads few, neighbouring float4 of as[kk] and of bs[kk].
-  // Per k step: stage_tiles<kVec>(...), __syncthreads(), for each kk read the two A float4 and
-  // two B float4 of this lane's chunks and add the 8 x 8 outer product, __syncthreads().
-  // Store the 8 x 8 results (float4 when kVec, else bounds-checked floats), inside C only.
-  // HINT: neighbouring lanes must read neighbouring float4 of bs[kk]: that is the point. Write
-  // HINT: down which float4 lanes 0..31 read for your assignment and count the distinct 16-byte
-  // HINT: words; the handout's folded section has the reference's index formulas.
+  // columns .. of the block's tile as 2 x 2 chunks of 4 x 4 results per lane (8 x 4 lanes
+  // per warp), chosen so that one warp-wide LDS.128 reads few, neighbouring float4 of as[kk]
+  // and of bs[kk]. Per k step: stage_tiles<kVec>(...), __syncthreads(), for each kk read the
+  // two A float4 and two B float4 of this lane's chunks and add the 8 x 8 outer product,
+  // __syncthreads(). Store the 8 x 8 results (float4 when kVec, else bounds-checked floats),
+  // inside C only.
+  // HINT: neighbouring lanes must read neighbouring float4 of bs[kk]: that is the point.
+  // HINT: write down which float4 lanes 0..31 read for your assignment and count the
+  // HINT: distinct 16-byte words; the handout's folded section has the index formulas.
   // Roughly 40 lines.
   const int warp = tid / 32, lane = tid % 32;
   const int wm = (warp / (kBlockN / kWarpN)) * kWarpM + (lane / kWarpLanesN) * 4;
