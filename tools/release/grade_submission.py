@@ -184,6 +184,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="append scores.md to $GITHUB_STEP_SUMMARY (after the tests)")
     args = ap.parse_args(argv)
 
+    # Whatever student code leaves running (at build or test time) becomes our child and is
+    # ended after each step.
+    scoreboard._make_subreaper()
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY") if args.step_summary else None
     out = args.out.resolve()
     if out.exists() and any(out.iterdir()):

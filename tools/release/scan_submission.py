@@ -56,7 +56,8 @@ SCHEMA = "cudalabs-intake"
 
 # Standard and CUDA headers a lab may include besides what its own files include.
 STANDARD_INCLUDES = {
-    "algorithm", "array", "cassert", "cfloat", "climits", "cmath", "cstddef", "cstdint",
+    "algorithm", "array", "bitset", "cassert", "deque", "functional", "iterator", "list",
+    "map", "memory", "optional", "set", "span", "unordered_map", "unordered_set", "cfloat", "climits", "cmath", "cstddef", "cstdint",
     "cstring", "initializer_list", "limits", "numeric", "stdexcept", "string", "tuple",
     "type_traits", "utility", "vector", "math.h", "stdint.h", "stddef.h", "float.h",
     "limits.h", "cuda_runtime.h", "cuda_runtime_api.h", "cuda_pipeline.h",
@@ -231,12 +232,15 @@ def _enclosing_function(blocks, pos: int):
 
 def _namespace_statements(code: str, blocks) -> list[tuple[int, str]]:
     """Statements ending in ';' whose every enclosing block is a namespace: (pos, text)."""
-    inner = sorted((s, e) for s, e, kind, _ in blocks if kind != "namespace")
+    inner = sorted((s, e, kind) for s, e, kind, _ in blocks if kind != "namespace")
     outermost = []  # inner blocks not nested in another inner block
-    for s, e in inner:
+    for s, e, kind in inner:
         if not outermost or s > outermost[-1][1]:
-            outermost.append((s, e))
-    ends = {e for _, e in outermost}
+            outermost.append((s, e, kind))
+    # After a function or class body a new statement starts; an initialiser's braces (a
+    # lambda, a braced list) belong to their statement.
+    ends = {e for _, e, kind in outermost if kind in ("function", "class")}
+    outermost = [(s, e) for s, e, _ in outermost]
     out = []
     start = 0
     for m in re.finditer(r"[{};]", code):
