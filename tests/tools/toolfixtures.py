@@ -169,3 +169,71 @@ def write_json(path: Path, data) -> Path:
 
 def load_fixture(name: str):
     return json.loads((FIXTURES / name).read_text())
+
+
+def make_result(labs: dict[str, tuple[int, int]], commit: str = "b" * 40, gpu: str = H100,
+                share: float | None = None, flags: dict | None = None,
+                reused: tuple[str, ...] = ()) -> dict:
+    """A result.json as autograde.py writes it: @p labs maps lab -> (score, max-score);
+    lab13 gets the swizzled SGEMM's share of cuBLAS @p share when given."""
+    tests = []
+    for lab, (score, most) in labs.items():
+        ratios = []
+        if lab == "lab13" and share is not None:
+            ratios = [{"test": "lab13.SgemmPerf.SwizzledShareOfCublas", "name": "speedup",
+                       "value": share, "unit": "x", "threshold": 0.4, "bound": "min",
+                       "tier": None}]
+        tests.append({"test-name": f"{lab} {TOPICS.get(lab, '')}".strip(),
+                      "passed": score == most, "score": score, "max-score": most,
+                      "message": "", "cudalabs": {
+                          "lab": lab, "flags": (flags or {}).get(lab, []), "ratios": ratios,
+                          "gpu": gpu, "course_ref": "c" * 40, "graded_commit": commit,
+                          "graded_in_this_run": lab not in reused}})
+    return {"schema": "classroom50/result/v1", "classroom": "gpu-fall", "assignment": "cudalabs",
+            "assignment_type": "individual", "owner": "x", "submission": "submit/t-bbbbbbb",
+            "commit": "c", "release": "r", "review": "c", "datetime": "2026-12-01T10:00:00Z",
+            "score": sum(s for s, _ in labs.values()),
+            "max-score": sum(m for _, m in labs.values()), "tests": tests}
+
+
+class FakeGh:
+    """Stands in for classlib.call_gh: answers `gh api` calls from @p routes, a map from a
+    substring of the API path to a list (a paginated list: one JSON per line) or bytes (a
+    download). `gh repo create` of a name in @p existing fails as GitHub's would; every call
+    is recorded in .calls."""
+
+    def __init__(self, routes: dict | None = None, existing: tuple[str, ...] = (),
+                 failing: tuple[str, ...] = ()):
+        self.routes, self.existing, self.failing, self.calls = routes or {}, existing, failing, []
+
+    def __call__(self, args: list[str]) -> bytes:
+        import classlib
+        self.calls.append(list(args))
+        if args[:2] == ["repo", "create"]:
+            if args[2] in self.existing:
+                raise classlib.GhError(f"gh repo create {args[2]}: GraphQL: Name already exists "
+                                       "on this account (createRepository)")
+            return b""
+        path = next((a for a in args if a.startswith("repos/")), "")
+        if any(f in path for f in self.failing):
+            raise classlib.GhError(f"gh api {path}: HTTP 404: Not Found")
+        for key in sorted(self.routes, key=len, reverse=True):
+            if key in path:
+                value = self.routes[key]
+                if isinstance(value, bytes):
+                    return value
+                return "".join(json.dumps(v) + "\n" for v in value).encode()
+        if "collaborators" in path:
+            return b""
+        return b""
+
+
+def zip_bytes(files: dict[str, str]) -> bytes:
+    """A zip archive (as GitHub serves an artifact) of @p files."""
+    import io
+    import zipfile
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name, text in files.items():
+            z.writestr(name, text)
+    return buf.getvalue()

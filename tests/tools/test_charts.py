@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Tests of tools/class/charts.py: per-lab distributions and the opt-in, anonymised speed
+board per GPU model, drawn from a fixture collected.json (no network)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import toolfixtures as fx  # noqa: E402
+
+import charts  # noqa: E402
+
+SHARES = {"alice": 0.93, "bob": 0.35, "carol": 0.61, "dave": 0.88}
+
+
+def collected() -> dict:
+    students = [{"student": s, "result": fx.make_result({"lab13": (100, 100)}, share=v)}
+                for s, v in SHARES.items()]
+    students.append({"student": "erin", "result": fx.make_result(
+        {"lab13": (100, 100)}, share=0.97, gpu="NVIDIA H200")})
+    students.append({"student": "frank", "result": None})
+    return {"students": students}
+
+
+class Charts(unittest.TestCase):
+    def draw(self, *extra: str, consent: str | None = None) -> tuple[int, dict[str, str]]:
+        with tempfile.TemporaryDirectory() as tmp:
+            src = fx.write_json(Path(tmp) / "collected.json", collected())
+            argv = ["--collected", str(src), "--out", str(Path(tmp) / "svg"), *extra]
+            if consent is not None:
+                (Path(tmp) / "consent.txt").write_text(consent)
+                argv += ["--consent", str(Path(tmp) / "consent.txt")]
+            with contextlib.redirect_stdout(io.StringIO()), \
+                    contextlib.redirect_stderr(io.StringIO()):
+                rc = charts.main(argv)
+            files = {p.name: p.read_text() for p in (Path(tmp) / "svg").glob("*.svg")} \
+                if rc == 0 else {}
+        for text in files.values():
+            ET.fromstring(text)  # well-formed SVG
+        return rc, files
+
+    def test_distribution_per_lab_per_gpu_without_names(self):
+        rc, files = self.draw()
+        self.assertEqual(rc, 0)
+        self.assertEqual(sorted(files), ["dist_lab13.svg"])  # no board unless asked
+        svg = files["dist_lab13.svg"]
+        self.assertIn("on NVIDIA H100 80GB HBM3: 4 students, median 0.745, pass bar 0.4", svg)
+        self.assertIn("on NVIDIA H200: 1 students", svg)
+        for name in list(SHARES) + ["erin"]:
+            self.assertNotIn(name, svg)
+
+    def test_board_is_opt_in_per_gpu_and_anonymised_by_rank(self):
+        _, files = self.draw("--board")
+        self.assertIn("board_nvidia-h100-80gb-hbm3.svg", files)
+        self.assertIn("board_nvidia-h200.svg", files)
+        board = files["board_nvidia-h100-80gb-hbm3.svg"]
+        for name in SHARES:
+            self.assertNotIn(name, board)
+        # student 1 is the fastest (93 %), student 4 the slowest (35 %), below the 40 % bar
+        self.assertLess(board.index(">student 1<"), board.index(">student 4<"))
+        self.assertIn(">93.0<", board)
+        self.assertIn("pass bar 40.0", board)
+
+    def test_names_only_with_names_and_consent(self):
+        _, files = self.draw("--board", "--names")
+        self.assertIn(">alice<", files["board_nvidia-h100-80gb-hbm3.svg"])
+        _, files = self.draw("--board", "--names", consent="Carol\n")
+        board = files["board_nvidia-h100-80gb-hbm3.svg"]
+        self.assertIn(">carol<", board)
+        self.assertNotIn("alice", board)
+        self.assertIn(">student 1<", board)
+
+    def test_deterministic_and_usage_errors(self):
+        self.assertEqual(self.draw("--board")[1], self.draw("--board")[1])
+        self.assertEqual(self.draw(consent="alice")[0], 2)  # --consent without --names
+
+
+if __name__ == "__main__":
+    unittest.main()

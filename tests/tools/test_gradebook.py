@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Tests of tools/class/gradebook.py on a fixture collected.json (no network)."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import toolfixtures as fx  # noqa: E402
+
+import gradebook  # noqa: E402
+
+FLAG = {"file": "labs/lab13_sgemm/sgemm.cu", "line": 7, "construct": "asm", "text": "asm(...)"}
+
+
+def collected() -> dict:
+    return {"deadline": "2026-12-14T23:59:00Z", "source": "releases", "students": [
+        {"student": "bob", "repo": "o/cudalabs-bob", "commit": "2" * 40, "late": True,
+         "push_time": "2026-12-15T01:00:00Z", "result_from": "run 9",
+         "result": fx.make_result({"lab01": (100, 100), "lab13": (40, 100)}, "2" * 40,
+                                  flags={"lab13": [FLAG, FLAG]}, reused=("lab01",))},
+        {"student": "alice", "repo": "o/cudalabs-alice", "commit": "b" * 40, "late": False,
+         "push_time": "2026-12-14T23:58:00Z", "result_from": "submit/x-bbbbbbb",
+         "result": fx.make_result({"lab01": (90, 100), "lab02": (100, 100), "lab13": (100, 100)},
+                                  gpu="NVIDIA H200")},
+        {"student": "carol", "repo": "o/cudalabs-carol", "result": None},
+    ]}
+
+
+class Gradebook(unittest.TestCase):
+    def rows(self) -> list[dict]:
+        return list(csv.DictReader(io.StringIO(gradebook.gradebook(collected()))))
+
+    def test_one_row_per_student_with_points_total_and_columns(self):
+        rows = self.rows()
+        self.assertEqual([r["student"] for r in rows], ["alice", "bob", "carol"])
+        self.assertEqual(list(rows[0])[:6], ["student", "lab01", "lab02", "lab13", "total",
+                                             "max_total"])
+        alice, bob, carol = rows
+        self.assertEqual((alice["lab01"], alice["lab02"], alice["total"], alice["max_total"]),
+                         ("90", "100", "290", "300"))
+        self.assertEqual((alice["late"], alice["gpu"], alice["graded_commit"]),
+                         ("no", "NVIDIA H200", "b" * 40))
+        self.assertEqual(bob["lab02"], "")  # bob's result has no lab02
+        self.assertEqual(carol["total"], "")
+
+    def test_flags_late_and_reused_labs(self):
+        bob = self.rows()[1]
+        self.assertEqual(bob["lab13_flags"], "2")
+        self.assertEqual(bob["lab01_flags"], "0")
+        self.assertEqual(bob["flags"], "lab13: labs/lab13_sgemm/sgemm.cu:7 asm; "
+                                       "lab13: labs/lab13_sgemm/sgemm.cu:7 asm")
+        self.assertEqual((bob["late"], bob["reused_labs"]), ("yes", "lab01"))
+
+    def test_command_line_writes_the_file_and_rejects_bad_input(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            src = fx.write_json(Path(tmp) / "collected.json", collected())
+            out = Path(tmp) / "gradebook.csv"
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(gradebook.main(["--collected", str(src), "-o", str(out)]), 0)
+            self.assertTrue(out.read_text().startswith("student,lab01,lab02,lab13,total"))
+            bad = fx.write_json(Path(tmp) / "bad.json", {"nothing": 1})
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                self.assertEqual(gradebook.main(["--collected", str(bad)]), 2)
+            self.assertIn("no students list", err.getvalue())
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Charts of a class's speed (SVG): per-lab distributions of the key speed ratios, and an
+opt-in speed board per GPU model.
+
+    python3 tools/class/charts.py --collected DIR/collected.json --out DIR
+        [--board [--board-test lab13.SgemmPerf.SwizzledShareOfCublas] [--board-name speedup]]
+        [--names [--consent logins.txt]]
+
+From each student's result.json (collected by collect.py) it reads the key ratios the
+graders measured (result.json entries, cudalabs.ratios: thresholded speedups and shares)
+and the GPU they ran on, and draws, in the style of tools/figures.py:
+  dist_labNN.svg   for every ratio of the lab and every GPU model, how many students
+                   reached which value (bins; blue at or above the pass bar, grey below)
+  board_<gpu>.svg  only with --board: the students ranked by one ratio (default: lab 13's
+                   swizzled SGEMM as a share of cuBLAS), one chart per GPU model, since
+                   ratios from different GPUs do not compare
+Nobody is named by default: the board says "student 1..n" (by rank). --names puts GitHub
+logins on it; with --consent FILE (one login per line) only those students are named and
+the others stay "student k". Distributions never name anyone.
+
+Exit status: 0; 2 bad input. Python 3 standard library; deterministic output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+from classlib import UsageError, read_json  # noqa: E402
+from figures import STYLE, Bar, Line, Panel, draw_panel, esc  # noqa: E402
+
+WIDTH = 900
+BOARD_TEST = "lab13.SgemmPerf.SwizzledShareOfCublas"
+BOARD_NAME = "speedup"
+BINS = 8
+
+
+def samples(collected: dict) -> list[dict]:
+    """Every ratio of every student: {student, lab, test, name, value, threshold, gpu}."""
+    out = []
+    for s in collected.get("students") or []:
+        for e in (s.get("result") or {}).get("tests", []):
+            c = e.get("cudalabs") or {}
+            for r in c.get("ratios") or []:
+                if isinstance(r.get("value"), (int, float)) and r.get("test") and r.get("name"):
+                    out.append({"student": s["student"], "lab": c.get("lab", r["test"][:5]),
+                                "test": r["test"], "name": r["name"], "value": float(r["value"]),
+                                "unit": r.get("unit") or "", "threshold": r.get("threshold"),
+                                "gpu": c.get("gpu") or "unknown GPU"})
+    return out
+
+
+def bins(values: list[float], threshold: float | None) -> list[tuple[float, float, int]]:
+    """BINS equal bins over the values (and the threshold, so the pass bar is a bin edge when
+    it lies inside): (low, high, count)."""
+    lo, hi = min(values), max(values)
+    if threshold is not None and lo < threshold <= hi:
+        below = max(1, round(BINS * (threshold - lo) / (hi - lo)))
+        edges = [lo + (threshold - lo) * i / below for i in range(below)] + \
+                [threshold + (hi - threshold) * i / max(1, BINS - below)
+                 for i in range(max(1, BINS - below) + 1)]
+    elif hi > lo:
+        edges = [lo + (hi - lo) * i / BINS for i in range(BINS + 1)]
+    else:
+        edges = [lo, hi]
+    out = []
+    for i in range(len(edges) - 1):
+        last = i == len(edges) - 2
+        n = sum(edges[i] <= v < edges[i + 1] or (last and v == edges[i + 1]) for v in values)
+        out.append((edges[i], edges[i + 1], n))
+    return out
+
+
+def distribution_panel(group: list[dict]) -> Panel:
+    """One histogram (sideways bars) of one ratio on one GPU model."""
+    values = sorted(g["value"] for g in group)
+    t = group[0]["threshold"]
+    bars = [Bar(f"{lo:.3g} – {hi:.3g}{' ' + group[0]['unit'] if group[0]['unit'] else ''}",
+                float(n), "variant" if t is not None and lo >= t else "baseline")
+            for lo, hi, n in bins(values, t)]
+    bars = [b for b in bars if b.value > 0] or bars
+    title = (f"{group[0]['test'].split('.', 1)[1]} {group[0]['name']} on {group[0]['gpu']}: "
+             f"{len(values)} students, median {statistics.median(values):.3g}"
+             + (f", pass bar {t:g}" if t is not None else ""))
+    return Panel(title, "students", bars)
+
+
+def render(title: str, panels: list[Panel], note: str) -> str:
+    """An SVG of @p panels, laid out like tools/figures.py's charts."""
+    out: list[str] = [f'<text x="16" y="30" class="h">{esc(title)}</text>']
+    y = 40
+    for p in panels:
+        y += 10
+        y += draw_panel(out, 16, y, WIDTH - 32, p)
+    out.append(f'<text x="16" y="{y + 8}" class="s">{esc(note)}</text>')
+    height = y + 22
+    head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:g}" '
+            f'viewBox="0 0 {WIDTH} {height:g}" role="img" aria-label="{esc(title)}">\n'
+            f'<title>{esc(title)}</title>\n<style>{STYLE}</style>\n'
+            f'<rect x="0" y="0" width="{WIDTH}" height="{height:g}" fill="#ffffff"/>\n')
+    return head + "\n".join(out) + "\n</svg>\n"
+
+
+def distributions(data: list[dict]) -> dict[str, str]:
+    """dist_labNN.svg for every lab with ratios."""
+    files = {}
+    for lab in sorted({d["lab"] for d in data}):
+        groups: dict[tuple, list[dict]] = {}
+        for d in data:
+            if d["lab"] == lab:
+                groups.setdefault((d["test"], d["name"], d["gpu"]), []).append(d)
+        panels = [distribution_panel(groups[k]) for k in sorted(groups)]
+        files[f"dist_{lab}.svg"] = render(
+            f"Lab {lab[3:]}: the class's key speed ratios", panels,
+            "Bars: number of students per bin of the ratio the grader measured; blue: at or "
+            "above the pass bar, grey: below. No names.")
+    return files
+
+
+def board_labels(ranked: list[dict], names: bool, consent: set[str] | None) -> list[str]:
+    """"student k" by rank, or the login where --names (and the consent list) allow it."""
+    out = []
+    for k, d in enumerate(ranked, start=1):
+        named = names and (consent is None or d["student"].lower() in consent)
+        out.append(d["student"] if named else f"student {k}")
+    return out
+
+
+def boards(data: list[dict], test: str, name: str, names: bool,
+           consent: set[str] | None) -> dict[str, str]:
+    """board_<gpu>.svg: the students ranked by one ratio, per GPU model."""
+    files = {}
+    picked = [d for d in data if d["test"] == test and d["name"] == name]
+    for gpu in sorted({d["gpu"] for d in picked}):
+        best: dict[str, dict] = {}
+        for d in picked:
+            if d["gpu"] == gpu and (d["student"] not in best or d["value"] > best[d["student"]]["value"]):
+                best[d["student"]] = d
+        ranked = sorted(best.values(), key=lambda d: (-d["value"], d["student"].lower()))
+        share = ranked[0]["unit"] == "x" and "Share" in test
+        scale, unit = (100.0, "% of cuBLAS") if share else (1.0, ranked[0]["unit"] or "x")
+        t = ranked[0]["threshold"]
+        bars = [Bar(label, d["value"] * scale, "variant" if t is None or d["value"] >= t
+                    else "baseline") for label, d in zip(board_labels(ranked, names, consent),
+                                                         ranked)]
+        lines = [Line("pass bar", t * scale)] if t is not None else []
+        slug = re.sub(r"[^a-z0-9]+", "-", gpu.lower()).strip("-") or "gpu"
+        files[f"board_{slug}.svg"] = render(
+            f"Speed board, {gpu}: {test.split('.', 1)[1]} ({len(ranked)} students)",
+            [Panel(f"{name}", unit, bars, lines)],
+            "Ranked by the value the grader measured on the collected commit; blue: at or "
+            "above the pass bar. " + ("Names shown with consent." if names else
+                                      "Anonymised: student k is rank k."))
+    return files
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__.split(
+        "\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--collected", type=Path, required=True, help="collect.py's collected.json")
+    ap.add_argument("--out", type=Path, required=True, help="folder of the SVG files")
+    ap.add_argument("--board", action="store_true", help="also draw the speed boards (opt-in)")
+    ap.add_argument("--board-test", default=BOARD_TEST, help=f"default {BOARD_TEST}")
+    ap.add_argument("--board-name", default=BOARD_NAME, help=f"default {BOARD_NAME}")
+    ap.add_argument("--names", action="store_true", help="name students on the board")
+    ap.add_argument("--consent", type=Path,
+                    help="with --names: only these logins (one per line) are named")
+    args = ap.parse_args(argv)
+    try:
+        if args.consent and not args.names:
+            raise UsageError("--consent only makes sense with --names")
+        consent = None
+        if args.consent:
+            try:
+                consent = {line.strip().lower() for line in
+                           args.consent.read_text(encoding="utf-8").splitlines() if line.strip()}
+            except OSError as e:
+                raise UsageError(f"cannot read {args.consent}: {e.strerror}") from None
+        data = samples(read_json(args.collected, "collected results"))
+    except UsageError as e:
+        print(f"charts: {e}", file=sys.stderr)
+        return 2
+    files = distributions(data)
+    if args.board:
+        board = boards(data, args.board_test, args.board_name, args.names, consent)
+        if not board:
+            print(f"charts: no student has {args.board_test} {args.board_name}; no board")
+        files.update(board)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name, text in sorted(files.items()):
+        (args.out / name).write_text(text, encoding="utf-8")
+    students = len({d["student"] for d in data})
+    print(f"charts: {len(files)} chart(s) from {students} students -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
