@@ -1,12 +1,24 @@
 # Known-wrong submissions (instructor mode, -DCUDALAB_WRONG=ON): each grader must reject
 # every deliberately broken implementation kept under tests/wrong/.
 #
-#   tests/wrong/labNN_topic/<variant>/
-#     WRONG.md        line 1: what is broken (one sentence, shown in the test output)
-#                     optional lines "filter: <gtest filter>" (the grader tests to run;
-#                     default: every graded test) and "timeout: <seconds>"
-#     <file>.cu ...   replacement copies of SOURCES files of the lab; the other SOURCES
-#                     come from solutions/labNN_topic/, GIVEN files from labs/labNN_topic/
+#   tests/wrong/labNN_topic/<variant>.patch
+#     a unified diff against solutions/labNN_topic/ (a/solutions/labNN_topic/<file> ->
+#     b/solutions/labNN_topic/<file>, as `git diff --no-index` writes it) of SOURCES files
+#     of the lab, after a header (the text before the first line starting with "diff " or
+#     "--- ", which git apply skips):
+#       line 1          what is broken (one sentence, shown in the test output)
+#       filter: <gtest filter>   optional: the grader tests to run (default: every graded test)
+#       timeout: <seconds>       optional
+#       anything else   free text (how the grader catches it; tools/skeleton_check.py reads
+#                       "cheat: <reason>")
+#
+# At configure time each patch is applied (git apply) to copies of the solution files it
+# names, in ${CMAKE_BINARY_DIR}/variants/<wrong|right>/labNN_topic/<variant>/; a file is
+# rewritten only when its patched text changed, and a change of the patch or of those
+# solution files re-runs the configure. The variant's library takes the patched files from
+# there, the other SOURCES from solutions/labNN_topic/, GIVEN files from labs/labNN_topic/.
+# A patch that does not apply fails the configure, naming it
+# (tools/variant_patches.py refresh re-derives one whose hunks only moved).
 #
 # For every variant, cudalab_add_wrong_variants() creates
 #   labNN_wrong_<variant>_impl  the lab's library built from the variant
@@ -21,11 +33,11 @@
 # or every slot of one GPU with CUDALAB_PERF_PER_GPU — unless every pattern names a ...Gpu
 # suite, since perf and tool tests never share a GPU).
 #
-# Correct alternatives (tests/right/labNN_topic/<variant>/, RIGHT.md instead of WRONG.md) are
-# wired the same way by cudalab_add_wrong_variants(<dir> MODE right) as right.labNN.<variant>:
-# they must be ACCEPTED (every selected graded test passes). A RIGHT.md line
-# "slow: <reason>" marks an approach the handout says is too slow: its speed tests (...Perf
-# suites) are then left out, and only correctness decides.
+# Correct alternatives (tests/right/labNN_topic/<variant>.patch, the header's line 1 says
+# what the alternative is) are wired the same way by cudalab_add_wrong_variants(<dir> MODE
+# right) as right.labNN.<variant>: they must be ACCEPTED (every selected graded test passes).
+# A header line "slow: <reason>" marks an approach the handout says is too slow: its speed
+# tests (...Perf suites) are then left out, and only correctness decides.
 #
 # Both kinds first check the variant's library for calls of the grader-only reference code
 # (cmake/CudalabIsolation.cmake): a known-wrong variant that does is rejected by that alone.
@@ -33,46 +45,120 @@ include_guard(GLOBAL)
 include(CudalabIsolation)
 include(CudalabGrading)  # cudalab_suite_rule() and the CUDALAB_RULE_* table
 
-# cudalab_wrong_read_spec(<variant dir> <out prefix>) — parses WRONG.md into
-# <prefix>_WHAT, <prefix>_FILTER, <prefix>_TIMEOUT.
-function(cudalab_wrong_read_spec dir prefix)
-  set(spec_file WRONG.md)
-  if(ARGC GREATER 2)
-    set(spec_file ${ARGV2})
+# cudalab_wrong_read_spec(<patch> <lab_dir> <out prefix>) — reads a variant patch into
+# <prefix>_WHAT (line 1 of the header), <prefix>_FILTER, <prefix>_TIMEOUT, <prefix>_SLOW and
+# <prefix>_FILES (the names of the files it patches, under solutions/<lab_dir>/).
+function(cudalab_wrong_read_spec patch lab_dir prefix)
+  file(READ "${patch}" text)
+  # The header ends where the diff starts: the first line starting with "diff " or "--- ".
+  string(PREPEND text "\n")
+  set(end -1)
+  foreach(opening IN ITEMS "\ndiff " "\n--- ")
+    string(FIND "${text}" "${opening}" at)
+    if(at GREATER -1 AND (end EQUAL -1 OR at LESS end))
+      set(end ${at})
+    endif()
+  endforeach()
+  if(end EQUAL -1)
+    message(FATAL_ERROR "${patch}: no diff (no line starting with 'diff ' or '--- '); a "
+                        "variant is a header and a unified diff against solutions/${lab_dir}/")
   endif()
-  set(md "${dir}/${spec_file}")
-  if(NOT EXISTS "${md}")
-    message(FATAL_ERROR "variant ${dir} has no ${spec_file} (line 1: what it is)")
-  endif()
-  file(STRINGS "${md}" lines)
-  list(LENGTH lines n)
-  if(n EQUAL 0)
-    message(FATAL_ERROR "${md} is empty; its first line must say what is broken")
-  endif()
-  list(GET lines 0 what)
-  string(STRIP "${what}" what)
-  string(REGEX REPLACE "^#+[ ]*" "" what "${what}")
-  if(what STREQUAL "")
-    message(FATAL_ERROR "${md}: the first line must say what is broken")
-  endif()
+  string(SUBSTRING "${text}" 1 ${end} header)
+  string(SUBSTRING "${text}" ${end} -1 diff)
+
+  # Header lines, one at a time (no CMake list: a line may hold ';' or '[').
+  set(what "")
   set(filter "")
   set(timeout "")
   set(slow "")
-  foreach(line IN LISTS lines)
-    if(line MATCHES "^[ ]*slow:[ ]*(.+)$")
+  set(first TRUE)
+  while(NOT header STREQUAL "")
+    string(FIND "${header}" "\n" nl)
+    if(nl EQUAL -1)
+      set(line "${header}")
+      set(header "")
+    else()
+      string(SUBSTRING "${header}" 0 ${nl} line)
+      math(EXPR nl "${nl} + 1")
+      string(SUBSTRING "${header}" ${nl} -1 header)
+    endif()
+    if(first)
+      set(first FALSE)
+      string(STRIP "${line}" what)
+      string(REGEX REPLACE "^#+[ ]*" "" what "${what}")
+    elseif(line MATCHES "^[ ]*slow:[ ]*(.+)$")
       set(slow "${CMAKE_MATCH_1}")
     elseif(line MATCHES "^[ ]*filter:[ ]*([^ ]+)[ ]*$")
       set(filter "${CMAKE_MATCH_1}")
     elseif(line MATCHES "^[ ]*timeout:[ ]*([0-9]+)[ ]*$")
       set(timeout "${CMAKE_MATCH_1}")
     elseif(line MATCHES "^[ ]*(filter|timeout):")
-      message(FATAL_ERROR "${md}: cannot read '${line}' (filter: <gtest filter without spaces>, timeout: <seconds>)")
+      message(FATAL_ERROR "${patch}: cannot read '${line}' (filter: <gtest filter without spaces>, timeout: <seconds>)")
     endif()
+  endwhile()
+  if(what STREQUAL "")
+    message(FATAL_ERROR "${patch}: the first line of the header must say what the variant is")
+  endif()
+
+  # The patched files: b/solutions/<lab_dir>/<file> of every "+++ " line.
+  string(REGEX MATCHALL "\n[+][+][+] [^\n]*" targets "${diff}")
+  set(files "")
+  foreach(t IN LISTS targets)
+    if(NOT t MATCHES "^\n[+][+][+] b/solutions/${lab_dir}/([^/\t ]+)[\t ]*$")
+      string(STRIP "${t}" t)
+      message(FATAL_ERROR "${patch}: '${t}' — a variant patches files of solutions/${lab_dir}/ "
+                          "(a/solutions/${lab_dir}/<file> -> b/solutions/${lab_dir}/<file>)")
+    endif()
+    list(APPEND files "${CMAKE_MATCH_1}")
   endforeach()
+  list(REMOVE_DUPLICATES files)
+  if(NOT files)
+    message(FATAL_ERROR "${patch}: the diff patches no file")
+  endif()
   set(${prefix}_WHAT "${what}" PARENT_SCOPE)
   set(${prefix}_FILTER "${filter}" PARENT_SCOPE)
   set(${prefix}_TIMEOUT "${timeout}" PARENT_SCOPE)
   set(${prefix}_SLOW "${slow}" PARENT_SCOPE)
+  set(${prefix}_FILES "${files}" PARENT_SCOPE)
+endfunction()
+
+# cudalab_wrong_apply(<patch> <files> <solution dir> <out dir>) — the solution's <files>
+# patched into <out dir>: applied in a scratch folder beside it, then copied over only where
+# the text changed (the variant's objects rebuild only when its code does). Fails the
+# configure, naming the patch and quoting git, when it does not apply.
+function(cudalab_wrong_apply patch files sol_dir out_dir)
+  set(scratch "${out_dir}.apply")
+  file(REMOVE_RECURSE "${scratch}")
+  file(MAKE_DIRECTORY "${scratch}")
+  foreach(f IN LISTS files)
+    file(COPY_FILE "${sol_dir}/${f}" "${scratch}/${f}")
+  endforeach()
+  # git applies the paths relative to the working directory only outside a repository: the
+  # ceiling keeps it from finding the checkout that may hold the build tree.
+  cmake_path(GET scratch PARENT_PATH ceiling)
+  execute_process(
+    COMMAND "${CMAKE_COMMAND}" -E env "GIT_CEILING_DIRECTORIES=${ceiling}"
+            "${GIT_EXECUTABLE}" apply -p3 "${patch}"
+    WORKING_DIRECTORY "${scratch}"
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    file(RELATIVE_PATH rel "${PROJECT_SOURCE_DIR}" "${patch}")
+    file(RELATIVE_PATH sol_rel "${PROJECT_SOURCE_DIR}" "${sol_dir}")
+    string(STRIP "${out}" out)
+    message(FATAL_ERROR "${rel} does not apply to ${sol_rel}/ (git apply says:\n${out}\n)\n"
+      "The solution changed under the patch's context: re-derive the variant from the "
+      "current solution (docs/adding-a-lab.md, \"Known-wrong submissions\").")
+  endif()
+  file(MAKE_DIRECTORY "${out_dir}")
+  file(GLOB stale RELATIVE "${out_dir}" "${out_dir}/*")
+  foreach(f IN LISTS files)
+    file(COPY_FILE "${scratch}/${f}" "${out_dir}/${f}" ONLY_IF_DIFFERENT)
+    list(REMOVE_ITEM stale "${f}")
+  endforeach()
+  foreach(f IN LISTS stale)
+    file(REMOVE "${out_dir}/${f}")
+  endforeach()
+  file(REMOVE_RECURSE "${scratch}")
 endfunction()
 
 # cudalab_wrong_filter_kind(<filter> <out>) — cpu (every suite needs no GPU), gpu (every
@@ -115,23 +201,24 @@ function(cudalab_wrong_filter_kind filter out)
   endif()
 endfunction()
 
-# cudalab_add_wrong_variants(<tests/wrong dir>) — wires every variant of every lab that
-# cudalab_add_lab() recorded (global properties CUDALAB_LABS, CUDALAB_LAB_<NN>_*).
+# cudalab_add_wrong_variants(<tests/wrong dir> [MODE wrong|right]) — wires every variant
+# of every lab that cudalab_add_lab() recorded (global properties CUDALAB_LABS,
+# CUDALAB_LAB_<NN>_*).
 function(cudalab_add_wrong_variants wrong_root)
   cmake_parse_arguments(ARG "" "MODE" "" ${ARGN})
   if(NOT ARG_MODE)
     set(ARG_MODE wrong)
   endif()
-  if(ARG_MODE STREQUAL "right")
-    set(spec_name RIGHT.md)
-  else()
-    set(spec_name WRONG.md)
-  endif()
   set(mode ${ARG_MODE})
   set(driver "${PROJECT_SOURCE_DIR}/tests/wrong/expect_rejection.cmake")
   if(NOT IS_DIRECTORY "${PROJECT_SOURCE_DIR}/solutions")
-    message(FATAL_ERROR "CUDALAB_WRONG=ON needs solutions/ (the variants take their other "
-                        "files from it); this tree has none. Configure with -DCUDALAB_WRONG=OFF.")
+    message(FATAL_ERROR "CUDALAB_WRONG=ON needs solutions/ (the variants are patches of "
+                        "it); this tree has none. Configure with -DCUDALAB_WRONG=OFF.")
+  endif()
+  find_package(Git QUIET)
+  if(NOT GIT_FOUND)
+    message(FATAL_ERROR "CUDALAB_WRONG=ON needs git: it applies the variant patches of "
+                        "tests/${mode}/ (git apply). Install git or configure with -DCUDALAB_WRONG=OFF.")
   endif()
   get_property(labs GLOBAL PROPERTY CUDALAB_LABS)
 
@@ -149,7 +236,7 @@ function(cudalab_add_wrong_variants wrong_root)
     string(SUBSTRING "${lab_dir}" 3 2 nn)
     set(lab_wrong "${wrong_root}/${lab_dir}")
     if(NOT IS_DIRECTORY "${lab_wrong}")
-      message(STATUS "cudalabs: lab${nn} has no known-wrong submissions (tests/wrong/${lab_dir}/)")
+      message(STATUS "cudalabs: lab${nn} has no ${mode} submissions (tests/${mode}/${lab_dir}/)")
       continue()
     endif()
     get_property(sources GLOBAL PROPERTY CUDALAB_LAB_${nn}_SOURCES)
@@ -159,33 +246,42 @@ function(cudalab_add_wrong_variants wrong_root)
     set(stub_dir "${PROJECT_SOURCE_DIR}/labs/${lab_dir}")
     set(sol_dir "${PROJECT_SOURCE_DIR}/solutions/${lab_dir}")
 
-    file(GLOB variants LIST_DIRECTORIES true RELATIVE "${lab_wrong}" "${lab_wrong}/*")
+    file(GLOB entries LIST_DIRECTORIES true RELATIVE "${lab_wrong}" "${lab_wrong}/*")
+    set(variants "")
+    foreach(e IN LISTS entries)
+      if(e MATCHES "^(.+)[.]patch$" AND NOT IS_DIRECTORY "${lab_wrong}/${e}")
+        list(APPEND variants "${CMAKE_MATCH_1}")
+      else()
+        message(WARNING "tests/${mode}/${lab_dir}/${e} is not a variant (a variant is "
+                        "<name>.patch, a diff against solutions/${lab_dir}/); left out")
+      endif()
+    endforeach()
     list(SORT variants)
     set(count 0)
     foreach(variant IN LISTS variants)
-      set(vdir "${lab_wrong}/${variant}")
-      if(NOT IS_DIRECTORY "${vdir}")
-        continue()
-      endif()
+      set(patch "${lab_wrong}/${variant}.patch")
       if(NOT variant MATCHES "^[A-Za-z0-9_]+$")
-        message(FATAL_ERROR "tests/${mode}/${lab_dir}/${variant}: variant names use letters, digits and _ only")
+        message(FATAL_ERROR "tests/${mode}/${lab_dir}/${variant}.patch: variant names use letters, digits and _ only")
       endif()
-      cudalab_wrong_read_spec("${vdir}" spec ${spec_name})
+      cudalab_wrong_read_spec("${patch}" ${lab_dir} spec)
 
-      # Replacement files: each must be a SOURCES file of the lab.
-      file(GLOB replaced RELATIVE "${vdir}" "${vdir}/*")
-      list(REMOVE_ITEM replaced ${spec_name})
-      if(NOT replaced)
-        message(FATAL_ERROR "tests/${mode}/${lab_dir}/${variant}/ replaces no file (put broken copies of SOURCES files there)")
-      endif()
-      foreach(f IN LISTS replaced)
+      # Patched files: each must be a SOURCES file of the lab.
+      foreach(f IN LISTS spec_FILES)
         if(NOT f IN_LIST sources)
-          message(FATAL_ERROR "tests/${mode}/${lab_dir}/${variant}/${f} is not one of lab${nn}'s SOURCES (${sources})")
+          message(FATAL_ERROR "tests/${mode}/${lab_dir}/${variant}.patch patches ${f}, which is "
+                              "not one of lab${nn}'s SOURCES (${sources})")
         endif()
+        if(NOT EXISTS "${sol_dir}/${f}")
+          message(FATAL_ERROR "tests/${mode}/${lab_dir}/${variant}.patch: needs solutions/${lab_dir}/${f}, which is missing")
+        endif()
+        set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${sol_dir}/${f}")
       endforeach()
+      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${patch}")
+      set(vdir "${CMAKE_BINARY_DIR}/variants/${mode}/${lab_dir}/${variant}")
+      cudalab_wrong_apply("${patch}" "${spec_FILES}" "${sol_dir}" "${vdir}")
       set(impl_sources "")
       foreach(f IN LISTS sources)
-        if(f IN_LIST replaced)
+        if(f IN_LIST spec_FILES)
           list(APPEND impl_sources "${vdir}/${f}")
         elseif(EXISTS "${sol_dir}/${f}")
           list(APPEND impl_sources "${sol_dir}/${f}")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The repository's honesty checks that need no GPU (instructor checkout), as CI runs them:
 #   0. format check       every C++/CUDA source matches .clang-format
-#   1. skeleton check      solutions/ and tests/wrong/ differ from labs/ only in TODO regions
+#   1. skeleton check      solutions/ differ from labs/ only in TODO regions; the variant
+#                          patches of tests/wrong/ and tests/right/ apply to solutions/
 #   2. stub audit (CPU)    every CPU-graded test fails on the untouched stubs (build/ci-student)
 #   3. known-wrong (CPU)   the graders reject the known-wrong submissions; the variants
 #                          only a GPU can catch are Skipped here (build/ci, CUDALAB_WRONG=ON)

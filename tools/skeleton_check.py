@@ -15,17 +15,25 @@ For every lab (labs/labNN_topic/ with a CMakeLists.txt calling cudalab_add_lab):
     line by line (byte for byte), the TODO line with the comment lines that follow it in
     the stub (the HINT) and the END line are identical, and the solution differs from the
     stub somewhere;
-  * known-wrong submissions (tests/wrong/labNN_topic/<variant>/): at least --min-wrong
-    variants per lab (default 3), each with a WRONG.md whose first line says what is
-    broken and replacement SOURCES files that differ from the solution, only inside TODO
-    regions. One exemption: a cheat whose trick lives in a given launcher (calling a
-    baseline, computing on the host, ignoring the stream) must edit outside the regions;
-    its WRONG.md says so in a line `cheat: <why it must edit outside the TODO regions>`,
-    and its files then only have to differ from the solution (anywhere). A `cheat:` line
-    without a reason is a problem.
-Each problem is printed as `path:line: message`. Exit status: 0 when clean, 1 when a
-problem was found, 2 on a usage error. A tree without solutions/ (a student release) only
-gets the stub checks. Python 3 standard library only.
+  * known-wrong submissions (tests/wrong/labNN_topic/<variant>.patch, a header and a
+    unified diff against solutions/labNN_topic/; see tools/variant_patches.py): at least
+    --min-wrong variants per lab (default 3), each with a header whose first line says what
+    is broken, patching SOURCES files only; each applies cleanly (git apply, as CMake
+    does) to the current solution, and the patched files differ from the solution, only
+    inside TODO regions. One exemption: a cheat whose trick lives in a given launcher
+    (calling a baseline, computing on the host, ignoring the stream) must edit outside the
+    regions; its header says so in a line `cheat: <why it must edit outside the TODO
+    regions>`, and its files then only have to differ from the solution (anywhere). A
+    `cheat:` line without a reason is a problem;
+  * correct alternatives (tests/right/labNN_topic/<variant>.patch): a first line saying
+    what the alternative is, SOURCES files only, applies cleanly, changes something;
+  * tests/wrong/ and tests/right/ hold a folder per lab and, in it, only .patch files.
+A patch whose hunks apply only at an offset (the solution gained or lost lines above them)
+is reported as a note, not a problem: `python3 tools/variant_patches.py refresh` re-derives it.
+Each problem is printed as `path:line: message` (for a patched file:
+`tests/<kind>/<lab>/<variant>.patch[<file>]:line`, the line of the patched file). Exit
+status: 0 when clean, 1 when a problem was found, 2 on a usage error. A tree without
+solutions/ (a student release) only gets the stub checks. Python 3 standard library and git.
 """
 
 from __future__ import annotations
@@ -33,27 +41,35 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import variant_patches  # noqa: E402  (same folder: reads and applies the variant patches)
 
 # cudalab_add_lab() keywords are upper case (NUMBER, SOURCES, POINTS, ...); its values (file
 # names, libraries, Suite=points) never are, so any all-capitals word starts a new keyword.
 KEYWORD = re.compile(r"[A-Z][A-Z0-9_]*")
 HEADER_SUFFIXES = {".h", ".hpp", ".cuh", ".hh", ".hxx", ".inl"}
-# WRONG.md line of a cheat that must edit outside the TODO regions (see the docstring).
-CHEAT_LINE = re.compile(r"^\s*cheat:(.*)$")
 
 
 class Problems:
     def __init__(self, root: Path):
         self.root = root
         self.items: list[str] = []
+        self.notes: list[str] = []
+        # Shown names of files that exist only for the check (a variant's patched files).
+        self.alias: dict[Path, str] = {}
 
     def add(self, path: Path, line: int | None, message: str) -> None:
-        try:
-            rel = path.relative_to(self.root)
-        except ValueError:
-            rel = path
+        if path in self.alias:
+            rel = self.alias[path]
+        else:
+            try:
+                rel = path.relative_to(self.root)
+            except ValueError:
+                rel = path
         self.items.append(f"{rel}:{line}: {message}" if line else f"{rel}: {message}")
 
 
@@ -269,42 +285,72 @@ def check_lab(root: Path, lab_dir: Path, problems: Problems, min_wrong: int) -> 
             compare_files(stub, sol, nn, problems, "solution")
             compared += 1
 
-    # Known-wrong submissions.
-    wrong_dir = root / "tests" / "wrong" / lab_dir.name
-    variants = sorted(p for p in wrong_dir.iterdir() if p.is_dir()) if wrong_dir.is_dir() else []
-    if len(variants) < min_wrong:
-        problems.add(wrong_dir, None, f"{len(variants)} known-wrong submission(s); every lab "
-                                      f"keeps at least {min_wrong}")
-    for v in variants:
-        if not re.fullmatch(r"[A-Za-z0-9_]+", v.name):
-            problems.add(v, None, "variant names use letters, digits and _ only")
-        md = v / "WRONG.md"
-        md_lines = md.read_text(errors="replace").splitlines() if md.is_file() else []
-        first = md_lines[:1]
-        if not first or not first[0].strip(" #\t"):
-            problems.add(md, 1, "missing or empty first line: say what is broken")
+    # Known-wrong submissions and correct alternatives: patches of the solution.
+    for kind in variant_patches.KINDS:
+        compared += check_variants(root, lab_dir.name, kind, sources, problems,
+                                   min_wrong if kind == "wrong" else 0)
+    return compared
+
+
+def check_variants(root: Path, lab: str, kind: str, sources: list[str], problems: Problems,
+                   minimum: int) -> int:
+    """tests/<kind>/<lab>/*.patch; returns the number of patched files compared."""
+    nn = lab[3:5]
+    vdir = root / "tests" / kind / lab
+    entries = sorted(vdir.iterdir()) if vdir.is_dir() else []
+    for p in entries:
+        if p.suffix != ".patch" or not p.is_file():
+            problems.add(p, None, f"not a variant: tests/{kind}/{lab}/ holds only "
+                                  f"<variant>.patch files (diffs against solutions/{lab}/)")
+    patches = [p for p in entries if p.suffix == ".patch" and p.is_file()]
+    if len(patches) < minimum:
+        problems.add(vdir, None, f"{len(patches)} known-wrong submission(s); every lab "
+                                 f"keeps at least {minimum}")
+    sol_dir = root / "solutions" / lab
+    compared = 0
+    for path in patches:
+        if not re.fullmatch(r"[A-Za-z0-9_]+", path.stem):
+            problems.add(path, None, "variant names use letters, digits and _ only")
+        try:
+            v = variant_patches.read_variant(path, root)
+        except variant_patches.PatchError as e:
+            problems.add(path, None, str(e).split(": ", 1)[-1])
+            continue
+        if not v.what:
+            problems.add(path, 1, "missing or empty first line: say what " +
+                         ("is broken" if kind == "wrong" else "the alternative is"))
         cheat = None  # the reason a cheat must edit outside the TODO regions
-        for i, line in enumerate(md_lines, start=1):
-            m = CHEAT_LINE.match(line)
-            if m:
-                cheat = m.group(1).strip()
-                if not cheat:
-                    problems.add(md, i, "'cheat:' line without a reason (why the variant must "
-                                        "edit outside the TODO regions)")
-        files = sorted(p for p in v.rglob("*") if p.is_file() and p.name != "WRONG.md")
-        if not files:
-            problems.add(v, None, "replaces no file")
-        for p in files:
-            rel = p.relative_to(v).as_posix()
-            if rel not in sources:
-                problems.add(p, None, f"not a SOURCES file of lab{nn} ({', '.join(sources)})")
-            elif (sol_dir / rel).is_file():
-                if cheat:
-                    if read_lines(sol_dir / rel) == read_lines(p):
-                        problems.add(p, None, "identical to the solution: the known-wrong "
-                                              "variant changes nothing")
+        for line, reason in v.spec("cheat") if kind == "wrong" else []:
+            cheat = reason
+            if not reason:
+                problems.add(path, line, "'cheat:' line without a reason (why the variant must "
+                                         "edit outside the TODO regions)")
+        outside = [f for f in v.files if f not in sources]
+        for f in outside:
+            problems.add(path, None, f"patches {f}, not a SOURCES file of lab{nn} "
+                                     f"({', '.join(sources)})")
+        if outside:
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            try:
+                offsets = variant_patches.apply_variant(v, Path(tmp), root)
+            except variant_patches.PatchError as e:
+                problems.add(path, None, f"does not apply to solutions/{lab}/: {e}")
+                continue
+            if offsets:
+                problems.notes.append(f"{path.relative_to(root)}: applies with hunks moved by "
+                                      f"{offsets} lines; python3 tools/variant_patches.py "
+                                      f"refresh re-derives it")
+            for f in v.files:
+                patched = Path(tmp) / f
+                problems.alias[patched] = f"{path.relative_to(root)}[{f}]"
+                same = read_lines(sol_dir / f) == read_lines(patched)
+                if kind == "right" or cheat:
+                    if same:
+                        problems.add(patched, None, f"identical to the solution: the variant "
+                                                    f"changes nothing")
                 else:
-                    compare_files(sol_dir / rel, p, nn, problems, "known-wrong variant",
+                    compare_files(sol_dir / f, patched, nn, problems, "known-wrong variant",
                                   require_hint=False)
                 compared += 1
     return compared
@@ -335,14 +381,17 @@ def main(argv: list[str] | None = None) -> int:
         for p in sorted((root / "solutions").iterdir()):
             if p.is_dir() and not (root / "labs" / p.name / "CMakeLists.txt").is_file():
                 problems.add(p, None, "has no lab in labs/ (no labs/<same name>/CMakeLists.txt)")
-    wrong_root = root / "tests" / "wrong"
-    if wrong_root.is_dir() and not args.lab:
-        for p in sorted(wrong_root.iterdir()):
-            if p.is_dir() and not (root / "labs" / p.name / "CMakeLists.txt").is_file():
-                problems.add(p, None, "known-wrong folder of no lab")
+    for kind in variant_patches.KINDS:
+        kind_root = root / "tests" / kind
+        if kind_root.is_dir() and not args.lab:
+            for p in sorted(kind_root.iterdir()):
+                if p.is_dir() and not (root / "labs" / p.name / "CMakeLists.txt").is_file():
+                    problems.add(p, None, f"{kind} variants folder of no lab")
     compared = sum(check_lab(root, lab, problems, args.min_wrong) for lab in labs)
     for item in problems.items:
         print(item)
+    for note in problems.notes:
+        print(f"note: {note}")
     names = " ".join(p.name[:5] for p in labs)
     if not (root / "solutions").is_dir():
         compared_text = "no solutions/ (student release): stubs checked"
