@@ -160,7 +160,8 @@ class Scan(unittest.TestCase):
             shutil.copytree(ROOT / "labs" / LAB, tree / "labs" / LAB)
             shutil.copytree(ROOT / "solutions" / LAB, tree / "solutions" / LAB)
         target = sub / HOST_FILE
-        target.write_text(target.read_text() + '\nstatic int x = std::atoi(std::getenv("A"));\n')
+        target.write_text("#include <cstdio>\n" + target.read_text() +
+                          '\nstatic int x = std::atoi(std::getenv("A"));\n')
         out = self.tmp / "intake.json"
         summary = self.tmp / "summary.md"
         rc = take_submission.main(["--submission", str(sub), "--course", str(course),
@@ -169,6 +170,8 @@ class Scan(unittest.TestCase):
         intake = json.loads(out.read_text())
         constructs = [f["construct"] for f in intake["labs"]["lab05"]]
         self.assertIn("environment access: getenv", constructs)
+        # the include rule reads the course's files, not the ones just taken
+        self.assertIn("an include outside the lab's expected set: <cstdio>", constructs)
         self.assertTrue(any(c.startswith("code before main") for c in constructs), constructs)
         self.assertIn("needs review:", summary.read_text())
 

@@ -84,7 +84,8 @@ def copy_course(course: Path, dest: Path) -> None:
     """The course's tracked files (a checkout) or every file but build trees (an export)."""
     dest.mkdir(parents=True)
     if (course / ".git").exists():
-        files = subprocess.run(["git", "-C", str(course), "ls-files", "-z"], check=True,
+        files = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(course), "ls-files",
+                                "-z"], check=True,
                                stdout=subprocess.PIPE).stdout.decode().split("\0")
     else:
         files = [str(p.relative_to(course)) for p in course.rglob("*")

@@ -136,6 +136,13 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
 
+    # The includes each lab may use, from the course's own files (before any is replaced).
+    allowed = {}
+    for rel in files:
+        lab = scan_submission.lab_of(rel)
+        if lab and lab[0] not in allowed:
+            allowed[lab[0]] = scan_submission.expected_includes(course, lab[1])
+
     taken, kept, refused = [], [], []
     for rel in files:
         src, dst = sub / rel, course / rel
@@ -186,8 +193,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         found.setdefault(lab[0], [])
         found[lab[0]] += scan_submission.scan_text(
-            (course / rel).read_text(errors="replace"), rel,
-            scan_submission.expected_includes(course, lab[1]))
+            (course / rel).read_text(errors="replace"), rel, allowed.get(lab[0]))
     scan_submission.report(found, args.summary, args.intake_json)
     return 0
 

@@ -2,16 +2,26 @@
 # Ephemeral, containerized GitHub Actions GPU runners for cudalabs (host side).
 #
 #   tools/runner/cudalab-runner.sh --org ORG [--gpus 0|0,1|all] [--labels L,...] [--group-id 1]
-#       [--image cudalab-runner] [--name PREFIX] [--cpus N] [--memory 64g] [--once]
+#       [--image cudalab-runner] [--name PREFIX] [--cpus 8] [--memory 32g] [--pids 4096]
+#       [--network egress|open] [--once]
 #
 # Loop: ask GitHub for a just-in-time (JIT) runner configuration, which registers a runner
 # for exactly one job, and start a fresh container of the cudalab-runner image
 # (tools/runner/Dockerfile) with it: `docker run --rm --gpus ...`. The runner takes one job
 # and exits; the container and everything the job wrote are removed; the loop starts the
 # next one. Each job sees only its own files and the GPUs given here, nothing of the host
-# (no volume, no docker socket), and runs as an unprivileged user without capabilities.
-# Run one loop per GPU (the systemd unit cudalab-runner@.service does: --gpus %i), so
-# that jobs of different students never share a GPU or a container.
+# (no volume, no docker socket). The job's steps run as root of the container with every
+# capability dropped but CHOWN, SETUID, SETGID and KILL, and no new privileges: what
+# tools/release/grade_submission.py needs to run student code as the image's unprivileged
+# user cudalab-test, which can write nothing of the job's (docs/instructors.md, "Threat
+# model"). Run one loop per GPU (the systemd unit cudalab-runner@.service does: --gpus %i),
+# so that jobs of different students never share a GPU or a container.
+#
+# Limits by default: 8 CPUs, 32 GB of memory, 4096 processes per job (--cpus, --memory,
+# --pids; CUDALAB_RUNNER_CPUS, _MEMORY, _PIDS). Network by default (--network egress): the job
+# container sits on the internal Docker network cudalab-jobs, whose only way out is the proxy
+# container cudalab-egress (tools/runner/egress/squid.conf), which lets HTTPS through to
+# GitHub's hosts only; `--network open` gives the job Docker's default bridge instead.
 #
 # The GitHub token stays on the host: it is read from $CUDALAB_RUNNER_TOKEN_FILE (default
 # /etc/cudalab-runner/token, mode 600) and only used to mint the single-use JIT
@@ -30,8 +40,12 @@ labels=${CUDALAB_RUNNER_LABELS:-self-hosted,linux,x64,gpu}
 group_id=${CUDALAB_RUNNER_GROUP_ID:-1}
 image=${CUDALAB_RUNNER_IMAGE:-cudalab-runner}
 prefix=${CUDALAB_RUNNER_NAME:-$(hostname -s)}
-cpus=${CUDALAB_RUNNER_CPUS:-}
-memory=${CUDALAB_RUNNER_MEMORY:-}
+cpus=${CUDALAB_RUNNER_CPUS:-8}
+memory=${CUDALAB_RUNNER_MEMORY:-32g}
+pids=${CUDALAB_RUNNER_PIDS:-4096}
+network=${CUDALAB_RUNNER_NETWORK:-egress}
+proxy_image=${CUDALAB_RUNNER_PROXY_IMAGE:-ubuntu/squid:latest}
+here=$(cd "$(dirname "$0")" && pwd)
 token_file=${CUDALAB_RUNNER_TOKEN_FILE:-/etc/cudalab-runner/token}
 api=${GITHUB_API_URL:-https://api.github.com}
 once=0
@@ -47,8 +61,10 @@ while [ $# -gt 0 ]; do
     --name) prefix=${2:?}; shift ;;
     --cpus) cpus=${2:?}; shift ;;
     --memory) memory=${2:?}; shift ;;
+    --pids) pids=${2:?}; shift ;;
+    --network) network=${2:?}; shift ;;
     --once) once=1 ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument $1 (see --help)" ;;
   esac
   shift
@@ -59,9 +75,29 @@ command -v docker >/dev/null || die "docker is not installed"
 command -v python3 >/dev/null || die "python3 is needed to read GitHub's answers"
 
 if [ "$gpus" = all ]; then gpu_arg=all; else gpu_arg="\"device=$gpus\""; fi
-limits=(--pids-limit 8192)
-[ -n "$cpus" ] && limits+=(--cpus "$cpus")
-[ -n "$memory" ] && limits+=(--memory "$memory")
+limits=(--pids-limit "$pids" --cpus "$cpus" --memory "$memory" --memory-swap "$memory")
+caps=(--cap-drop ALL --cap-add CHOWN --cap-add SETUID --cap-add SETGID --cap-add KILL
+      --security-opt no-new-privileges)
+
+# The egress proxy and the internal network of the jobs (created once, kept between jobs).
+net_args=()
+case "$network" in
+  open) ;;
+  egress)
+    docker network inspect cudalab-jobs >/dev/null 2>&1 ||
+      docker network create --internal cudalab-jobs >/dev/null
+    if [ -z "$(docker ps -q --filter name=^cudalab-egress$)" ]; then
+      docker rm -f cudalab-egress >/dev/null 2>&1 || true
+      docker run -d --name cudalab-egress --restart unless-stopped \
+        -v "$here/egress/squid.conf:/etc/squid/squid.conf:ro" "$proxy_image" >/dev/null
+      docker network connect cudalab-jobs cudalab-egress
+    fi
+    proxy=http://cudalab-egress:3128
+    net_args=(--network cudalab-jobs -e "https_proxy=$proxy" -e "HTTPS_PROXY=$proxy"
+              -e "http_proxy=$proxy" -e "HTTP_PROXY=$proxy" -e "no_proxy=localhost,127.0.0.1")
+    ;;
+  *) die "--network must be egress or open" ;;
+esac
 
 # Prints the encoded JIT configuration of a new runner named $1.
 mint_jitconfig() {
@@ -92,7 +128,7 @@ while true; do
   # The configuration reaches the container through an env file on a pipe: never on disk
   # and never on a command line. --rm: nothing of this job survives it.
   docker run --rm --name "$name" --gpus "$gpu_arg" \
-    --cap-drop ALL --security-opt no-new-privileges "${limits[@]}" \
+    "${caps[@]}" "${limits[@]}" "${net_args[@]}" \
     --env-file <(printf 'CUDALAB_JITCONFIG=%s\n' "$jit") \
     "$image" || echo "cudalab-runner: $name exited with status $?" >&2
   unset jit

@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""The grade that counts: regrades submissions with the pinned course, each inside a sandbox.
+
+    tools/release/regrade.sh [--course DIR] [--sandbox docker|podman|unshare]
+        [--image cudalab-runner] [--gpu 0] [--cpus 8] [--memory 32g] [--pids 4096]
+        [--preset student|ci-student] [--deadline 2026-12-14T23:59:00Z] [--branch main]
+        [--template DIR] [--out DIR]
+        (SUBMISSION ... | --class ROSTER.csv --org ORG [--prefix cudalabs])
+
+SUBMISSION: OWNER/REPO (cloned from GitHub with gh), a git URL, or a local checkout.
+For each one, on the host: clone it; pick the commit — with --deadline, the last commit a
+push left on --branch at or before the deadline, by push time from GitHub's repository
+activity API (commit dates are the student's to set; tools/class/collect.py reads the same
+API), else the branch's head; compare every file outside the lab files with the template by
+content (--template, default the course: works for repositories created from a template,
+whose history is unrelated to the course's) and list the changed ones (a tamper check: they
+are never graded, but a person may want to know). Then, in the sandbox, run
+tools/release/grade_submission.py (take the lab files, scan them, build, test, score).
+
+Sandboxes (student code never runs on the host itself):
+  docker, podman  the runner image (tools/runner/Dockerfile): --rm, no network, read-only
+                  root, a tmpfs for /tmp, one GPU, CPU/memory/pids limits, every capability
+                  dropped but CHOWN, SETUID, SETGID and KILL, no new privileges; the course
+                  and the submission mounted read-only, only the result folder writable.
+  unshare         for a GPU machine without a container engine (needs root): new network
+                  (loopback only), PID, IPC, UTS and mount namespaces; / remounted read-only
+                  inside, a tmpfs for /tmp, only the result folder writable; --pids and --cpus
+                  as RLIMIT_NPROC of the test user and a CPU affinity (no memory limit: CUDA
+                  reserves more address space than any rlimit would allow).
+In both, grade_submission.py runs student code as the unprivileged user cudalab-test.
+
+Writes <out>/<name>/{scores.json, scores.md, junit.xml, intake.json, tamper.txt, ...} per
+submission and <out>/regrade.csv (one row each: name, repository, commit, push time, points
+per lab, total, labs needing review, files changed outside the lab files). Exit status: 0
+when every submission was graded; 1 when some could not be (listed); 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as dt
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "class"))
+import take_submission  # noqa: E402
+
+SANDBOXES = ("docker", "podman", "unshare")
+CAPS = ["CHOWN", "SETUID", "SETGID", "KILL"]
+
+
+class RegradeError(Exception):
+    """Reported on one line."""
+
+
+def log(msg: str) -> None:
+    print(f"regrade: {msg}", flush=True)
+
+
+def pick_sandbox(choice: str | None) -> str:
+    if choice:
+        if choice == "unshare" and os.geteuid() != 0:
+            raise RegradeError("--sandbox unshare needs root")
+        if choice != "unshare" and shutil.which(choice) is None:
+            raise RegradeError(f"{choice} is not installed")
+        return choice
+    for engine in ("docker", "podman"):
+        if shutil.which(engine):
+            return engine
+    if os.geteuid() == 0 and shutil.which("unshare"):
+        return "unshare"
+    raise RegradeError("no sandbox: install docker or podman (with the runner image), or run "
+                       "as root for --sandbox unshare; student code never runs on the host")
+
+
+def ensure_test_user() -> None:
+    """The sandbox's root is read-only: the user student code runs as must exist before."""
+    import pwd
+    try:
+        pwd.getpwnam("cudalab-test")
+    except KeyError:
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
+                        "--user-group", "cudalab-test"], check=True)
+
+
+def fetch(submission: str, dest: Path) -> tuple[str | None, Path]:
+    """Clones @p submission into @p dest; returns (OWNER/REPO when it is on GitHub, dest)."""
+    local = Path(submission)
+    if local.is_dir():
+        subprocess.run(["git", "clone", "-q", "--no-local", str(local.resolve()), str(dest)],
+                       check=True)
+        return None, dest
+    m = re.match(r"^(?:https://github\.com/|git@github\.com:)?([\w.-]+/[\w.-]+?)(?:\.git)?/?$",
+                 submission)
+    if m and shutil.which("gh"):
+        subprocess.run(["gh", "repo", "clone", m.group(1), str(dest), "--", "-q"], check=True)
+        return m.group(1), dest
+    subprocess.run(["git", "clone", "-q", submission, str(dest)], check=True)
+    return (m.group(1) if m else None), dest
+
+
+def commit_at_deadline(repo: str | None, checkout: Path, branch: str,
+                       deadline: dt.datetime | None) -> tuple[str, str | None, str]:
+    """(commit, its push time or None, how it was chosen)."""
+    head = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--verify", "-q",
+                           f"origin/{branch}^{{commit}}"],
+                          stdout=subprocess.PIPE, text=True, check=False).stdout.strip() or \
+        subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"], stdout=subprocess.PIPE,
+                       text=True, check=True).stdout.strip()
+    if deadline is None:
+        return head, None, f"the head of {branch}"
+    if repo is None:
+        raise RegradeError("--deadline needs a GitHub repository (OWNER/REPO): push times come "
+                           "from GitHub's activity API, not from commit dates")
+    import collect  # tools/class/collect.py: push times from the activity API
+    from classlib import call_gh
+    ref = f"refs/heads/{branch}"
+    pushes = []
+    for a in collect_items(call_gh, repo, ref):
+        when = collect.parse_time(a["timestamp"])
+        if when <= deadline:
+            pushes.append((when, a["after"]))
+    if not pushes:
+        raise RegradeError(f"{repo}: nothing was pushed to {branch} by the deadline")
+    when, sha = max(pushes)
+    return sha, when.strftime("%Y-%m-%dT%H:%M:%SZ"), f"last push to {branch} before the deadline"
+
+
+def collect_items(call, repo: str, ref: str) -> list[dict]:
+    """The pushes of @p ref (activity API: push, force push, branch creation, merges)."""
+    from classlib import api_items
+    import collect
+    return [a for a in api_items(call, f"repos/{repo}/activity?per_page=100&ref={ref}")
+            if a.get("activity_type") in collect.PUSH_TYPES and a.get("after")
+            and a.get("timestamp")]
+
+
+def tamper_report(submission: Path, template: Path) -> list[str]:
+    """Files of the submission outside the lab files whose content differs from the template."""
+    taken = set(take_submission.student_files(template))
+    return take_submission.ignored_changes(submission, template, taken, limit=10000)
+
+
+def sandbox_command(kind: str, args, course: Path, sub: Path, out: Path) -> list[str]:
+    grade = ["python3", "{course}/tools/release/grade_submission.py", "--course", "{course}",
+             "--submission", "{sub}", "--out", "{out}/grade", "--preset", args.preset,
+             "--test-user", "auto", "--jobs", str(args.cpus)]
+    if args.labs:
+        grade += ["--labs", args.labs]
+    if kind in ("docker", "podman"):
+        gpu = (["--gpus", f"device={args.gpu}"] if kind == "docker"
+               else ["--device", f"nvidia.com/gpu={args.gpu}"]) if args.preset == "student" else []
+        cmd = [kind, "run", "--rm", "--network", "none", "--read-only",
+               "--tmpfs", "/tmp:rw,exec,size=16g", "--tmpfs", "/home/runner:rw",
+               *gpu, "--cpus", str(args.cpus), "--memory", args.memory,
+               "--memory-swap", args.memory, "--pids-limit", str(args.pids),
+               "--cap-drop", "ALL", *[x for c in CAPS for x in ("--cap-add", c)],
+               "--security-opt", "no-new-privileges",
+               "-v", f"{course}:/course:ro", "-v", f"{sub}:/submission:ro", "-v", f"{out}:/out",
+               "-e", "CUDALAB_SPEEDUP_SCALE=1", "--entrypoint", "python3", args.image]
+        return cmd + [w.format(course="/course", sub="/submission", out="/out")
+                      for w in grade[1:]]
+    # unshare: a read-only view of this machine, writable only in <out>, no network.
+    inner = " ".join(f"'{w.format(course=course, sub=sub, out=out)}'" for w in grade)
+    cpus = f"0-{args.cpus - 1}"
+    script = ("set -e; mount --make-rprivate /; "
+              f"mount --bind '{out}' '{out}'; mount -t tmpfs -o size=16g tmpfs /tmp; "
+              "mount -o remount,bind,ro /; "
+              f"export CUDA_VISIBLE_DEVICES={args.gpu} CUDALAB_SPEEDUP_SCALE=1; "
+              f"exec prlimit --nproc={args.pids} taskset -c {cpus} {inner}")
+    return ["unshare", "--net", "--pid", "--fork", "--kill-child", "--mount", "--mount-proc",
+            "--ipc", "--uts", "--", "sh", "-c", script]
+
+
+def regrade_one(name: str, submission: str, args, sandbox: str, course: Path, template: Path,
+                deadline: dt.datetime | None) -> dict:
+    out = (args.out / name).resolve()
+    out.mkdir(parents=True)
+    out.chmod(0o755)
+    work = Path(tempfile.mkdtemp(prefix="cudalab-regrade-", dir=args.out))
+    try:
+        repo, checkout = fetch(submission, work / "submission")
+        sha, pushed, how = commit_at_deadline(repo, checkout, args.branch, deadline)
+        subprocess.run(["git", "-C", str(checkout), "-c", "advice.detachedHead=false",
+                        "checkout", "-q", sha], check=True)
+        log(f"{name}: {repo or submission} at {sha[:12]} ({how}"
+            + (f", pushed {pushed}" if pushed else "") + ")")
+        tampered = tamper_report(checkout, template)
+        (out / "tamper.txt").write_text("".join(f"{t}\n" for t in tampered))
+        if tampered:
+            log(f"{name}: {len(tampered)} file(s) outside the lab files differ from the template "
+                f"(not graded; listed in tamper.txt)")
+        # The sandbox reads a plain copy of the submission (no .git of the student's).
+        sub = out / "submission"
+        shutil.copytree(checkout, sub, ignore=shutil.ignore_patterns(".git"), symlinks=True)
+        for d, _, _ in os.walk(out):
+            os.chmod(d, 0o755)
+        cmd = sandbox_command(sandbox, args, course, sub, out)
+        with open(out / "sandbox.log", "wb") as logf:
+            rc = subprocess.run(cmd, stdout=logf, stderr=subprocess.STDOUT, check=False).returncode
+        scores_path = out / "grade" / "scores.json"
+        if not scores_path.is_file():
+            raise RegradeError(f"{name}: the sandbox produced no scores (exit {rc}; see "
+                               f"{out / 'sandbox.log'})")
+        for f in ("scores.json", "scores.md", "junit.xml", "intake.json", "ctest.log"):
+            if (out / "grade" / f).is_file():
+                shutil.copy2(out / "grade" / f, out / f)
+        scores = json.loads(scores_path.read_text())
+        return {"name": name, "repository": repo or submission, "commit": sha,
+                "push_time": pushed or "", "scores": scores, "tampered": tampered,
+                "exit": rc}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def write_csv(path: Path, rows: list[dict]) -> None:
+    labs = sorted({lab["lab"] for r in rows for lab in r["scores"]["labs"]})
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["name", "repository", "commit", "push_time", *labs, "total",
+                    "needs_review", "integrity", "changed_outside_lab_files"])
+        for r in rows:
+            by_lab = {lab["lab"]: lab for lab in r["scores"]["labs"]}
+            w.writerow([r["name"], r["repository"], r["commit"], r["push_time"],
+                        *[by_lab[lab]["points"] if lab in by_lab else "" for lab in labs],
+                        r["scores"]["totals"]["points"],
+                        " ".join(lab["lab"] for lab in r["scores"]["labs"]
+                                 if lab.get("needs_review")),
+                        "ok" if r["scores"].get("integrity", {}).get("ok", True) else "changed",
+                        len(r["tampered"])])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("submissions", nargs="*", help="OWNER/REPO, a git URL or a local checkout")
+    ap.add_argument("--class", dest="roster", type=Path, help="a roster CSV (column login)")
+    ap.add_argument("--org", help="with --class: the organization of the students' repositories")
+    ap.add_argument("--prefix", default="cudalabs", help="with --class: repository name prefix")
+    ap.add_argument("--course", type=Path, default=HERE.parents[1],
+                    help="the pinned course release (default: this tree)")
+    ap.add_argument("--template", type=Path, help="the student template (default: --course)")
+    ap.add_argument("--sandbox", choices=SANDBOXES, help="default: docker, podman, else unshare")
+    ap.add_argument("--image", default="cudalab-runner", help="the runner image (docker, podman)")
+    ap.add_argument("--gpu", default="0", help="the GPU a submission gets (default 0)")
+    ap.add_argument("--cpus", type=int, default=8)
+    ap.add_argument("--memory", default="32g")
+    ap.add_argument("--pids", type=int, default=4096)
+    ap.add_argument("--preset", choices=("student", "ci-student"), default="student")
+    ap.add_argument("--deadline", help="grade the last push at or before this time (ISO 8601)")
+    ap.add_argument("--branch", default="main")
+    ap.add_argument("--labs", default="", help="regrade only these labs (labNN, comma-separated)")
+    ap.add_argument("--out", type=Path, help="default: a new folder under /tmp")
+    args = ap.parse_args(argv)
+
+    try:
+        targets: list[tuple[str, str]] = []
+        if args.roster:
+            if not args.org:
+                raise RegradeError("--class needs --org")
+            from classlib import read_roster, repo_of
+            for s in read_roster(args.roster):
+                targets.append((s["login"], repo_of(args.org, args.prefix, s["login"])))
+        for s in args.submissions:
+            targets.append((re.sub(r"[^\w.-]+", "_", s.rstrip("/").split("/")[-1]) or "sub", s))
+        if not targets:
+            raise RegradeError("name a submission, or a class with --class ROSTER --org ORG")
+        deadline = None
+        if args.deadline:
+            deadline = dt.datetime.fromisoformat(args.deadline.replace("Z", "+00:00"))
+            if deadline.tzinfo is None:
+                raise RegradeError("--deadline needs a time zone (e.g. Z)")
+        sandbox = pick_sandbox(args.sandbox)
+        args.out = (args.out or Path(tempfile.mkdtemp(prefix="cudalab-regrade-",
+                                                      dir="/var/tmp"))).resolve()
+        if sandbox == "unshare" and Path("/tmp") in args.out.parents:
+            raise RegradeError("--sandbox unshare mounts a fresh /tmp: choose --out outside /tmp")
+        args.out.mkdir(parents=True, exist_ok=True)
+        if sandbox == "unshare":
+            ensure_test_user()
+        course = args.course.resolve()
+        template = (args.template or args.course).resolve()
+        log(f"{len(targets)} submission(s), course {course}, sandbox {sandbox}, results in "
+            f"{args.out}")
+    except RegradeError as e:
+        print(f"regrade: {e}", file=sys.stderr)
+        return 2
+
+    rows, failed = [], []
+    for name, sub in targets:
+        try:
+            rows.append(regrade_one(name, sub, args, sandbox, course, template, deadline))
+            s = rows[-1]["scores"]
+            log(f"{name}: {s['totals']['points']} of {s['totals']['max_points']} points"
+                + ("; needs review: " + ", ".join(s["intake"]["needs_review"])
+                   if s["intake"]["needs_review"] else ""))
+        except (RegradeError, subprocess.CalledProcessError, OSError) as e:
+            failed.append(name)
+            print(f"regrade: {name}: {e}", file=sys.stderr)
+    if rows:
+        write_csv(args.out / "regrade.csv", rows)
+        log(f"class table: {args.out / 'regrade.csv'}")
+    if failed:
+        print("regrade: not graded: " + ", ".join(failed), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
