@@ -245,6 +245,19 @@ class Classroom50Entrypoint(unittest.TestCase):
         out = self.run_autograder({"course_ref": self.ref, "coures_dir": "x"})
         self.assertIn("unknown key", out.stdout)
 
+    def test_previous_result_passed_on_when_present(self):
+        prev = fx.write_json(self.tmp / "runner" / "cudalab-previous" / "result.json", {})
+        sys.path.insert(0, str(AUTOGRADER.parent))
+        import autograder  # noqa: PLC0415
+        env = {"RUNNER_TEMP": str(self.tmp / "runner")}
+        fx.write_json(self.bundle / "cudalab.json", {"course_ref": self.ref})
+        cmd = autograder.command(self.course, autograder.load_config(
+            self.bundle / "cudalab.json", env), env)
+        self.assertEqual(cmd[cmd.index("--previous") + 1], str(prev))
+        prev.unlink()
+        self.assertNotIn("--previous", autograder.command(self.course, autograder.load_config(
+            self.bundle / "cudalab.json", env), env))
+
 
 if __name__ == "__main__":
     unittest.main()

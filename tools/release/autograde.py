@@ -2,7 +2,8 @@
 """Grades one submission and writes a Classroom 50 result.json (one entry per lab).
 
     python3 tools/release/autograde.py --submission DIR [--course DIR] --out DIR
-        [--preset student|ci-student] [--result FILE] [--labs lab07,lab09] [--test-user USER] [--summary FILE] [--driver FILE]
+        [--preset student|ci-student] [--result FILE] [--previous FILE] [--full]
+        [--labs lab07,lab09] [--test-user USER] [--summary FILE] [--driver FILE]
 
 The grading itself is tools/release/grade_submission.py (the driver): it takes only the lab
 files of --submission into a copy of --course (the course release at its pinned commit),
@@ -25,6 +26,13 @@ result like a submission, submit/<UTC time>-<short sha>, without creating a tag)
 local run. It also writes release-body.md next to --result (Classroom 50 uses it as the
 body of the submission's release) and, with --summary, the same Markdown to that file.
 
+One-lab pushes (tools/release/reuse.py): each lab's entry carries its reuse key (sha256 of
+the lab's student files, the course commit, the GPU model and the preset). With --previous
+(the result.json of the last graded push) only the labs whose key changed are graded; the
+others are copied from it (graded_in_this_run: false, "reused: files unchanged since
+<commit>"). When no key changed the driver does not run at all. --full, or a pushed submit/*
+tag (GITHUB_REF), grades every lab.
+
 Exit status: 0 when result.json was written (failing tests are scores); 1 when grading
 could not run (no course, the driver failed: Classroom 50 then records an error); 2 on a
 usage error. The driver's exit status 3 (graded, but a file of the course copy or the build
@@ -46,6 +54,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import reuse  # noqa: E402
 from lab_points import lab_results  # noqa: E402
 
 RESULT_SCHEMA = "classroom50/result/v1"
@@ -176,6 +185,29 @@ def identity(env: dict, sha: str, when: str) -> dict:
     return {"classroom": "local", "assignment": "cudalabs", "assignment_type": "individual",
             "owner": env.get("USER") or "local", "submission": f"submit/{stamp}-{sha[:7]}",
             "commit": f"commit {sha}", "release": "local run", "review": f"commit {sha}"}
+
+
+def is_submit_tag(env: dict) -> bool:
+    """A pushed submit/* tag asks for a full grade (Classroom 50 sets SUBMISSION_TAG for every
+    submission, so only the pushed ref counts)."""
+    return env.get("GITHUB_REF", "").startswith("refs/tags/submit/")
+
+
+def load_previous(path: Path | None) -> dict | None:
+    """The previous result.json, or None (with a note) when it is missing or breaks the v1
+    rules: then every lab is graded."""
+    if path is None:
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        print(f"autograde: previous result {path} not used ({e}); grading every lab")
+        return None
+    errors = validate_result(doc)
+    if errors:
+        print(f"autograde: previous result {path} not used ({errors[0]}); grading every lab")
+        return None
+    return doc
 
 
 # ---------------------------------------------------------------------------
@@ -349,6 +381,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--result", type=Path, default=Path("result.json"),
                     help="where to write result.json (default: ./result.json, where Classroom 50 "
                          "reads it); release-body.md goes next to it")
+    ap.add_argument("--previous", type=Path,
+                    help="result.json of the last graded push: labs whose reuse key is "
+                         "unchanged are copied from it instead of graded")
+    ap.add_argument("--full", action="store_true",
+                    help="grade every lab, reuse nothing (also for a pushed submit/* tag)")
     ap.add_argument("--labs", help="grade only these labs (comma-separated, e.g. lab07,lab09)")
     ap.add_argument("--test-user", help="run the tests as this user (passed to the driver)")
     ap.add_argument("--course-ref", help="the course commit (default: git HEAD of --course)")
@@ -402,16 +439,37 @@ def grade(args, env: dict, all_labs: list[str]) -> dict:
                "course_ref": args.course_ref or git_head(args.course) or "unknown",
                "graded_commit": sha}
     selected = args.labs.split(",") if args.labs else all_labs
+    lab_keys = {lab: key for lab, key in reuse.keys(args.submission, args.course,
+                                                    context["course_ref"], context["gpu"],
+                                                    args.preset).items() if lab in selected}
+    full = args.full or is_submit_tag(env)
+    to_grade, carried = reuse.plan(lab_keys, None if full else load_previous(args.previous),
+                                   full)
+    print(f"autograde: grading {', '.join(to_grade) or 'nothing'}"
+          + (f"; reusing {', '.join(sorted(carried))} (files unchanged)" if carried else "")
+          + (" (full grade)" if full else ""), flush=True)
+    entries = list(carried.values())
+    if to_grade:
+        entries += grade_labs(args, to_grade, None if to_grade == all_labs else to_grade,
+                              context)
+    for e in entries:
+        lab = e["cudalabs"]["lab"]
+        if lab in lab_keys and e["cudalabs"].get("graded_in_this_run", True):
+            e["cudalabs"]["reuse_key"] = lab_keys[lab]
+    entries.sort(key=lambda e: e["cudalabs"]["lab"])
+    return compose(identity(env, sha, when), entries, when)
+
+
+def grade_labs(args, wanted: list[str], driver_labs: list[str] | None, context: dict) -> list[dict]:
+    """Runs the driver for @p wanted and returns their entries."""
     args.out.mkdir(parents=True, exist_ok=True)
-    review = run_driver(args.driver, args, args.out, None if selected == all_labs else selected)
+    review = run_driver(args.driver, args, args.out, driver_labs)
     scores = load_json(args.out / "scores.json", "scores")
-    if review:
-        context["needs_review"] = True
+    context = {**context, "needs_review": True} if review else context
     manifest_path = args.course / "tools/release/points.json"
     manifest = load_json(manifest_path, "points manifest") if manifest_path.is_file() else None
-    labs = graded_labs(scores, set(selected))
-    entries = lab_entries(scores, labs, args.preset == "student", manifest, context)
-    return compose(identity(env, sha, when), entries, when)
+    labs = graded_labs(scores, set(wanted))
+    return lab_entries(scores, labs, args.preset == "student", manifest, context)
 
 
 def write_outputs(args, doc: dict) -> None:

@@ -15,10 +15,15 @@ What it does:
   2. runs that release's tools/release/autograde.py on the checkout (the grading driver
      takes only the lab files, scans, builds, runs the tests isolated, scores) and lets it
      write result.json, one entry per lab, in whole points, with the intake flags;
+  3. passes --previous when `previous` (default $RUNNER_TEMP/cudalab-previous/result.json,
+     written by the optional step of the instructor's autograde-runner.yaml that runs
+     tools/release/previous_result.py --source releases) exists, so that only labs whose
+     files changed are graded; a pushed submit/* tag grades everything.
 
 cudalab.json (every key optional but one of course_dir / course_repo, and course_ref):
   {"course_dir": "/opt/cudalabs-course", "course_repo": "ORG/cudalabs-student",
-   "course_ref": "<40-hex commit>", "preset": "student", "test_user": "cudalab-test"}
+   "course_ref": "<40-hex commit>", "preset": "student", "test_user": "cudalab-test",
+   "previous": "$RUNNER_TEMP/cudalab-previous/result.json"}
 CUDALAB_COURSE_DIR and CUDALAB_COURSE_REF in the environment override the file.
 
 Exit status: that of autograde.py (0 graded, 1 could not grade), or 1 when the course is
@@ -37,7 +42,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 CONFIG = HERE / "cudalab.json"
 DEFAULTS = {"course_dir": "/opt/cudalabs-course", "course_repo": "", "course_ref": "",
-            "preset": "student", "test_user": ""}
+            "preset": "student", "test_user": "",
+            "previous": "$RUNNER_TEMP/cudalab-previous/result.json"}
 
 
 class SetupError(Exception):
@@ -61,7 +67,13 @@ def load_config(path: Path, env: dict) -> dict:
     if not re.fullmatch(r"[0-9a-f]{40}", cfg["course_ref"] or ""):
         raise SetupError("course_ref (cudalab.json or CUDALAB_COURSE_REF) must be the pinned "
                          f"40-hex commit of the course release, got {cfg['course_ref']!r}")
+    cfg["previous"] = expand(cfg["previous"], env)
     return cfg
+
+
+def expand(text: str, env: dict) -> str:
+    """$NAME and ${NAME} replaced from @p env (unset: empty)."""
+    return re.sub(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", lambda m: env.get(m.group(1), ""), text)
 
 
 def git(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -102,6 +114,8 @@ def command(course: Path, cfg: dict, env: dict) -> list[str]:
            "--preset", cfg["preset"], "--result", "result.json"]
     if cfg["test_user"]:
         cmd += ["--test-user", cfg["test_user"]]
+    if cfg["previous"] and Path(cfg["previous"]).is_file():
+        cmd += ["--previous", cfg["previous"]]
     if env.get("GITHUB_STEP_SUMMARY"):
         cmd += ["--summary", env["GITHUB_STEP_SUMMARY"]]
     return cmd
