@@ -157,6 +157,31 @@ def changed(before: dict[str, str], after: dict[str, str]) -> list[str]:
     return sorted(out)
 
 
+def job_files() -> dict[str, bytes]:
+    """The CI job's command files (GITHUB_ENV, ...) as they are now: tests never see their
+    variables, and whatever reaches the files anyway is undone (restore_job_files())."""
+    saved = {}
+    for var in ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY",
+                "GITHUB_STATE"):
+        path = os.environ.get(var)
+        if path and os.path.isfile(path):
+            saved[path] = Path(path).read_bytes()
+    return saved
+
+
+def restore_job_files(saved: dict[str, bytes]) -> list[str]:
+    """Puts the job's command files back as they were; returns the ones that had changed."""
+    changed_files = []
+    for path, content in saved.items():
+        try:
+            if Path(path).read_bytes() != content:
+                changed_files.append(path)
+                Path(path).write_bytes(content)
+        except OSError:
+            changed_files.append(path)
+    return changed_files
+
+
 def lab_targets(course: Path, labs: list[str]) -> list[str]:
     """The graders and demos of @p labs (labNN)."""
     targets = []
@@ -209,6 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     intake = json.loads(intake_json.read_text())
 
     # 3. Configure and build; student code runs (the graders' listing) only as the test user.
+    saved_job_files = job_files()  # from here on, student code runs
     user = test_user(args.test_user)
     scratch = out / "scratch"
     scratch.mkdir()
@@ -250,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     if ended:
         notes.append(f"{ended} process(es) the tests left running were ended before scoring")
     tampered = changed(before, snapshot(course, skip))
+    tampered += [f"changed (restored): the CI job's file {p}"
+                 for p in restore_job_files(saved_job_files)]
     for t in tampered[:50]:
         notes.append(f"a test changed the course copy or the build: {t}")
 
