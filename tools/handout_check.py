@@ -27,6 +27,15 @@ and sudo prefixes dropped):
              checks a column of the three-run ratio table of docs/reference-run.md and
              `<!-- alone2 ... -->` (alone1..alone3) the third run's runs of lab 12 alone; a
              trailing `*100` scales the reference (a share printed as a percentage);
+  unmarked   in a handout, a number that looks measured (one with a decimal point before a unit:
+             ms, µs, GB/s, TB/s, GFLOP/s, TFLOP/s, TOPS, Tbit-op/s, Tbit-MAC/s, an attached × or
+             x, or %; or a whole number before a rate or time unit) must carry a marker. Exempt:
+             fenced and inline code, HTML comments, a number right after a comparison or a
+             result sign (≥ ≤ >= <= < > = ≈ →, "needs", "at least", "at most": thresholds from
+             the graders and arithmetic shown in the text), a number right after
+             `<!-- demo -->` (one demo run's output, not in the scores file) and every number of
+             a table whose line before is `<!-- demo table -->`. Fails for the labs in
+             CLEAN_LABS; for the others it prints a count per lab (--unmarked lists them);
   figures    every handout shows at least one figure; every chart's series (the lab's own
              kernels and baselines) has its measurement in the reference;
              every image link resolves from the page (GitHub's repository view) and names a
@@ -68,6 +77,16 @@ IMAGE_DIRS = (ROOT / "docs" / "figures" / "banks", ROOT / "docs" / "figures" / "
 # printed as a percentage).
 REF = re.compile(r"<!--\s*(ref|run[123]|alone[123])\s+(\S+)\s+(\"[^\"]+\"|\S+)"
                  r"(?:\s+\*(\d+(?:\.\d+)?))?\s*-->([\s*_]*)([-+]?\d+(?:\.\d+)?)")
+
+
+# Handouts whose every measured-looking number is marked: an unmarked one fails the check.
+CLEAN_LABS = {"lab01", "lab02", "lab04", "lab06", "lab09", "lab10", "lab11"}
+RATE_UNITS = r"(?:ms|µs|us|ns|GB/s|TB/s|GFLOP/s|TFLOP/s|Tbit-op/s|Tbit-MAC/s|TOPS|GOPS)"
+MEASURED = re.compile(r"(?<![\w.^/-])(\d+(?:\.\d+)?)(?:(\s?" + RATE_UNITS + r"(?![\w/]))"
+                      r"|([×x])(?!\w)|(\s?%))")
+EXEMPT_BEFORE = re.compile(r"(?:≥|≤|>=|<=|<|>|=|≈|→|\bneeds|\bat least|\bat most)[\s*_]*$")
+DEMO = re.compile(r"<!--\s*demo\s*-->([\s*_]*)")
+DEMO_TABLE = re.compile(r"^<!--\s*demo table\s*-->\s*$", re.M)
 
 
 @dataclass
@@ -507,6 +526,52 @@ def check_refs(path: Path, ref: figures.Reference, update: bool, p: Problems,
     return count
 
 
+def blank(text: str, pattern: re.Pattern) -> str:
+    """The text with every match of @p pattern replaced by spaces (newlines kept)."""
+    return pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
+def unmarked_numbers(path: Path) -> list[tuple[int, str]]:
+    """(line, text) of every number in a handout that looks measured and has no marker."""
+    text = path.read_text(encoding="utf-8")
+    covered: set[int] = {m.start(6) for m in REF.finditer(text)}
+    covered |= {m.end() for m in DEMO.finditer(text)}
+    demo_lines: set[int] = set()
+    lines = text.splitlines()
+    for m in DEMO_TABLE.finditer(text):
+        i = line_of(text, m.start())  # the index of the line after the marker
+        while i < len(lines) and not lines[i].lstrip().startswith("|"):
+            i += 1
+        while i < len(lines) and lines[i].lstrip().startswith("|"):
+            demo_lines.add(i + 1)
+            i += 1
+    body = blank(text, FENCE)
+    body = blank(body, re.compile(r"<!--.*?-->", re.S))
+    body = blank(body, re.compile(r"(?<!`)`[^`\n]+`(?!`)"))
+    out = []
+    for m in MEASURED.finditer(body):
+        if m.start() in covered:
+            continue
+        if "." not in m.group(1) and not m.group(2):
+            continue  # a whole number with ×, x or %: a count or a rule more often than a measurement
+        line = line_of(body, m.start())
+        if line in demo_lines or EXEMPT_BEFORE.search(body[max(0, m.start() - 20):m.start()]):
+            continue
+        out.append((line, m.group(0).strip()))
+    return out
+
+
+def check_unmarked(path: Path, p: Problems, counts: dict[str, list[tuple[int, str]]]) -> None:
+    lab = path.parent.name[:5]
+    found = unmarked_numbers(path)
+    if lab in CLEAN_LABS:
+        for line, number in found:
+            p.add(path, line, f"'{number}' looks measured but has no marker (<!-- ref ... -->, "
+                              f"<!-- run2 ... -->, or <!-- demo --> for the demo's output)")
+    elif found:
+        counts[lab] = found
+
+
 def check_questions(path: Path, p: Problems) -> None:
     lab_dir = path.parent
     if not lab_dir.name.startswith("lab"):
@@ -558,6 +623,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="rewrite every marked number from the reference run")
     ap.add_argument("--reference", type=Path, help="the reference scores (default: as figures.py)")
     ap.add_argument("--list", action="store_true", help="print the commands and markers found")
+    ap.add_argument("--unmarked", action="store_true",
+                    help="list the unmarked measured-looking numbers of the labs not yet clean")
     args = ap.parse_args(argv)
 
     build_dir = args.build_dir
@@ -574,6 +641,7 @@ def main(argv: list[str] | None = None) -> int:
     p = Problems()
     names = repo_file_names()
     n_commands = n_refs = 0
+    unmarked: dict[str, list[tuple[int, str]]] = {}
     for page in pages():
         commands, spans = extract(page)
         n_commands += len(commands)
@@ -588,6 +656,8 @@ def main(argv: list[str] | None = None) -> int:
             if page.parent.parent == ROOT / "labs":
                 check_has_figure(page, p)
             n_refs += check_refs(page, ref, args.update_refs, p)
+            if page.parent.parent == ROOT / "labs":
+                check_unmarked(page, p, unmarked)
             check_questions(page, p)
     if bank_figures.main(["--check"]) != 0:
         p.add(ROOT / "docs" / "figures" / "banks", None, "stale: python3 tools/bank_figures.py")
@@ -596,6 +666,13 @@ def main(argv: list[str] | None = None) -> int:
                                                    f"{ref.source.name}")
     if figures.main(["--check"]) != 0:
         p.add(ROOT / "docs" / "figures" / "perf", None, "stale: python3 tools/figures.py")
+    for lab, found in sorted(unmarked.items()):
+        print(f"note: {lab}: {len(found)} unmarked number(s) that look measured (not yet in "
+              f"CLEAN_LABS)")
+        if args.unmarked:
+            folder = next((ROOT / "labs").glob(f"{lab}_*"))
+            for line, number in found:
+                print(f"  {folder.relative_to(ROOT)}/README.md:{line}: {number}")
     for note in p.notes[:5]:
         print(f"note: {note}")
     if len(p.notes) > 5:
