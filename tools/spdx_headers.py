@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Puts the SPDX license line first in every source file git tracks (after a #! line).
 
     python3 tools/spdx_headers.py            # add it where missing
@@ -8,8 +9,10 @@ The line is `// SPDX-License-Identifier: BSD-3-Clause` in C++, CUDA and JavaScri
 and `# SPDX-License-Identifier: BSD-3-Clause` in Python, shell, CMake and YAML files (the
 license is LICENSE). Left alone: tests/wrong/ and tests/right/ (variant patches), data and
 Markdown files, answers.txt, and — when writing — files with uncommitted changes (their
-owners' work in progress; run again after they commit), a stub and its solution twin
-together (tools/skeleton_check.py wants them identical outside TODO regions).
+owners' work in progress; run again after they commit) and files a variant patch of
+tests/wrong or tests/right changes from its first line (the patch would no longer apply:
+refresh it, then run again), a stub and its solution twin together (tools/skeleton_check.py
+wants them identical outside TODO regions).
 
 Exit status: 0; 1 with --check when a file lacks the line. Python 3 standard library.
 """
@@ -58,6 +61,19 @@ def git_lines(*args: str) -> list[str]:
     return [x for x in out.split("\0") if x]
 
 
+def patched_from_line_one() -> set[str]:
+    """Files a variant patch (tests/wrong, tests/right) changes from their first line."""
+    held = set()
+    for patch in sorted((ROOT / "tests").glob("*/*/*.patch")):
+        target = None
+        for line in patch.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("+++ "):
+                target = line[4:].split("\t")[0].removeprefix("b/")
+            elif line.startswith("@@ -1,") and target:
+                held.add(target)
+    return held
+
+
 def twin(rel: str) -> str | None:
     """solutions/X for labs/X and the reverse."""
     for a, b in (("labs/", "solutions/"), ("solutions/", "labs/")):
@@ -72,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true", help="only report files without the line")
     args = ap.parse_args(argv)
     tracked = git_lines("ls-files", "-z")
-    dirty = set(git_lines("diff", "--name-only", "-z", "HEAD"))
+    dirty = set(git_lines("diff", "--name-only", "-z", "HEAD")) | patched_from_line_one()
     missing, written, held = [], [], []
     for rel in tracked:
         path = ROOT / rel
@@ -97,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"spdx_headers: {len(missing)} source file(s) without the SPDX line")
         return 1 if missing else 0
     for rel in held:
-        print(f"spdx_headers: {rel}: has uncommitted changes (or its twin has); left for later")
+        print(f"spdx_headers: {rel}: has uncommitted changes or a variant patch from line 1 "
+              "(or its twin has); left for later")
     print(f"spdx_headers: added the SPDX line to {len(written)} file(s); {len(held)} left")
     return 0
 
