@@ -41,10 +41,10 @@ __global__ void count_below_kernel(const float* __restrict__ field, int stride, 
                                    unsigned int* __restrict__ count) {
   // TODO(lab10): count the elements below x0 in a grid-stride loop (lanes on consecutive i),
   // then add the count to *count with few atomics (roughly 12 lines).
-  // HINT: for (i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x):
-  // HINT: one float per thread per pass; keep the count in a register.
+  // HINT: a grid-stride loop (handout, "Three tools"): where does thread t start, how far does
+  // HINT: it step so that any grid covers n and a warp's lanes stay on consecutive i?
   // HINT: i * stride passes 2^31 for large strides: compute it in 64 bits (long long).
-  // HINT: sum the counts of a warp with __shfl_down_sync, then lane 0 does one atomicAdd.
+  // HINT: add up a warp's counts with shuffles first: how many atomics does that leave?
   cudalab::unused(field, stride, n, x0, count);
   // END TODO(lab10)
 }

@@ -68,7 +68,7 @@ __global__ void all_conflict_kernel(int steps, long long* d_cycles, int* d_final
   // TODO(lab05): declare and fill the shared array as above, wait, then time the chase
   // from a start word that puts all 32 lanes in bank 0, each on a different word (row).
   // Roughly 5 lines.
-  // HINT: lane i starts at word 32 * i (row i of bank 0).
+  // HINT: lane i starts in row i of bank 0: which word is that (bank = word % 32)?
   __shared__ int s_next[kWords];  // 32 rows x 32 banks
   fill_same_bank_successors(s_next);
   __syncthreads();
