@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # cudalab_select_cuda_architectures()
 #
 # When the user did not set CMAKE_CUDA_ARCHITECTURES (nor the CUDAARCHS environment

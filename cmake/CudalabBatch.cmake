@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The setup test of a batch-run suite (cmake/CudalabGrading.cmake, "Batch runs"):
 #   cmake -DEXE=<grader> -DFILTER=<Suite>.* -DDIR=<result folder> -DTIMEOUT=<s> -P CudalabBatch.cmake
 # Runs every test of the suite in one grader process, which leaves one result file per test in

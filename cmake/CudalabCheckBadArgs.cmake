@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # cmake -DPROGRAM=<demo> -P CudalabCheckBadArgs.cmake
 # Each bad command line must end with a non-zero exit and a one-line "error:" message,
 # never a crash (signal) or a hang.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Compile options shared by every project target, as an interface library.
 #   cudalab::options  -lineinfo always; -G with CUDALAB_DEVICE_DEBUG; warnings
 #                     (errors with CUDALAB_WARNINGS_AS_ERRORS).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # GoogleTest: the installed package when there is one, else FetchContent.
 # FetchContent honours FETCHCONTENT_SOURCE_DIR_GOOGLETEST, so an offline machine can
 # point it at an unpacked googletest source tree:

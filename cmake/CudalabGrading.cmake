@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The grading conventions, defined once: which labels, timeout, GPU and points a test gets
 # follows from its name, and the build tree records the result for the tools (scoreboard,
 # stub audit) in a manifest, so that nothing else re-derives these rules.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Reference isolation: a lab's library may not call the grader-only reference library
 # (cudalab_reference: bank-model answers, bit packers, host matmuls), because a grade must be
 # for the student's own code. Checked on the built objects, so it holds whatever a source file

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # cudalab_add_lab(): one call wires a lab.
 #
 #   cudalab_add_lab(

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Known-wrong submissions (instructor mode, -DCUDALAB_WRONG=ON): each grader must reject
 # every deliberately broken implementation kept under tests/wrong/.
 #

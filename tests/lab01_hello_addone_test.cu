@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Grader of lab 01: 2-D indexing with a bounds check, grid size, checked launch.
 //
 // Every graded launch is captured from the stream it is given (cudalab/graph_capture.cuh):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Grader of lab 02: one-block-per-row and thread-per-element matmul, and coalescing.
 //
 // Every graded launch is captured from the stream it is given (cudalab/graph_capture.cuh):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Grader of lab 03: pitched allocation and 2-D copies, pitched indexing (on the CPU), and
 // the thread-per-element matmul over pitched matrices.
 //

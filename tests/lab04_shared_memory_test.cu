@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Grader of lab 04: static and dynamic shared-memory tiled matmul.
 //
 // Every graded GPU test runs the student's launcher under stream capture (provenance: the

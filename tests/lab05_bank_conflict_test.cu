@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Grader of lab 05: the bank-conflict model (CPU) and the conflict microbenchmarks (GPU).
 #include <algorithm>
 #include <cstdio>

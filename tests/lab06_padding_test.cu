@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Grader of lab 06: the padded tile layout (CPU, bank model), and the given tile kernels run
 // with it (GPU: captured on the launcher's stream, poisoned memory, two data sets, exact on
 // odd shapes and within tolerance on floats, static shared memory, measured conflict degree,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Grader of lab 07: the XOR swizzle and the float4 interleave (CPU, bank model); the given
 // tile kernels run with the swizzle and the student's float4 transpose (GPU: captured on the
 // launcher's stream, poisoned memory, two data sets, exact on odd shapes and within tolerance

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Grader of lab 08: packing ±1 matrices into bits, the popcount table, XNOR + popcount
 // matmul with the padding correction, and its speed against the float one-block-per-row kernel.
 // Every graded launcher runs under stream capture (the graph may hold only the lab's own

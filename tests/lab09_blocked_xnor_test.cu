@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Grader of lab 09: the 16x16 tiled binary matmul (table in shared memory and __popc), the
 // advanced register-tiled 64-bit kernel, and their speed against the naive XNOR kernel,
 // cuBLAS SGEMM on the same ±1 data, and the popcount ceiling of the GPU. Every graded

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Grader of lab 10: the sector model (CPU, graded first), the particle kernels in SoA and AoS4
 // layouts, the x-only count through any stride, the tiled AoS -> SoA conversion; Nsight Compute's
 // sectors per request against your model for every kernel, and the speed of each layout.

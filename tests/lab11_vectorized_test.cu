@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Grader of lab 11: 128-bit accesses. The alignment predicate and the head on the CPU
 // (exhaustive, against a row-by-row simulation); the SASS of the compiled kernels (cuobjdump:
 // 16-byte global and shared instructions); the float4 copy exact for widths {1, 3, 4, 5, 1001}

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Grader of lab 12: register prefetch, the two-stage cp.async pipeline and (advanced) the
 // two-stage bulk-copy (TMA) pipeline of the tiled matmul, against the synchronous kernel of
 // lab 04 (a given copy); the carve-out read back from the driver. Every graded launcher runs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Grader of lab 13: five SGEMM stages against cuBLAS SGEMM in the same run, the block swizzle
 // (a bijection, on the CPU) and the occupancy calculator (known cases on the CPU, the CUDA
 // runtime's answer on the GPU). Every graded launcher runs under stream capture (the graph may

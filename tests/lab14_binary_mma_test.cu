@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Grader of lab 14: the ±1 product on the 1-bit tensor cores. The popcounts of the packed
 // vectors; the naive (one warp per 16 x 8 tile) and pipelined (128 x 128 block tiles, cp.async,
 // ldmatrix) kernels, exact on odd shapes and K not a multiple of 256 bits; the compiled kernels

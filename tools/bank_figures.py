@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Lane x bank grids and tile maps of shared-memory access patterns, as SVG figures.
 
     python3 tools/bank_figures.py                 # (re)write docs/figures/banks/*.svg

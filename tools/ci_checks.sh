@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The repository's honesty checks that need no GPU (instructor checkout), as CI runs them:
 #   0. format check       every C++/CUDA source matches .clang-format
 #   1. skeleton check      solutions/ differ from labs/ only in TODO regions; the variant

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Diagrams of labs 01 and 10-14 (SVG), drawn from the labs' own rules, not from measurements.
 
     python3 tools/figures.py            # writes them with the charts into docs/figures/perf

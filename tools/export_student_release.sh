@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Exports a student release of cudalabs: the git-tracked tree without the reference
 # solutions, the known-wrong submissions and the instructor-only files.
 #

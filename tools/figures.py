@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Throughput charts of every lab (SVG) and the course map, drawn from a scores file.
 
     python3 tools/figures.py                          # the reference run -> docs/figures/perf

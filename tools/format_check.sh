@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Fails when a tracked C++/CUDA source, or a file as a variant patch of tests/wrong or
 # tests/right leaves it, differs from .clang-format (prints the offenders).
 # Usage: tools/format_check.sh [--fix]

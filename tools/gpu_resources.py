@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Writes a CTest resource spec file for the GPUs of this machine.
 
     python3 tools/gpu_resources.py [--gpus N | --ids 0,2] [--slots S] [-o FILE]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Full validation of the repository on a GPU machine (instructors, and before a release):
 #   1. build the reference solutions with the known-wrong variants (-DCUDALAB_WRONG=ON)
 #   2. run the solution suite N times (default 3); every run must pass

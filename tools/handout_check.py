@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Handout check: every command, path, number, figure and question of the handouts holds.
 
     python3 tools/handout_check.py [--build-dir build/ci-student] [--no-run]

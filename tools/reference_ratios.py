@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Speed ratios of several reference runs against their thresholds (calibration check).
 
     python3 tools/reference_ratios.py RUN1.json RUN2.json RUN3.json [--markdown OUT.md]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """cudalabs scoreboard: per-lab scores from the build tree's manifest and CTest's record of a run.
 
     python3 tools/scoreboard.py [--build-dir build/student] [--run] [-- <ctest args>]

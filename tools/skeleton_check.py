@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Skeleton check: solutions/ differ from their labs/ stubs only inside TODO regions.
 
     python3 tools/skeleton_check.py [--root DIR] [--lab NN ...] [--min-wrong N]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Stub audit: every graded test of every lab must FAIL on the untouched student stubs.
 
     python3 tools/stub_audit.py [--cpu-only] [--lab NN ...] [--build-dir DIR]

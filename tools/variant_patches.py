@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Variant patches: the known-wrong and correct-alternative submissions of tests/wrong/ and
 tests/right/, each one unified diff against solutions/.
 

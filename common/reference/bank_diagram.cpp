@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Text diagram of which lane hits which bank, with the pass that serves it.
 #include "cudalab/bank_diagram.hpp"
 

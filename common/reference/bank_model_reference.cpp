@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The host bank model's reference answers (grader-only): conflict degree and wavefronts of a
 // warp request. Lab 05 students write their own conflict_degree(); this is what it is graded
 // against, so it is not in the library their code links.

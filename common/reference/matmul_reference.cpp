@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Host reference matmul (grader-only), summed in double.
 #include <cstddef>
 #include <iostream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The host bank model, public part: building warp requests (the conflict-degree reference
 // lives in the grader-only library, common/reference/bank_model_reference.cpp).
 #include "cudalab/bank_model.hpp"

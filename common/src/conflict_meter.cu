@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The clock64() bank-conflict meter: a dependent chain of shared loads per lane.
 #include "cudalab/conflict_meter.cuh"
 

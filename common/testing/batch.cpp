@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Batch runs of a Gpu suite (cudalab/testing.hpp, cmake/CudalabBatch.cmake): one process runs
 // the whole suite and leaves one result file per test; each CTest test then reports its own
 // file. A CUDA context costs about 0.1 s alone and is created one process at a time, so a

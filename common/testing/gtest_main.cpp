@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // main() of every grader: prints the run's seed before the tests, and again after any failed
 // test so the failure can be reproduced with CUDALAB_SEED. main() does not touch CUDA: a
 // process that runs only CPU tests never pays for a CUDA context (about 0.2 s on an H200,

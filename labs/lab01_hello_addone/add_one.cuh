@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file add_one.cuh
  * @brief Lab 01 interface: add one to every element of a matrix with a 2-D launch.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 01: the add-one kernel (2-D indexing with a bounds check).
 #include "add_one.cuh"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 01 demo: add one to a size x size matrix with several block shapes and report
 // the effective bandwidth (each element read once and written once).
 #include <iostream>

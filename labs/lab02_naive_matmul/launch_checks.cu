@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 02 (given): argument checks shared by the launchers.
 #include "cudalab/launch_checks.hpp"
 #include "naive_matmul.cuh"

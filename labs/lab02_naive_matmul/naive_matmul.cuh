@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file naive_matmul.cuh
  * @brief Lab 02 interface: two naive matrix multiplications C = A * B, and coalescing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 03 (given): argument checks and grid shared by the pitched and unpitched launchers.
 #include <stdexcept>
 #include <string>

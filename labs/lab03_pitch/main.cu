@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 03 demo: the packed (given) and the pitched thread-per-element matmul on an odd-sized
 // problem, where packed rows start at unaligned addresses and pitched rows do not.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file pitch.cuh
  * @brief Lab 03 interface: pitched device matrices (cudaMallocPitch, cudaMemcpy2D),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 03: pitched indexing (row start = base + row * pitch BYTES) and the thread-per-element
 // matmul over pitched A, B and C. The index helper lives in this file so that the kernel
 // can call (and inline) it: without relocatable device code, a kernel only sees device

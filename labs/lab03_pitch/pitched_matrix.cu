@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 03: pitched storage — cudaMallocPitch, and cudaMemcpy2D between packed host rows
 // and pitched device rows.
 #include <stdexcept>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 03 (given): the packed (unpitched) thread-per-element matmul, the baseline of the
 // "no regression" test and of the demo. The lab's own copy: lab 03 does not depend on
 // the lab 02 code you wrote.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 04 demo: naive vs static-tiled vs dynamic-tiled matmul on a size x size problem,
 // with the launch configuration and shared memory of each variant.
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 04 baseline (given): thread-per-element matmul straight from global memory.
 #include "cudalab/check.cuh"
 #include "cudalab/launch_checks.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file shared_memory.cuh
  * @brief Lab 04 interface: tiled matrix multiplication through shared memory, with a

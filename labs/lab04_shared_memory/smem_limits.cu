@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 04 (given): the shared-memory limits of the current device.
 #include "cudalab/device.cuh"
 #include "shared_memory.cuh"

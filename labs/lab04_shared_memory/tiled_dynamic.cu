@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 04: tiled matmul with both tiles in one dynamic (extern __shared__) buffer: the plan
 // (tile and depth from the device's limits), the kernel, and the launch that opts in above
 // the 48 KB default.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file bank_conflict.cuh
  * @brief Lab 05 interface: the bank-conflict model on the host, and two shared-memory

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 05 demo: bank diagrams of the lab's access patterns with your model's verdict,
 // the measured degree of each pattern, and the two microbenchmarks.
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 06 demo: the conflicting (plain) and padded shared-memory transpose and matmul on a
 // size x size problem, timed like the seed articles' tables, with each kernel's static shared
 // memory. --block sets the rows of threads of a transpose block (a divisor of 32); the matmul

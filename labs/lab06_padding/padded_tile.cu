@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 06, the padding technique: the padded layout of a 32 x 32 tile, and the launchers that
 // hand it to the given tile kernels. The map and the kernels that inline it are compiled in
 // this one file (device functions cannot be called across files without separate

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file padding.cuh
  * @brief Lab 06 interface: the `[T][T+1]` padded tile layout and the launchers that run the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 07 demo: the conflicting (plain) and XOR-swizzled shared-memory transpose and matmul,
 // and the float4 transpose with the plain and the interleaved float4 layout, on a size x size
 // problem, with each kernel's static shared memory (a swizzle costs none). --block sets the

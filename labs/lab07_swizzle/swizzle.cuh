@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file swizzle.cuh
  * @brief Lab 07 interface: the XOR swizzle of a 32 x 32 tile (conflict-free columns without

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 08 (given): the float baseline — the seed's one-block-per-row matmul.
 #include <stdexcept>
 

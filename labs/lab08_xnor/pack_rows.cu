@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 08: packing the rows of A — one warp per packed word, the word is the warp's ballot.
 #include <climits>
 #include <stdexcept>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file xnor.cuh
  * @brief Lab 08 interface: ±1 matrices as bits, XNOR as multiplication, popcount as the sum.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 08: C = A * B for ±1 matrices — XNOR of packed words as 32 multiplications,
 // popcount as their sum; one block per row of C, popcount by table or by __popc.
 #include <stdexcept>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file blocked_xnor.cuh
  * @brief Lab 09 interface: blocked (tiled) binary matmul — 16x16 tiles of packed words in

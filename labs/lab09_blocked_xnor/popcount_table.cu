@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 09 (given): the 256-entry popcount table of lab 08, filled on the device.
 #include "blocked_xnor.cuh"
 #include "cudalab/check.cuh"

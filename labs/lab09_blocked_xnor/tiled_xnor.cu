@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 09: blocked binary matmul — 16x16 tiles of packed words in shared memory, popcount by
 // a table staged in shared memory or by __popc, conflict-free shared reads.
 #include <stdexcept>

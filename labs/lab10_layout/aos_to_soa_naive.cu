@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 10, given: the naive AoS -> SoA conversion (the baseline of the tiled one). Thread i copies
 // record i field by field: its writes soa[f * n + i] are coalesced across the warp, its reads
 // aos[i * fields + f] are fields * 4 bytes apart.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file layout.cuh
  * @brief Lab 10 interface: global-memory layout. A host model of the 32-byte sectors one warp

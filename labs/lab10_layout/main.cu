@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 10 demo: the same particles in three layouts. Times the x-only count through strides 1
 // (SoA), 3 (AoS3), 4 (AoS4) and 32, the all-fields kernel over SoA and AoS4, and the AoS -> SoA
 // conversion (naive and tiled) for records of 3 and 32 floats; each row shows the sectors per

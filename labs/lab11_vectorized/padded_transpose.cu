@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 11, given: "today's" transpose — the tile kernel of labs 06/07 (labs/common/smem_tiles)
 // with lab 06's padded [32][33] tile, 4-byte accesses to global and shared memory. The float4
 // tile stage is measured against it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 11, given: the scalar copy (one float per thread per step) that the float4 copy is
 // measured against, and the argument checks both copies share.
 #include <stdexcept>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file vectorized.cuh
  * @brief Lab 11 interface: 128-bit (float4) global and shared-memory accesses — the alignment

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 12, part 4: a kernel's shared-memory / L1 split. On Volta and newer, L1 and shared
 // memory are one array per SM; a kernel states a preference (the legacy cache config, or the
 // carve-out in percent) and the driver picks a split that can hold at least one block.

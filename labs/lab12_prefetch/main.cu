@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 12 demo: the synchronous tiled matmul against register prefetch, the two-stage cp.async
 // pipeline and the two-stage bulk-copy (TMA) pipeline, in two configurations: a square
 // product that fills every SM with two blocks ("full occupancy": another block hides a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file prefetch.cuh
  * @brief Lab 12 interface: hiding global-memory latency in the tiled matmul of lab 04 —

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 12, part 1: register prefetch. The loads of step t + 1 are issued into registers
 // before step t's multiply, so they are in flight while the block computes; after the
 // multiply the registers go to the (single) pair of shared tiles.

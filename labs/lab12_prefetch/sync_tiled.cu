@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 12 (given): the synchronous baseline — lab 04's static tiled kernel, compiled for two
 // blocks per SM like every kernel of this lab. Each step loads, waits, multiplies, waits:
 // nothing else of this block runs while its loads are in flight.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 12, part 3 (advanced): a two-stage pipeline fed by bulk copies. One bulk copy per tile
 // row (cuda::memcpy_async with a 16-byte aligned size on a block-scope cuda::barrier in
 // shared memory: on sm_90 that is cp.async.bulk, the TMA unit, completing on the barrier's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 13, stage 1: 2-D block tiling with a register tile per thread. A block of 256 threads
 // computes a 128 x 128 tile of C; each thread an 8 x 8 tile of it in registers, so every
 // float read from shared memory feeds 8 multiply-adds instead of 1.

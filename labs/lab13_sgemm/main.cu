@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 13 demo: the seed's question — can a hand-written SGEMM beat cuBLAS? — as a size sweep.
 // For each square size from 256 up to --size (doubling), times cuBLAS SGEMM and the five
 // stages, and prints each one's TFLOP/s and share of cuBLAS in the same run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 13, stage 6: how many blocks of a kernel an SM holds at once, computed on the CPU from
 // the kernel's resources and the SM's limits the way the CUDA runtime computes it.
 #include "sgemm.cuh"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file sgemm.cuh
  * @brief Lab 13 interface: an FP32 matrix product (SGEMM) on the CUDA cores, in stages that

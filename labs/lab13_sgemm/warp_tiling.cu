@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 13, stage 3: warp tiling. Stage 2's tiles and loads (given below); what changes is which
 // results a thread owns. Each warp owns a 64 x 32 piece of the block's C tile and each lane
 // 2 x 2 chunks of 4 x 4 results spread over it, so the 32 lanes of a warp read 8 distinct

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 14 (given): the whole ±1 product — the popcounts of A's rows and B's columns, then one of
 // the tensor-core kernels, all on one stream; and the device check of the tensor-core launchers.
 #include <stdexcept>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file binary_mma.cuh
  * @brief Lab 14 interface: the ±1 matrix product on Hopper's 1-bit tensor cores —

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 14 demo: the ±1 product on the 1-bit tensor cores against the CUDA cores' popcount peak
 // (measured by the given microbenchmark: no CUDA-core binary GEMM passes it) and cuBLAS's exact
 // ways on the same data: SGEMM (FP32), TF32 and INT8 tensor-core GEMMs. Prints ms, Tbit-MAC/s

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 14, part 2: the first tensor-core kernel — one warp per 16 x 8 tile of C, each lane loading
 // its fragment words straight from global memory, one m16n8k256 AND-popc MMA per 256 bits of K.
 // Right before it is fast: the fragment layout, the zero tail and the popcount identity.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 14 (given): the CUDA cores' XOR-popcount peak, measured in the run that times your kernel.
 // No binary GEMM on the CUDA cores can pass it (lab 09's register-tiled kernel reached 92 % of
 // the computed popcount ceiling in the reference run), so a tensor-core kernel that does is

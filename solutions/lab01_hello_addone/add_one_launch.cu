@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 01: host side — grid size and the checked launch.
 #include <stdexcept>
 

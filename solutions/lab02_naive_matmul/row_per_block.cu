@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 02 (a): one block per row of C; the block's threads stride over the columns.
 #include <cstddef>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 02 (b): one thread per element of C on a 2-D grid; x walks the columns (coalesced).
 #include <cstddef>
 #include <stdexcept>

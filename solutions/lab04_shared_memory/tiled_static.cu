@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 04: tiled matmul with static shared-memory tiles (tile size fixed at compile time).
 #include "cudalab/check.cuh"
 #include "cudalab/launch_checks.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 07, the XOR swizzle: the layout of a swizzled, unpadded 32 x 32 tile, and the launchers
 // that hand it to the given tile kernels (compiled in this one file with the map, so the
 // grader's host checks see the very map the kernels run).

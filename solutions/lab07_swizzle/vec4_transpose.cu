@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 07, the float4 interleave in a real kernel: a transpose whose tile stage moves 16 bytes
 // per lane. A float4 shared access is served in four phases of 8 lanes (128 bytes each), and
 // conflicts count inside a phase. Loading the tile row by row is free in any layout (a phase

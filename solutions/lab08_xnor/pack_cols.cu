@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 08: packing the columns of B — one thread per packed word, neighbours on neighbouring
 // columns, words stored word-major (word w of all N columns side by side).
 #include <stdexcept>

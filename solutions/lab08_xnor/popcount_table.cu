@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 08: the seed's popcount table — 256 bit counts, one per byte value, built on the host.
 #include "xnor.cuh"
 

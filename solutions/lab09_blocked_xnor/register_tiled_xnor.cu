@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 09 (advanced): register tiling on 64-bit words — each thread keeps an 8x8 block of C
 // in registers, so every word read from shared memory feeds 8 XOR + popcount operations.
 #include <stdexcept>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 10: AoS -> SoA conversion through a padded shared-memory tile. A block stages
 // kTileRecords records (one contiguous run of floats: coalesced reads) and writes them out one
 // field at a time (coalesced writes); in between, a warp reads field f of 32 consecutive records

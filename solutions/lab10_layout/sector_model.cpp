@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 10: the sector model — which 32-byte sectors of global memory one warp request touches.
 #include <algorithm>
 #include <stdexcept>

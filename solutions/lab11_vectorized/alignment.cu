@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 11, alignment: which part of a pitched row can move as float4. A 16-byte access must
 // start at a multiple of 16 bytes; a row that starts elsewhere gets a scalar head up to the
 // first boundary, a float4 body, and a scalar tail after the last whole float4.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 11, the float4 copy of a pitched matrix: per row a scalar head up to the first 16-byte
 // boundary, a body of float4 (one 16-byte load and store per thread and step: a quarter of
 // the instructions of a scalar copy for the same bytes), and a scalar tail. The launcher asks

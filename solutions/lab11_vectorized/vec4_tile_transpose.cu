@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 11, the tile stage in float4: a transpose of pitched matrices of any shape whose input
 // side moves 16 bytes per lane — from global memory into the tile (LDG.128, STS.128) and
 // down the tile's columns (LDS.128). A float4 shared access is served in four phases of 8

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 13, stages 4 and 5: a multi-stage cp.async pipeline of k tiles in shared memory and a
 // block-index swizzle. Each block computes kPipeBlockM x kPipeBlockN of C; each warp 64 x 64
 // of it; each thread 16 x 8 results (four 4-row chunks by two 4-column chunks), so a thread

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 13, stage 2: stage 1's tiles loaded 16 bytes at a time, with A's tile stored transposed
 // in shared memory (as[kk][row]) so a thread's 8 values of A's column kk are two float4 reads.
 #include <cstdint>

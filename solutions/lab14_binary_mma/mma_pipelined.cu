@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 14, part 3: the fast tensor-core kernel — 128 x 128 block tiles, 1024-bit stages of A and B
 // copied by cp.async into a ring of kStages XOR-swizzled shared-memory buffers, fragments loaded
 // with ldmatrix (no bank conflicts), 16 AND-popc MMAs per warp and 256 bits, popcount epilogue.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 14, part 1: the popcount of every packed vector — the per-row and per-column terms of
 // popc(a ^ b) = popc(a) + popc(b) - 2 popc(a & b). One warp per vector; lanes stride its words.
 #include <stdexcept>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # One check of cmake/CudalabGrading.cmake on grading_project/ (see CMakeLists.txt here):
 #   cmake -DCASE=<case> -DPROJECT_DIR=... -DMODULE_DIR=... -DWORK_DIR=... -DGENERATOR=...
 #         -DCXX=... -P check_grading.cmake

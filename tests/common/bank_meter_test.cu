@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // GPU tests of cudalab/conflict_meter.cuh: the meter agrees with the host model.
 #include <cstdio>
 #include <string>

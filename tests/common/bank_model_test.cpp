@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Unit tests of cudalab/bank_model.hpp and cudalab/bank_diagram.hpp (CPU only).
 #include <algorithm>
 #include <numeric>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Unit tests of cudalab/bench.cuh: statistics and verdicts (CPU), timing (GPU).
 #include <cstdlib>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Unit tests of cudalab/bits.hpp (CPU only): the packers and binary references that
 // labs 08 and 09 are graded against.
 #include <cstddef>

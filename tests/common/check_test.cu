@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Unit tests of CUDA_CHECK and the device helpers.
 #include "cudalab/check.cuh"
 #include "cudalab/device_buffer.cuh"

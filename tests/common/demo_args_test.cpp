@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Unit tests of the demo command line (cudalab/demo.hpp).
 #include "cudalab/demo.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Unit tests of the CPU half of the demos' per-variant step (cudalab::check_variant).
 #include <gtest/gtest.h>
 

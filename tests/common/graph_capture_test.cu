@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The grader infrastructure itself (given): what a captured graph shows of a launcher's work,
 // shared-memory poisoning, and the device ceilings.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Unit tests of the launchers' shared argument checks (cudalab/launch_checks.hpp).
 #include "cudalab/launch_checks.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Grading helpers shared by the graders of the tiled matmul labs (lab 04, shared memory;
 // lab 12, prefetch): shapes, the launcher signature they capture, the correctness check of
 // one launcher on one shape (provenance by capture, poisoned memory, two data sets) and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Unit tests of cudalab/matrix.hpp (CPU only).
 #include <algorithm>
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Grading helpers of the graders of lab 06 (padding) and lab 07 (swizzle): both grade a
 // layout of a 32 x 32 shared tile with the bank model, then the given tile kernels run with
 // it (provenance by capture, poisoned memory, two data sets) against the same conflicting

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Unit tests of the tool runner (cudalab/tools.hpp) that need no GPU.
 #include "cudalab/tools.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Reading an answers file and judging its answers (see answers.hpp).
 #include "answers.hpp"
 

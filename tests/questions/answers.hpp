@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file answers.hpp
  * @brief The answers a student writes to a handout's "Questions", and their checks.

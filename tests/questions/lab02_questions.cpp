@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 02 questions (labs/lab02_naive_matmul/README.md, "Questions"): coalescing.
 #include "answers.hpp"
 

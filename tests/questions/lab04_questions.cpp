@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 04 questions (labs/lab04_shared_memory/README.md, "Questions"): sizes and occupancy.
 #include "answers.hpp"
 

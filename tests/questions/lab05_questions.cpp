@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 05 questions (labs/lab05_bank_conflict/README.md, "Questions"): the bank model.
 #include <vector>
 

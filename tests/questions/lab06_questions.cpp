@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 06 questions (labs/lab06_padding/README.md, "Questions"): padding.
 #include <vector>
 

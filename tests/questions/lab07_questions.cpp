@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 07 questions (labs/lab07_swizzle/README.md, "Questions"): swizzles, checked with the model.
 #include <vector>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 09 questions (labs/lab09_blocked_xnor/README.md, "Questions"): the seed's tiles.
 #include <vector>
 

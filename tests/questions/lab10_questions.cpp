@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 10 questions (labs/lab10_layout/README.md, "Questions"): sectors, padding, the model's
 // prediction of a DRAM-bound ratio.
 #include <cstdint>

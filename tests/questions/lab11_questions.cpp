@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 11 questions (labs/lab11_vectorized/README.md, "Questions"): heads, pitches, float4
 // columns and bytes in flight.
 #include <vector>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 12 questions (labs/lab12_prefetch/README.md, "Questions"): stages, tails, overlap.
 #include <algorithm>
 

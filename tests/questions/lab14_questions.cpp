@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 14 questions (labs/lab14_binary_mma/README.md, "Questions"): the AND identity, the
 // instruction's work, a ones-filled tail and the unswizzled ldmatrix.
 #include <vector>

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Tests of the Classroom 50 autograder: tools/release/autograde.py (scores.json ->
 result.json, one entry per lab in whole points) and tools/release/classroom50/autograder.py
 (the entrypoint Classroom 50's runner executes). A fake grading driver stands in for

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Tests of tools/class/charts.py: per-lab distributions and the opt-in, anonymised speed
 board per GPU model, drawn from a fixture collected.json (no network)."""
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Tests of tools/class/collect.py: the latest graded result before the deadline by push time
 (repository activity), from Classroom 50 releases or workflow artifacts; fake gh, fixtures."""
 

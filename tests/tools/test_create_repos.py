@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Tests of tools/class/create_repos.py on a fixture roster with a fake gh (no network)."""
 
 from __future__ import annotations

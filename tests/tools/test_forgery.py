@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """A test process that forges results changes no other test's verdict, no points, nothing the
 CI job reads afterwards, and leaves nothing running (docs/instructors.md, "Threat model").
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Tests of tools/class/gradebook.py on a fixture collected.json (no network)."""
 
 from __future__ import annotations

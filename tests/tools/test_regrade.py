@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The regrade (tools/release/regrade.py) and the grading driver's guards
 (tools/release/grade_submission.py), without a GPU or a network: the commit graded is the
 last one pushed at or before the deadline by GitHub's push times, whatever the commit dates

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Tests of one-lab pushes: tools/release/reuse.py (the per-lab reuse key and the plan),
 autograde.py's use of it (only changed labs are graded, the others carried, a stale result
 never reaches a changed file, a submit/* tag grades everything) and

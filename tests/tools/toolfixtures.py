@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Fixture builders shared by the tests of the instructor tools (a helper, not a test module).
 
 Everything here builds small files of the shapes the tools read (the scoreboard's

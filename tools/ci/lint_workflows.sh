@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Lints what CI runs and what students run:
 #   1. actionlint on every workflow (.github/workflows/*.yml, the student release's
 #      tools/release/grade.yml and the reusable tools/release/grade-reusable.yml it calls),

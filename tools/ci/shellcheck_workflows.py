@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """shellcheck over the `run:` blocks of GitHub Actions workflows.
 
     python3 tools/ci/shellcheck_workflows.py WORKFLOW.yml...

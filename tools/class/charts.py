@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Charts of a class's speed (SVG): per-lab distributions of the key speed ratios, and an
 opt-in speed board per GPU model.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Shared pieces of the class tools (tools/class/*.py): the roster, repository names, and the
 one function that talks to GitHub.
 

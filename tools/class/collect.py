@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Collects each student's latest graded result before a deadline, by push time.
 
     python3 tools/class/collect.py --roster students.csv --org ORG [--prefix cudalabs]

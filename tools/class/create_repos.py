@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Creates every student's private repository from the course template, and adds the student.
 
     python3 tools/class/create_repos.py --roster students.csv --org ORG \\

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Writes the class's gradebook CSV from collect.py's collected.json.
 
     python3 tools/class/gradebook.py --collected DIR/collected.json [-o gradebook.csv]

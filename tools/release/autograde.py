@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Grades one submission and writes a Classroom 50 result.json (one entry per lab).
 
     python3 tools/release/autograde.py --submission DIR [--course DIR] --out DIR

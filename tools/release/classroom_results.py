@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Points per lab for GitHub Classroom, from the scoreboard's scores.json files.
 
     python3 tools/release/classroom_results.py report --scores GPU.json --scores CPU.json \\

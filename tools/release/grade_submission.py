@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Grades one student submission with a pinned copy of the course, so that no lab file can
 change any other test's verdict or the points.
 

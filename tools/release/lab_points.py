@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Points per lab from the scoreboard's scores.json files, shared by every way a grade is
 reported (tools/release/autograde.py for Classroom 50 and plain GitHub, the legacy
 tools/release/classroom_results.py, tools/release/regrade.sh).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Fetches the result.json of the last graded push of this repository, for one-lab pushes.
 
     python3 tools/release/previous_result.py --source releases|artifacts --out FILE

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The grade that counts: regrades submissions with the pinned course, each inside a sandbox.
 
     tools/release/regrade.sh [--course DIR] [--sandbox docker|podman|unshare]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The grade that counts: regrades one submission or a class with the pinned course, each
 # inside a sandbox (the runner image under docker or podman, or namespaces with unshare on a
 # GPU machine without a container engine); student code never runs on the host.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Reuse keys: which labs of a push need grading, and which keep their last result.
 
 A lab's reuse key is the sha256 of

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The intake scan: host-side constructs that have no place in a lab file, flagged for review.
 
     python3 tools/release/scan_submission.py [--course DIR] [--json FILE] [--summary FILE]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Copies a student's lab sources into the instructor's copy of the course, and nothing else.
 
     python3 tools/release/take_submission.py --submission DIR [--course DIR] [--summary FILE]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Ephemeral, containerized GitHub Actions GPU runners for cudalabs (host side).
 #
 #   tools/runner/cudalab-runner.sh --org ORG [--gpus 0|0,1|all] [--labels L,...] [--group-id 1]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Entry point of the cudalab-runner image (tools/runner/Dockerfile): registers a runner for
 # exactly one job, runs it, and exits; `docker run --rm` then removes the container.
 #   CUDALAB_JITCONFIG                       a just-in-time runner configuration (preferred;

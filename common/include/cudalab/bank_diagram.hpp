@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file bank_diagram.hpp
  * @brief Text picture of a warp request: 32 lanes (rows) x 32 banks (columns).

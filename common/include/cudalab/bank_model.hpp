@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file bank_model.hpp
  * @brief Host model of shared-memory banks: which bank a byte address falls in, and how

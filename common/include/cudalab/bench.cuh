@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file bench.cuh
  * @brief Benchmark helper: warm-up, repetitions, median, interleaved A/B comparison.

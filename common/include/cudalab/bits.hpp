@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file bits.hpp
  * @brief Host reference for binary (±1) matrices: bit packing, popcount, binary matmul.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file ceilings.cuh
  * @brief Physical ceilings of the GPU at hand: DRAM bandwidth, FP32 FMA and popcount rates.

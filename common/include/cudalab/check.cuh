@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file check.cuh
  * @brief Error checks for CUDA runtime calls and kernel launches.

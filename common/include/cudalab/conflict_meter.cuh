@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file conflict_meter.cuh
  * @brief Measures the bank-conflict degree of a warp's shared-memory access pattern on

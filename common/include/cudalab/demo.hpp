@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file demo.hpp
  * @brief Command line, GPU check and result table shared by the labs' demo programs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file device.cuh
  * @brief Device query, device selection (CTest GPU resources) and GPU availability.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file device_buffer.cuh
  * @brief RAII owner of a linear device allocation.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file grading.hpp
  * @brief Speed verdicts beyond a same-run speedup: shares of a physical reference and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file graph_capture.cuh
  * @brief Provenance for graders: what did a launcher really enqueue?

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file launch_checks.hpp
  * @brief Argument checks shared by the labs' launchers (given code).

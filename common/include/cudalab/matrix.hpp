@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file matrix.hpp
  * @brief Seeded host matrices, the host reference matmul, and result comparison.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file parallel.hpp
  * @brief Host loops split into contiguous ranges that run on several threads.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file testing.hpp
  * @brief GoogleTest helpers used by every grader (link cudalab::testing).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file timer.cuh
  * @brief Wall-clock (CPU) and CUDA-event (GPU) timers.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file tools.hpp
  * @brief Run this grader again under compute-sanitizer or Nsight Compute (ncu).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The cuBLAS baselines of labs 09, 13 and 14 (given; see cublas_ref.cuh).
 #include "cublas_ref.cuh"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file cublas_ref.cuh
  * @brief The cuBLAS baselines of labs 09, 13 and 14 (given): row-major C = A * B on a stream.

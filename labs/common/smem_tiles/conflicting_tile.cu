@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Given baselines of labs 06 and 07 (the plain layout) and the tile kernels' host helpers.
 #include "conflicting_tile.cuh"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file conflicting_tile.cuh
  * @brief Given baselines of labs 06 and 07: the tile kernels of tile_kernels.cuh with the

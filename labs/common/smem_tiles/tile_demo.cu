@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The demo table of labs 06 and 07 (given).
 #include "tile_demo.cuh"
 

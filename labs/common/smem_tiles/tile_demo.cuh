@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file tile_demo.cuh
  * @brief The demo table of labs 06 and 07 (given): the conflicting kernels against the lab's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file tile_kernels.cuh
  * @brief Given to labs 06 and 07: the shared-memory tiled transpose and the column-access

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Prints the file LISTING_FILE: a test list in the form of `--gtest_list_tests`; run as a test
 // by CTest, also the GPU CTest gave it (CTEST_RESOURCE_GROUP_0_GPUS).
 #include <cstdio>

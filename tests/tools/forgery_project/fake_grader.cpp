@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A grader as CTest sees it (tests/tools/test_forgery.py): lists three tests like
 // --gtest_list_tests, runs one per --gtest_filter=Suite.Case, prints its channel records
 // ([ CUDALAB-RECORD ] lines, cudalab/testing.hpp) and exits 0 when it passes, 1 when not.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What a hostile lab file could do from a static initializer, in every process of its lab
 // that CTest starts (tests/tools/test_forgery.py checks that none of it changes another
 // test's verdict, the points, the job's environment, or outlives the run).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Classroom 50 autograder of cudalabs: grades a push on the course's GPU runner.
 
 Install: copy this file, and a `cudalab.json` beside it, into the classroom50 config
