@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 05: the conflict-free and 32-way microbenchmarks (dependent shared loads timed with
 // clock64()), and their launch (given).
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 10: particles in two layouts — the same all-fields kernel over SoA (four arrays) and AoS4
 // (one float4 per particle), and an "x only" count that reads one field through a stride.
 #include <algorithm>
