@@ -7,7 +7,10 @@
 #   2. stub audit (CPU)    every CPU-graded test fails on the untouched stubs (build/ci-student)
 #   3. known-wrong (CPU)   the graders reject the known-wrong submissions; the variants
 #                          only a GPU can catch are Skipped here (build/ci, CUDALAB_WRONG=ON)
-#   4. student release     exported without solutions/ etc., configured, built and graded
+#   4. declared tests      tests/grading.json (what the scoreboard grades, with its points)
+#                          is what the graders list (regenerate: python3 tools/scoreboard.py
+#                          --build-dir build/ci --write-declared tests/grading.json)
+#   5. student release     exported without solutions/ etc., configured, built and graded
 #                          (build/student-release)
 # Every check runs; the exit status is 1 if any failed. Usage: tools/ci_checks.sh [-j N]
 set -uo pipefail
@@ -43,6 +46,7 @@ check "stub audit (CPU-graded tests)" python3 tools/stub_audit.py --cpu-only -j 
 check "handouts (commands on build/ci-student, paths, reference numbers, figures, questions)" python3 tools/handout_check.py --build-dir build/ci-student
 check "known-wrong submissions (no GPU)" known_wrong_cpu
 check "measurement channel and CMake rules" sh -c 'ctest --test-dir build/ci -R "^cudalab\." --test-output-size-passed 1024 --no-tests=error --output-junit channel-junit.xml >/dev/null && python3 tools/scoreboard.py --build-dir build/ci --junit build/ci/channel-junit.xml --json build/ci/channel-scores.json --markdown build/ci/channel-scores.md --quiet --expect-measurement cudalab.GivenChannelCpu.MeasurementAfterLongOutputReachesTheScoreboard:after_long_output && python3 tools/ci/check_channel_scores.py build/ci/channel-scores.json'
+check "declared tests and points (tests/grading.json) match the graders" sh -c 'python3 tools/scoreboard.py --build-dir build/ci --write-declared build/ci/grading.json >/dev/null && diff -u tests/grading.json build/ci/grading.json && echo "tests/grading.json is current"'
 check "student release" student_release
 
 echo

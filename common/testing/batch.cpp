@@ -76,7 +76,8 @@ struct BatchState {
                   "\n[  FAILED  ] %s timed out: still running after %.0f s (its CTest TIMEOUT)\n",
                   st->name.c_str(), st->timeout_s);
     write_result(st->dir / test_file_name(st->name, ".result"), "failed", read_all(st->log) + line);
-    if (const std::string ctest_name = ctest_name_of(st->name); !ctest_name.empty() && st->own_out >= 0) {
+    if (const std::string ctest_name = ctest_name_of(st->name);
+        !ctest_name.empty() && st->own_out >= 0) {
       dprintf(st->own_out, "%s {\"test\": \"%s\", \"status\": \"failed\"}\n", kBatchMarker,
               ctest_name.c_str());
     }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 05: the bank-conflict model — bank of an address, conflict degree of a warp request.
 #include <algorithm>
 #include <array>

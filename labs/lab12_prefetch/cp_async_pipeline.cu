@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lab 12, part 2: a two-stage shared-memory pipeline with cp.async. Two pairs of tiles: the
 // block multiplies the pair of step t while the asynchronous copies of step t + 1 fill the
 // other pair; one barrier per step.

@@ -42,9 +42,8 @@ int main(int argc, char** argv) {
           record(test, "\"measurement\", \"name\": \"speedup\", \"value\": " +
                            std::to_string(c.speedup) + ", \"unit\": \"x\", \"threshold\": 2");
         }
-        record(test, std::string("\"result\", \"status\": \"") +
-                         (c.passes ? "passed" : "failed") + "\", \"message\": \"" +
-                         (c.passes ? "" : "expected 1, got 2") + "\"");
+        record(test, std::string("\"result\", \"status\": \"") + (c.passes ? "passed" : "failed") +
+                         "\", \"message\": \"" + (c.passes ? "" : "expected 1, got 2") + "\"");
         std::printf("[ %s ] %s %s\n", c.passes ? "      OK" : " FAILED ", LAB, c.name);
         return c.passes ? 0 : 1;
       }
