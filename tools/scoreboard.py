@@ -425,6 +425,7 @@ def declared_from_manifest(manifest: dict) -> dict:
         for oname, o in lab["objectives"].items():
             o["points"] = manifest["objectives"].get(lab_id, {}).get(oname, {}).get("points", 0)
             o["tests"].sort()
+        lab["objectives"] = {k: lab["objectives"][k] for k in sorted(lab["objectives"])}
     return {"schema": DECLARED_SCHEMA, "version": 1, "lab_points": manifest["lab_points"],
             "labs": {k: labs[k] for k in sorted(labs)}}
 
