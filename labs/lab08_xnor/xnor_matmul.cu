@@ -41,7 +41,7 @@ struct TablePopcount {
   const std::uint8_t* table;  ///< 256 bytes in device memory
   __device__ int operator()(std::uint32_t x) const {
     // TODO(lab08): return the number of 1 bits of x from four table lookups.
-    // HINT: the bytes of x are x & 0xFF, (x >> 8) & 0xFF, (x >> 16) & 0xFF and x >> 24.
+    // HINT: which shift and mask turn byte 0, 1, 2 or 3 of x into a table index (0..255)?
     // Roughly 1 line.
     cudalab::unused(x);
     return 0;

@@ -28,15 +28,15 @@ __global__ void vec4_tile_transpose_kernel(const float* __restrict__ in, std::si
                                            int cols) {
   // TODO(lab11): move this block's kTile x kTile tile of `in` to `out` through
   // `__shared__ float4 tile[Vec4Layout::kVec4s]`, addressed only through
-  // Vec4Layout::index(row, vec) (roughly 30 lines).
-  //  1. Load: thread t = threadIdx.y * kTile + threadIdx.x takes float4 t % 8 of tile row t / 8
-  //     (8 consecutive threads per row: one 128-byte load, one shared phase). A float4 wholly
-  //     inside the row is one 16-byte load; the last, ragged one (cols % 4 != 0) is loaded
-  //     float by float, its missing floats set to 0. Rows past the matrix are skipped.
-  //  2. __syncthreads().
-  //  3. Store: lane x owns tile row x (output column blockIdx.y * kTile + x), warp y reads its
-  //     float4 y in one 16-byte shared load, then writes its floats to 4 output rows (32
-  //     consecutive floats per warp store). Write only elements that exist.
+  // Vec4Layout::index(row, vec) (roughly 30 lines): load the tile with 16-byte loads (the
+  // ragged last float4 of a row float by float, its missing floats 0), let the whole block
+  // finish, then read the tile down its columns with 16-byte shared loads and write `out`
+  // with 4-byte stores. Touch only elements that exist.
+  // HINT: the block has kTile x 8 threads, one per float4 of the tile. Loading, which float4
+  // HINT: of which tile row should thread t take so that a warp reads whole 128-byte rows?
+  // HINT: Storing, which tile row and which float4 should lane x of warp y read so that the
+  // HINT: warp's stores fill consecutive floats of an output row (handout, "Why the transpose
+  // HINT: gains")?
   // HINT: rows start at byte row * pitch (char*, size_t, cast back). Count the floats left in
   // HINT: the row from the float4's first column: >= 4 is a whole float4.
   cudalab::unused(in, in_pitch, out, out_pitch, rows, cols);

@@ -16,7 +16,8 @@ __global__ void row_per_block_kernel(const float* __restrict__ a, const float* _
   // TODO(lab02): block blockIdx.x owns row `row` of C. Let each thread compute the columns
   // threadIdx.x, threadIdx.x + blockDim.x, ... (< n) of that row: the dot product of row
   // `row` of A with column `col` of B, written to C(row, col) (roughly 10 lines).
-  // HINT: for (int col = threadIdx.x; col < n; col += blockDim.x) { float sum = 0; ... }.
+  // HINT: one block-stride loop over this thread's columns (handout, Background): what are
+  // HINT: its start, its bound and its step, and where does each column's sum start from 0?
   // HINT: which offsets (row * k, p * n, row * n) can exceed 2^31, and in which type must
   // they be computed? Any K is allowed: nothing here may assume K fits a fixed buffer.
   const int row = blockIdx.x;  // one block per row of C

@@ -84,8 +84,9 @@ __global__ void matmul_tiled_dynamic_kernel(const float* __restrict__ a,
   // and B(k0 .. k0+depth-1, col0 .. col0+tile-1), zero outside the matrices, waits,
   // accumulates, and waits again. Store the sum when (row, col) lies inside C.
   // Roughly 25 lines.
-  // HINT: a slice holds depth / tile elements per thread: loop j = tx, tx + tile, ...
-  // for A (a_tile[ty * depth + j]) and r = ty, ty + tile, ... for B (b_tile[r * tile + tx]).
+  // HINT: a slice holds depth / tile elements per thread of each operand. Which columns of
+  // HINT: the A slice and which rows of the B slice should thread (tx, ty) take so that a
+  // HINT: warp's loads stay coalesced, and at which smem word does each element land?
   // Three tile edges are allowed: one compiled copy of the loops for each.
   switch (blockDim.x) {
     case 32:

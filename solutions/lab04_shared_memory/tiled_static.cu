@@ -26,7 +26,8 @@ __global__ void matmul_tiled_static_kernel(const float* __restrict__ a, const fl
   // accumulates its row of a_tile times its column of b_tile, and the block waits again
   // before the next step overwrites the tiles. Finally store the sum in C when
   // (row, col) lies inside C. Roughly 15 lines.
-  // HINT: stage A(row, k0 + tx) in a_tile[ty][tx] and B(k0 + ty, col) in b_tile[ty][tx];
+  // HINT: which element of A and which of B must thread (tx, ty) stage, and where, so that
+  // HINT: after the barrier row ty of a_tile and column tx of b_tile hold its k0 .. k0 + T - 1?
   // HINT: __syncthreads() after the loads AND after the multiply; size_t global indices.
   __shared__ float a_tile[T][T];  // a_tile[ty][j] = A[row][k0 + j] of the current step
   __shared__ float b_tile[T][T];  // b_tile[j][tx] = B[k0 + j][col] of the current step

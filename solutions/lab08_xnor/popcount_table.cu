@@ -7,8 +7,8 @@ namespace lab08 {
 std::array<std::uint8_t, 256> build_popcount_table() {
   std::array<std::uint8_t, 256> table{};  // table[0] = 0
   // TODO(lab08): set table[i] to the number of 1 bits in the byte i, for every i < 256.
-  // HINT: i has the 1 bits of i >> 1 plus its lowest bit, so in increasing order
-  // HINT: table[i] = table[i >> 1] + (i & 1) only reads entries already filled in.
+  // HINT: how many 1 bits has i compared with i >> 1? Filled in increasing order of i,
+  // HINT: which entry already in the table gives most of table[i]?
   // Roughly 3 lines.
   for (int i = 1; i < 256; ++i) {
     table[i] = static_cast<std::uint8_t>(table[i >> 1] + (i & 1));

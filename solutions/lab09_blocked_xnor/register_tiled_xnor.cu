@@ -63,8 +63,9 @@ __global__ void __launch_bounds__(kRegThreads, 2)
   // HINT: keep counters and fragments in arrays indexed only by unrolled loop counters
   // HINT: (#pragma unroll) so they live in registers. Lay a stage out as [vector][word]
   // HINT: with a pitch of kRegBlockK + 1 words: the 16 columns a half-warp reads then hit
-  // HINT: 16 different bank pairs. Stage with thread t taking word t % 8 of rows t / 8 + 32 p,
-  // HINT: so 8 neighbouring threads read one row's 8 consecutive words (64 bytes).
+  // HINT: 16 different bank pairs. Staging: which word of which rows should thread t copy so
+  // HINT: that neighbouring threads read consecutive words of one row of A (or column of B)
+  // HINT: and all 256 threads copy the same number of words per stage?
   // Roughly 45 lines.
   // 64-bit word (v, w) of a stage is at 32-bit bank (2 (9 v + w)) % 32 = (18 v + 2 w) % 32:
   // for v = tx + 16 j, tx < 16, the 16 values 18 tx % 32 are distinct even banks.
