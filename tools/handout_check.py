@@ -23,8 +23,9 @@ and sudo prefixes dropped):
              outside the repository;
   numbers    a number right after a marker `<!-- ref <test> <measurement> -->` equals that
              measurement of the reference run (docs/reference/scores.json, else the
-             measurements table of docs/reference-run.md; tools/figures.py reads the same), to
-             the precision it is printed with; `<!-- run2 <test> <measurement> -->` (run1..run3)
+             measurements table of docs/reference-run.md; tools/figures.py reads the same; the
+             scores file's measurements of tests that are not graded count too), to the
+             precision it is printed with; `<!-- run2 <test> <measurement> -->` (run1..run3)
              checks a column of the three-run ratio table of docs/reference-run.md and
              `<!-- alone2 ... -->` (alone1..alone3) the third run's runs of lab 12 alone; a
              trailing `*100` scales the reference (a share printed as a percentage);
@@ -36,7 +37,8 @@ and sudo prefixes dropped):
              the graders and arithmetic shown in the text), a number right after
              `<!-- demo -->` (one demo run's output, not in the scores file) and every number of
              a table whose line before is `<!-- demo table -->`. Fails for the labs in
-             CLEAN_LABS; for the others it prints a count per lab (--unmarked lists them);
+             CLEAN_LABS (every lab); for any other it prints a count per lab (--unmarked
+             lists them);
   figures    every handout shows at least one figure; every chart's series (the lab's own
              kernels and baselines) has its measurement in the reference;
              every image link resolves from the page (GitHub's repository view) and names a
@@ -81,7 +83,7 @@ REF = re.compile(r"<!--\s*(ref|run[123]|alone[123])\s+(\S+)\s+(\"[^\"]+\"|\S+)"
 
 
 # Handouts whose every measured-looking number is marked: an unmarked one fails the check.
-CLEAN_LABS = {"lab01", "lab02", "lab04", "lab06", "lab09", "lab10", "lab11"}
+CLEAN_LABS = {f"lab{n:02d}" for n in range(1, 100)}  # every lab, a new one included
 RATE_UNITS = r"(?:ms|µs|us|ns|GB/s|TB/s|GFLOP/s|TFLOP/s|Tbit-op/s|Tbit-MAC/s|TOPS|GOPS)"
 MEASURED = re.compile(r"(?<![\w.^/-])(\d+(?:\.\d+)?)(?:(\s?" + RATE_UNITS + r"(?![\w/]))"
                       r"|([×x])(?!\w)|(\s?%))")
@@ -527,6 +529,20 @@ def check_refs(path: Path, ref: figures.Reference, update: bool, p: Problems,
     return count
 
 
+def add_given_measurements(ref: figures.Reference) -> None:
+    """Adds the measurements of tests that are not graded (the scores file's top-level
+    `measurements`, e.g. lab 14's cuBLAS baselines) to @p ref, so a handout can mark them too;
+    a graded test's own entry is never replaced."""
+    if ref.source.suffix != ".json":
+        return
+    data = json.loads(ref.source.read_text())
+    for m in data.get("measurements", []):
+        key = (m.get("test"), m.get("name"))
+        if None not in key and isinstance(m.get("value"), (int, float)) and \
+                key not in ref.measurements:
+            ref.measurements[key] = (float(m["value"]), m.get("unit", ""))
+
+
 def blank(text: str, pattern: re.Pattern) -> str:
     """The text with every match of @p pattern replaced by spaces (newlines kept)."""
     return pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
@@ -639,6 +655,7 @@ def main(argv: list[str] | None = None) -> int:
     tree = BuildTree(build_dir)
     kinds = presets()
     ref = figures.load_reference(args.reference)
+    add_given_measurements(ref)
     p = Problems()
     names = repo_file_names()
     n_commands = n_refs = 0
