@@ -200,10 +200,11 @@ def lab13_tiles() -> str:
     out.append(_text(wx, wy + 64 * s2 + 18, "warp: 64 × 64; lane 0 owns the 8 orange 4 × 4 "
                                             "chunks"))
     out.append(_text(wx, wy + 64 * s2 + 34, "(4 × 2 chunks: 16 × 8 results per thread)"))
-    out.append(_text(bx, by + 128 * s + 56, "per k step of 16: A tile 16 × (128 + 4) stored "
+    # Below both pictures: the warp's two caption lines end at wy + 64 * s2 + 34.
+    out.append(_text(bx, wy + 64 * s2 + 60, "per k step of 16: A tile 16 × (128 + 4) stored "
                                             "transposed, B tile 16 × 256, three stages "
                                             "in flight (cp.async)"))
-    return _svg(int(wx + 64 * s2 + 260), int(by + 128 * s + 72), "Lab 13: block, warp and thread "
+    return _svg(int(wx + 64 * s2 + 260), int(wy + 64 * s2 + 76), "Lab 13: block, warp and thread "
                 "tiles", out)
 
 
