@@ -7,7 +7,7 @@ change any other test's verdict or the points.
         [--course DIR] [--preset student|ci-student] [--labs lab07,lab09]
         [--test-user auto|none|USER] [--jobs N] [--step-summary]
 
-What it does, in this order (docs/instructors.md, "Threat model", says why each step):
+What it does, in this order (the instructor handout's threat model says why each step):
   1. copies the course's tracked files into <out>/course (a fresh tree: no build folder, no
      leftovers) and loads everything scoring needs into this process — the scoreboard's
      code, the declared tests and points (tests/grading.json) — before any student code runs;

@@ -35,7 +35,7 @@ under Actions), appended to --summary as Markdown, and written per lab to --json
 which the scoreboard records (scores.json `labs[].flags`) and the class gradebook shows.
 A flag is not a verdict: a person reads the code. The scan works on comments-stripped text;
 a determined author can hide intent from any scanner, which is why the grade that counts is
-the instructor's regrade in a sandbox (docs/instructors.md, "Threat model").
+the instructor's regrade in a sandbox (the instructor handout's threat model).
 
 With FILE arguments, those files are scanned (their lab is the labNN in their path, for the
 include rule). Without, every SOURCES file of every lab of --course is scanned.

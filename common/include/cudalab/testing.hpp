@@ -15,8 +15,7 @@
  * "measurement", and a "result" when it ends. CTest captures them with the test's output, and
  * tools/scoreboard.py reads them from there only, each attributed to the test whose output
  * holds it: no file or folder that another process could write carries a verdict or a
- * measurement (docs/scores-schema.md describes the records; docs/instructors.md, "Threat
- * model", why).
+ * measurement (docs/scores-schema.md describes the records and why).
  */
 #pragma once
 
