@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # The repository's honesty checks that need no GPU (instructor checkout), as CI runs them:
-#   0. format check       every C++/CUDA source matches .clang-format
+#   0. format check       every C++/CUDA source matches .clang-format; every source file
+#                          carries the SPDX license line (tools/spdx_headers.py --check)
 #   1. skeleton check      solutions/ differ from labs/ only in TODO regions; the variant
 #                          patches of tests/wrong/ and tests/right/ apply to solutions/
 #   2. stub audit (CPU)    every CPU-graded test fails on the untouched stubs (build/ci-student)
@@ -40,6 +41,7 @@ student_release() {
 }
 
 check "format check" tools/format_check.sh
+check "license headers (SPDX-License-Identifier: BSD-3-Clause in every source file)" python3 tools/spdx_headers.py --check
 check "workflows and shell scripts (actionlint, shellcheck, grade.yml job graph, links)" tools/ci/lint_workflows.sh
 check "skeleton check" python3 tools/skeleton_check.py
 check "stub audit (CPU-graded tests)" python3 tools/stub_audit.py --cpu-only -j "$jobs"
