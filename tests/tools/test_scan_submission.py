@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import unittest
@@ -18,8 +17,10 @@ from pathlib import Path
 
 ROOT = Path(os.environ.get("CUDALAB_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(ROOT / "tools" / "release"))
+sys.path.insert(0, str(ROOT / "tools"))
 import scan_submission as scan  # noqa: E402
 import take_submission  # noqa: E402
+import variant_patches  # noqa: E402
 
 LAB = "lab05_bank_conflict"
 HOST_FILE = f"labs/{LAB}/conflict_degree.cpp"   # a host-side lab file
@@ -82,27 +83,16 @@ PLANTS = [
 
 
 def right_variant_files(tmp: Path) -> list[tuple[str, str]]:
-    """(path, text) of every file of every correct alternative: copies, or patches applied to
-    a copy of solutions/."""
+    """(name, text) of every file of every correct alternative, its patch applied to the
+    solution (tools/variant_patches.py; a patch that does not apply fails the test)."""
     out = []
-    right = ROOT / "tests" / "right"
-    for p in sorted(right.rglob("*")):
-        if p.is_file() and p.suffix in (".cu", ".cpp", ".cuh", ".hpp"):
-            out.append((str(p.relative_to(ROOT)), p.read_text(errors="replace")))
-    for patch in sorted(right.rglob("*.patch")):
-        work = tmp / patch.stem
-        if work.exists():
-            shutil.rmtree(work)
-        shutil.copytree(ROOT / "solutions", work / "solutions")
-        subprocess.run(["git", "apply", "--unsafe-paths", f"--directory=", str(patch)],
-                       cwd=work, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        res = subprocess.run(["git", "apply", "--numstat", str(patch)], cwd=work,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        for line in res.stdout.splitlines():
-            rel = line.split("\t")[-1]
-            if (work / rel).is_file():
-                # the patched file, with the lab's real path for the include rule
-                out.append((f"{patch.relative_to(ROOT)}:{rel}", (work / rel).read_text()))
+    for path in variant_patches.variants(ROOT, ("right",)):
+        v = variant_patches.read_variant(path, ROOT)
+        work = tmp / v.kind / v.lab / v.name
+        variant_patches.apply_variant(v, work, ROOT)
+        # the lab's folder name stays in the name, for the include rule
+        out += [(f"{path.relative_to(ROOT)}:solutions/{v.lab}/{f}", (work / f).read_text())
+                for f in v.files]
     return out
 
 
@@ -147,7 +137,9 @@ class Scan(unittest.TestCase):
                     if p.is_file() and p.suffix in (".cu", ".cpp"):
                         flagged += scan.scan_text(p.read_text(), str(p.relative_to(ROOT)),
                                                   allowed)
-        for name, text in right_variant_files(self.tmp):
+        rights = right_variant_files(self.tmp)
+        self.assertGreaterEqual(len(rights), 28)  # at least 2 per lab, each one file or more
+        for name, text in rights:
             lab = scan.lab_of(name)
             flagged += scan.scan_text(text, name, scan.expected_includes(ROOT, lab[1])
                                       if lab else None)
