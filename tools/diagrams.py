@@ -12,6 +12,8 @@ library only; deterministic output (tools/figures.py --check compares the commit
 
 from __future__ import annotations
 
+from svg import document, esc
+
 STYLE = ("text{font-family:'DejaVu Sans',Verdana,Arial,sans-serif;fill:#212121}"
          ".h{font-size:15px;font-weight:bold}.s{font-size:11px;fill:#424242}"
          ".t{font-size:10px;fill:#212121;text-anchor:middle}.b{font-size:12px;font-weight:bold}")
@@ -19,11 +21,7 @@ BLUE, GREY, PURPLE, ORANGE, GREEN = "#1e88e5", "#cfd8dc", "#ab47bc", "#fb8c00", 
 
 
 def _svg(width: int, height: int, title: str, body: list[str]) -> str:
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-            f'viewBox="0 0 {width} {height}" role="img" aria-label="{title}">\n'
-            f'<title>{title}</title>\n<style>{STYLE}</style>\n'
-            f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>\n'
-            + "\n".join(body) + "\n</svg>\n")
+    return document(width, height, title, STYLE, body)
 
 
 def _rect(x: float, y: float, w: float, h: float, fill: str, stroke: str = "#607d8b") -> str:
@@ -32,8 +30,7 @@ def _rect(x: float, y: float, w: float, h: float, fill: str, stroke: str = "#607
 
 
 def _text(x: float, y: float, s: str, cls: str = "s") -> str:
-    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return f'<text x="{x:g}" y="{y:g}" class="{cls}">{s}</text>'
+    return f'<text x="{x:g}" y="{y:g}" class="{cls}">{esc(s)}</text>'
 
 
 def lab01_grid() -> str:

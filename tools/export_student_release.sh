@@ -23,7 +23,7 @@
 #   cmake/CudalabWrong.cmake  docs/instructors.md  .ci/
 #   .github/workflows/ (the instructor CI; the release gets tools/release/grade.yml as
 #   .github/workflows/grade.yml instead)  tools/ except scoreboard.py, figures.py (charts of
-#   the student's own run), gpu_resources.py, gpu-resources.json and the grading helpers
+#   the student's own run; with diagrams.py and svg.py, which it draws with), gpu_resources.py, gpu-resources.json and the grading helpers
 #   tools/release/*.py (not tools/release/classroom50/, the instructor's Classroom 50
 #   autograder). (tools/bank_figures.py stays out: it holds lab 05's bank model.)
 # In exported Markdown files, the lines from "<!-- instructor-only -->" to
@@ -76,7 +76,8 @@ is_excluded() {
   case "$1" in
     solutions/*|tests/wrong/*|tests/right/*|tests/tools/*|.ci/*|.github/workflows/*) return 0 ;;
     cmake/CudalabWrong.cmake|docs/instructors.md) return 0 ;;
-    tools/scoreboard.py|tools/figures.py|tools/gpu_resources.py|tools/gpu-resources.json) return 1 ;;
+    tools/scoreboard.py|tools/figures.py|tools/diagrams.py|tools/svg.py) return 1 ;;
+    tools/gpu_resources.py|tools/gpu-resources.json) return 1 ;;
     tools/release/classroom50/*) return 0 ;;  # the instructor's Classroom 50 autograder
     tools/release/*.py) return 1 ;;  # grading helpers the workflow runs from the course copy
     tools/*) return 0 ;;

@@ -36,6 +36,7 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import diagrams  # noqa: E402  the hand-drawn diagrams of labs 01 and 10-14 (no data)
+from svg import document, esc  # noqa: E402  the SVG file around every figure
 REFERENCE_JSON = ROOT / "docs" / "reference" / "scores.json"
 REFERENCE_MD = ROOT / "docs" / "reference-run.md"
 DEFAULT_OUT = ROOT / "docs" / "figures" / "perf"
@@ -266,10 +267,6 @@ STYLE = ("text{font-family:'DejaVu Sans',Verdana,Arial,sans-serif;fill:#212121}"
 COLOURS = {"baseline": "#90a4ae", "variant": "#1e88e5", "other": "#ab47bc"}
 
 
-def esc(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
 def fmt(v: float) -> str:
     if v >= 100:
         return f"{v:.0f}"
@@ -358,12 +355,7 @@ def render_chart(title: str, panels: list[Panel], gpu: dict, source: str) -> str
             f" MHz; grey: baseline, blue: the lab's kernels, purple: for comparison; dashed: "
             f"ceilings and cuBLAS. Source: {source}")
     out.append(f'<text x="16" y="{y + 8}" class="s">{esc(note)}</text>')
-    height = y + 22
-    head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height:g}" '
-            f'viewBox="0 0 {width} {height:g}" role="img" aria-label="{esc(title)}">\n'
-            f'<title>{esc(title)}</title>\n<style>{STYLE}</style>\n'
-            f'<rect x="0" y="0" width="{width}" height="{height:g}" fill="#ffffff"/>\n')
-    return head + "\n".join(out) + "\n</svg>\n"
+    return document(width, y + 22, title, STYLE, out)
 
 
 # ---------------------------------------------------------------------------
@@ -449,14 +441,10 @@ def render_course_map(ref: Reference) -> str:
     src = ref.source.relative_to(ROOT) if ref.source.is_relative_to(ROOT) else ref.source
     out.append(f'<text x="16" y="{height - 12}" class="s">{esc(ref.gpu.get("name") or "")}: '
                f'ratios the graders measured (source: {esc(str(src))}).</text>')
-    head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-            f'viewBox="0 0 {width} {height}" role="img" aria-label="Course map">\n'
-            f'<title>Course map</title>\n<style>{STYLE}</style>\n'
-            '<defs><marker id="arr" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
-            'markerHeight="7" orient="auto"><path d="M0 0L10 5L0 10z" fill="#1e88e5"/></marker>'
-            '</defs>\n'
-            f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>\n')
-    return head + "\n".join(out) + "\n</svg>\n"
+    arrow = ('<defs><marker id="arr" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+             'markerHeight="7" orient="auto"><path d="M0 0L10 5L0 10z" fill="#1e88e5"/></marker>'
+             '</defs>\n')
+    return document(width, height, "Course map", STYLE, out, defs=arrow)
 
 
 # ---------------------------------------------------------------------------

@@ -35,6 +35,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 from classlib import UsageError, read_json  # noqa: E402
 from figures import STYLE, Bar, Line, Panel, draw_panel, esc  # noqa: E402
+from svg import document  # noqa: E402
 
 WIDTH = 900
 BOARD_TEST = "lab13.SgemmPerf.SwizzledShareOfCublas"
@@ -100,12 +101,7 @@ def render(title: str, panels: list[Panel], note: str) -> str:
         y += 10
         y += draw_panel(out, 16, y, WIDTH - 32, p)
     out.append(f'<text x="16" y="{y + 8}" class="s">{esc(note)}</text>')
-    height = y + 22
-    head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:g}" '
-            f'viewBox="0 0 {WIDTH} {height:g}" role="img" aria-label="{esc(title)}">\n'
-            f'<title>{esc(title)}</title>\n<style>{STYLE}</style>\n'
-            f'<rect x="0" y="0" width="{WIDTH}" height="{height:g}" fill="#ffffff"/>\n')
-    return head + "\n".join(out) + "\n</svg>\n"
+    return document(WIDTH, y + 22, title, STYLE, out)
 
 
 def distributions(data: list[dict]) -> dict[str, str]:
