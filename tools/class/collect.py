@@ -54,14 +54,22 @@ def parse_time(text: str) -> dt.datetime:
     return value.astimezone(dt.timezone.utc)
 
 
+def pushes(call: GhCall, repo: str, ref: str | None = None) -> list[tuple[dt.datetime, str]]:
+    """(when GitHub received it, the commit it left) for every push, force push, branch
+    creation or merge, of @p ref (refs/heads/<branch>) or of every branch."""
+    query = f"repos/{repo}/activity?per_page=100" + (f"&ref={ref}" if ref else "")
+    out = []
+    for a in api_items(call, query):
+        sha, when = a.get("after"), a.get("timestamp")
+        if a.get("activity_type") in PUSH_TYPES and sha and when:
+            out.append((parse_time(when), sha))
+    return out
+
+
 def push_times(call: GhCall, repo: str) -> dict[str, dt.datetime]:
     """commit -> the first time a push left it at the head of a branch."""
     times: dict[str, dt.datetime] = {}
-    for a in api_items(call, f"repos/{repo}/activity?per_page=100"):
-        sha, when = a.get("after"), a.get("timestamp")
-        if a.get("activity_type") not in PUSH_TYPES or not sha or not when:
-            continue
-        t = parse_time(when)
+    for t, sha in pushes(call, repo):
         if sha not in times or t < times[sha]:
             times[sha] = t
     return times

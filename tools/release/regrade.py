@@ -112,37 +112,24 @@ def fetch(submission: str, dest: Path) -> tuple[str | None, Path]:
 def commit_at_deadline(repo: str | None, checkout: Path, branch: str,
                        deadline: dt.datetime | None) -> tuple[str, str | None, str]:
     """(commit, its push time or None, how it was chosen)."""
-    head = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--verify", "-q",
-                           f"origin/{branch}^{{commit}}"],
-                          stdout=subprocess.PIPE, text=True, check=False).stdout.strip() or \
-        subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"], stdout=subprocess.PIPE,
-                       text=True, check=True).stdout.strip()
     if deadline is None:
+        head = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--verify", "-q",
+                               f"origin/{branch}^{{commit}}"],
+                              stdout=subprocess.PIPE, text=True, check=False).stdout.strip() or \
+            subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"],
+                           stdout=subprocess.PIPE, text=True, check=True).stdout.strip()
         return head, None, f"the head of {branch}"
     if repo is None:
         raise RegradeError("--deadline needs a GitHub repository (OWNER/REPO): push times come "
                            "from GitHub's activity API, not from commit dates")
     import collect  # tools/class/collect.py: push times from the activity API
     from classlib import call_gh
-    ref = f"refs/heads/{branch}"
-    pushes = []
-    for a in collect_items(call_gh, repo, ref):
-        when = collect.parse_time(a["timestamp"])
-        if when <= deadline:
-            pushes.append((when, a["after"]))
-    if not pushes:
+    on_time = [p for p in collect.pushes(call_gh, repo, f"refs/heads/{branch}")
+               if p[0] <= deadline]
+    if not on_time:
         raise RegradeError(f"{repo}: nothing was pushed to {branch} by the deadline")
-    when, sha = max(pushes)
+    when, sha = max(on_time)
     return sha, when.strftime("%Y-%m-%dT%H:%M:%SZ"), f"last push to {branch} before the deadline"
-
-
-def collect_items(call, repo: str, ref: str) -> list[dict]:
-    """The pushes of @p ref (activity API: push, force push, branch creation, merges)."""
-    from classlib import api_items
-    import collect
-    return [a for a in api_items(call, f"repos/{repo}/activity?per_page=100&ref={ref}")
-            if a.get("activity_type") in collect.PUSH_TYPES and a.get("after")
-            and a.get("timestamp")]
 
 
 def tamper_report(submission: Path, template: Path) -> list[str]:
