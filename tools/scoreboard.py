@@ -278,11 +278,13 @@ def attribute(cases: list[dict], known: set[str]) -> tuple[dict[str, dict], list
 # ---------------------------------------------------------------------------
 # A graded run: ctest started here, verdicts read from its own console stream
 # ---------------------------------------------------------------------------
-# Variables of the CI job a test must not see (GitHub's workflow commands and tokens).
-JOB_VARIABLES = ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY",
-                 "GITHUB_STATE", "GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_RUNTIME_URL",
-                 "ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_URL",
-                 "ACTIONS_CACHE_URL", "ACTIONS_RESULTS_URL", "GH_TOKEN")
+# Variables of the CI job a test must not see: the files of GitHub's workflow commands, and
+# the job's tokens and service addresses.
+JOB_FILES = ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_STATE")
+JOB_VARIABLES = JOB_FILES + ("GITHUB_TOKEN", "GH_TOKEN", "ACTIONS_RUNTIME_TOKEN",
+                             "ACTIONS_RUNTIME_URL", "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+                             "ACTIONS_ID_TOKEN_REQUEST_URL", "ACTIONS_CACHE_URL",
+                             "ACTIONS_RESULTS_URL")
 
 _START = re.compile(r"^\s*Start\s+(\d+): (\S+)$")
 _END = re.compile(r"^\s*\d+/\d+ Test\s+#(\d+): (\S+) \.*\s*(\**)\s*(.*?)\s+[\d.]+ sec\s*$")

@@ -150,9 +150,7 @@ class Forgery(unittest.TestCase):
         scratch = self.tmp / "scratch"
         scratch.mkdir()
         os.chown(scratch, nobody.pw_uid, nobody.pw_gid)
-        launcher = ["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}",
-                    "--clear-groups", "--no-new-privs", "--", "env", f"HOME={scratch}",
-                    f"TMPDIR={scratch}"]
+        launcher = grade_submission.launcher(nobody, scratch)  # what grading runs tests under
         honest, _, _ = self.grade(self.build("honest-user", hostile=False, launcher=launcher))
         build = self.build("hostile-user", hostile=True, launcher=launcher)
         before = grade_submission.snapshot(build.parent / "hostile-user-src", set())

@@ -162,8 +162,7 @@ def job_files() -> dict[str, bytes]:
     """The CI job's command files (GITHUB_ENV, ...) as they are now: tests never see their
     variables, and whatever reaches the files anyway is undone (restore_job_files())."""
     saved = {}
-    for var in ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY",
-                "GITHUB_STATE"):
+    for var in scoreboard.JOB_FILES:
         path = os.environ.get(var)
         if path and os.path.isfile(path):
             saved[path] = Path(path).read_bytes()

@@ -53,6 +53,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "class"))
+import grade_submission  # noqa: E402  (the user student code runs as)
 import take_submission  # noqa: E402
 
 SANDBOXES = ("docker", "podman", "unshare")
@@ -81,16 +82,6 @@ def pick_sandbox(choice: str | None) -> str:
         return "unshare"
     raise RegradeError("no sandbox: install docker or podman (with the runner image), or run "
                        "as root for --sandbox unshare; student code never runs on the host")
-
-
-def ensure_test_user() -> None:
-    """The sandbox's root is read-only: the user student code runs as must exist before."""
-    import pwd
-    try:
-        pwd.getpwnam("cudalab-test")
-    except KeyError:
-        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
-                        "--user-group", "cudalab-test"], check=True)
 
 
 def fetch(submission: str, dest: Path) -> tuple[str | None, Path]:
@@ -274,7 +265,8 @@ def main(argv: list[str] | None = None) -> int:
             raise RegradeError("--sandbox unshare mounts a fresh /tmp: choose --out outside /tmp")
         args.out.mkdir(parents=True, exist_ok=True)
         if sandbox == "unshare":
-            ensure_test_user()
+            # The sandbox's root is read-only: the user student code runs as must exist first.
+            grade_submission.test_user("auto")
         course = args.course.resolve()
         template = (args.template or args.course).resolve()
         log(f"{len(targets)} submission(s), course {course}, sandbox {sandbox}, results in "
