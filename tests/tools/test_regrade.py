@@ -120,6 +120,11 @@ class Regrade(unittest.TestCase):
         self.assertIn("prlimit --nproc=4096", script)
         self.assertIn("grade_submission.py", script)
 
+    def test_grading_pins_the_scale_and_draws_a_fresh_seed(self):
+        env = {"CUDALAB_SPEEDUP_SCALE": "0.25", "CUDALAB_SEED": "42", "PATH": "/bin"}
+        grade_submission.pin_environment(env)
+        self.assertEqual(env, {"CUDALAB_SPEEDUP_SCALE": "1", "PATH": "/bin"})
+
     def test_job_files_are_restored(self):
         env_file = self.tmp / "github_env"
         env_file.write_text("A=1\n")

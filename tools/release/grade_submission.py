@@ -64,20 +64,23 @@ def log(msg: str) -> None:
     print(f"grade_submission: {msg}", flush=True)
 
 
-def run(cmd: list[str], cwd: Path | None = None, out: Path | None = None,
-        check: bool = True) -> int:
-    """Runs @p cmd without the CI job's variables; its output goes to @p out (or here)."""
-    env = scoreboard.test_environment()
-    env.pop("CUDALAB_SEED", None)
+def pin_environment(env) -> None:
+    """Graded as the course sets it, for the build and every test (they inherit @p env):
+    thresholds as written, a fresh input seed per run."""
     env["CUDALAB_SPEEDUP_SCALE"] = "1"
-    with open(out, "ab") if out else open(os.devnull, "wb") as sink:
-        proc = subprocess.run(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                              stdout=sink if out else None, stderr=subprocess.STDOUT if out else None,
+    env.pop("CUDALAB_SEED", None)
+
+
+def run(cmd: list[str], cwd: Path, out: Path, check: bool = True) -> int:
+    """Runs @p cmd without the CI job's variables, its output appended to @p out, and ends
+    whatever it leaves running."""
+    with open(out, "ab") as sink:
+        proc = subprocess.run(cmd, cwd=cwd, env=scoreboard.test_environment(),
+                              stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
                               check=False)
     scoreboard.end_leftovers()
     if check and proc.returncode != 0:
-        raise GradeError(f"{' '.join(cmd[:3])} ... exited with {proc.returncode}"
-                         + (f" (see {out})" if out else ""))
+        raise GradeError(f"{' '.join(cmd[:3])} ... exited with {proc.returncode} (see {out})")
     return proc.returncode
 
 
@@ -213,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     # Whatever student code leaves running (at build or test time) becomes our child and is
     # ended after each step.
     scoreboard._make_subreaper()
+    pin_environment(os.environ)
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY") if args.step_summary else None
     out = args.out.resolve()
     if out.exists() and any(out.iterdir()):
