@@ -66,6 +66,10 @@ PLANTS = [
      "extern \"C\" cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t, cudaEvent_t) "
      "{ *ms = 1; return cudaSuccess; }"),
     ("a main function", "int main(int, char**) { return 0; }"),
+    ("a macro, which can hide any construct: #define",
+     "#define QUIT(c) ex##it(c)\nvoid quit() { QUIT(0); }"),
+    ("a macro, which can hide any construct: ##", "void quit() { std::ex##it(0); }"),
+    ("a macro, which can hide any construct: _Pragma", "_Pragma(\"once\")"),
     ("a string that mimics a verdict or a grading file: \"[       OK ]\"",
      "const char* kFake = \"[       OK ] lab07.SwizzleCpu.Maps\";"),
     ("a string that mimics a verdict or a grading file: \"[  PASSED  ]\"",

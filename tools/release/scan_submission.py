@@ -23,6 +23,7 @@ finds in the source:
   host inline assembly     asm outside a __device__ / __global__ function
   an interposed function   a definition of a CUDA runtime/driver function (cuda*, cu*)
   a main function          int main(...)
+  a macro                  #define, #undef, ## or _Pragma (a macro can spell any name above)
   verdict strings          a string that mimics GoogleTest, CTest or the graders' own lines
                            ("[       OK ]", "[  PASSED  ]", "tests passed", "CUDALAB-RECORD", ...)
   an include               outside the lab's expected set (the lab's own headers, the
@@ -105,6 +106,8 @@ HOST_ASM = re.compile(r"\b(asm|__asm__|__asm)\b")
 INTERPOSED = re.compile(r"^\s*(?:extern\s+\"[^\"]*\"\s+)?[\w:<>*&\s]*?\b(cuda[A-Z]\w*|cu[A-Z]\w*|"
                         r"nvrtc\w*|__cuda\w*)\s*\([^;{]*\)\s*(?:noexcept\s*)?\{", re.M)
 MAIN = re.compile(r"\bint\s+main\s*\(")
+# A macro can spell any name this scan looks for (`ex##it`, `#define E exit`): no lab needs one.
+MACRO = re.compile(r"^[ \t]*#[ \t]*(define|undef)\b|##|\b_Pragma\s*\(", re.M)
 
 
 @dataclass
@@ -353,6 +356,8 @@ def scan_text(text: str, rel: str, allowed_includes: set[str] | None) -> list[Fl
         add(m.start(1), f"an interposed library function: {m.group(1)}")
     for m in MAIN.finditer(code):
         add(m.start(), "a main function")
+    for m in MACRO.finditer(code):
+        add(m.start(), f"a macro, which can hide any construct: {m.group(0).strip()}")
     for line, literal in strings:
         m = VERDICT_STRINGS.search(literal)
         if m:
