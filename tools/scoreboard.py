@@ -448,10 +448,14 @@ def apply_declared(manifest: dict, declared: dict) -> list[str]:
         if t.get("graded") and name not in wanted:
             notes.append(f"{name} is in the build but not declared: not graded")
             t["graded"] = False
+    unbuilt = Counter()  # declared tests of labs whose grader was not built
     for name, (lab_id, oname) in wanted.items():
         t = manifest["tests"].get(name)
         if t is None:
-            notes.append(f"{name} is declared but not in the build: scored as not run")
+            if f"{lab_id}_test" in manifest["missing"]:
+                unbuilt[lab_id] += 1
+            else:
+                notes.append(f"{name} is declared but not in the build: scored as not run")
             # The objective is the suite's base name: its ending gives the labels (the rules
             # the manifest records).
             suite, _, case = name[len(lab_id) + 1:].rpartition(".")
@@ -463,11 +467,14 @@ def apply_declared(manifest: dict, declared: dict) -> list[str]:
         else:
             t["graded"] = True
             t["lab"], t["objective"] = lab_id, oname
+    notes += [f"{lab_id}: its grader was not built; its {n} declared tests are scored as not run"
+              for lab_id, n in sorted(unbuilt.items())]
     objectives = {}
     for lab_id, lab in declared.get("labs", {}).items():
         objectives[lab_id] = {o: {"points": v.get("points", 0), "tests": len(v.get("tests", []))}
                               for o, v in lab.get("objectives", {}).items()}
-        if objectives[lab_id] != manifest["objectives"].get(lab_id):
+        built = manifest["objectives"].get(lab_id)
+        if built is not None and objectives[lab_id] != built:
             notes.append(f"{lab_id}: the build's objectives differ from the declared ones; the "
                          f"declared ones count")
     manifest["objectives"] = objectives

@@ -18,7 +18,7 @@ What it does, in this order (the instructor handout's threat model says why each
   4. runs ctest with the CI job's variables removed (GITHUB_ENV, GITHUB_PATH, GITHUB_OUTPUT,
      GITHUB_STEP_SUMMARY, tokens) and reads every verdict and every test's output from ctest's
      own console, ends every process the tests left behind, then checks that no file of the
-     course copy or of the build changed during the tests;
+     course copy changed during the build and no file of it or of the build during the tests;
   5. scores with the code loaded in step 1 and writes <out>/scores.json, scores.md,
      junit.xml (CTest's, for people), ctest.log and intake.json.
 As root (a containerised runner, the regrade sandbox, CI), every process that runs student
@@ -239,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # 3. Configure and build; student code runs (the graders' listing) only as the test user.
     saved_job_files = job_files()  # from here on, student code runs
+    sources_before = snapshot(course, {course / "build"})  # the listing runs it at build time
     user = test_user(args.test_user)
     scratch = out / "scratch"
     scratch.mkdir()
@@ -259,6 +260,8 @@ def main(argv: list[str] | None = None) -> int:
              cwd=course, out=build_log, check=False)
     if rc != 0:
         log(f"some targets did not compile (see {build_log}); their tests count as errors")
+    tampered = [f"during the build: {c}"
+                for c in changed(sources_before, snapshot(course, {course / "build"}))]
 
     # 4. The tests.
     manifest = scoreboard.load_manifest(build)
@@ -280,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     window = {"start": started, "end": scoreboard._dt.datetime.now().timestamp()}
     if ended:
         notes.append(f"{ended} process(es) the tests left running were ended before scoring")
-    tampered = changed(before, snapshot(course, skip))
+    tampered += changed(before, snapshot(course, skip))
     tampered += [f"changed (restored): the CI job's file {p}"
                  for p in restore_job_files(saved_job_files)]
     for t in tampered[:50]:
