@@ -172,6 +172,44 @@ def lab12_timeline() -> str:
     return _svg(x0 + 22 * unit, 236, "Lab 12: synchronous and two-stage timelines", out)
 
 
+def lab13_warp_tiles() -> str:
+    """Stage 3: the 128 x 128 block tile in 2 x 4 warps of 64 x 32, and which 4 x 4 chunks of
+    its warp's piece two neighbouring lanes own (sgemm.cuh's kWarpM, kWarpN, kWarpLanesN)."""
+    out = [_text(16, 28, "Lab 13, stage 3: warp tiles of the 128 × 128 block and the chunks of "
+                         "lanes 0 and 1", "h")]
+    s = 1.6  # block tile at 1.6 px per element
+    bx, by = 20, 50
+    out.append(_rect(bx, by, 128 * s, 128 * s, "#e3f2fd", BLUE))
+    for wr in range(2):
+        for wc in range(4):
+            out.append(f'<rect x="{bx + wc * 32 * s:g}" y="{by + wr * 64 * s:g}" '
+                       f'width="{32 * s:g}" height="{64 * s:g}" fill="none" stroke="{PURPLE}" '
+                       f'stroke-width="1.5"/>')
+            out.append(_text(bx + wc * 32 * s + 16 * s, by + wr * 64 * s + 32 * s + 4,
+                             f"warp {wr * 4 + wc}", "t"))
+    out.append(_text(bx, by + 128 * s + 18, "block: 128 × 128 of C, k step 8;"))
+    out.append(_text(bx, by + 128 * s + 34, "256 threads = 8 warps of 64 × 32"))
+    # One warp's 64 x 32 piece at 4 px; lane l sits at (l / 4, l % 4) of the 8 x 4 lane grid
+    # and owns the chunks at rows i * 32 + (l / 4) * 4, columns j * 16 + (l % 4) * 4.
+    s2 = 4.0
+    wx, wy = bx + 128 * s + 60, 50
+    out.append(_rect(wx, wy, 32 * s2, 64 * s2, "#f3e5f5", PURPLE))
+    for lane, colour in ((0, ORANGE), (1, GREEN)):
+        for i in range(2):
+            for j in range(2):
+                out.append(_rect(wx + (j * 16 + (lane % 4) * 4) * s2,
+                                 wy + (i * 32 + (lane // 4) * 4) * s2, 4 * s2, 4 * s2, colour))
+    lx = wx + 32 * s2 + 24
+    out += [_rect(lx, wy, 14, 14, ORANGE), _text(lx + 20, wy + 11, "lane 0: 2 × 2 chunks of "
+                                                 "4 × 4 (8 × 8 results)"),
+            _rect(lx, wy + 24, 14, 14, GREEN), _text(lx + 20, wy + 35, "lane 1: the chunks 4 "
+                                                     "columns to the right"),
+            _text(lx, wy + 70, "warp: 64 × 32 of C; lane l sits at (l / 4, l % 4)"),
+            _text(lx, wy + 86, "of an 8 × 4 lane grid and owns 4 × 4 chunks"),
+            _text(lx, wy + 102, "32 rows and 16 columns apart")]
+    return _svg(int(lx + 290), int(wy + 64 * s2 + 30), "Lab 13: warp tiles of stage 3", out)
+
+
 def lab13_tiles() -> str:
     out = [_text(16, 28, "Lab 13, stage 4: the tile hierarchy of the pipelined kernel", "h")]
     # block tile 128 x 256 drawn at 1.4 px per element / 2
@@ -232,5 +270,6 @@ def lab14_fragments() -> str:
 def all_diagrams() -> dict[str, str]:
     return {"lab01_grid.svg": lab01_grid(), "lab10_sectors.svg": lab10_sectors(),
             "lab11_head_body_tail.svg": lab11_head_body_tail(),
-            "lab12_timeline.svg": lab12_timeline(), "lab13_tiles.svg": lab13_tiles(),
+            "lab12_timeline.svg": lab12_timeline(),
+            "lab13_warp_tiles.svg": lab13_warp_tiles(), "lab13_tiles.svg": lab13_tiles(),
             "lab14_fragments.svg": lab14_fragments()}

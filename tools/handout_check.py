@@ -6,7 +6,8 @@
     python3 tools/handout_check.py --update-refs      # rewrite the marked numbers from the reference
     python3 tools/handout_check.py --list             # what the handouts mark and run
 
-Reads every handout (labs/labNN_topic/README.md), README.md and docs/*.md and checks
+Reads every handout page (labs/labNN_topic/*.md: the README.md, then any further part of a lab
+with more than one handout, e.g. PART2.md), README.md and docs/*.md and checks
 (a fenced line's chained commands `a && b | c` one by one, continued lines joined, VAR=value
 and sudo prefixes dropped):
   commands   shell commands in fenced blocks and `inline code` that start with ctest, cmake,
@@ -39,16 +40,22 @@ and sudo prefixes dropped):
              a table whose line before is `<!-- demo table -->`. Fails for the labs in
              CLEAN_LABS (every lab); for any other it prints a count per lab (--unmarked
              lists them);
-  figures    every handout shows at least one figure; every chart's series (the lab's own
+  budgets    a number right after a marker `<!-- budget <file> [<file> ...] -->` equals the lines
+             of code (neither blank nor only a // comment) inside the TODO(labNN) regions of
+             those files of the reference solution, solutions/<lab>/<file> (answers.txt:
+             solutions/<lab>.answers.txt), after each region's TODO and HINT lines
+             (tools/skeleton_check.py's regions); not checked without solutions/;
+  figures    every handout page shows at least one figure; every chart's series (the lab's own
              kernels and baselines) has its measurement in the reference;
              every image link resolves from the page (GitHub's repository view) and names a
              file Doxygen finds by name (docs/figures/banks or docs/figures/perf, names
              unique); the committed figures are those tools/bank_figures.py and
              tools/figures.py draw now;
-  questions  every handout ends with a "Questions" section; its numbered questions are the
-             q1..qN of labs/<lab>/answers.txt (a TODO(labNN) region) and of the reference
-             answers solutions/<lab>.answers.txt, which differ from the stub only inside
-             that region (tools/skeleton_check.py's rules).
+  questions  every handout page ends with a "Questions" section; the numbered questions of a
+             lab's pages, page after page, are the q1..qN of labs/<lab>/answers.txt (a
+             TODO(labNN) region) and of the reference answers solutions/<lab>.answers.txt,
+             which differ from the stub only inside that region (tools/skeleton_check.py's
+             rules); a page whose section numbers none links to the page of the lab that does.
 Each problem is printed as `path:line: message`; exit status 1 when there is one, 0
 otherwise, 2 on a usage error. Python 3 standard library only; instructor tool.
 """
@@ -90,6 +97,8 @@ MEASURED = re.compile(r"(?<![\w.^/-])(\d+(?:\.\d+)?)(?:(\s?" + RATE_UNITS + r"(?
 EXEMPT_BEFORE = re.compile(r"(?:≥|≤|>=|<=|<|>|=|≈|→|\bneeds|\bat least|\bat most)[\s*_]*$")
 DEMO = re.compile(r"<!--\s*demo\s*-->([\s*_]*)")
 DEMO_TABLE = re.compile(r"^<!--\s*demo table\s*-->\s*$", re.M)
+# A marker naming the solution files whose TODO regions' lines of code the number after it counts.
+BUDGET = re.compile(r"<!--\s*budget\s+([^<>]*?)\s*-->([\s*_]*)(\d+)?")
 
 
 @dataclass
@@ -113,10 +122,20 @@ def line_of(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
 
+def lab_pages(lab_dir: Path) -> list[Path]:
+    """The handout pages of one lab in reading order: README.md, then the others by name
+    (a lab too large for one handout continues in PART2.md)."""
+    readme = [lab_dir / "README.md"] if (lab_dir / "README.md").is_file() else []
+    return readme + sorted(p for p in lab_dir.glob("*.md") if p.name != "README.md")
+
+
+def lab_dirs() -> list[Path]:
+    return sorted(p for p in (ROOT / "labs").glob("lab[0-9][0-9]_*") if p.is_dir())
+
+
 def pages() -> list[Path]:
-    """The handouts, the README and every page under docs/."""
-    labs = sorted(p / "README.md" for p in (ROOT / "labs").glob("lab[0-9][0-9]_*")
-                  if (p / "README.md").is_file())
+    """The handout pages, the README and every page under docs/."""
+    labs = [page for d in lab_dirs() for page in lab_pages(d)]
     return labs + [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
 
 
@@ -578,7 +597,7 @@ def unmarked_numbers(path: Path) -> list[tuple[int, str]]:
     return out
 
 
-def check_unmarked(path: Path, p: Problems, counts: dict[str, list[tuple[int, str]]]) -> None:
+def check_unmarked(path: Path, p: Problems, counts: dict[Path, list[tuple[int, str]]]) -> None:
     lab = path.parent.name[:5]
     found = unmarked_numbers(path)
     if lab in CLEAN_LABS:
@@ -586,20 +605,89 @@ def check_unmarked(path: Path, p: Problems, counts: dict[str, list[tuple[int, st
             p.add(path, line, f"'{number}' looks measured but has no marker (<!-- ref ... -->, "
                               f"<!-- run2 ... -->, or <!-- demo --> for the demo's output)")
     elif found:
-        counts[lab] = found
+        counts[path] = found
 
 
-def check_questions(path: Path, p: Problems) -> None:
-    lab_dir = path.parent
-    if not lab_dir.name.startswith("lab"):
-        return
-    nn = lab_dir.name[3:5]
+def code_lines_in_regions(path: Path, nn: str, p: Problems) -> int | None:
+    """Lines of code (neither blank nor only a // comment) inside the TODO(labNN) regions of
+    @p path, without each region's TODO and HINT lines and its END line."""
+    import skeleton_check  # same folder; its TODO-region rules
+
+    sp = skeleton_check.Problems(ROOT)
+    segs = skeleton_check.segments(path, nn, sp)
+    p.items.extend(sp.items)
+    if segs is None:
+        return None
+    count = 0
+    for seg in segs:
+        if seg.kind == "todo":
+            body = seg.lines[len(skeleton_check.region_header(seg)):-1]
+            count += sum(1 for ln in body if ln.strip() and not ln.lstrip().startswith("//"))
+    return count
+
+
+def check_budgets(path: Path, p: Problems) -> int:
+    """Each `<!-- budget FILE... -->N` of a handout page: N is the reference solution's lines of
+    code in the TODO regions of those files. Returns the number of markers."""
+    lab = path.parent.name
     text = path.read_text(encoding="utf-8")
-    m = re.search(r"^## Questions\n(.*?)(?=^## |\Z)", text, re.S | re.M)
-    if not m:
-        p.add(path, None, "no '## Questions' section")
+    markers = list(BUDGET.finditer(text))
+    for m in markers:
+        line = line_of(text, m.start())
+        if m.group(3) is None:
+            p.add(path, line, "a budget marker with no number right after it")
+            continue
+        if not (ROOT / "solutions").is_dir():
+            continue  # a student release: nothing to count
+        total = 0
+        for name in m.group(1).split():
+            sol = (ROOT / "solutions" / f"{lab}.answers.txt" if name == "answers.txt"
+                   else ROOT / "solutions" / lab / name)
+            if not sol.is_file():
+                p.add(path, line, f"budget: {sol.relative_to(ROOT)} does not exist")
+                total = None
+                break
+            n = code_lines_in_regions(sol, lab[3:5], p)
+            if n is None:
+                total = None
+                break
+            total += n
+        if total is not None and total != int(m.group(3)):
+            p.add(path, line, f"budget {m.group(3)} for {m.group(1)}, but the reference solution "
+                              f"has {total} lines of code in their TODO(lab{lab[3:5]}) regions")
+    return len(markers)
+
+
+def check_questions(lab_dir: Path, handouts: list[Path], p: Problems) -> None:
+    """The Questions sections of one lab's handout pages against its answers.txt."""
+    nn = lab_dir.name[3:5]
+    numbered: list[str] = []
+    pointers: list[tuple[Path, str]] = []  # (page, its section) of pages that number none
+    holders: set[str] = set()
+    missing = False
+    for path in handouts:
+        text = path.read_text(encoding="utf-8")
+        m = re.search(r"^## Questions\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+        if not m:
+            p.add(path, None, "no '## Questions' section")
+            missing = True
+            continue
+        if m.end() != len(text):
+            p.add(path, line_of(text, m.end()), "a section after '## Questions': every handout "
+                                                "page ends with its questions")
+        found = re.findall(r"^(\d+)\. ", m.group(1), re.M)
+        numbered += found
+        if found:
+            holders.add(path.name)
+        else:
+            pointers.append((path, m.group(1)))
+    if missing:
         return
-    numbered = re.findall(r"^(\d+)\. ", m.group(1), re.M)
+    for path, section in pointers:
+        links = set(re.findall(r"\]\(([^)#\s]+\.md)(?:#[^)]*)?\)", section))
+        if not links & holders:
+            p.add(path, None, "its '## Questions' section numbers no question and links to no "
+                              "page of the lab that does")
     stub = lab_dir / "answers.txt"
     sol = ROOT / "solutions" / f"{lab_dir.name}.answers.txt"
     if not stub.is_file():
@@ -608,7 +696,8 @@ def check_questions(path: Path, p: Problems) -> None:
     keys = re.findall(r"^(q\d+)\s*=", stub.read_text(), re.M)
     want = [f"q{n}" for n in numbered]
     if keys != want:
-        p.add(stub, None, f"answer lines {keys} do not match the handout's questions {want}")
+        where = f" (pages {', '.join(h.name for h in handouts)})" if len(handouts) > 1 else ""
+        p.add(stub, None, f"answer lines {keys} do not match the handout's questions {want}{where}")
     if not (ROOT / "solutions").is_dir():
         return  # a student release
     if not sol.is_file():
@@ -658,8 +747,8 @@ def main(argv: list[str] | None = None) -> int:
     add_given_measurements(ref)
     p = Problems()
     names = repo_file_names()
-    n_commands = n_refs = 0
-    unmarked: dict[str, list[tuple[int, str]]] = {}
+    n_commands = n_refs = n_budgets = 0
+    unmarked: dict[Path, list[tuple[int, str]]] = {}
     for page in pages():
         commands, spans = extract(page)
         n_commands += len(commands)
@@ -676,7 +765,10 @@ def main(argv: list[str] | None = None) -> int:
             n_refs += check_refs(page, ref, args.update_refs, p)
             if page.parent.parent == ROOT / "labs":
                 check_unmarked(page, p, unmarked)
-            check_questions(page, p)
+                n_budgets += check_budgets(page, p)
+    for lab_dir in lab_dirs():
+        if lab_pages(lab_dir):
+            check_questions(lab_dir, lab_pages(lab_dir), p)
     if bank_figures.main(["--check"]) != 0:
         p.add(ROOT / "docs" / "figures" / "banks", None, "stale: python3 tools/bank_figures.py")
     for m in figures.missing_series(ref):
@@ -684,13 +776,12 @@ def main(argv: list[str] | None = None) -> int:
                                                    f"{ref.source.name}")
     if figures.main(["--check"]) != 0:
         p.add(ROOT / "docs" / "figures" / "perf", None, "stale: python3 tools/figures.py")
-    for lab, found in sorted(unmarked.items()):
-        print(f"note: {lab}: {len(found)} unmarked number(s) that look measured (not yet in "
-              f"CLEAN_LABS)")
+    for page, found in sorted(unmarked.items()):
+        print(f"note: {page.relative_to(ROOT)}: {len(found)} unmarked number(s) that look "
+              f"measured (not yet in CLEAN_LABS)")
         if args.unmarked:
-            folder = next((ROOT / "labs").glob(f"{lab}_*"))
             for line, number in found:
-                print(f"  {folder.relative_to(ROOT)}/README.md:{line}: {number}")
+                print(f"  {page.relative_to(ROOT)}:{line}: {number}")
     for note in p.notes[:5]:
         print(f"note: {note}")
     if len(p.notes) > 5:
@@ -700,7 +791,7 @@ def main(argv: list[str] | None = None) -> int:
     where = f"against {tree.dir.relative_to(ROOT) if tree.dir.is_relative_to(ROOT) else tree.dir}" \
         if tree.dir else "without a build tree"
     summary = (f"{len(pages())} pages, {n_commands} commands ({where}), {n_refs} reference "
-               f"numbers ({ref.source.name})")
+               f"numbers ({ref.source.name}), {n_budgets} budgets")
     if p.items:
         print(f"handout check FAILED: {len(p.items)} problem(s); {summary}")
         return 1
