@@ -380,8 +380,10 @@ TEST(MicrobenchPerf, AllConflictIsSlowerByTheThreshold) {
       "conflict_free_degree", bank::degree_from_cycles(free_run.cycles_per_access, cal), "way");
   cudalab::testing::record_measurement(
       "all_conflict_degree", bank::degree_from_cycles(worst_run.cycles_per_access, cal), "way");
-  const double threshold = kAllConflictSlowdownThreshold * cudalab::speedup_scale();
   const double ratio = worst_run.cycles_per_access / free_run.cycles_per_access;
+  const double threshold = cudalab::testing::speed_bar("slowdown", kAllConflictSlowdownThreshold,
+                                                       cudalab::testing::Bound::kAtLeast, ratio) *
+                           cudalab::speedup_scale();
   cudalab::testing::record_measurement("slowdown", ratio, "x", threshold);
   std::printf(
       "[ SPEED    ] 32-way %.2f cycles/load vs conflict-free %.2f: %.2fx slower, needs >= %.2fx\n",
@@ -417,7 +419,10 @@ TEST(MicrobenchPerf, KernelDurationsConfirmTheSlowdown) {
                                     cmp.candidate.max_ms, "ms",
                                     "all_conflict_kernel's reported cycles as time");
   const double slowdown = cmp.candidate.median_ms / cmp.baseline.median_ms;
-  const double threshold = kAllConflictKernelTimeThreshold * cudalab::speedup_scale();
+  const double threshold =
+      cudalab::testing::speed_bar("kernel_time_slowdown", kAllConflictKernelTimeThreshold,
+                                  cudalab::testing::Bound::kAtLeast, slowdown) *
+      cudalab::speedup_scale();
   cudalab::testing::record_measurement("kernel_time_slowdown", slowdown, "x", threshold);
   EXPECT_GE(slowdown, threshold) << "all_conflict_kernel runs " << cmp.candidate.median_ms
                                  << " ms, conflict_free_kernel " << cmp.baseline.median_ms

@@ -1015,12 +1015,17 @@ TEST_F(PointsPerf, AllFieldsAos4KeepsPaceWithSoa) {
                   "distance_aos4");
   // A two-sided band: neither layout may be much slower than the other when every field is used.
   const double scale = cudalab::speedup_scale();
-  const double low = kAllFieldsBandLow * scale, high = kAllFieldsBandHigh / scale;
+  using cudalab::testing::Bound;
+  const double band_low =
+      cudalab::testing::speed_bar("speedup", kAllFieldsBandLow, Bound::kAtLeast, t.cmp.speedup);
+  const double band_high = cudalab::testing::speed_bar("speedup_upper_bound", kAllFieldsBandHigh,
+                                                       Bound::kAtMost, t.cmp.speedup);
+  const double low = band_low * scale, high = band_high / scale;
   char text[300];
   std::snprintf(text, sizeof text,
                 "all fields: AoS4 vs SoA speedup %.3fx, needs %.2fx .. %.2fx (band %.2f .. %.2f, "
                 "CUDALAB_SPEEDUP_SCALE %.2f)",
-                t.cmp.speedup, low, high, kAllFieldsBandLow, kAllFieldsBandHigh, scale);
+                t.cmp.speedup, low, high, band_low, band_high, scale);
   std::printf("[ SPEED    ] %s\n", text);
   cudalab::testing::record_measurement("speedup", t.cmp.speedup, "x", low,
                                        cudalab::testing::Bound::kAtLeast);

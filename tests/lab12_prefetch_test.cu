@@ -638,7 +638,9 @@ TEST(PipelinedProfiler, FewerLongScoreboardStallsPerInstruction) {
   ASSERT_GT(sync, 0.0) << "no profiled launch of matmul_sync_kernel (or no long-scoreboard stalls)";
   ASSERT_GE(pipelined, 0.0) << "no profiled launch of matmul_pipelined_kernel";
   const double share = pipelined / sync;
-  const double bound = kLongScoreboardShare / cudalab::speedup_scale();
+  const double bound = cudalab::testing::speed_bar("long_scoreboard_share", kLongScoreboardShare,
+                                                   cudalab::testing::Bound::kAtMost, share) /
+                       cudalab::speedup_scale();
   cudalab::testing::record_measurement("long_scoreboard_share", share, "x", bound,
                                        cudalab::testing::Bound::kAtMost);
   EXPECT_LE(share, bound) << "long-scoreboard stalls per issued instruction: two-stage "

@@ -189,7 +189,8 @@ def _json_lines(output: str, marker: str) -> list[dict]:
 
 
 def empty_channel() -> dict:
-    return {"start": 0.0, "test": {}, "device": None, "measurements": [], "result": None}
+    return {"start": 0.0, "test": {}, "device": None, "measurements": [], "bars": [],
+            "result": None}
 
 
 def channel_of(records: list[dict]) -> dict:
@@ -205,6 +206,8 @@ def channel_of(records: list[dict]) -> dict:
             entry["device"] = rec
         elif kind == "measurement":
             entry["measurements"].append(rec)
+        elif kind == "bar":
+            entry["bars"].append(rec)
         elif kind == "result":
             entry["result"] = rec
     return entry
@@ -499,15 +502,40 @@ def channel_measurements(test: str, chan: dict | None, status: str) -> list[dict
     if not chan:
         return []
     scale = chan["test"].get("speedup_scale")
+    bars = {b.get("name"): b for b in chan.get("bars") or []}
     out = []
     for m in chan["measurements"]:
+        bar = bars.get(m.get("name")) or {}
         out.append({"test": test, "name": m.get("name"), "value": m.get("value"),
+                    "bar_source": bar.get("source"), "calibration": bar.get("calibration"),
                     "unit": m.get("unit") or "", "threshold": m.get("threshold"),
                     "bound": m.get("bound"), "verdict": m.get("verdict"),
                     "unscaled_threshold": m.get("unscaled_threshold"),
                     "speedup_scale": m.get("speedup_scale", scale), "text": m.get("text"),
                     "tiers": m.get("tiers") or [], "tier": m.get("tier"), "status": status})
     return out
+
+
+def channel_bars(chan: dict | None) -> list[dict]:
+    """The speed bars a test judged against and where each came from (speed_bar())."""
+    keys = ("name", "bound", "bar", "reference", "source", "calibration", "calibration_gpu")
+    return [{k: b.get(k) for k in keys} for b in (chan or {}).get("bars") or []]
+
+
+def calibration_summary(used: list[dict]) -> dict:
+    """Which calibration files the scored results' speed bars came from (and any note)."""
+    files, sources, notes, gpus = Counter(), Counter(), set(), set()
+    for chan in used:
+        for b in chan.get("bars") or []:
+            sources[b.get("source") or "?"] += 1
+            if b.get("calibration"):
+                files[b["calibration"]] += 1
+                gpus.add(b.get("calibration_gpu"))
+            if b.get("note"):
+                notes.add(b["note"])
+    return {"files": sorted(files), "calibrated_on": sorted(g for g in gpus if g),
+            "bars": sum(sources.values()), "by_source": dict(sorted(sources.items())),
+            "notes": sorted(notes)}
 
 
 # ---------------------------------------------------------------------------
@@ -581,6 +609,7 @@ def environment(used: list[dict], cache: dict[str, str]) -> dict:
         "cuda_architectures": cache.get("CMAKE_CUDA_ARCHITECTURES"),
         "implementation": cache.get("CUDALAB_IMPL"),
         "build_type": cache.get("CMAKE_BUILD_TYPE"),
+        "calibration": calibration_summary(used),
     }
 
 
@@ -643,13 +672,15 @@ def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, 
             "speedup_scale": (r["channel"]["test"].get("speedup_scale")
                               if r and r["channel"] else None),
             "measurements": meas,
+            "bars": channel_bars(r["channel"] if r else None),
             "speed": [m["text"] for m in meas if m.get("text")],
         }
         old = prev_tests.get(name)
         if r is None and old and old.get("status") not in (None, "not run"):
             # Kept from an earlier run, as asked (--keep-previous): same weight as now.
             entry.update({k: old.get(k) for k in ("status", "time_s", "message", "result_time",
-                                                  "speedup_scale", "measurements", "speed")})
+                                                  "speedup_scale", "measurements", "bars",
+                                                  "speed")})
             entry["points"] = round(weight, 4) if entry["status"] == "passed" else 0
             entry["result_source"] = "previous"
             meas = entry["measurements"] or []
@@ -799,6 +830,20 @@ def scale_line(env: dict) -> str:
         ", ".join("invalid" if s is None else _fmt(float(s)) for s in seen)
 
 
+def calibration_line(env: dict) -> str:
+    cal = env.get("calibration") or {}
+    if not cal.get("bars"):
+        return "speed bars: none judged"
+    src = cal.get("by_source") or {}
+    where = ", ".join(cal.get("files") or []) or "no calibration file"
+    text = (f"speed bars: {cal['bars']} judged; {src.get('calibration', 0)} calibrated for this "
+            f"GPU, {src.get('reference', 0)} from the reference GPU's calibration, "
+            f"{src.get('grader', 0)} the graders' own ({where})")
+    for note in cal.get("notes") or []:
+        text += f"\nnote: {note}"
+    return text
+
+
 def run_line(report: dict) -> str:
     r = report["run"]
     if not r["partial"] and r["from_previous"] == 0:
@@ -846,7 +891,7 @@ def render_text(report: dict) -> str:
                                for i, (c, w) in enumerate(zip(r, widths))).rstrip()
     impl = env.get("implementation") or "?"
     out = [f"cudalabs scoreboard ({impl} build, {report['generated']})", gpu_line(env),
-           scale_line(env), run_line(report), "",
+           scale_line(env), calibration_line(env), run_line(report), "",
            line(head), line(["-" * w for w in widths])]
     out += [line(r) for r in rows[:-1]]
     out += [line(["-" * w for w in widths]), line(rows[-1])]
@@ -895,7 +940,8 @@ def render_markdown(report: dict) -> str:
     head, rows = _rows(report)
     rows[-1] = [f"**{c}**" if c else "" for c in rows[-1]]
     out = [f"## cudalabs scoreboard ({env.get('implementation') or '?'} build)", "",
-           _md(gpu_line(env)), "", _md(scale_line(env)), "", _md(run_line(report)), "",
+           _md(gpu_line(env)), "", _md(scale_line(env)), "", _md(calibration_line(env)), "",
+           _md(run_line(report)), "",
            "| " + " | ".join(head) + " |",
            "|" + "|".join(["---", "---", "--:", "--:", "--:", "--:", "--:", "---"]) + "|"]
     out += ["| " + " | ".join(_md(c) for c in r) + " |" for r in rows]

@@ -26,6 +26,7 @@ void expect_share(double measured, double reference, double threshold, const std
                   const std::string& what) {
   const double scale = speedup_scale();
   const double share = reference > 0 ? measured / reference : 0.0;
+  threshold = speed_bar("share", threshold, Bound::kAtLeast, share);
   const double needed = threshold * scale;
   char buf[400];
   std::snprintf(buf, sizeof buf,

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "cudalab/testing.hpp"
 
+#include "cudalab/calibration.hpp"
+
 #include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <exception>
+#include <filesystem>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -107,6 +111,8 @@ struct Channel {
   bool active = false;  ///< a test that records is running
   std::string test;     ///< its CTest name
   std::string device;   ///< the "device" record (without "type" and "test")
+  std::string gtest;    ///< the running test's GoogleTest name (Suite.Case), recorded or not
+  std::map<std::string, double> bars;  ///< speed_bar() of the running test, by key
 };
 
 Channel& channel() {
@@ -140,9 +146,11 @@ class ChannelListener : public ::testing::EmptyTestEventListener {
   void OnTestStart(const ::testing::TestInfo& info) override {
     const std::string gtest_name = std::string(info.test_suite_name()) + "." + info.name();
     const std::string name = ctest_name_of(gtest_name);
-    if (name.empty() || !names_this_test(name, gtest_name)) return;
     Channel& ch = channel();
     const std::lock_guard<std::mutex> lock(ch.mutex);
+    ch.gtest = gtest_name;
+    ch.bars.clear();
+    if (name.empty() || !names_this_test(name, gtest_name)) return;
     ch.test = name;
     ch.active = true;
     std::string seed = "null";
@@ -289,15 +297,91 @@ void record_measurement(const std::string& name, double value, const std::string
   record_measurement(m);
 }
 
+namespace {
+
+/// The course's calibration files and the one chosen for this process's GPU (loaded once).
+struct ActiveCalibration {
+  std::string gpu;               ///< the GPU model the process runs on
+  std::vector<Calibration> all;  ///< tests/calibration/*.tsv
+  const Calibration* chosen = nullptr;
+  std::string note;   ///< why not this GPU's own calibration (empty: it is)
+  std::string error;  ///< a file that could not be read or parsed
+};
+
+const ActiveCalibration& active_calibration() {
+  static const ActiveCalibration a = [] {
+    ActiveCalibration c;
+    c.gpu = query_device().name;
+    try {
+      c.all = load_calibrations(calibration_dir());
+      for (Calibration& f : c.all) {  // named as in the repository, wherever the course is
+        f.file = "tests/calibration/" + std::filesystem::path(f.file).filename().string();
+      }
+      c.chosen = choose_calibration(c.all, c.gpu, &c.note);
+    } catch (const std::exception& e) {
+      c.error = e.what();
+    }
+    return c;
+  }();
+  return a;
+}
+
+}  // namespace
+
+double speed_bar(const std::string& name, double reference, Bound bound, double measured) {
+  const ActiveCalibration& cal = active_calibration();
+  if (!cal.error.empty()) ADD_FAILURE() << cal.error;
+  Channel& ch = channel();
+  const std::lock_guard<std::mutex> lock(ch.mutex);
+  // A test that judges two bars of one name (two kernels against one copy) gets "name#2", ...
+  std::string key = name;
+  for (int n = 2; ch.bars.count(key) != 0; ++n) key = name + "#" + std::to_string(n);
+  double bar = std::nan("");
+  if (cal.chosen != nullptr) {
+    bar = ch.active ? cal.chosen->bar(ch.test, key) : cal.chosen->bar_by_gtest_name(ch.gtest, key);
+  }
+  const bool calibrated = !std::isnan(bar);
+  if (!calibrated) bar = reference;
+  ch.bars[key] = bar;
+  const std::string source =
+      !calibrated ? "grader" : (cal.chosen->gpu == cal.gpu ? "calibration" : "reference");
+  std::printf("[ BAR      ] %s: %.4g (%s)%s%s\n", key.c_str(), bar,
+              !calibrated ? "the grader's reference bar: no calibrated bar for this test"
+              : source == "reference" ? "the reference GPU's calibration"
+                                      : "calibrated for this GPU",
+              calibrated ? ", " : "", calibrated ? cal.chosen->file.c_str() : "");
+  if (!cal.note.empty()) std::printf("[ BAR      ] note: %s\n", cal.note.c_str());
+  std::fflush(stdout);
+  append_record(ch, "bar",
+                ", \"name\": " + json_string(key) + ", \"bound\": " + bound_name(bound) +
+                    ", \"value\": " + json_number(measured) + ", \"bar\": " + json_number(bar) +
+                    ", \"reference\": " + json_number(reference) +
+                    ", \"source\": " + json_string(source) + ", \"calibration\": " +
+                    (calibrated ? json_string(cal.chosen->file) : std::string("null")) +
+                    ", \"calibration_gpu\": " +
+                    (calibrated ? json_string(cal.chosen->gpu) : std::string("null")) +
+                    ", \"gpu\": " + json_string(cal.gpu) + ", \"note\": " +
+                    (cal.note.empty() ? std::string("null") : json_string(cal.note)));
+  return bar;
+}
+
+double current_bar(const std::string& key) {
+  Channel& ch = channel();
+  const std::lock_guard<std::mutex> lock(ch.mutex);
+  const auto it = ch.bars.find(key);
+  return it == ch.bars.end() ? std::nan("") : it->second;
+}
+
 void expect_speedup(const Comparison& cmp, double threshold, const std::string& what) {
-  const SpeedVerdict v = judge_speedup(cmp, threshold, what);
+  const double bar = speed_bar("speedup", threshold, Bound::kAtLeast, cmp.speedup);
+  const SpeedVerdict v = judge_speedup(cmp, bar, what);
   Measurement m;
   m.name = "speedup";
   m.value = v.measured;
   m.unit = "x";
   m.threshold = v.threshold;
   m.bound = Bound::kAtLeast;
-  m.unscaled_threshold = threshold;
+  m.unscaled_threshold = bar;
   m.text = v.text;
   record_measurement(m);
   std::printf("[ SPEED    ] %s\n", v.text.c_str());

@@ -8,7 +8,8 @@ One row per student: student, the points of every lab (labNN), total, max_total,
 of intake flags per lab (labNN_flags; the scan of the issue "Grades that cannot be forged",
 read them in result.json's entries or the job log), flags (every flag, `lab: file:line
 construct`), late, reused_labs (labs carried over from an earlier push, not graded on the
-collected commit), graded_commit, gpu, push_time, result_from, error. A student without a
+collected commit), graded_commit, gpu, calibration (the speed bars' calibration file, as the
+result's entries name it), push_time, result_from, error. A student without a
 result has empty points. Labs are the union of every result's labs, in order. Points are the
 result.json's whole points.
 
@@ -59,6 +60,7 @@ def row(student: dict, labs: list[str]) -> dict:
         "reused_labs": " ".join(reused),
         "graded_commit": student.get("commit") or "",
         "gpu": first.get("gpu", ""),
+        "calibration": first.get("calibration", ""),
         "push_time": student.get("push_time") or "",
         "result_from": student.get("result_from") or "",
         "error": student.get("error", ""),
@@ -73,8 +75,8 @@ def gradebook(collected: dict) -> str:
         raise UsageError("collected.json has no students list (write it with collect.py)")
     labs = sorted({lab for s in students for lab in lab_entries(s.get("result"))})
     columns = (["student"] + labs + ["total", "max_total"] + [f"{lab}_flags" for lab in labs]
-               + ["flags", "late", "reused_labs", "graded_commit", "gpu", "push_time",
-                  "result_from", "error"])
+               + ["flags", "late", "reused_labs", "graded_commit", "gpu", "calibration",
+                  "push_time", "result_from", "error"])
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
     w.writeheader()

@@ -224,8 +224,24 @@ def key_ratios(lab: dict) -> list[dict]:
             continue
         out.append({"test": m.get("test"), "name": m.get("name"), "value": m.get("value"),
                     "unit": m.get("unit"), "threshold": m.get("threshold"),
-                    "bound": m.get("bound"), "tier": m.get("tier")})
+                    "bound": m.get("bound"), "tier": m.get("tier"),
+                    "bar_source": m.get("bar_source")})
     return out
+
+
+def calibration_text(scores: dict) -> str:
+    """Where this run's speed bars came from (scores.json environment.calibration), one line."""
+    cal = (scores.get("environment") or {}).get("calibration") or {}
+    if not cal.get("bars"):
+        return "no speed bar judged"
+    files = ", ".join(cal.get("files") or []) or "the graders' own bars"
+    src = cal.get("by_source") or {}
+    text = files
+    if src.get("reference"):
+        text += " (the reference GPU's: no calibration for this GPU)"
+    if src.get("grader"):
+        text += f" ({src['grader']} bar(s) the graders' own)"
+    return text
 
 
 def flag_text(flags: list[dict]) -> str:
@@ -467,6 +483,7 @@ def grade_labs(args, wanted: list[str], driver_labs: list[str] | None, context: 
     review = run_driver(args.driver, args, args.out, driver_labs)
     scores = load_json(args.out / "scores.json", "scores")
     context = {**context, "needs_review": True} if review else context
+    context = {**context, "calibration": calibration_text(scores)}
     manifest_path = args.course / "tools/release/points.json"
     manifest = load_json(manifest_path, "points manifest") if manifest_path.is_file() else None
     labs = graded_labs(scores, set(wanted))

@@ -102,8 +102,27 @@ void record_measurement(const std::string& name, double value, const std::string
 void record_measurement(const Measurement& m);
 
 /**
- * @brief Judges a comparison against @p threshold (scaled by CUDALAB_SPEEDUP_SCALE),
- * records it, and fails the test (non-fatally) below the threshold.
+ * @brief The bar a speed measurement of the running test is judged against, before
+ * CUDALAB_SPEEDUP_SCALE: the calibrated bar for this GPU model (cudalab/calibration.hpp),
+ * else the reference GPU's calibrated bar (with a printed note), else @p reference.
+ *
+ * Prints `[ BAR      ] <key>: <bar> (<where it came from>)` and records a "bar" record
+ * (key, bound, @p measured, the bar, @p reference, its source and calibration file) that
+ * tools/calibrate.py and the scoreboard read. The key is @p name, or "name#2", "name#3", ...
+ * for the second and later bars of one name in a test.
+ * @param name       the measurement judged, e.g. "speedup" or "share"
+ * @param reference  the grader's bar (the course's reference value)
+ * @param bound      kAtLeast for a lower bar, kAtMost for an upper one
+ * @param measured   the value judged (recorded so that calibration reads it)
+ */
+double speed_bar(const std::string& name, double reference, Bound bound, double measured);
+
+/// The bar speed_bar() chose for @p key in the running test; NaN when there was none.
+double current_bar(const std::string& key);
+
+/**
+ * @brief Judges a comparison against the "speedup" bar speed_bar() gives for @p threshold
+ * (scaled by CUDALAB_SPEEDUP_SCALE), records it, and fails the test (non-fatally) below it.
  */
 void expect_speedup(const Comparison& cmp, double threshold, const std::string& what);
 

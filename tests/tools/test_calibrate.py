@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Tests of tools/calibrate.py on fixture `ctest -V` logs: the bars it writes (0.7 x the
+lowest run, 1.3 x the highest for an upper bar, a lab's fixed bar kept), the file's format
+(as cudalab/calibration.hpp parses it), and its refusals (a bar missing from a run, runs on
+different GPUs, records that name another test)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shutil
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+TOOLS = Path(__file__).resolve().parents[2] / "tools"
+sys.path.insert(0, str(TOOLS))
+import calibrate  # noqa: E402
+import reference_ratios  # noqa: E402
+
+H100 = "NVIDIA H100 80GB HBM3"
+FIXED = next(iter(reference_ratios.FIXED_BARS))  # (test, measurement) of a fixed bar
+
+
+def bar(test: str, name: str, value: float, reference: float, bound: str = "min",
+        gpu: str = H100) -> dict:
+    return {"type": "bar", "test": test, "name": name, "bound": bound, "value": value,
+            "bar": reference, "reference": reference, "source": "grader", "calibration": None,
+            "calibration_gpu": None, "gpu": gpu, "note": None}
+
+
+def log(tests: dict[str, list[dict]], status: str = "Passed") -> str:
+    """A `ctest -V` console log: each test prints its records, prefixed by its number."""
+    lines = []
+    for i, (name, records) in enumerate(tests.items(), start=1):
+        lines += [f"    Start {i}: {name}", "", f"{i}: Test command: /bin/grader"]
+        lines += [f"{i}: [ CUDALAB-RECORD ] " + json.dumps(r) for r in records]
+        lines.append(f"{i}/{len(tests)} Test #{i}: {name} .......   {status}    1.00 sec")
+    return "\n".join(lines) + "\n"
+
+
+def run_values(speedup: float, upper: float, share: float, gpu: str = H100) -> str:
+    return log({
+        "lab04.TiledPerf.StaticTilesBeatNaive": [bar("lab04.TiledPerf.StaticTilesBeatNaive",
+                                                     "speedup", speedup, 1.1, gpu=gpu)],
+        "lab10.LayoutPerf.AllFieldsBand": [
+            bar("lab10.LayoutPerf.AllFieldsBand", "speedup", 1.0, 0.7, gpu=gpu),
+            bar("lab10.LayoutPerf.AllFieldsBand", "speedup_upper_bound", upper, 1.6, "max",
+                gpu=gpu)],
+        FIXED[0]: [bar(FIXED[0], FIXED[1], share, 0.85, gpu=gpu)],
+    })
+
+
+class Calibrate(unittest.TestCase):
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="cudalab-calibrate-"))
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
+        self.out = self.tmp / "calibration"
+
+    def logs(self, *texts: str) -> list[str]:
+        paths = []
+        for i, text in enumerate(texts):
+            p = self.tmp / f"run{i}.log"
+            p.write_text(text)
+            paths.append(str(p))
+        return paths
+
+    def main(self, *args: str) -> tuple[int, str]:
+        err, out = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+            code = calibrate.main(list(args) + ["--out-dir", str(self.out)])
+        return code, out.getvalue() + err.getvalue()
+
+    def bars(self, path: Path) -> dict[tuple[str, str], list[str]]:
+        out = {}
+        for line in path.read_text().splitlines():
+            f = line.split("\t")
+            if f[0] == "bar":
+                out[(f[1], f[2])] = f[3:]
+        return out
+
+    def test_writes_the_rule_for_each_bar(self):
+        code, text = self.main("--from-logs", *self.logs(run_values(1.61, 1.10, 0.95),
+                                                         run_values(1.60, 1.20, 0.97),
+                                                         run_values(1.62, 1.15, 0.96)))
+        self.assertEqual(code, 0, text)
+        path = self.out / "nvidia-h100-80gb-hbm3.tsv"
+        lines = path.read_text().splitlines()
+        self.assertIn(f"gpu\t{H100}", lines)
+        self.assertIn("reference\tno", lines)
+        self.assertIn("runs\t3", lines)
+        bars = self.bars(path)
+        # 0.7 x 1.60 = 1.12 -> 1.1; 1.3 x 1.20 = 1.56 -> 1.6; a fixed bar stays the grader's.
+        self.assertEqual(bars[("lab04.TiledPerf.StaticTilesBeatNaive", "speedup")][:3],
+                         ["min", "1.1", "measured"])
+        self.assertEqual(bars[("lab10.LayoutPerf.AllFieldsBand", "speedup_upper_bound")][:3],
+                         ["max", "1.6", "measured"])
+        self.assertEqual(bars[("lab10.LayoutPerf.AllFieldsBand", "speedup")][:3],
+                         ["min", "0.7", "measured"])
+        self.assertEqual(bars[FIXED][:3], ["min", "0.85", "fixed"])
+        self.assertEqual(bars[("lab04.TiledPerf.StaticTilesBeatNaive", "speedup")][4:],
+                         ["1.61", "1.6", "1.62"])
+
+    def test_bars_follow_a_slower_gpu(self):
+        code, text = self.main("--from-logs", *self.logs(run_values(1.3, 1.1, 0.9),
+                                                         run_values(1.31, 1.1, 0.9)))
+        self.assertEqual(code, 0, text)
+        bars = self.bars(self.out / "nvidia-h100-80gb-hbm3.tsv")
+        self.assertEqual(bars[("lab04.TiledPerf.StaticTilesBeatNaive", "speedup")][1], "0.91")
+        self.assertIn("differ from the graders' reference bars", text)
+
+    def test_reference_flag_is_kept(self):
+        self.out.mkdir()
+        (self.out / "nvidia-h100-80gb-hbm3.tsv").write_text(f"gpu\t{H100}\nreference\tyes\n")
+        code, text = self.main("--from-logs", *self.logs(run_values(1.6, 1.1, 0.9)))
+        self.assertEqual(code, 0, text)
+        self.assertIn("reference\tyes",
+                      (self.out / "nvidia-h100-80gb-hbm3.tsv").read_text().splitlines())
+
+    def test_a_bar_missing_from_a_run_is_refused(self):
+        partial = log({"lab04.TiledPerf.StaticTilesBeatNaive": []}, status="***Failed")
+        code, text = self.main("--from-logs", *self.logs(run_values(1.6, 1.1, 0.9), partial))
+        self.assertEqual(code, 1)
+        self.assertIn("lab04.TiledPerf.StaticTilesBeatNaive speedup: in 1 of 2 runs", text)
+        self.assertFalse(self.out.exists())
+
+    def test_runs_on_different_gpus_are_refused(self):
+        code, text = self.main("--from-logs", *self.logs(
+            run_values(1.6, 1.1, 0.9), run_values(1.6, 1.1, 0.9, gpu="NVIDIA H200")))
+        self.assertEqual(code, 1)
+        self.assertIn("different GPUs", text)
+
+    def test_a_record_naming_another_test_is_ignored(self):
+        forged = log({"lab01.AddOneGpu.Small": [
+            bar("lab04.TiledPerf.StaticTilesBeatNaive", "speedup", 0.01, 1.1)]})
+        self.assertEqual(calibrate.bars_of_run(forged), {})
+
+    def test_slug(self):
+        self.assertEqual(calibrate.slug("NVIDIA H100 80GB HBM3"), "nvidia-h100-80gb-hbm3")
+        self.assertEqual(calibrate.slug("NVIDIA H200"), "nvidia-h200")
+
+    def test_refuses_a_student_build(self):
+        build = self.tmp / "build"
+        build.mkdir()
+        (build / "CMakeCache.txt").write_text("CUDALAB_IMPL:STRING=student\n")
+        with self.assertRaises(SystemExit):
+            with contextlib.redirect_stderr(io.StringIO()):
+                calibrate.main(["--build-dir", str(build), "--out-dir", str(self.out)])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Calibrates the speed bars for the GPU this machine runs: one file per GPU model.
+
+    python3 tools/calibrate.py --build-dir build/solution [--runs 3] [--reference]
+                               [--out-dir tests/calibration] [--log-dir DIR]
+    python3 tools/calibrate.py --from-logs RUN1.log RUN2.log RUN3.log [--out-dir ...]
+
+Runs the perf and profiler tests of a build of the reference solutions (`ctest -L
+"perf|profiler" -V`, with CUDALAB_SPEEDUP_SCALE and CUDALAB_SEED removed) --runs times, reads
+every speed bar the graders judged ("bar" records of the measurement channel:
+cudalab::testing::speed_bar()) and writes tests/calibration/<gpu-model>.tsv: each bar is
+  - 0.7 x the lowest run for a lower bar (1.3 x the highest for an upper bar), rounded away
+    from the runs to two significant digits: the rule every threshold of the course follows;
+  - or the grader's own bar where the lab states a fixed one (tools/reference_ratios.py,
+    FIXED_BARS: a share of a physical ceiling or of a copy that the lab promises).
+Commit the file: the graders then judge on that GPU model against it, and on a model without
+a file against the reference GPU's (--reference marks this run's model as the reference; a
+file that was the reference stays so). --from-logs writes the file from saved `ctest -V`
+logs of earlier runs (--log-dir keeps them). Every bar must have a value in every run; a test
+that failed is fine (its bar was still recorded) unless it failed before judging speed.
+Exit status: 0 written, 1 a bar missing or runs from different GPUs, 2 usage error.
+Python 3 standard library only; instructor tool.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import reference_ratios  # noqa: E402  (FIXED_BARS, suggest)
+import scoreboard  # noqa: E402  (the channel's records, ctest through a pipe)
+
+ROOT = Path(__file__).resolve().parent.parent
+LABELS = "perf|profiler"
+FORMAT_LINE = "# cudalabs calibration v1 (tools/calibrate.py; cudalab/calibration.hpp)"
+
+
+class CalibrationError(Exception):
+    pass
+
+
+def slug(gpu: str) -> str:
+    """The file name of a GPU model: 'NVIDIA H100 80GB HBM3' -> 'nvidia-h100-80gb-hbm3'."""
+    return re.sub(r"[^a-z0-9]+", "-", gpu.lower()).strip("-") or "unknown-gpu"
+
+
+def bars_of_run(text: str) -> dict[tuple[str, str], dict]:
+    """The "bar" records of one `ctest -V` log, each from the output of the test it names."""
+    out: dict[tuple[str, str], dict] = {}
+    for case in scoreboard.read_stream(text):
+        for rec in scoreboard._json_lines(case["output"], scoreboard.RECORD_MARKER):
+            if rec.get("type") != "bar" or rec.get("test") != case["name"]:
+                continue
+            out[(case["name"], rec.get("name"))] = rec
+    return out
+
+
+def device_of_run(text: str) -> dict:
+    for case in scoreboard.read_stream(text):
+        for rec in scoreboard._json_lines(case["output"], scoreboard.RECORD_MARKER):
+            if rec.get("type") == "device" and rec.get("available"):
+                return rec
+    return {}
+
+
+def calibrate(runs: list[dict[tuple[str, str], dict]]) -> tuple[str, list[dict]]:
+    """(GPU model, one row per bar) from the bar records of every run."""
+    gpus = {rec.get("gpu") for run in runs for rec in run.values()}
+    if not gpus:
+        raise CalibrationError("no speed bar was recorded: is this a GPU build of the solutions?")
+    if len(gpus) != 1:
+        raise CalibrationError("the runs used different GPUs: " + ", ".join(sorted(map(str, gpus))))
+    keys = sorted(set().union(*runs))
+    missing = [f"{k[0]} {k[1]}: in {sum(k in r for r in runs)} of {len(runs)} runs"
+               for k in keys if not all(k in r for r in runs)]
+    if missing:
+        raise CalibrationError("bars missing from some runs (a test failed before judging "
+                               "speed?):\n  " + "\n  ".join(missing))
+    rows = []
+    for key in keys:
+        recs = [run[key] for run in runs]
+        values = [r.get("value") for r in recs]
+        if any(v is None for v in values):
+            raise CalibrationError(f"{key[0]} {key[1]}: a run recorded no value")
+        bound = recs[-1].get("bound") or "min"
+        reference = recs[-1].get("reference")
+        if key in reference_ratios.FIXED_BARS:
+            bar, rule = reference, "fixed"
+        else:
+            bar, rule = reference_ratios.suggest(values, bound), "measured"
+        rows.append({"test": key[0], "name": key[1], "bound": bound, "bar": bar, "rule": rule,
+                     "reference": reference, "values": values})
+    return gpus.pop(), rows
+
+
+def _num(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def render(gpu: str, rows: list[dict], facts: dict[str, str], reference: bool) -> str:
+    lines = [FORMAT_LINE,
+             "# Speed bars for one GPU model: 0.7 x the lowest of the runs of the reference",
+             "# solutions (1.3 x the highest for an upper bar), two significant digits, or the",
+             "# lab's fixed bar. Columns of a bar line: test, measurement, bound, bar, rule,",
+             "# the grader's reference bar, the runs' values.",
+             f"gpu\t{gpu}", f"reference\t{'yes' if reference else 'no'}"]
+    lines += [f"{k}\t{v}" for k, v in facts.items()]
+    for r in rows:
+        lines.append("\t".join(["bar", r["test"], r["name"], r["bound"], _num(r["bar"]), r["rule"],
+                                _num(r["reference"])] + [_num(v) for v in r["values"]]))
+    return "\n".join(lines) + "\n"
+
+
+def was_reference(path: Path) -> bool:
+    try:
+        return any(line.strip() == "reference\tyes" for line in path.read_text().splitlines())
+    except OSError:
+        return False
+
+
+def run_logs(build_dir: Path, runs: int, log_dir: Path) -> list[str]:
+    """The console text of --runs runs of the perf and profiler tests, each also saved."""
+    saved = {k: os.environ.pop(k) for k in ("CUDALAB_SPEEDUP_SCALE", "CUDALAB_SEED")
+             if k in os.environ}
+    texts = []
+    try:
+        for i in range(runs):
+            log = log_dir / f"calibrate-{i + 1}.log"
+            code, cases, _ = scoreboard.run_ctest_stream(
+                build_dir, log_dir / f"calibrate-{i + 1}.xml", ["-L", LABELS], log)
+            if not cases:
+                raise CalibrationError(f"run {i + 1}: ctest ran no perf test (exit {code})")
+            failed = [c["name"] for c in cases if c["status"] == "failed"]
+            print(f"calibrate: run {i + 1}/{runs}: {len(cases)} tests, {len(failed)} failed"
+                  + (" (" + ", ".join(failed[:5]) + ")" if failed else ""), flush=True)
+            texts.append(log.read_text(encoding="utf-8", errors="replace"))
+    finally:
+        os.environ.update(saved)
+    return texts
+
+
+def cache_value(build_dir: Path, key: str) -> str | None:
+    try:
+        for line in (build_dir / "CMakeCache.txt").read_text().splitlines():
+            if line.startswith(key + ":"):
+                return line.split("=", 1)[1]
+    except OSError:
+        return None
+    return None
+
+
+def course_commit() -> str:
+    try:
+        out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"],
+                             capture_output=True, text=True, check=False)
+        return out.stdout.strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build-dir", type=Path, help="a GPU build of the reference solutions")
+    ap.add_argument("--runs", type=int, default=3, help="full runs of the perf tests (default 3)")
+    ap.add_argument("--from-logs", nargs="+", type=Path, metavar="LOG",
+                    help="saved `ctest -V` logs of the runs instead of running ctest")
+    ap.add_argument("--out-dir", type=Path, default=ROOT / "tests" / "calibration")
+    ap.add_argument("--log-dir", type=Path, help="keep each run's ctest -V log here")
+    ap.add_argument("--reference", action="store_true",
+                    help="this GPU model is the course's reference (used where none matches)")
+    args = ap.parse_args(argv)
+    if bool(args.build_dir) == bool(args.from_logs):
+        ap.error("give --build-dir or --from-logs")
+    if args.runs < 1:
+        ap.error("--runs must be at least 1")
+    try:
+        if args.from_logs:
+            texts = [p.read_text(encoding="utf-8", errors="replace") for p in args.from_logs]
+            toolkit = None
+        else:
+            if cache_value(args.build_dir, "CUDALAB_IMPL") != "solution":
+                ap.error(f"{args.build_dir} is not a build of the reference solutions "
+                         "(CUDALAB_IMPL=solution): bars come from the reference")
+            log_dir = args.log_dir or (args.build_dir / "calibration-logs")
+            log_dir.mkdir(parents=True, exist_ok=True)
+            texts = run_logs(args.build_dir, args.runs, log_dir)
+            toolkit = cache_value(args.build_dir, "CMAKE_CUDA_COMPILER_VERSION")
+        gpu, rows = calibrate([bars_of_run(t) for t in texts])
+    except CalibrationError as e:
+        print(f"calibrate: {e}", file=sys.stderr)
+        return 1
+    dev = device_of_run(texts[-1])
+    facts = {"created": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+             "course": course_commit(), "runs": str(len(texts))}
+    if dev:
+        facts["device"] = str(dev.get("description") or dev.get("name"))
+        facts["driver"] = str(dev.get("driver"))
+    if toolkit:
+        facts["cuda_toolkit"] = toolkit
+    out = args.out_dir / f"{slug(gpu)}.tsv"
+    reference = args.reference or was_reference(out)
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    out.write_text(render(gpu, rows, facts, reference))
+    changed = [r for r in rows if abs(r["bar"] - r["reference"]) > 1e-9]
+    print(f"calibrate: {out}: {len(rows)} bars for {gpu} ({len(texts)} runs"
+          f"{', the reference GPU' if reference else ''}); {len(changed)} differ from the "
+          "graders' reference bars:")
+    for r in changed:
+        sign = "<=" if r["bound"] == "max" else ">="
+        print(f"  {r['test']} {r['name']}: {sign} {_num(r['bar'])} "
+              f"(grader {_num(r['reference'])}; runs {', '.join(map(_num, r['values']))})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
