@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Full validation of the repository on a GPU machine (instructors, and before a release):
 #   1. build the reference solutions with the known-wrong variants (-DCUDALAB_WRONG=ON)
-#   2. run the solution suite N times (default 3); every run must pass
+#   2. run the solution suite N times (default 3); every run must pass. Before it, with the
+#      step "calibrate" (not a default step): three runs of the perf and profiler tests write
+#      tests/calibration/<this GPU model>.tsv (tools/calibrate.py), copied to the output
+#      folder, and the solution runs judge against it
 #   3. stub audit on the GPU: every graded test fails on the untouched stubs
 #   4. known-wrong suite: every broken variant is rejected, every correct alternative accepted
 #   5. scoreboard of each solution run (scores-runN.json, scores.md) and the speed ratios of
@@ -10,7 +13,7 @@
 #      (tools/reference_ratios.py --suggest: ratios.md)
 # Logs go to the folder given as $1 (default: build/gpu-validate).
 # Usage: tools/gpu_validate.sh [OUT_DIR] ; CUDALAB_VALIDATE_RUNS=N, CUDALAB_VALIDATE_JOBS=N (ctest -j
-# of the solution runs, default 8), CUDALAB_VALIDATE_STEPS="build solution audit wrong"
+# of the solution runs, default 8), CUDALAB_VALIDATE_STEPS="build calibrate solution audit wrong"
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 out=${1:-build/gpu-validate}
@@ -35,6 +38,19 @@ if has build; then
     status=1
     log "BUILD FAILED (solution); first errors:"
     grep -E "error" "$out/build.log" | head -n 20 | tee -a "$out/summary.txt"
+  fi
+fi
+
+if has calibrate; then
+  start=$(date +%s)
+  if python3 tools/calibrate.py --build-dir build/solution --runs 3 --log-dir "$out/calibration" \
+    >"$out/calibrate.log" 2>&1; then
+    cp tests/calibration/*.tsv "$out/calibration/"
+    log "calibration: $(grep -m1 ' bars for ' "$out/calibrate.log") ($(( $(date +%s) - start )) s)"
+  else
+    status=1
+    log "CALIBRATION FAILED:"
+    tail -n 20 "$out/calibrate.log" | tee -a "$out/summary.txt"
   fi
 fi
 
