@@ -443,13 +443,53 @@ struct ConflictCount {
   int launches = 0;
 };
 
-inline ConflictCount sum_for(const cudalab::testing::NcuRun& run, const std::string& kernel,
-                             const std::string& layout) {
+/// A profiled kernel: how messages and measurements name it, and the substrings an ncu kernel
+/// name must all contain to be counted as it (the first one is the kernel's identifier).
+struct ProfiledKernel {
+  std::string label;
+  std::vector<std::string> match;
+};
+
+/// A lab kernel whose bank conflicts the profiler test bounds, and the conflicting baseline
+/// that must show conflicts on the same run.
+struct ConflictComparison {
+  ProfiledKernel mine;
+  ProfiledKernel base;
+};
+
+/// The given tile kernels (transpose and matmul) with the lab's layout (type name @p layout)
+/// against the same kernels with the plain layout.
+inline std::vector<ConflictComparison> tile_kernel_comparisons(const std::string& layout) {
+  std::vector<ConflictComparison> c;
+  for (const std::string kernel : {"tile_transpose_kernel", "tile_matmul_kernel"}) {
+    c.push_back({{kernel + "<" + layout + ">", {kernel, layout}},
+                 {kernel + "<PlainLayout>", {kernel, "PlainLayout"}}});
+  }
+  return c;
+}
+
+/// The ncu kernel filter of @p comparisons: their identifiers as alternatives.
+inline std::string kernel_regex(const std::vector<ConflictComparison>& comparisons) {
+  std::vector<std::string> ids;
+  for (const auto& c : comparisons) {
+    for (const ProfiledKernel* k : {&c.mine, &c.base}) {
+      if (std::find(ids.begin(), ids.end(), k->match.front()) == ids.end()) {
+        ids.push_back(k->match.front());
+      }
+    }
+  }
+  std::string regex;
+  for (const auto& id : ids) regex += (regex.empty() ? "" : "|") + id;
+  return regex;
+}
+
+inline ConflictCount sum_for(const cudalab::testing::NcuRun& run, const ProfiledKernel& kernel) {
   ConflictCount c;
   for (const auto& k : run.kernels) {
-    if (k.name.find(kernel) == std::string::npos || k.name.find(layout) == std::string::npos) {
-      continue;
-    }
+    const bool all = std::all_of(kernel.match.begin(), kernel.match.end(), [&](const auto& m) {
+      return k.name.find(m) != std::string::npos;
+    });
+    if (!all) continue;
     auto value = [&](const std::string& m) {
       const auto it = k.values.find(m);
       return it == k.values.end() ? 0.0 : it->second;
@@ -468,16 +508,28 @@ inline ConflictCount sum_for(const cudalab::testing::NcuRun& run, const std::str
  * @p min_base in the conflicting one. Skips when ncu cannot run.
  * Must be called directly from the test body (it may GTEST_SKIP()).
  */
-#define TILE_GRADING_EXPECT_FEW_CONFLICTS(layout, gtest_filter, max_per_inst, min_base)      \
-  do {                                                                                       \
-    if (::cudalab::testing::running_under_tool()) GTEST_SKIP() << "already under a tool";    \
-    const auto tg_run_ = ::cudalab::testing::run_ncu(                                        \
-        ::tile_grading::kConflictMetrics, "tile_(transpose|matmul)_kernel", (gtest_filter)); \
-    if (!tg_run_.available) GTEST_SKIP() << tg_run_.skip_reason;                             \
-    ::tile_grading::expect_few_conflicts(tg_run_, layout, (max_per_inst), (min_base));       \
+#define TILE_GRADING_EXPECT_FEW_CONFLICTS(layout, gtest_filter, max_per_inst, min_base) \
+  TILE_GRADING_EXPECT_FEW_CONFLICTS_IN(::tile_grading::tile_kernel_comparisons(layout), \
+                                       (gtest_filter), (max_per_inst), (min_base))
+
+/**
+ * @brief The same for any lab kernels: profiles the kernels that @p comparisons name in the
+ * tests of @p gtest_filter and expects at most @p max_per_inst bank conflicts per shared
+ * instruction in each lab kernel and at least @p min_base in its baseline. Skips when ncu
+ * cannot run. Must be called directly from the test body (it may GTEST_SKIP()).
+ */
+#define TILE_GRADING_EXPECT_FEW_CONFLICTS_IN(comparisons, gtest_filter, max_per_inst, min_base)   \
+  do {                                                                                            \
+    if (::cudalab::testing::running_under_tool()) GTEST_SKIP() << "already under a tool";         \
+    const std::vector<::tile_grading::ConflictComparison> tg_cmp_ = (comparisons);                \
+    const auto tg_run_ = ::cudalab::testing::run_ncu(                                             \
+        ::tile_grading::kConflictMetrics, ::tile_grading::kernel_regex(tg_cmp_), (gtest_filter)); \
+    if (!tg_run_.available) GTEST_SKIP() << tg_run_.skip_reason;                                  \
+    ::tile_grading::expect_few_conflicts(tg_run_, tg_cmp_, (max_per_inst), (min_base));           \
   } while (0)
 
-inline void expect_few_conflicts(const cudalab::testing::NcuRun& run, const std::string& layout,
+inline void expect_few_conflicts(const cudalab::testing::NcuRun& run,
+                                 const std::vector<ConflictComparison>& comparisons,
                                  double max_per_inst, double min_baseline_per_inst) {
   ASSERT_FALSE(run.kernels.empty()) << "ncu profiled no kernel:\n"
                                     << cudalab::testing::excerpt(run.output);
@@ -488,11 +540,11 @@ inline void expect_few_conflicts(const cudalab::testing::NcuRun& run, const std:
   ASSERT_EQ(run.output.find("[  FAILED  ]"), std::string::npos)
       << "the tests profiled under ncu failed, so their conflict counts grade nothing:\n"
       << cudalab::testing::excerpt(run.output);
-  for (const std::string kernel : {"tile_transpose_kernel", "tile_matmul_kernel"}) {
-    const std::string mine = kernel + "<" + layout + ">";
-    const std::string base = kernel + "<PlainLayout>";
-    const auto m = sum_for(run, kernel, layout);
-    const auto b = sum_for(run, kernel, "PlainLayout");
+  for (const ConflictComparison& c : comparisons) {
+    const std::string& mine = c.mine.label;
+    const std::string& base = c.base.label;
+    const auto m = sum_for(run, c.mine);
+    const auto b = sum_for(run, c.base);
     ASSERT_GT(m.launches, 0) << mine << " was not profiled";
     ASSERT_GT(b.launches, 0) << base << " was not profiled";
     ASSERT_GT(m.instructions, 0.0) << mine << " executed no shared-memory instruction: does it "
