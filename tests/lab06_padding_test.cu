@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Grader of lab 06: the padded tile layout (CPU, bank model), and the given tile kernels run
-// with it (GPU: captured on the launcher's stream, poisoned memory, two data sets, exact on
-// odd shapes and within tolerance on floats, static shared memory, measured conflict degree,
-// speed against the conflicting kernels, sanitizers, Nsight Compute bank-conflict counters).
+// Grader of lab 06: the padded tile layout (CPU, bank model), the student's padded transpose
+// kernel and the given tile matmul run with the layout (GPU: captured on the launcher's stream,
+// poisoned memory, two data sets, exact on ragged, single-row, single-column and large shapes
+// with every transpose block shape, within tolerance on floats, static shared memory, measured
+// conflict degree, speed against the conflicting kernels, sanitizers, Nsight Compute
+// bank-conflict counters).
+#include <iterator>
 #include <map>
 #include <string>
 #include <tuple>
@@ -26,19 +29,34 @@ using tile_grading::Shape;
 /// TFLOP/s).
 constexpr double kMatmulSpeedup = 2.6;
 /// Padded vs conflicting transpose at 4096^2: measured 1.763x, 1.767x, 1.770x (2270 against 1286
-/// GB/s).
+/// GB/s) when the padded transpose was the given tile kernel run with the padded layout; the
+/// solution's own kernel (padded_tile_transpose_kernel) is that code with padded_offset()
+/// inlined. Lead: measure on GPU (re-measure with the student-written kernel's solution).
 constexpr double kTransposeSpeedup = 1.2;
 /// Nsight Compute bank conflicts per shared instruction: measured 0 for the padded
-/// kernels, 11.6 (transpose) and 5.3 (matmul) for the conflicting ones.
+/// kernels (the transpose then the given tile kernel), 11.6 (transpose) and 5.3 (matmul) for
+/// the conflicting ones.
 constexpr double kMaxConflictsPerInstruction = 0.05;
 constexpr double kMinBaselineConflictsPerInstruction = 2.0;
 /// Side of the square problems of the perf tests.
 constexpr int kPerfSize = 4096;
 
 constexpr int kTile = lab06::kTile;
-/// What the captured graph of a lab 06 launcher may hold: the tile kernels with the padded
-/// layout (their mangled names carry the layout type), nothing else.
-const std::vector<std::string> kOwnKernels = {"PaddedLayout"};
+/// What the captured graph of padded_transpose may hold: the student's kernel, nothing else
+/// (not the given tile transpose with the padded layout, nor the conflicting baseline).
+const std::vector<std::string> kTransposeKernels = {"padded_tile_transpose_kernel"};
+/// ... and of padded_matmul: the given tile matmul with the padded layout (its mangled name
+/// carries the layout type), nothing else.
+const std::vector<std::string> kMatmulKernels = {"PaddedLayout"};
+
+/// The graded transpose shapes: the tile labs' shapes (ragged tiles at both edges, single rows,
+/// rectangles), single columns and one element, and large ragged ones.
+std::vector<tile_grading::Shape> transpose_shapes() {
+  std::vector<tile_grading::Shape> shapes(std::begin(tile_grading::kTransposeShapes),
+                                          std::end(tile_grading::kTransposeShapes));
+  shapes.insert(shapes.end(), {{1, 1}, {100, 1}, {4097, 3}, {3, 4097}, {1023, 4099}});
+  return shapes;
+}
 
 /// Lane l accesses tile element at(l) = (row, col); returns each lane's word in the padded tile.
 template <typename At>
@@ -106,45 +124,64 @@ class PaddedTransposeGpu : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(PaddedTransposeGpu, MatchesTheHostTranspose) {
   CUDALAB_REQUIRE_GPU();
-  tile_grading::expect_transpose_with_every_block(lab06::padded_transpose, GetParam(), kOwnKernels);
+  tile_grading::expect_transpose_with_every_block(lab06::padded_transpose, GetParam(),
+                                                  kTransposeKernels);
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, PaddedTransposeGpu,
-                         ::testing::ValuesIn(tile_grading::kTransposeShapes),
+INSTANTIATE_TEST_SUITE_P(Shapes, PaddedTransposeGpu, ::testing::ValuesIn(transpose_shapes()),
                          tile_grading::shape_name);
 
 class PaddedMatmulGpu : public ::testing::TestWithParam<MatmulShape> {};
 
 TEST_P(PaddedMatmulGpu, MatchesTheHostMatmulExactly) {
   CUDALAB_REQUIRE_GPU();
-  tile_grading::expect_matmul_ok(padded_matmul, GetParam(), cudalab::Fill::SmallInt, kOwnKernels);
+  tile_grading::expect_matmul_ok(padded_matmul, GetParam(), cudalab::Fill::SmallInt,
+                                 kMatmulKernels);
 }
 
 TEST_P(PaddedMatmulGpu, MatchesTheHostMatmulOnFloats) {
   CUDALAB_REQUIRE_GPU();
-  tile_grading::expect_matmul_ok(padded_matmul, GetParam(), cudalab::Fill::Uniform, kOwnKernels);
+  tile_grading::expect_matmul_ok(padded_matmul, GetParam(), cudalab::Fill::Uniform, kMatmulKernels);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, PaddedMatmulGpu, ::testing::ValuesIn(tile_grading::kMatmulShapes),
                          tile_grading::matmul_shape_name);
 
-// Edge shapes of the given tile kernels (one element, one column) with the padded layout:
-// any layout that keeps the elements of a tile row apart passes them, so not graded.
-TEST(GivenTileEdgesGpu, PaddedKernelsHandleOneElementAndOneColumn) {
+// Edge shapes of the given tile matmul (one element, one column) with the padded layout:
+// any layout that keeps the elements of a tile row apart passes them, so not graded (the
+// transpose is the student's: its edge shapes are graded in PaddedTransposeGpu).
+TEST(GivenTileEdgesGpu, PaddedMatmulHandlesOneElementAndOneColumn) {
   CUDALAB_REQUIRE_GPU();
-  tile_grading::expect_given_edge_shapes_exact(lab06::padded_transpose, padded_matmul, kOwnKernels);
+  for (const MatmulShape s : tile_grading::kGivenEdgeMatmulShapes) {
+    SCOPED_TRACE(tile_grading::matmul_shape_name({s, 0}));
+    tile_grading::expect_matmul_ok(padded_matmul, s, cudalab::Fill::SmallInt, kMatmulKernels);
+  }
 }
 
-// Every kernel of the lab, padded and conflicting, once on small odd shapes: what the
-// sanitizer and profiler tests re-run under their tools.
+// Every kernel of the lab, padded and conflicting, once on small odd shapes, and the student's
+// transpose also on a single element, a single column and a ragged shape with the narrowest and
+// the tallest block: what the sanitizer and profiler tests re-run under their tools (each
+// operand in its own allocation of exactly its size, so memcheck sees a read past its end).
 TEST(SmallShapesGpu, PaddedAndConflictingKernelsAreExact) {
   CUDALAB_REQUIRE_GPU();
   tile_grading::expect_small_shapes_exact(padded_transpose, padded_matmul, "padded");
+  for (const Shape s : {Shape{1, 1}, Shape{100, 1}, Shape{33, 65}}) {
+    for (const int block_rows : {1, kTile}) {
+      EXPECT_TRUE(tile_grading::transpose_ok(
+          [block_rows](const float* in, float* out, int rows, int cols, cudaStream_t st) {
+            lab06::padded_transpose(in, out, rows, cols, block_rows, st);
+          },
+          s.rows, s.cols))
+          << "padded transpose " << s.rows << "x" << s.cols << ", block " << kTile << "x"
+          << block_rows;
+    }
+  }
 }
 
 // The tile the kernels declare is the layout's, and it is padded: more words than the plain
 // 32 x 32 tile (padding spends memory; a tile of exactly 32 x 32 words is the unpadded one),
-// at most one spare word per row.
+// at most one spare word per row. The transpose kernel is the student's: it must declare its
+// tile as kPaddedTileWords floats (a kernel without a shared tile declares 0 bytes).
 TEST(PaddedSharedMemoryGpu, KernelsDeclareThePaddedTile) {
   CUDALAB_REQUIRE_GPU();
   const std::size_t plain_tile = std::size_t(kTile) * kTile * sizeof(float);
@@ -197,13 +234,13 @@ TEST(PaddedMeterGpu, RowAccessMeasuresConflictFree) {
 TEST(PaddedPerf, TransposeBeatsTheConflictingTranspose) {
   CUDALAB_REQUIRE_GPU();
   tile_grading::expect_transpose_speedup(padded_transpose, kPerfSize, kTransposeSpeedup, "padded",
-                                         kOwnKernels);
+                                         kTransposeKernels);
 }
 
 TEST(PaddedPerf, MatmulBeatsTheConflictingMatmul) {
   CUDALAB_REQUIRE_GPU();
   tile_grading::expect_matmul_speedup(padded_matmul, kPerfSize, kMatmulSpeedup, "padded",
-                                      kOwnKernels);
+                                      kMatmulKernels);
 }
 
 // ---------------------------------------------------------------------------
@@ -228,10 +265,16 @@ TEST(PaddedSanitizer, SynccheckIsClean) {
 // ---------------------------------------------------------------------------
 // Nsight Compute: bank conflicts per shared-memory instruction, padded vs conflicting.
 // ---------------------------------------------------------------------------
+// The student's transpose kernel against the conflicting tile transpose, the given matmul with
+// the padded layout against the conflicting matmul.
 TEST(PaddedProfiler, PaddedKernelsHaveNoBankConflicts) {
   CUDALAB_REQUIRE_GPU();
-  TILE_GRADING_EXPECT_FEW_CONFLICTS("PaddedLayout", "SmallShapesGpu.*", kMaxConflictsPerInstruction,
-                                    kMinBaselineConflictsPerInstruction);
+  const std::vector<tile_grading::ConflictComparison> kernels = {
+      {{"padded_tile_transpose_kernel", {"padded_tile_transpose_kernel"}},
+       {"tile_transpose_kernel<PlainLayout>", {"tile_transpose_kernel", "PlainLayout"}}},
+      tile_grading::tile_kernel_comparisons("PaddedLayout")[1]};
+  TILE_GRADING_EXPECT_FEW_CONFLICTS_IN(kernels, "SmallShapesGpu.*", kMaxConflictsPerInstruction,
+                                       kMinBaselineConflictsPerInstruction);
 }
 
 }  // namespace

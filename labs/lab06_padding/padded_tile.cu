@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Lab 06, the padding technique: the padded layout of a 32 x 32 tile, and the launchers that
-// hand it to the given tile kernels. The map and the kernels that inline it are compiled in
-// this one file (device functions cannot be called across files without separate
-// compilation), so the grader's host checks see the very map the kernels run.
+// Lab 06, the padding technique: the padded layout of a 32 x 32 tile, the transpose that stages
+// its tile in it, and the launchers (the matmul runs the given tile kernel with the layout). The
+// map and the kernels that inline it are compiled in this one file (device functions cannot be
+// called across files without separate compilation), so the grader's host checks see the very
+// map the kernels run.
 //
 //     word = row * pitch + col        bank = word % 32
 #include "padding.cuh"
@@ -34,17 +35,45 @@ __host__ __device__ int padded_offset(int row, int col) {
 }
 
 namespace {
-/// The padded layout as the given tile kernels take it.
+
+/// The padded layout as the given tile matmul takes it.
 struct PaddedLayout {
   static constexpr int kWords = kPaddedTileWords;
   __device__ static int offset(int row, int col) { return padded_offset(row, col); }
 };
+
+/**
+ * out (cols x rows) = in (rows x cols)^T through one padded kTile x kTile shared tile per
+ * block. Launch (padded_transpose below): grid smem_tiles::tile_grid(rows, cols) (x over the
+ * input's tile columns, y over its tile rows), blocks of kTile x blockDim.y threads with
+ * blockDim.y any divisor of kTile.
+ */
+__global__ void padded_tile_transpose_kernel(const float* __restrict__ in, float* __restrict__ out,
+                                             int rows, int cols) {
+  // TODO(lab06): move this block's kTile x kTile tile of `in` to `out` through
+  // `__shared__ float tile[kPaddedTileWords]`, addressed with your padded_offset() (roughly 20
+  // lines). Global loads and stores stay coalesced (the 32 lanes of a warp touch 32
+  // consecutive floats), the block's blockDim.y rows of threads cover all kTile rows of the
+  // tile, and only elements that exist are read and written (rows and cols are any sizes).
+  // HINT: with lane = threadIdx.x walking consecutive floats of one input row, which tile
+  // element does a thread store, and after the barrier, which tile element becomes the output
+  // float it writes? Which of those two tile accesses walks a tile row, which a tile column?
+  // Which limit bounds an input row, an input column, an output row? Index global memory with
+  // size_t. The handout's "If you are stuck" section has the thread-to-element maps.
+  cudalab::unused(in, out, rows, cols);
+  // END TODO(lab06)
+}
+
 }  // namespace
 
 void padded_transpose(const float* d_in, float* d_out, int rows, int cols, int block_rows,
                       cudaStream_t stream) {
-  smem_tiles::launch_tile_transpose<PaddedLayout>(d_in, d_out, rows, cols, block_rows, stream,
-                                                  "padded_transpose");
+  const char* who = "padded_transpose";
+  smem_tiles::check_block_rows(block_rows, who);
+  const dim3 grid = smem_tiles::tile_grid(rows, cols, who);
+  padded_tile_transpose_kernel<<<grid, dim3(kTile, block_rows), 0, stream>>>(d_in, d_out, rows,
+                                                                             cols);
+  CUDA_CHECK_LAST_LAUNCH();
 }
 
 void padded_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
@@ -53,7 +82,7 @@ void padded_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n,
 }
 
 const void* padded_transpose_kernel() {
-  return reinterpret_cast<const void*>(smem_tiles::tile_transpose_kernel<PaddedLayout>);
+  return reinterpret_cast<const void*>(padded_tile_transpose_kernel);
 }
 
 const void* padded_matmul_kernel() {

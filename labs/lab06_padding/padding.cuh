@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file padding.cuh
- * @brief Lab 06 interface: the `[T][T+1]` padded tile layout and the launchers that run the
- *        given tile kernels (labs/common/smem_tiles/tile_kernels.cuh) with it.
+ * @brief Lab 06 interface: a padded tile layout, the student's transpose through a padded
+ *        shared tile, and the matmul that runs the given tile kernel
+ *        (labs/common/smem_tiles/tile_kernels.cuh) with the layout.
  *
  * Contract: padded_offset() gives every element of a kTile x kTile tile its own word below
  * padded_tile_words() (at most one spare word per row), and a warp reading a row or a column
- * touches 32 different banks. The launchers take device pointers and a stream and do not
+ * touches 32 different banks. padded_transpose runs the student's kernel, whose shared tile
+ * is padded_tile_words() words. The launchers take device pointers and a stream and do not
  * synchronize. Background, access patterns and grading: labs/lab06_padding/README.md.
  */
 #pragma once
@@ -30,7 +32,8 @@ __host__ __device__ int padded_offset(int row, int col);
 int padded_tile_words();
 
 /**
- * @brief out (cols x rows) = in (rows x cols)^T through a padded tile.
+ * @brief out (cols x rows) = in (rows x cols)^T through a padded shared tile (the student's
+ *        kernel, padded_tile.cu).
  * @param d_in       device input, rows x cols, row-major
  * @param d_out      device output, cols x rows, row-major
  * @param rows       rows of the input (> 0)
@@ -43,7 +46,8 @@ int padded_tile_words();
 void padded_transpose(const float* d_in, float* d_out, int rows, int cols,
                       int block_rows = kTransposeBlockRows, cudaStream_t stream = nullptr);
 
-/// C (m x n) = A (m x k) * B (k x n), the A tile padded. @throws std::invalid_argument as above
+/// C (m x n) = A (m x k) * B (k x n): the given tile matmul with the A tile in the padded
+/// layout. @throws std::invalid_argument as above
 void padded_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                    cudaStream_t stream = nullptr);
 
