@@ -14,7 +14,7 @@
 # Perf tests time kernels and Profiler tests hold the GPU's counters: they run alone. Every GPU
 # of the build's CTest resource spec (cudalab_resources.json, written at configure time;
 # CUDALAB_GPU_COUNT, CUDALAB_GPU_SLOTS) has CUDALAB_GPU_SLOTS slots, and a correctness test
-# takes one. With CUDALAB_PERF_PER_GPU=ON a test that runs alone takes every slot of one GPU
+# takes one (a test of CUDALAB_LARGE_MEMORY_SUITES, 8 to 10 GB, half of them). With CUDALAB_PERF_PER_GPU=ON a test that runs alone takes every slot of one GPU
 # instead of RUN_SERIAL: nothing shares its GPU, while CPU tests and the other GPUs go on (for
 # runners with several GPUs). Sanitizer tests judge hazards, not time, and run beside the
 # others.
@@ -89,6 +89,10 @@ set(CUDALAB_GPU_SLOTS 8 CACHE STRING
 option(CUDALAB_PERF_PER_GPU
        "Perf and profiler tests take every slot of one GPU instead of RUN_SERIAL (several GPUs)"
        OFF)
+# Suites whose tests give one operand more than 2^31 elements (8 to 10 GB each): a test of
+# one takes half of a GPU's slots, so that at most two of them share a GPU at once and
+# none finds too little free memory because others of its kind hold it.
+set(CUDALAB_LARGE_MEMORY_SUITES IndexRangeGpu TmaIndexRangeGpu PitchedRangeGpu)
 # The GPU slots a test that runs alone takes; empty: it is RUN_SERIAL instead.
 set(CUDALAB_ALONE_SLOTS "")
 if(CUDALAB_PERF_PER_GPU)
@@ -289,15 +293,23 @@ function(_cudalab_objective_points out declared)
   set(${out}_ERROR "${error}" PARENT_SCOPE)
 endfunction()
 
-# _cudalab_resource(<out> <gpu> <alone> <slots>) — the CTest scheduling properties of a test, as
-# a list of property names and values: one GPU slot; for a test that runs alone, all <slots> of
-# one GPU (CUDALAB_PERF_PER_GPU) or, when <slots> is empty, RUN_SERIAL.
+# _cudalab_resource(<out> <gpu> <alone> <slots> [<base> <slots per GPU>]) — the CTest scheduling
+# properties of a test, as a list of property names and values: one GPU slot (half of
+# <slots per GPU> for a suite <base> of CUDALAB_LARGE_MEMORY_SUITES); for a test that runs
+# alone, all <slots> of one GPU (CUDALAB_PERF_PER_GPU) or, when <slots> is empty, RUN_SERIAL.
 function(_cudalab_resource out gpu alone slots)
   set(props "")
+  set(resource "${CUDALAB_GPU_RESOURCE}")
+  if(ARGC GREATER 5 AND "${ARGV4}" IN_LIST CUDALAB_LARGE_MEMORY_SUITES)
+    math(EXPR half "${ARGV5} / 2")
+    if(half GREATER 1)
+      set(resource "gpus:${half}")
+    endif()
+  endif()
   if(gpu AND alone AND slots)
     set(props RESOURCE_GROUPS "gpus:${slots}")
   elseif(gpu)
-    set(props RESOURCE_GROUPS "${CUDALAB_GPU_RESOURCE}")
+    set(props RESOURCE_GROUPS "${resource}")
   endif()
   if(alone AND NOT (gpu AND slots))
     list(APPEND props RUN_SERIAL TRUE)
@@ -438,7 +450,8 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
     if(DEFINED batch_dir_${sid})
       string(APPEND ctest " FIXTURES_REQUIRED [==[${G_PREFIX}${suite}.@batch]==]")
     endif()
-    _cudalab_resource(props "${t_GPU}" "${t_SERIAL}" "${G_GPU_SLOTS}")
+    _cudalab_resource(props "${t_GPU}" "${t_SERIAL}" "${G_GPU_SLOTS}" "${t_BASE}"
+                      "${G_SLOTS_PER_GPU}")
     foreach(p IN LISTS props)
       string(APPEND ctest " [==[${p}]==]")
     endforeach()
@@ -463,7 +476,8 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
     set(labels ${t_LABELS} batch)
     list(REMOVE_ITEM labels given)
     # A GPU for the run, and for a perf suite the same isolation each of its tests has.
-    _cudalab_resource(props "${t_GPU}" "${t_SERIAL}" "${G_GPU_SLOTS}")
+    _cudalab_resource(props "${t_GPU}" "${t_SERIAL}" "${G_GPU_SLOTS}" "${t_BASE}"
+                      "${G_SLOTS_PER_GPU}")
     set(resource "")
     foreach(p IN LISTS props)
       string(APPEND resource " [==[${p}]==]")
@@ -703,7 +717,8 @@ function(cudalab_discover_grader target label)
   endforeach()
   string(APPEND cfg "set(G_BATCH [==[${CUDALAB_BATCH_SUITES}]==])\n"
                     "set(G_BATCH_PERF [==[${CUDALAB_BATCH_PERF}]==])\n"
-                    "set(G_GPU_SLOTS [==[${CUDALAB_ALONE_SLOTS}]==])\n")
+                    "set(G_GPU_SLOTS [==[${CUDALAB_ALONE_SLOTS}]==])\n"
+                    "set(G_SLOTS_PER_GPU [==[${CUDALAB_GPU_SLOTS}]==])\n")
   string(APPEND cfg "set(G_WORKING_DIRECTORY [==[${CMAKE_CURRENT_BINARY_DIR}]==])\n"
                     "set(G_BATCH_ROOT [==[${CMAKE_BINARY_DIR}/cudalab_batch]==])\n"
                     "set(G_LAUNCHER [==[${CUDALAB_TEST_LAUNCHER}]==])\n")

@@ -223,6 +223,27 @@ elseif(CASE STREQUAL "RulesGiveLabelsTimeoutsAndPoints")
   expect_equal("manifest direct test" "${t}" "lab98.DemoGpu.Runs")
   message(STATUS "ok: labels, timeouts, GPU resources, channel environment and points")
 
+elseif(CASE STREQUAL "LargeMemorySuitesTakeHalfAGpu")
+  # A test of a suite in CUDALAB_LARGE_MEMORY_SUITES (an operand past 2^31 elements, 8 to 10
+  # GB) takes half of its GPU's slots, so that two at most run on one GPU at once; the
+  # other correctness tests keep one slot.
+  build_project("${good_listing}IndexRangeGpu.\n  PastTwoTo31\n" "" -DCUDALAB_GPU_SLOTS=8)
+  if(NOT build_rc EQUAL 0)
+    message(FATAL_ERROR "the grading project does not build:\n${build_out}")
+  endif()
+  execute_process(COMMAND ctest --test-dir "${build}" --show-only=json-v1
+                  OUTPUT_VARIABLE json RESULT_VARIABLE rc)
+  foreach(spec "lab98.IndexRangeGpu.PastTwoTo31|4" "lab98.Shapes/TileGpu.Matches/1|1"
+               "lab98.RaceSanitizer.Clean|1")
+    string(REPLACE "|" ";" spec "${spec}")
+    list(GET spec 0 name)
+    list(GET spec 1 want)
+    test_property(got "${json}" "${name}" RESOURCE_GROUPS)
+    string(JSON slots GET "${got}" 0 requirements 0 slots)
+    expect_equal("${name} GPU slots" "${slots}" "${want}")
+  endforeach()
+  message(STATUS "ok: a large-memory suite's test takes half of a GPU's slots")
+
 elseif(CASE STREQUAL "PerfPerGpuTakesAWholeGpu")
   # The build's resource spec (2 GPUs, 3 slots each) is every ctest run's default; with
   # CUDALAB_PERF_PER_GPU a perf or profiler test takes all slots of one GPU instead of
