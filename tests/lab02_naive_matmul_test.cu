@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "common/matmul_grading.cuh"
 #include "cudalab/bench.cuh"
 #include "cudalab/ceilings.cuh"
 #include "cudalab/check.cuh"
@@ -353,6 +354,53 @@ INSTANTIATE_TEST_SUITE_P(Shapes, LargeKGpu,
                                             ::testing::Values(cudalab::Fill::SmallInt,
                                                               cudalab::Fill::Uniform)),
                          param_name);
+
+// ---------------------------------------------------------------------------
+// Index range (GPU): one operand holds more than 2^31 elements while the others stay far
+// below, so the offset into that operand (row * k in A, p * n in B, row * n in C) overflows
+// when computed in int (tests/common/matmul_grading.cuh). The big operand is filled on the
+// device from a hash of the element index; the host checks sampled elements of C.
+// ---------------------------------------------------------------------------
+constexpr const char* kRowPerBlockKernel = "row_per_block_kernel";
+constexpr const char* kThreadPerElementKernel = "thread_per_element_kernel";
+
+TEST(IndexRangeGpu, RowPerBlockPast2To31ElementsOfA) {
+  CUDALAB_REQUIRE_GPU();
+  // 2,097,120 x 1040 A: one block of 32 threads per row, 3 columns.
+  matmul_grading::expect_large_a_rows(row_per_block(32).launch, kRowPerBlockKernel, 32, 3);
+}
+
+TEST(IndexRangeGpu, ThreadPerElementPast2To31ElementsOfA) {
+  CUDALAB_REQUIRE_GPU();
+  // 32 rows per block: 65535 blocks in y cover 2,097,120 rows of A.
+  matmul_grading::expect_large_a_rows(thread_per_element(dim3(32, 32)).launch,
+                                      kThreadPerElementKernel, 32, 3);
+}
+
+TEST(IndexRangeGpu, RowPerBlockPast2To31ElementsOfB) {
+  CUDALAB_REQUIRE_GPU();
+  // Two rows of C: two blocks of 1024 threads walk all 2^21 + 3 columns of B.
+  matmul_grading::expect_large_b_columns(row_per_block(1024).launch, kRowPerBlockKernel, 2, true);
+}
+
+TEST(IndexRangeGpu, ThreadPerElementPast2To31ElementsOfB) {
+  CUDALAB_REQUIRE_GPU();
+  matmul_grading::expect_large_b_columns(thread_per_element(dim3(32, 8)).launch,
+                                         kThreadPerElementKernel, 8, false);
+}
+
+TEST(IndexRangeGpu, RowPerBlockPast2To31ElementsOfC) {
+  CUDALAB_REQUIRE_GPU();
+  // 65535 * 8 = 524,280 rows of C (one block each) x 4116 columns.
+  matmul_grading::expect_large_c_rows(row_per_block(256).launch, kRowPerBlockKernel, 8, false);
+}
+
+TEST(IndexRangeGpu, ThreadPerElementPast2To31ElementsOfC) {
+  CUDALAB_REQUIRE_GPU();
+  // 16 rows per block: 65535 blocks in y cover 1,048,560 rows of C, x 2071 columns.
+  matmul_grading::expect_large_c_rows(thread_per_element(dim3(16, 16)).launch,
+                                      kThreadPerElementKernel, 16, true);
+}
 
 // ---------------------------------------------------------------------------
 // The given baseline is itself correct (not graded).

@@ -654,4 +654,63 @@ TEST(PitchedRangeGpu, ByteOffsetsPast4GiB) {
   }
 }
 
+// Byte offsets past 2^32 in B: 4100 rows at a pitch of 1 MiB + 512 B (row 4094 on starts past
+// 2^32 bytes, row 2047 on past 2^31), A and C small. Every element of C sums over those rows
+// (4100 small-integer products: exact in any order); all of C is checked.
+TEST(PitchedRangeGpu, ByteOffsetsPast4GiBInB) {
+  CUDALAB_REQUIRE_GPU();
+  constexpr int kM = 5;
+  constexpr int kN = 40;
+  constexpr int kK = 4100;                      // rows of B
+  const std::size_t pitch_a = 16640;            // 65 x 256 >= 4100 floats
+  const std::size_t pitch_b = (1 << 20) + 512;  // 1 MiB + 512 B
+  const std::size_t pitch_c = 512;
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t need = kK * pitch_b + (std::size_t(1) << 30);
+  if (free_bytes < need) {
+    GTEST_SKIP() << "needs " << need / 1e9 << " GB of free device memory, " << free_bytes / 1e9
+                 << " GB free";
+  }
+  cudalab::DeviceBuffer<unsigned char> d_a(kM * pitch_a), d_b(kK * pitch_b), d_c(kM * pitch_c);
+  for (int set = 0; set < 2; ++set) {
+    SCOPED_TRACE("A " + std::to_string(kM) + "x" + std::to_string(kK) + ", B " +
+                 std::to_string(kK) + "x" + std::to_string(kN) + " (pitch " +
+                 std::to_string(pitch_b) + "), data set " + std::to_string(set + 1));
+    const std::vector<float> h_a = cudalab::random_matrix(kM, kK, cudalab::Fill::SmallInt, 9 + set);
+    const std::vector<float> h_b =
+        cudalab::random_matrix(kK, kN, cudalab::Fill::SmallInt, 11 + set);
+    CUDA_CHECK(cudaMemcpy2D(d_a.data(), pitch_a, h_a.data(), kK * sizeof(float), kK * sizeof(float),
+                            kM, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy2D(d_b.data(), pitch_b, h_b.data(), kN * sizeof(float), kN * sizeof(float),
+                            kK, cudaMemcpyHostToDevice));
+    d_c.fill_bytes(kPoisonByte);
+    const float* a = reinterpret_cast<const float*>(d_a.data());
+    const float* b = reinterpret_cast<const float*>(d_b.data());
+    float* c = reinterpret_cast<float*>(d_c.data());
+    CapturedWork cap = CapturedWork::capture([&](cudaStream_t st) {
+      lab03::pitched_matmul(a, pitch_a, b, pitch_b, c, pitch_c, kM, kN, kK, dim3(32, 8), st);
+    });
+    ASSERT_TRUE(cap.holds_only(pitched_rules()));
+    cudalab::testing::poison_shared_memory();
+    cap.run();
+    std::vector<float> got(std::size_t(kM) * kN);
+    CUDA_CHECK(cudaMemcpy2D(got.data(), kN * sizeof(float), d_c.data(), pitch_c, kN * sizeof(float),
+                            kM, cudaMemcpyDeviceToHost));
+    for (int r = 0; r < kM; ++r) {
+      for (int j = 0; j < kN; ++j) {
+        double want = 0.0;
+        for (int p = 0; p < kK; ++p) {
+          want += double(h_a[std::size_t(r) * kK + p]) * h_b[std::size_t(p) * kN + j];
+        }
+        ASSERT_EQ(got[std::size_t(r) * kN + j], want)
+            << "C(" << r << ", " << j << "): B's rows from " << (std::size_t(1) << 32) / pitch_b + 1
+            << " on start past 2^32 bytes (pitch " << pitch_b
+            << " B): are byte offsets p * pitch_b computed in 32 bits?";
+      }
+    }
+  }
+}
+
 }  // namespace

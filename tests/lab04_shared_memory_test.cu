@@ -317,7 +317,7 @@ TEST(TiledDynamicOptInGpu, PlannedMoreThan48KBWorksAfterOptIn) {
 // ---------------------------------------------------------------------------
 // Index range (GPU): A holds more than 2^31 elements, so a row offset row * k computed in
 // int overflows. A is filled on the device from a hash of the element index; the host
-// checks sampled rows past the 2^31-element mark.
+// checks sampled rows past the 2^31-element mark. The same for B and for C below.
 // ---------------------------------------------------------------------------
 
 TEST(IndexRangeGpu, StaticKernelPast2To31Elements) {
@@ -329,6 +329,30 @@ TEST(IndexRangeGpu, DynamicKernelPast2To31Elements) {
   CUDALAB_REQUIRE_GPU();
   const lab04::DynamicTilePlan plan = forced_plan(32, 64);
   expect_large_a_rows(launch_dynamic(plan), kDynamicKernel, plan.tile, 3);
+}
+
+// B (1040 x 2^21 + 3) and C (65535 tiles of rows x about 2^31 / rows columns) past 2^31
+// elements, A and the other operand far below: offsets p * n and row * n must be 64-bit too.
+TEST(IndexRangeGpu, StaticKernelPast2To31ElementsOfB) {
+  CUDALAB_REQUIRE_GPU();
+  matmul_grading::expect_large_b_columns(launch_static, kStaticKernel, lab04::kStaticTile, true);
+}
+
+TEST(IndexRangeGpu, DynamicKernelPast2To31ElementsOfB) {
+  CUDALAB_REQUIRE_GPU();
+  const lab04::DynamicTilePlan plan = forced_plan(32, 64);
+  matmul_grading::expect_large_b_columns(launch_dynamic(plan), kDynamicKernel, 7, true);
+}
+
+TEST(IndexRangeGpu, StaticKernelPast2To31ElementsOfC) {
+  CUDALAB_REQUIRE_GPU();
+  matmul_grading::expect_large_c_rows(launch_static, kStaticKernel, lab04::kStaticTile, true);
+}
+
+TEST(IndexRangeGpu, DynamicKernelPast2To31ElementsOfC) {
+  CUDALAB_REQUIRE_GPU();
+  const lab04::DynamicTilePlan plan = forced_plan(32, 64);
+  matmul_grading::expect_large_c_rows(launch_dynamic(plan), kDynamicKernel, plan.tile, false);
 }
 
 // Small runs of both kernels: what the sanitizer tests below re-run under the tools.

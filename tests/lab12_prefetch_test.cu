@@ -215,6 +215,32 @@ TEST(TmaIndexRangeGpu, BulkCopiesPast2To31Elements) {
   CUDALAB_REQUIRE_GPU();
   matmul_grading::expect_large_a_rows(launch_tma, kTmaKernel, lab12::kTile, 4);
 }
+// B (1040 x 2^21, + 3 where odd widths are allowed) and C (65535 tiles of rows x about
+// 2^31 / rows columns) past 2^31 elements: offsets p * n and row * n must be 64-bit too.
+TEST(IndexRangeGpu, RegisterPrefetchPast2To31ElementsOfB) {
+  CUDALAB_REQUIRE_GPU();
+  matmul_grading::expect_large_b_columns(launch_prefetch, kPrefetchKernel, lab12::kTile, true);
+}
+TEST(IndexRangeGpu, PipelinedPast2To31ElementsOfB) {
+  CUDALAB_REQUIRE_GPU();
+  matmul_grading::expect_large_b_columns(launch_pipelined, kPipelinedKernel, 5, false);
+}
+TEST(TmaIndexRangeGpu, BulkCopiesPast2To31ElementsOfB) {
+  CUDALAB_REQUIRE_GPU();
+  matmul_grading::expect_large_b_columns(launch_tma, kTmaKernel, lab12::kTile, false);
+}
+TEST(IndexRangeGpu, RegisterPrefetchPast2To31ElementsOfC) {
+  CUDALAB_REQUIRE_GPU();
+  matmul_grading::expect_large_c_rows(launch_prefetch, kPrefetchKernel, lab12::kTile, true);
+}
+TEST(IndexRangeGpu, PipelinedPast2To31ElementsOfC) {
+  CUDALAB_REQUIRE_GPU();
+  matmul_grading::expect_large_c_rows(launch_pipelined, kPipelinedKernel, lab12::kTile, false);
+}
+TEST(TmaIndexRangeGpu, BulkCopiesPast2To31ElementsOfC) {
+  CUDALAB_REQUIRE_GPU();
+  matmul_grading::expect_large_c_rows(launch_tma, kTmaKernel, lab12::kTile, false);
+}
 
 // ---------------------------------------------------------------------------
 // Small runs: what the sanitizer tests re-run under compute-sanitizer (a few blocks; an odd

@@ -644,6 +644,30 @@ TEST(IndexRangeGpu, EveryStagePast2To31ElementsOfA) {
   }
 }
 
+// B (1040 x 2^21, or 2^21 + 3 for the scalar paths) and C (2,097,120 rows x 1044 or 1047
+// columns) past 2^31 elements, the other operands far below: p * n and row * n in 64 bits.
+TEST(IndexRangeGpu, EveryStagePast2To31ElementsOfB) {
+  CUDALAB_REQUIRE_GPU();
+  for (const Stage& s : kStages) {
+    for (const bool odd_n : {false, true}) {
+      SCOPED_TRACE(std::string("stage ") + s.name + (odd_n ? ", odd n" : ", n a multiple of 4"));
+      matmul_grading::expect_large_b_columns(s.launch, s.kernel, 32, odd_n);
+      if (HasFatalFailure() || IsSkipped()) return;
+    }
+  }
+}
+
+TEST(IndexRangeGpu, EveryStagePast2To31ElementsOfC) {
+  CUDALAB_REQUIRE_GPU();
+  for (const Stage& s : kStages) {
+    for (const bool odd_n : {false, true}) {
+      SCOPED_TRACE(std::string("stage ") + s.name + (odd_n ? ", odd n" : ", n a multiple of 4"));
+      matmul_grading::expect_large_c_rows(s.launch, s.kernel, 32, odd_n);
+      if (HasFatalFailure() || IsSkipped()) return;
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Races, memory errors, barriers (compute-sanitizer) on small shapes with partial tiles.
 // ---------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 // Grading helpers shared by the graders of the tiled matmul labs (lab 04, shared memory;
 // lab 12, prefetch): shapes, the launcher signature they capture, the correctness check of
 // one launcher on one shape (provenance by capture, poisoned memory, two data sets) and the
-// index-range check past 2^31 elements of A.
+// index-range checks past 2^31 elements of A, of B and of C.
 #pragma once
 
 #include <cmath>
@@ -164,6 +164,128 @@ inline void expect_large_a_rows(const Launch& launch, const char* kernel, int ti
             << "C(" << r << ", " << c << ") of a " << m << "x" << n << "x" << k
             << " product (A's row " << r << " starts at element " << std::size_t(r) * k
             << "; past 2^31 an int offset overflows)";
+      }
+    }
+  }
+}
+
+/// @p count floats from element @p offset of the device array @p d.
+inline std::vector<float> fetch_floats(const float* d, std::size_t offset, std::size_t count) {
+  std::vector<float> h(count);
+  CUDA_CHECK(cudaMemcpy(h.data(), d + offset, count * sizeof(float), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+// Index range of B: B (k x n) holds more than 2^31 elements while A and C stay far below, so
+// only an offset p * n computed in int overflows.
+
+/**
+ * Captures @p launch for an m x n x 1040 product with n = 2^21 (2^21 + 3 when @p odd_n): B
+ * holds 1040 * n > 2^31 elements, its rows 1024.. start past the 2^31-element mark, and every
+ * element of C sums over them. Checks the graph holds only @p kernel, then replays it on two
+ * data sets (B hashed on the device, A small integers) and checks every row of C at its first
+ * five columns, three around the middle and the last five. Skips when the GPU lacks the memory.
+ */
+inline void expect_large_b_columns(const Launch& launch, const char* kernel, int m, bool odd_n) {
+  const int k = 1040;
+  const int n = (1 << 21) + (odd_n ? 3 : 0);  // B's row p starts at p * n: past 2^31 from p = 1024
+  const std::size_t b_count = std::size_t(k) * n;
+  ASSERT_GT(b_count, std::size_t{1} << 31) << "the case must pass 2^31 elements of B";
+  const std::size_t c_count = std::size_t(m) * n;
+  const std::size_t bytes = (b_count + c_count + std::size_t(m) * k) * sizeof(float);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (free_bytes < bytes + (std::size_t{1} << 30)) {
+    GTEST_SKIP() << "needs " << (bytes >> 20) << " MiB of free GPU memory, " << (free_bytes >> 20)
+                 << " MiB free";
+  }
+  cudalab::DeviceBuffer<float> d_a(std::size_t(m) * k), d_b(b_count), d_c(c_count);
+  cudalab::testing::CapturedWork cap = cudalab::testing::CapturedWork::capture(
+      [&](cudaStream_t s) { launch(d_a.data(), d_b.data(), d_c.data(), m, n, k, s); });
+  ASSERT_TRUE(cap.holds_only(only_kernel(kernel)));
+  const int first_past = static_cast<int>((std::size_t{1} << 31) / n);  // B's first row past
+  const int starts[] = {0, n / 2 - 1, n - 5};                           // 5, 3 and 5 columns
+  const int widths[] = {5, 3, 5};
+  for (const std::uint32_t seed : {17u, 29u}) {
+    const auto h_a = cudalab::random_matrix(m, k, cudalab::Fill::SmallInt, seed);
+    d_a.upload(h_a);
+    fill_hashed<<<1024, 256>>>(d_b.data(), b_count, seed);
+    CUDA_CHECK_LAST_LAUNCH();
+    cudalab::testing::poison(d_c.data(), c_count * sizeof(float));
+    cudalab::testing::poison_shared_memory();
+    cap.run();
+    for (int r = 0; r < m; ++r) {
+      for (int part = 0; part < 3; ++part) {
+        const std::vector<float> got =
+            fetch_floats(d_c.data(), std::size_t(r) * n + starts[part], std::size_t(widths[part]));
+        for (int j = 0; j < widths[part]; ++j) {
+          const int c = starts[part] + j;
+          double sum = 0.0;
+          for (int i = 0; i < k; ++i) {
+            sum += double(h_a[std::size_t(r) * k + i]) *
+                   hashed_small_int(std::size_t(i) * n + c, seed);
+          }
+          ASSERT_EQ(got[std::size_t(j)], sum)
+              << "C(" << r << ", " << c << ") of a " << m << "x" << n << "x" << k
+              << " product (B's rows from " << first_past << " on start past element 2^31: "
+              << "an int offset p * n overflows there)";
+        }
+      }
+    }
+  }
+}
+
+// Index range of C: C (m x n) holds more than 2^31 elements while A and B stay far below, so
+// only an offset row * n computed in int overflows.
+
+/**
+ * Captures @p launch for an m x n x 40 product with m = 65535 * @p tile rows (the largest
+ * grid the launchers allow) and n a multiple of 4 (plus 3 when @p odd_n) just large enough
+ * that C passes 2^31 elements. Checks the graph holds only @p kernel, then replays it on two
+ * data sets (A hashed on the device, B small integers) and checks whole rows of C around the
+ * 2^31 mark and at the end. Skips when the GPU lacks the memory.
+ */
+inline void expect_large_c_rows(const Launch& launch, const char* kernel, int tile, bool odd_n) {
+  const int k = 40;
+  const int m = 65535 * tile;  // the largest grid.y the launchers allow, times the tile
+  const int n =
+      static_cast<int>(((std::size_t{1} << 31) / std::size_t(m) + 20) / 4 * 4) + (odd_n ? 3 : 0);
+  const std::size_t c_count = std::size_t(m) * n;
+  ASSERT_GT(c_count, std::size_t{1} << 31) << "the case must pass 2^31 elements of C";
+  const std::size_t a_count = std::size_t(m) * k;
+  const std::size_t bytes = (a_count + std::size_t(k) * n + c_count) * sizeof(float);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (free_bytes < bytes + (std::size_t{1} << 30)) {
+    GTEST_SKIP() << "needs " << (bytes >> 20) << " MiB of free GPU memory, " << (free_bytes >> 20)
+                 << " MiB free";
+  }
+  cudalab::DeviceBuffer<float> d_a(a_count), d_b(std::size_t(k) * n), d_c(c_count);
+  cudalab::testing::CapturedWork cap = cudalab::testing::CapturedWork::capture(
+      [&](cudaStream_t s) { launch(d_a.data(), d_b.data(), d_c.data(), m, n, k, s); });
+  ASSERT_TRUE(cap.holds_only(only_kernel(kernel)));
+  const int first_past = static_cast<int>((std::size_t{1} << 31) / n);  // C's first row past
+  const int rows[] = {0, first_past - 1, first_past, first_past + 1, m - 33, m - 1};
+  for (const std::uint32_t seed : {17u, 29u}) {
+    const auto h_b = cudalab::random_matrix(k, n, cudalab::Fill::SmallInt, seed);
+    d_b.upload(h_b);
+    fill_hashed<<<1024, 256>>>(d_a.data(), a_count, seed);
+    CUDA_CHECK_LAST_LAUNCH();
+    cudalab::testing::poison(d_c.data(), c_count * sizeof(float));
+    cudalab::testing::poison_shared_memory();
+    cap.run();
+    for (const int r : rows) {
+      const std::vector<float> got = fetch_floats(d_c.data(), std::size_t(r) * n, std::size_t(n));
+      for (int c = 0; c < n; ++c) {
+        double sum = 0.0;
+        for (int i = 0; i < k; ++i) {
+          sum +=
+              double(hashed_small_int(std::size_t(r) * k + i, seed)) * h_b[std::size_t(i) * n + c];
+        }
+        ASSERT_EQ(got[std::size_t(c)], sum)
+            << "C(" << r << ", " << c << ") of a " << m << "x" << n << "x" << k
+            << " product (C's row " << r << " starts at element " << std::size_t(r) * n
+            << "; past 2^31 an int offset row * n overflows)";
       }
     }
   }
