@@ -56,10 +56,16 @@ const Shape kShapes[] = {{1, 1},    {5, 5},    {1, 100000}, {100000, 1},
 const dim3 kBlocks[] = {dim3(1, 1),   dim3(1024, 1), dim3(1, 1024),
                         dim3(32, 32), dim3(16, 16),  dim3(7, 5)};
 
-/// What the graph captured from add_one may hold: add_one_kernel, nothing else.
-GraphRules add_one_rules() {
+/// What the graph captured from add_one(rows, cols, block) may hold: add_one_kernel, nothing
+/// else, launched as the interface says: the requested block, the smallest grid covering
+/// cols (x) by rows (y) (the test's own count, not grid_for()), no dynamic shared memory.
+GraphRules add_one_rules(int rows, int cols, dim3 block) {
   GraphRules r;
   r.kernels = {"add_one_kernel"};
+  const dim3 grid((unsigned(cols) + block.x - 1) / block.x,
+                  (unsigned(rows) + block.y - 1) / block.y);
+  r.expect_launch("add_one_kernel", grid, block, 0u,
+                  "grid_for(rows, cols, block) blocks of the requested block");
   return r;
 }
 
@@ -112,7 +118,7 @@ TEST_P(AddOneGpu, AddsOneEverywhereAndNothingOutside) {
     if (blocks_in_y(rows, block) > 65535) continue;  // beyond the grid's y limit
     SCOPED_TRACE("block " + dims(block));
     CapturedWork cap = capture_add_one(d.data(), rows, cols, block);
-    ASSERT_TRUE(cap.holds_only(add_one_rules()));
+    ASSERT_TRUE(cap.holds_only(add_one_rules(rows, cols, block)));
     // Two data sets behind the same pointer: uniform floats in [-1, 1) (an integer
     // temporary loses their fraction), each replayed through the captured graph.
     for (int round = 0; round < 2; ++round, ++set) {
@@ -166,7 +172,7 @@ TEST(AddOneRangeGpu, FlatIndexPast2To31Elements) {
     SCOPED_TRACE("block " + dims(block) + ", " + std::to_string(kRows) + "x" +
                  std::to_string(kCols) + " (" + std::to_string(n) + " elements)");
     CapturedWork cap = capture_add_one(d.data(), kRows, kCols, block);
-    ASSERT_TRUE(cap.holds_only(add_one_rules()));
+    ASSERT_TRUE(cap.holds_only(add_one_rules(kRows, kCols, block)));
     // Byte patterns whose floats are not integers: 0x3F3F3F3F = 0.7471, 0x40404040 = 3.0039.
     for (const int byte : {0x3F, 0x40}) {
       std::uint32_t bits = 0x01010101u * static_cast<std::uint32_t>(byte);
@@ -206,7 +212,7 @@ TEST(AddOnePerf, BandwidthIsAShareOfDeviceCopy) {
   d_init.upload(h_init);
 
   CapturedWork cap = capture_add_one(d_data.data(), kPerfRows, kPerfCols, block);
-  ASSERT_TRUE(cap.holds_only(add_one_rules()));
+  ASSERT_TRUE(cap.holds_only(add_one_rules(kPerfRows, kPerfCols, block)));
   // Each timed run starts from the same initial matrix (an untimed copy), so the result of
   // the last run must be exactly initial + 1.
   cudalab::BenchOptions o;
@@ -259,7 +265,7 @@ TEST(AddOneLaunchGpu, RejectsNonPositiveSizes) {
   // A valid launch right after must still work (no sticky error left behind).
   d.upload(std::vector<float>{0.5f, -0.25f, 2.75f, -3.5f});
   CapturedWork cap = capture_add_one(d.data(), 2, 2, dim3(16, 16));
-  ASSERT_TRUE(cap.holds_only(add_one_rules()));
+  ASSERT_TRUE(cap.holds_only(add_one_rules(2, 2, dim3(16, 16))));
   cap.run();
   EXPECT_EQ(d.to_host(), (std::vector<float>{1.5f, 0.75f, 3.75f, -2.5f}));
 }

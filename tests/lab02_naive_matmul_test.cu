@@ -250,11 +250,12 @@ TEST(GivenArgumentChecksCpu, LaunchersRejectBadSizesPointersAndBlocks) {
                std::invalid_argument);  // 70000 blocks in y > 65535
 }
 
-/// A launcher bound to its launch configuration, with a description for failures.
+/// A launcher bound to its launch configuration, with a description for failures and what
+/// the graph captured from it may hold on a problem of a given shape.
 struct NamedLaunch {
   std::string what;
   Launch launch;
-  GraphRules rules;
+  std::function<GraphRules(Shape)> rules;
 };
 
 /// Runs every launch on one problem of shape @p s and fill @p fill (two data sets each).
@@ -264,30 +265,45 @@ void expect_correct_for_each(Shape s, cudalab::Fill fill,
   MatmulProblem problem(s, fill);
   for (const NamedLaunch& l : launches) {
     SCOPED_TRACE(l.what);
-    EXPECT_TRUE(problem.run_and_check(l.launch, l.rules));
+    EXPECT_TRUE(problem.run_and_check(l.launch, l.rules(s)));
   }
 }
 
 const auto kAllShapesAndFills =
     ::testing::Combine(::testing::ValuesIn(kShapes), ::testing::ValuesIn(kFills));
 
-/// row_per_block_matmul with @p threads threads per block.
+/// row_per_block_matmul with @p threads threads per block: its own kernel, launched as the
+/// interface says, <<<M, threads>>> without dynamic shared memory.
 NamedLaunch row_per_block(int threads) {
   return {
       "row_per_block_matmul with " + std::to_string(threads) + " threads per block",
       [threads](const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t st) {
         lab02::row_per_block_matmul(a, b, c, m, n, k, threads, st);
       },
-      only_kernel("row_per_block_kernel")};
+      [threads](Shape s) {
+        GraphRules r = only_kernel("row_per_block_kernel");
+        r.expect_launch("row_per_block_kernel", dim3(unsigned(s.m)), dim3(unsigned(threads)), 0u,
+                        "M blocks of the requested threads");
+        return r;
+      }};
 }
 
-/// thread_per_element_matmul with @p block.
+/// thread_per_element_matmul with @p block: its own kernel on the requested block and the
+/// smallest grid with N columns in x and M rows in y (the test's own count), no dynamic
+/// shared memory.
 NamedLaunch thread_per_element(dim3 block) {
   return {"thread_per_element_matmul with block " + dims(block),
           [block](const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t st) {
             lab02::thread_per_element_matmul(a, b, c, m, n, k, block, st);
           },
-          only_kernel("thread_per_element_kernel")};
+          [block](Shape s) {
+            GraphRules r = only_kernel("thread_per_element_kernel");
+            const dim3 grid((unsigned(s.n) + block.x - 1) / block.x,
+                            (unsigned(s.m) + block.y - 1) / block.y);
+            r.expect_launch("thread_per_element_kernel", grid, block, 0u,
+                            "thread_per_element_grid() blocks of the requested block");
+            return r;
+          }};
 }
 
 // Every block size the launchers accept, at the edges (1 and 1024 threads, 1024 along x
@@ -412,7 +428,7 @@ TEST(GivenUncoalescedBaselineGpu, MatchesHostReference) {
       [](const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t st) {
         uncoalesced_matmul(a, b, c, m, n, k, dim3(kPerfBlockX, kPerfBlockY), st);
       },
-      only_kernel("uncoalesced_matmul_kernel")};
+      [](Shape) { return only_kernel("uncoalesced_matmul_kernel"); }};
   for (const Shape s : {Shape{17, 33, 5}, Shape{129, 65, 257}, Shape{1000, 3, 777}}) {
     expect_correct_for_each(s, cudalab::Fill::SmallInt, {baseline});
   }
@@ -445,7 +461,7 @@ void expect_beats_uncoalesced(const NamedLaunch& candidate, double threshold) {
   CapturedWork cap = CapturedWork::capture([&](cudaStream_t st) {
     candidate.launch(d_a.data(), d_b.data(), d_c_cand.data(), n, n, n, st);
   });
-  ASSERT_TRUE(cap.holds_only(candidate.rules)) << candidate.what;
+  ASSERT_TRUE(cap.holds_only(candidate.rules(Shape{n, n, n}))) << candidate.what;
 
   int runs = 0;  // timed runs of the candidate so far: set runs % 2 is behind the pointers
   cudalab::BenchOptions o;

@@ -28,10 +28,15 @@ namespace {
 using cudalab::testing::CapturedWork;
 using cudalab::testing::GraphRules;
 
-/// What the graph captured from pitched_matmul may hold: the lab's kernel, nothing else.
-GraphRules pitched_rules() {
+/// What the graph captured from pitched_matmul(..., m, n, k, block) may hold: the lab's
+/// kernel, nothing else, launched with the requested block on the grid the launcher is
+/// given (N columns in x, M rows in y, no spare block: the test's own count) and no dynamic
+/// shared memory.
+GraphRules pitched_rules(int m, int n, dim3 block) {
   GraphRules r;
   r.kernels = {"pitched_matmul_kernel"};
+  const dim3 grid((unsigned(n) + block.x - 1) / block.x, (unsigned(m) + block.y - 1) / block.y);
+  r.expect_launch("pitched_matmul_kernel", grid, block, 0u, "`grid` blocks of the requested block");
   return r;
 }
 
@@ -332,7 +337,7 @@ TEST_P(PitchedMatmulGpu, MatchesHostReferenceAndLeavesPaddingAlone) {
         lab03::pitched_matmul(a.data(), a.pitch(), b.data(), b.pitch(), c.data(), c.pitch(), s.m,
                               s.n, s.k, block, st);
       });
-      ASSERT_TRUE(cap.holds_only(pitched_rules()));
+      ASSERT_TRUE(cap.holds_only(pitched_rules(s.m, s.n, block)));
       for (int set = 0; set < 2; ++set) {
         SCOPED_TRACE("data set " + std::to_string(set + 1) + " of the captured graph");
         a.upload(set == 0 ? h_a : h_a2);
@@ -475,7 +480,7 @@ TEST_P(PitchedPipelineGpu, UploadMultiplyDownloadMatchesHostReference) {
   c.fill_bytes(kPoisonByte);
   CapturedWork cap = CapturedWork::capture(
       [&](cudaStream_t st) { lab03::pitched_matmul(a, b, c, dim3(16, 16), st); });
-  ASSERT_TRUE(cap.holds_only(pitched_rules()));
+  ASSERT_TRUE(cap.holds_only(pitched_rules(s.m, s.n, dim3(16, 16))));
   cudalab::testing::poison_shared_memory();
   cap.run();
   EXPECT_TRUE(cudalab::testing::matrices_match(cudalab::reference_matmul(h_a, h_b, s.m, s.n, s.k),
@@ -543,7 +548,7 @@ TEST(PitchPerf, PitchedMatmulKeepsTwoThirdsOfUnpitchedSpeed) {
     lab03::pitched_matmul(p_a.data(), pitch, p_b.data(), pitch, p_c.data(), pitch, n, n, n, block,
                           st);
   });
-  ASSERT_TRUE(cap.holds_only(pitched_rules()));
+  ASSERT_TRUE(cap.holds_only(pitched_rules(n, n, block)));
   int runs = 0;
   int last_set = 0;
   cudalab::BenchOptions o;
@@ -627,7 +632,7 @@ TEST(PitchedRangeGpu, ByteOffsetsPast4GiB) {
     CapturedWork cap = CapturedWork::capture([&](cudaStream_t st) {
       lab03::pitched_matmul(a, pitch_a, b, pitch_b, c, pitch_c, kM, kN, kK, dim3(32, 8), st);
     });
-    ASSERT_TRUE(cap.holds_only(pitched_rules()));
+    ASSERT_TRUE(cap.holds_only(pitched_rules(kM, kN, dim3(32, 8))));
     cudalab::testing::poison_shared_memory();
     cap.run();
     std::vector<unsigned char> row(pitch_c);
@@ -692,7 +697,7 @@ TEST(PitchedRangeGpu, ByteOffsetsPast4GiBInB) {
     CapturedWork cap = CapturedWork::capture([&](cudaStream_t st) {
       lab03::pitched_matmul(a, pitch_a, b, pitch_b, c, pitch_c, kM, kN, kK, dim3(32, 8), st);
     });
-    ASSERT_TRUE(cap.holds_only(pitched_rules()));
+    ASSERT_TRUE(cap.holds_only(pitched_rules(kM, kN, dim3(32, 8))));
     cudalab::testing::poison_shared_memory();
     cap.run();
     std::vector<float> got(std::size_t(kM) * kN);

@@ -75,6 +75,59 @@ Launch launch_dynamic(const lab04::DynamicTilePlan& plan) {
   };
 }
 
+// ---------------------------------------------------------------------------
+// The grader's own static-tile kernel (given): the baseline of the "dynamic with the static
+// shape" ratio. The reference solution's static kernel, copied here so that the ratio never
+// divides by a kernel the student wrote (the student's static kernel could be slowed down
+// to flatter the dynamic one).
+// ---------------------------------------------------------------------------
+__global__ void grader_static_tiled_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                                           float* __restrict__ c, int m, int n, int k) {
+  constexpr int T = lab04::kStaticTile;
+  const int tx = threadIdx.x;
+  const int ty = threadIdx.y;
+  const int row = blockIdx.y * T + ty;  // row of C (and of A) this thread owns
+  const int col = blockIdx.x * T + tx;  // column of C (and of B) this thread owns
+  __shared__ float a_tile[T][T];        // a_tile[ty][j] = A[row][k0 + j] of the current step
+  __shared__ float b_tile[T][T];        // b_tile[j][tx] = B[k0 + j][col] of the current step
+  float acc = 0.0f;
+  for (int k0 = 0; k0 < k; k0 += T) {
+    const int a_col = k0 + tx;
+    const int b_row = k0 + ty;
+    a_tile[ty][tx] = (row < m && a_col < k) ? a[static_cast<std::size_t>(row) * k + a_col] : 0.0f;
+    b_tile[ty][tx] = (b_row < k && col < n) ? b[static_cast<std::size_t>(b_row) * n + col] : 0.0f;
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < T; ++j) acc += a_tile[ty][j] * b_tile[j][tx];
+    __syncthreads();
+  }
+  if (row < m && col < n) c[static_cast<std::size_t>(row) * n + col] = acc;
+}
+
+constexpr const char* kGraderStaticKernel = "grader_static_tiled_kernel";
+
+void grader_static_tiled(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                         cudaStream_t stream) {
+  constexpr int T = lab04::kStaticTile;
+  const dim3 grid((n + T - 1) / T, (m + T - 1) / T);
+  grader_static_tiled_kernel<<<grid, dim3(T, T), 0, stream>>>(d_a, d_b, d_c, m, n, k);
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+/// The static launch the interface defines: block (T, T) over the T x T tiles of C, no
+/// dynamic shared memory.
+const matmul_grading::Rules kStaticRules = matmul_grading::tiled_launch(
+    kStaticKernel, lab04::kStaticTile, dim3(lab04::kStaticTile, lab04::kStaticTile), 0u,
+    "block (kStaticTile, kStaticTile) over the tiles of C");
+
+/// The dynamic launch @p plan defines: block (tile, tile) over the tile x tile tiles of C,
+/// plan.smem_bytes of dynamic shared memory (not more, not less).
+matmul_grading::Rules dynamic_rules(const lab04::DynamicTilePlan& plan) {
+  return matmul_grading::tiled_launch(kDynamicKernel, plan.tile, dim3(plan.tile, plan.tile),
+                                      static_cast<unsigned>(plan.smem_bytes),
+                                      "the plan: block (tile, tile), plan.smem_bytes");
+}
+
 /// The student's planner for @p budget on this device, then the student's launcher. The
 /// plan is made outside the capture (it is host code).
 void expect_dynamic_product(std::size_t budget, const Shape& s) {
@@ -82,7 +135,7 @@ void expect_dynamic_product(std::size_t budget, const Shape& s) {
       lab04::plan_dynamic_tile(lab04::current_smem_limits(), budget, s.k);
   SCOPED_TRACE("plan: tile " + std::to_string(plan.tile) + ", depth " + std::to_string(plan.depth) +
                ", " + std::to_string(plan.smem_bytes) + " bytes");
-  expect_correct_product(launch_dynamic(plan), kDynamicKernel, s);
+  expect_correct_product(launch_dynamic(plan), dynamic_rules(plan), s);
 }
 
 /// A plan the test sets itself (not the student's planner): tile x depth, opt-in flag
@@ -201,10 +254,18 @@ TEST_P(GivenNaiveGpu, ExactOnOddShapes) {
 INSTANTIATE_TEST_SUITE_P(Shapes, GivenNaiveGpu,
                          ::testing::Values(Shape{17, 33, 5}, Shape{129, 65, 257}), shape_name);
 
+// The grader's static-tile baseline of the perf test is itself correct (not graded).
+TEST(GivenGraderStaticGpu, ExactOnOddShapes) {
+  CUDALAB_REQUIRE_GPU();
+  for (const Shape s : {Shape{17, 33, 5}, Shape{129, 65, 257}, Shape{1000, 3, 777}}) {
+    expect_correct_product(grader_static_tiled, kGraderStaticKernel, s);
+  }
+}
+
 class TiledStaticGpu : public ::testing::TestWithParam<Shape> {};
 TEST_P(TiledStaticGpu, CorrectOnOddShapes) {
   CUDALAB_REQUIRE_GPU();
-  expect_correct_product(launch_static, kStaticKernel, GetParam());
+  expect_correct_product(launch_static, kStaticRules, GetParam());
 }
 INSTANTIATE_TEST_SUITE_P(Shapes, TiledStaticGpu, ::testing::ValuesIn(kShapes), shape_name);
 
@@ -287,7 +348,7 @@ TEST_P(TiledDynamicPlansGpu, CorrectWithTheGivenPlan) {
   const int m = 2 * pc.tile + 5;
   const int n = 3 * pc.tile - 3;
   for (const int k : {std::max(1, plan.depth - 5), 2 * plan.depth + 7}) {
-    expect_correct_product(launch, kDynamicKernel, Shape{m, n, k});
+    expect_correct_product(launch, dynamic_rules(plan), Shape{m, n, k});
     if (HasFatalFailure()) return;
   }
 }
@@ -322,48 +383,49 @@ TEST(TiledDynamicOptInGpu, PlannedMoreThan48KBWorksAfterOptIn) {
 
 TEST(IndexRangeGpu, StaticKernelPast2To31Elements) {
   CUDALAB_REQUIRE_GPU();
-  expect_large_a_rows(launch_static, kStaticKernel, lab04::kStaticTile, 3);
+  expect_large_a_rows(launch_static, kStaticRules, lab04::kStaticTile, 3);
 }
 
 TEST(IndexRangeGpu, DynamicKernelPast2To31Elements) {
   CUDALAB_REQUIRE_GPU();
   const lab04::DynamicTilePlan plan = forced_plan(32, 64);
-  expect_large_a_rows(launch_dynamic(plan), kDynamicKernel, plan.tile, 3);
+  expect_large_a_rows(launch_dynamic(plan), dynamic_rules(plan), plan.tile, 3);
 }
 
 // B (1040 x 2^21 + 3) and C (65535 tiles of rows x about 2^31 / rows columns) past 2^31
 // elements, A and the other operand far below: offsets p * n and row * n must be 64-bit too.
 TEST(IndexRangeGpu, StaticKernelPast2To31ElementsOfB) {
   CUDALAB_REQUIRE_GPU();
-  matmul_grading::expect_large_b_columns(launch_static, kStaticKernel, lab04::kStaticTile, true);
+  matmul_grading::expect_large_b_columns(launch_static, kStaticRules, lab04::kStaticTile, true);
 }
 
 TEST(IndexRangeGpu, DynamicKernelPast2To31ElementsOfB) {
   CUDALAB_REQUIRE_GPU();
   const lab04::DynamicTilePlan plan = forced_plan(32, 64);
-  matmul_grading::expect_large_b_columns(launch_dynamic(plan), kDynamicKernel, 7, true);
+  matmul_grading::expect_large_b_columns(launch_dynamic(plan), dynamic_rules(plan), 7, true);
 }
 
 TEST(IndexRangeGpu, StaticKernelPast2To31ElementsOfC) {
   CUDALAB_REQUIRE_GPU();
-  matmul_grading::expect_large_c_rows(launch_static, kStaticKernel, lab04::kStaticTile, true);
+  matmul_grading::expect_large_c_rows(launch_static, kStaticRules, lab04::kStaticTile, true);
 }
 
 TEST(IndexRangeGpu, DynamicKernelPast2To31ElementsOfC) {
   CUDALAB_REQUIRE_GPU();
   const lab04::DynamicTilePlan plan = forced_plan(32, 64);
-  matmul_grading::expect_large_c_rows(launch_dynamic(plan), kDynamicKernel, plan.tile, false);
+  matmul_grading::expect_large_c_rows(launch_dynamic(plan), dynamic_rules(plan), plan.tile, false);
 }
 
 // Small runs of both kernels: what the sanitizer tests below re-run under the tools.
 TEST(SmallTiledGpu, StaticAndDynamicKernels) {
   CUDALAB_REQUIRE_GPU();
   for (const Shape s : {Shape{40, 33, 70}, Shape{17, 65, 5}}) {
-    expect_correct_product(launch_static, kStaticKernel, s);
+    expect_correct_product(launch_static, kStaticRules, s);
     expect_dynamic_product(8 * 1024, s);
     expect_dynamic_product(lab04::kDefaultDynamicBudget, s);
     for (const int tile : {8, 16}) {
-      expect_correct_product(launch_dynamic(forced_plan(tile, 3 * tile)), kDynamicKernel, s);
+      const lab04::DynamicTilePlan plan = forced_plan(tile, 3 * tile);
+      expect_correct_product(launch_dynamic(plan), dynamic_rules(plan), s);
     }
   }
 }
@@ -421,12 +483,13 @@ class TiledPerf : public ::testing::Test {
   /// Times @p baseline against @p candidate (both writing their own output) as captured
   /// graphs; checks the candidate's graph and its output after the last timed run.
   cudalab::Comparison time_candidate(const cudalab::GpuWork& baseline, const char* base_kernel,
-                                     const cudalab::GpuWork& candidate, const char* kernel,
+                                     const cudalab::GpuWork& candidate,
+                                     const cudalab::testing::GraphRules& rules,
                                      const std::string& what) {
     CapturedWork base = CapturedWork::capture(baseline);
     CapturedWork cand = CapturedWork::capture(candidate);
     EXPECT_TRUE(base.holds_only(only_kernel(base_kernel))) << "baseline of " << what;
-    EXPECT_TRUE(cand.holds_only(only_kernel(kernel))) << what;
+    EXPECT_TRUE(cand.holds_only(rules)) << what;
     if (HasFailure()) return {};
     cudalab::BenchOptions opts;
     float* c = d_c_.data();
@@ -465,7 +528,7 @@ TEST_F(TiledPerf, StaticTilesBeatNaive) {
       [&](cudaStream_t s) {
         lab04::matmul_tiled_static(d_a_.data(), d_b_.data(), d_c_.data(), N, N, N, s);
       },
-      kStaticKernel, "static 32x32 tiles, 4096^2");
+      kStaticRules(Shape{N, N, N}), "static 32x32 tiles, 4096^2");
   if (HasFailure()) return;  // no speed verdict for a wrong result
   const double tflops = 2.0 * N * N * double(N) / (cmp.candidate.median_ms * 1e9);
   cudalab::testing::record_measurement("static_tflops", tflops, "TFLOP/s");
@@ -479,8 +542,8 @@ TEST_F(TiledPerf, DynamicTilesKeepUpWithNaive) {
   const std::string what = "dynamic tiles (tile " + std::to_string(plan.tile) + ", depth " +
                            std::to_string(plan.depth) + ", " + std::to_string(plan.smem_bytes) +
                            " B) vs naive 16x16";
-  const cudalab::Comparison cmp =
-      time_candidate(naive_work(), kNaiveKernel, dynamic_work(plan), kDynamicKernel, what);
+  const cudalab::Comparison cmp = time_candidate(naive_work(), kNaiveKernel, dynamic_work(plan),
+                                                 dynamic_rules(plan)(Shape{N, N, N}), what);
   if (HasFailure()) return;
   const double tflops = 2.0 * N * N * double(N) / (cmp.candidate.median_ms * 1e9);
   cudalab::testing::record_measurement("dynamic_tflops", tflops, "TFLOP/s");
@@ -489,14 +552,15 @@ TEST_F(TiledPerf, DynamicTilesKeepUpWithNaive) {
 
 TEST_F(TiledPerf, DynamicWithTheStaticShapeAgainstStatic) {
   // The static kernel's shape (tile 32, one 32-deep step per slice): what remains is the
-  // price of choosing the tile edge and depth at run time.
+  // price of choosing the tile edge and depth at run time. The baseline is the grader's own
+  // static kernel (the reference one), never the student's.
   const lab04::DynamicTilePlan plan = forced_plan(lab04::kStaticTile, lab04::kStaticTile);
   cudalab::DeviceBuffer<float> d_static(std::size_t(N) * N);
   const cudalab::Comparison cmp = time_candidate(
       [&](cudaStream_t s) {
-        lab04::matmul_tiled_static(d_a_.data(), d_b_.data(), d_static.data(), N, N, N, s);
+        grader_static_tiled(d_a_.data(), d_b_.data(), d_static.data(), N, N, N, s);
       },
-      kStaticKernel, dynamic_work(plan), kDynamicKernel,
+      kGraderStaticKernel, dynamic_work(plan), dynamic_rules(plan)(Shape{N, N, N}),
       "dynamic tiles 32x32, depth 32 vs static 32x32");
   if (HasFailure()) return;
   std::printf("[ SPEED    ] static %.3f ms, dynamic (tile 32, depth 32) %.3f ms\n",

@@ -466,8 +466,10 @@ TEST_P(SwizzledGpu, CorrectOnOddShapes) {
 }
 INSTANTIATE_TEST_SUITE_P(Shapes, SwizzledGpu, ::testing::ValuesIn(kShapes), shape_name);
 
-/// Rows that start off 16-byte boundaries although n % 4 == 0: B and C one float past an
-/// aligned address. The vector paths must not be taken (a misaligned float4 access faults).
+/// Rows that start off 16-byte boundaries although n % 4 == 0: one operand one float past an
+/// aligned address, each of A, B and C alone (a launcher that checks only some of its pointers
+/// takes the vector path on the other), then all three. The vector paths must not be taken
+/// for a misaligned operand (a misaligned float4 access faults).
 TEST(MisalignedGpu, EveryStageFallsBackToScalarAccesses) {
   CUDALAB_REQUIRE_GPU();
   const int m = 70, n = 132, k = 36;
@@ -476,18 +478,29 @@ TEST(MisalignedGpu, EveryStageFallsBackToScalarAccesses) {
   const auto want = cudalab::reference_matmul(h_a, h_b, m, n, k);
   cudalab::DeviceBuffer<float> d_a(h_a.size() + 1), d_b(h_b.size() + 1),
       d_c(std::size_t(m) * n + 1);
-  CUDA_CHECK(
-      cudaMemcpy(d_a.data() + 1, h_a.data(), h_a.size() * sizeof(float), cudaMemcpyHostToDevice));
-  CUDA_CHECK(
-      cudaMemcpy(d_b.data() + 1, h_b.data(), h_b.size() * sizeof(float), cudaMemcpyHostToDevice));
-  for (const Stage& s : kStages) {
-    d_c.fill_bytes(0xFF);
-    s.launch(d_a.data() + 1, d_b.data() + 1, d_c.data() + 1, m, n, k, nullptr);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    const std::vector<float> got = d_c.to_host();
-    EXPECT_TRUE(cudalab::testing::matrices_match(
-        want, std::vector<float>(got.begin() + 1, got.end()), m, n, 0.0))
-        << s.name << " with A, B and C one float past a 16-byte boundary";
+  struct Offsets {
+    int a, b, c;
+    const char* what;
+  };
+  const Offsets cases[] = {{1, 0, 0, "A alone one float past a 16-byte boundary"},
+                           {0, 1, 0, "B alone one float past a 16-byte boundary"},
+                           {0, 0, 1, "C alone one float past a 16-byte boundary"},
+                           {1, 1, 1, "A, B and C one float past a 16-byte boundary"}};
+  for (const Offsets& o : cases) {
+    CUDA_CHECK(cudaMemcpy(d_a.data() + o.a, h_a.data(), h_a.size() * sizeof(float),
+                          cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_b.data() + o.b, h_b.data(), h_b.size() * sizeof(float),
+                          cudaMemcpyHostToDevice));
+    for (const Stage& s : kStages) {
+      d_c.fill_bytes(0xFF);
+      s.launch(d_a.data() + o.a, d_b.data() + o.b, d_c.data() + o.c, m, n, k, nullptr);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      const std::vector<float> got = d_c.to_host();
+      EXPECT_TRUE(cudalab::testing::matrices_match(
+          want, std::vector<float>(got.begin() + o.c, got.begin() + o.c + std::size_t(m) * n), m, n,
+          0.0))
+          << s.name << " with " << o.what;
+    }
   }
 }
 

@@ -2,6 +2,7 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <sstream>
@@ -96,7 +97,64 @@ bool names_kernel(const std::string& mangled, const std::string& id) {
   return mangled.find(std::to_string(id.size()) + id) != std::string::npos;
 }
 
+bool same_dim(dim3 a, dim3 b) {
+  return a.x == b.x && a.y == b.y && a.z == b.z;
+}
+
+/// The memset's value as one byte repeated over its element, when it is one.
+bool byte_value(const GraphNode& n, unsigned char* out) {
+  const unsigned byte = n.memset_value & 0xFFu;
+  unsigned word = 0;
+  for (unsigned i = 0; i < n.memset_element; ++i) word = (word << 8) | byte;
+  if (n.memset_element == 0 || word != n.memset_value) return false;
+  *out = static_cast<unsigned char>(byte);
+  return true;
+}
+
+/// First and one-past-last byte a memset node writes.
+std::pair<std::uintptr_t, std::uintptr_t> memset_extent(const GraphNode& n) {
+  const auto first = reinterpret_cast<std::uintptr_t>(n.memset_dst);
+  const std::size_t rows = std::max<std::size_t>(n.memset_rows, 1);
+  return {first, first + n.memset_pitch * (rows - 1) + n.memset_row_bytes};
+}
+
+/// The memset node writes the byte @p e.value over all of e.dst .. e.dst + e.bytes.
+bool covers(const GraphNode& n, const ExpectedMemset& e) {
+  unsigned char value = 0;
+  if (n.type != cudaGraphNodeTypeMemset || !byte_value(n, &value) || value != e.value) {
+    return false;
+  }
+  const auto [first, last] = memset_extent(n);
+  const bool contiguous = n.memset_rows <= 1 || n.memset_pitch == n.memset_row_bytes;
+  const auto want = reinterpret_cast<std::uintptr_t>(e.dst);
+  if (contiguous) return first <= want && want + e.bytes <= last;
+  // Pitched: the expected range must lie inside one row.
+  if (want < first || n.memset_pitch == 0) return false;
+  const std::uintptr_t row_start = first + (want - first) / n.memset_pitch * n.memset_pitch;
+  return want + e.bytes <= row_start + n.memset_row_bytes && want + e.bytes <= last;
+}
+
+/// The memset node writes only inside the range of @p e.
+bool within(const GraphNode& n, const ExpectedMemset& e) {
+  const auto [first, last] = memset_extent(n);
+  const auto want = reinterpret_cast<std::uintptr_t>(e.dst);
+  return want <= first && last <= want + e.bytes;
+}
+
 }  // namespace
+
+GraphRules& GraphRules::expect_launch(const std::string& kernel, std::optional<dim3> grid,
+                                      std::optional<dim3> block, std::optional<unsigned> smem,
+                                      const std::string& source) {
+  launches.push_back(ExpectedLaunch{kernel, grid, block, smem, source});
+  return *this;
+}
+
+GraphRules& GraphRules::expect_memset(const void* dst, std::size_t bytes, unsigned char value,
+                                      const std::string& what) {
+  memsets.push_back(ExpectedMemset{dst, bytes, value, what});
+  return *this;
+}
 
 std::string GraphNode::describe() const {
   std::ostringstream os;
@@ -106,6 +164,10 @@ std::string GraphNode::describe() const {
        << ">>>";
   } else if (type == cudaGraphNodeTypeMemcpy) {
     os << " (" << kind_name(copy_kind) << ')';
+  } else if (type == cudaGraphNodeTypeMemset) {
+    os << " (" << memset_row_bytes * std::max<std::size_t>(memset_rows, 1) << " bytes at "
+       << memset_dst << ", " << memset_element << "-byte value 0x" << std::hex << memset_value
+       << std::dec << ')';
   }
   return os.str();
 }
@@ -160,6 +222,15 @@ CapturedWork CapturedWork::capture(const std::function<void(cudaStream_t)>& work
       cudaMemcpy3DParms p{};
       CUDA_CHECK(cudaGraphMemcpyNodeGetParams(n, &p));
       node.copy_kind = resolve_kind(p);
+    } else if (node.type == cudaGraphNodeTypeMemset) {
+      cudaMemsetParams p{};
+      CUDA_CHECK(cudaGraphMemsetNodeGetParams(n, &p));
+      node.memset_dst = p.dst;
+      node.memset_element = p.elementSize;
+      node.memset_row_bytes = p.width * p.elementSize;
+      node.memset_rows = p.height;
+      node.memset_pitch = p.height > 1 ? p.pitch : node.memset_row_bytes;
+      node.memset_value = p.value;
     }
     cap.nodes_.push_back(std::move(node));
   }
@@ -215,6 +286,24 @@ std::string CapturedWork::summary() const {
           problems.push_back("a kernel that is not one of this lab's own (" + n.pretty +
                              "): a provided baseline or a library may not do the graded work");
         }
+        for (const ExpectedLaunch& e : rules.launches) {
+          if (!names_kernel(n.kernel, e.kernel)) continue;
+          std::ostringstream why;
+          if (e.grid && !same_dim(*e.grid, n.grid)) {
+            why << "; grid expected " << dim_text(*e.grid) << ", got " << dim_text(n.grid);
+          }
+          if (e.block && !same_dim(*e.block, n.block)) {
+            why << "; block expected " << dim_text(*e.block) << ", got " << dim_text(n.block);
+          }
+          if (e.smem && *e.smem != n.smem) {
+            why << "; dynamic shared memory expected " << *e.smem << " bytes, got " << n.smem;
+          }
+          if (!why.str().empty()) {
+            problems.push_back("a launch of " + e.kernel + " that is not the one asked for (" +
+                               e.source + ")" + why.str() +
+                               ": the launcher must use the launch configuration it is given");
+          }
+        }
         break;
       }
       case cudaGraphNodeTypeMemcpy:
@@ -227,9 +316,17 @@ std::string CapturedWork::summary() const {
                              " copy: the work must stay on the GPU, not go through the host");
         }
         break;
-      case cudaGraphNodeTypeMemset:
-        if (!rules.allow_memset) problems.push_back("a memset (this launcher has none to make)");
+      case cudaGraphNodeTypeMemset: {
+        const bool expected = std::any_of(rules.memsets.begin(), rules.memsets.end(),
+                                          [&](const ExpectedMemset& e) { return within(n, e); });
+        if (!rules.allow_memset && !expected) {
+          problems.push_back(rules.memsets.empty()
+                                 ? "a memset (this launcher has none to make)"
+                                 : "a memset outside what this launcher must set (" + n.describe() +
+                                       ")");
+        }
         break;
+      }
       case cudaGraphNodeTypeEmpty:
       case cudaGraphNodeTypeWaitEvent:
       case cudaGraphNodeTypeEventRecord:
@@ -252,6 +349,17 @@ std::string CapturedWork::summary() const {
       problems.push_back("no launch of " + id +
                          " on the stream it was given (did the launcher ignore its stream "
                          "argument, launch on another stream, or do the work elsewhere?)");
+    }
+  }
+  for (const ExpectedMemset& e : rules.memsets) {
+    const bool found =
+        std::any_of(nodes_.begin(), nodes_.end(), [&](const GraphNode& n) { return covers(n, e); });
+    if (!found) {
+      std::ostringstream os;
+      os << "no memset node for " << e.what << " (" << e.bytes << " bytes of 0x" << std::hex
+         << unsigned(e.value) << std::dec << " at " << e.dst
+         << "): the launcher must set them with a memset on its stream, not in its kernel";
+      problems.push_back(os.str());
     }
   }
   if (problems.empty()) return ::testing::AssertionSuccess();

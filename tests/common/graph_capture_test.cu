@@ -92,6 +92,64 @@ TEST(GivenGraphCaptureGpu, HostRoundTripShowsItsCopies) {
   EXPECT_TRUE(cap.holds_only(copies));
 }
 
+TEST(GivenGraphCaptureGpu, LaunchConfigurationIsCheckedAgainstTheRequest) {
+  CUDALAB_REQUIRE_GPU();
+  constexpr int n = 1000;
+  cudalab::DeviceBuffer<float> d(n);
+  CapturedWork cap = CapturedWork::capture([&](cudaStream_t s) {
+    probe_add_kernel<<<(n + 127) / 128, 128, 16, s>>>(d.data(), n);  // asked for 256 threads
+    CUDA_CHECK_LAST_LAUNCH();
+  });
+  GraphRules asked = only("probe_add_kernel");
+  asked.expect_launch("probe_add_kernel", dim3((n + 255) / 256), dim3(256), 0u, "block 256");
+  const auto verdict = cap.holds_only(asked);
+  EXPECT_FALSE(verdict);
+  const std::string message = verdict.message();
+  EXPECT_NE(message.find("grid expected (4,1,1), got (8,1,1)"), std::string::npos) << message;
+  EXPECT_NE(message.find("block expected (256,1,1), got (128,1,1)"), std::string::npos) << message;
+  EXPECT_NE(message.find("dynamic shared memory expected 0 bytes, got 16"), std::string::npos)
+      << message;
+  GraphRules right = only("probe_add_kernel");
+  right.expect_launch("probe_add_kernel", dim3(8), dim3(128), 16u);
+  EXPECT_TRUE(cap.holds_only(right));
+  GraphRules block_only = only("probe_add_kernel");
+  block_only.expect_launch("probe_add_kernel", std::nullopt, dim3(128), std::nullopt);
+  EXPECT_TRUE(cap.holds_only(block_only));  // an empty field is the launcher's choice
+}
+
+TEST(GivenGraphCaptureGpu, ExpectedMemsetMustBeANode) {
+  CUDALAB_REQUIRE_GPU();
+  cudalab::DeviceBuffer<float> d(64);
+  GraphRules zeroed = only("probe_other_kernel");
+  zeroed.expect_memset(d.data(), 4 * sizeof(float), 0, "the first four floats zeroed");
+  CapturedWork with = CapturedWork::capture([&](cudaStream_t s) {
+    CUDA_CHECK(cudaMemsetAsync(d.data(), 0, 4 * sizeof(float), s));
+    probe_other_kernel<<<1, 1, 0, s>>>(d.data());
+    CUDA_CHECK_LAST_LAUNCH();
+  });
+  EXPECT_TRUE(with.holds_only(zeroed)) << with.summary();
+  CapturedWork without = CapturedWork::capture([&](cudaStream_t s) {
+    probe_other_kernel<<<1, 1, 0, s>>>(d.data());
+    CUDA_CHECK_LAST_LAUNCH();
+  });
+  const auto missing = without.holds_only(zeroed);
+  EXPECT_FALSE(missing);
+  EXPECT_NE(std::string(missing.message()).find("no memset node"), std::string::npos)
+      << missing.message();
+  CapturedWork wrong_value = CapturedWork::capture([&](cudaStream_t s) {
+    CUDA_CHECK(cudaMemsetAsync(d.data(), 1, 4 * sizeof(float), s));
+    probe_other_kernel<<<1, 1, 0, s>>>(d.data());
+    CUDA_CHECK_LAST_LAUNCH();
+  });
+  EXPECT_FALSE(wrong_value.holds_only(zeroed));
+  CapturedWork too_much = CapturedWork::capture([&](cudaStream_t s) {
+    CUDA_CHECK(cudaMemsetAsync(d.data(), 0, d.bytes(), s));
+    probe_other_kernel<<<1, 1, 0, s>>>(d.data());
+    CUDA_CHECK_LAST_LAUNCH();
+  });
+  EXPECT_FALSE(too_much.holds_only(zeroed)) << "a memset past the expected range";
+}
+
 TEST(GivenGraphCaptureGpu, SynchronizingInsideTheCaptureIsReported) {
   CUDALAB_REQUIRE_GPU();
   EXPECT_THROW(CapturedWork::capture([](cudaStream_t s) {

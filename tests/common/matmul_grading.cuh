@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,24 @@ inline cudalab::testing::GraphRules only_kernel(const char* kernel) {
   return rules;
 }
 
+/// What the graph captured from a launcher may hold, for a product of shape @p s.
+using Rules = std::function<cudalab::testing::GraphRules(const Shape& s)>;
+
+/**
+ * Rules of a tiled launch: nothing but @p kernel, launched on @p block-shaped blocks over the
+ * grid of @p tile x @p tile tiles of C (x: ceil(n / tile) columns, y: ceil(m / tile) rows)
+ * with @p smem bytes of dynamic shared memory (empty: the launcher's choice).
+ */
+inline Rules tiled_launch(const char* kernel, int tile, dim3 block, std::optional<unsigned> smem,
+                          const std::string& source) {
+  return [=](const Shape& s) {
+    cudalab::testing::GraphRules rules = only_kernel(kernel);
+    const dim3 grid((unsigned(s.n) + tile - 1) / tile, (unsigned(s.m) + tile - 1) / tile);
+    rules.expect_launch(kernel, grid, block, smem, source);
+    return rules;
+  };
+}
+
 /// Relative tolerance for uniform [-1, 1) floats summed over k products in float.
 inline double float_tolerance(int k) {
   return 1e-5 * std::sqrt(double(k)) + 1e-6;
@@ -55,7 +74,7 @@ inline double float_tolerance(int k) {
  * replays it on small integers (exact) and on uniform floats (tolerance). Before each replay
  * C is NaN and followed by sentinels that must survive, and every SM's shared memory is NaN.
  */
-inline void expect_correct_product(const Launch& launch, const char* kernel, const Shape& s) {
+inline void expect_correct_product(const Launch& launch, const Rules& rules, const Shape& s) {
   SCOPED_TRACE("m x n x k = " + shape_text(s));
   const std::size_t c_count = std::size_t(s.m) * s.n;
   constexpr std::size_t kGuard = 1024;
@@ -68,7 +87,7 @@ inline void expect_correct_product(const Launch& launch, const char* kernel, con
       cudalab::testing::CapturedWork::capture([&](cudaStream_t stream) {
         launch(d_a.data(), d_b.data(), d_c.data(), s.m, s.n, s.k, stream);
       });
-  ASSERT_TRUE(cap.holds_only(only_kernel(kernel)));
+  ASSERT_TRUE(cap.holds_only(rules(s)));
 
   struct DataSet {
     cudalab::Fill fill;
@@ -100,6 +119,12 @@ inline void expect_correct_product(const Launch& launch, const char* kernel, con
   }
 }
 
+/// expect_correct_product() with rules that only name the kernel (its launch is free).
+inline void expect_correct_product(const Launch& launch, const char* kernel, const Shape& s) {
+  expect_correct_product(
+      launch, [kernel](const Shape&) { return only_kernel(kernel); }, s);
+}
+
 // Index range: A holds more than 2^31 elements, so a row offset row * k computed in int
 // overflows. A is filled on the device from a hash of the element index; the host checks
 // sampled rows past the 2^31-element mark.
@@ -127,7 +152,7 @@ __global__ void fill_hashed(float* p, std::size_t count, std::uint32_t seed) {
  * @p kernel, then replays it on two hashed data sets and checks rows around the 2^31 mark.
  * Skips when the GPU lacks the memory.
  */
-inline void expect_large_a_rows(const Launch& launch, const char* kernel, int tile, int n) {
+inline void expect_large_a_rows(const Launch& launch, const Rules& rules, int tile, int n) {
   const int k = 1040;          // rows * k passes 2^31 from row 2,064,917 on
   const int m = 65535 * tile;  // the largest grid.y the launchers allow, times the tile
   const std::size_t a_count = std::size_t(m) * k;
@@ -141,7 +166,7 @@ inline void expect_large_a_rows(const Launch& launch, const char* kernel, int ti
   cudalab::DeviceBuffer<float> d_a(a_count), d_b(std::size_t(k) * n), d_c(std::size_t(m) * n);
   cudalab::testing::CapturedWork cap = cudalab::testing::CapturedWork::capture(
       [&](cudaStream_t s) { launch(d_a.data(), d_b.data(), d_c.data(), m, n, k, s); });
-  ASSERT_TRUE(cap.holds_only(only_kernel(kernel)));
+  ASSERT_TRUE(cap.holds_only(rules(Shape{m, n, k})));
   const int first_past = static_cast<int>((std::size_t{1} << 31) / k);
   const int rows[] = {0, first_past - 1, first_past, first_past + 1, m - 33, m - 1};
   for (const std::uint32_t seed : {17u, 29u}) {
@@ -182,11 +207,11 @@ inline std::vector<float> fetch_floats(const float* d, std::size_t offset, std::
 /**
  * Captures @p launch for an m x n x 1040 product with n = 2^21 (2^21 + 3 when @p odd_n): B
  * holds 1040 * n > 2^31 elements, its rows 1024.. start past the 2^31-element mark, and every
- * element of C sums over them. Checks the graph holds only @p kernel, then replays it on two
+ * element of C sums over them. Checks the graph against @p rules, then replays it on two
  * data sets (B hashed on the device, A small integers) and checks every row of C at its first
  * five columns, three around the middle and the last five. Skips when the GPU lacks the memory.
  */
-inline void expect_large_b_columns(const Launch& launch, const char* kernel, int m, bool odd_n) {
+inline void expect_large_b_columns(const Launch& launch, const Rules& rules, int m, bool odd_n) {
   const int k = 1040;
   const int n = (1 << 21) + (odd_n ? 3 : 0);  // B's row p starts at p * n: past 2^31 from p = 1024
   const std::size_t b_count = std::size_t(k) * n;
@@ -202,7 +227,7 @@ inline void expect_large_b_columns(const Launch& launch, const char* kernel, int
   cudalab::DeviceBuffer<float> d_a(std::size_t(m) * k), d_b(b_count), d_c(c_count);
   cudalab::testing::CapturedWork cap = cudalab::testing::CapturedWork::capture(
       [&](cudaStream_t s) { launch(d_a.data(), d_b.data(), d_c.data(), m, n, k, s); });
-  ASSERT_TRUE(cap.holds_only(only_kernel(kernel)));
+  ASSERT_TRUE(cap.holds_only(rules(Shape{m, n, k})));
   const int first_past = static_cast<int>((std::size_t{1} << 31) / n);  // B's first row past
   const int starts[] = {0, n / 2 - 1, n - 5};                           // 5, 3 and 5 columns
   const int widths[] = {5, 3, 5};
@@ -241,11 +266,11 @@ inline void expect_large_b_columns(const Launch& launch, const char* kernel, int
 /**
  * Captures @p launch for an m x n x 40 product with m = 65535 * @p tile rows (the largest
  * grid the launchers allow) and n a multiple of 4 (plus 3 when @p odd_n) just large enough
- * that C passes 2^31 elements. Checks the graph holds only @p kernel, then replays it on two
+ * that C passes 2^31 elements. Checks the graph against @p rules, then replays it on two
  * data sets (A hashed on the device, B small integers) and checks whole rows of C around the
  * 2^31 mark and at the end. Skips when the GPU lacks the memory.
  */
-inline void expect_large_c_rows(const Launch& launch, const char* kernel, int tile, bool odd_n) {
+inline void expect_large_c_rows(const Launch& launch, const Rules& rules, int tile, bool odd_n) {
   const int k = 40;
   const int m = 65535 * tile;  // the largest grid.y the launchers allow, times the tile
   const int n =
@@ -263,7 +288,7 @@ inline void expect_large_c_rows(const Launch& launch, const char* kernel, int ti
   cudalab::DeviceBuffer<float> d_a(a_count), d_b(std::size_t(k) * n), d_c(c_count);
   cudalab::testing::CapturedWork cap = cudalab::testing::CapturedWork::capture(
       [&](cudaStream_t s) { launch(d_a.data(), d_b.data(), d_c.data(), m, n, k, s); });
-  ASSERT_TRUE(cap.holds_only(only_kernel(kernel)));
+  ASSERT_TRUE(cap.holds_only(rules(Shape{m, n, k})));
   const int first_past = static_cast<int>((std::size_t{1} << 31) / n);  // C's first row past
   const int rows[] = {0, first_past - 1, first_past, first_past + 1, m - 33, m - 1};
   for (const std::uint32_t seed : {17u, 29u}) {
@@ -289,6 +314,24 @@ inline void expect_large_c_rows(const Launch& launch, const char* kernel, int ti
       }
     }
   }
+}
+
+/// expect_large_a_rows() with rules that only name the kernel (its launch is free).
+inline void expect_large_a_rows(const Launch& launch, const char* kernel, int tile, int n) {
+  expect_large_a_rows(
+      launch, [kernel](const Shape&) { return only_kernel(kernel); }, tile, n);
+}
+
+/// expect_large_b_columns() with rules that only name the kernel (its launch is free).
+inline void expect_large_b_columns(const Launch& launch, const char* kernel, int m, bool odd_n) {
+  expect_large_b_columns(
+      launch, [kernel](const Shape&) { return only_kernel(kernel); }, m, odd_n);
+}
+
+/// expect_large_c_rows() with rules that only name the kernel (its launch is free).
+inline void expect_large_c_rows(const Launch& launch, const char* kernel, int tile, bool odd_n) {
+  expect_large_c_rows(
+      launch, [kernel](const Shape&) { return only_kernel(kernel); }, tile, odd_n);
 }
 
 }  // namespace matmul_grading

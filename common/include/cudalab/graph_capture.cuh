@@ -17,7 +17,9 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,8 +36,36 @@ struct GraphNode {
   dim3 block{};                                  ///< kernel nodes: launch configuration
   unsigned smem = 0;                             ///< kernel nodes: dynamic shared memory bytes
   cudaMemcpyKind copy_kind = cudaMemcpyDefault;  ///< memcpy nodes: direction (resolved)
+  const void* memset_dst = nullptr;              ///< memset nodes: first byte written
+  std::size_t memset_row_bytes = 0;              ///< memset nodes: bytes per row (width x element)
+  std::size_t memset_rows = 0;                   ///< memset nodes: rows (1 for cudaMemsetAsync)
+  std::size_t memset_pitch = 0;                  ///< memset nodes: bytes from one row to the next
+  unsigned memset_value = 0;                     ///< memset nodes: the value of each element
+  unsigned memset_element = 0;                   ///< memset nodes: element size (1, 2 or 4 bytes)
   /// e.g. "kernel lab01::add_one_kernel(float*, int, int) <<<(4,4,1), (16,16,1), 0>>>".
   std::string describe() const;
+};
+
+/**
+ * @brief The launch configuration every node of one kernel must have, where the interface
+ * fixes it (the block a launcher is asked for, the grid its handout defines, the dynamic
+ * shared memory it is given). A field left empty is the launcher's own choice.
+ */
+struct ExpectedLaunch {
+  std::string kernel;            ///< identifier, as in GraphRules::kernels
+  std::optional<dim3> grid;      ///< gridDim
+  std::optional<dim3> block;     ///< blockDim
+  std::optional<unsigned> smem;  ///< dynamic shared memory bytes
+  std::string source;            ///< where the expectation comes from, for the message
+};
+
+/// A memset the captured graph must hold: @p bytes bytes from @p dst set to the byte @p value
+/// (e.g. a counter the launcher zeroes before its kernel adds to it).
+struct ExpectedMemset {
+  const void* dst = nullptr;
+  std::size_t bytes = 0;
+  unsigned char value = 0;
+  std::string what;  ///< e.g. "*d_count zeroed", for the message
 };
 
 /// What a captured graph may hold. Kernel names are C++ identifiers (no namespace), e.g.
@@ -46,6 +76,18 @@ struct GraphRules {
   bool allow_memset = false;          ///< cudaMemsetAsync nodes
   bool allow_device_copies = false;   ///< device-to-device copies
   bool allow_host_copies = false;     ///< host<->device copies (only where the lab teaches them)
+  /// Launch configurations the kernels' nodes must have (checked on every node of the kernel).
+  std::vector<ExpectedLaunch> launches;
+  /// Memsets that must appear (allowed whatever allow_memset says; other memsets are not).
+  std::vector<ExpectedMemset> memsets;
+
+  /// Adds an ExpectedLaunch for @p kernel; returns *this for chaining.
+  GraphRules& expect_launch(const std::string& kernel, std::optional<dim3> grid,
+                            std::optional<dim3> block, std::optional<unsigned> smem,
+                            const std::string& source = "the launch the interface defines");
+  /// Adds an ExpectedMemset; returns *this for chaining.
+  GraphRules& expect_memset(const void* dst, std::size_t bytes, unsigned char value,
+                            const std::string& what);
 };
 
 /**
@@ -85,8 +127,10 @@ class CapturedWork {
   int kernel_count() const noexcept;
   /// One line per node, for failure messages ("the graph held: ...").
   std::string summary() const;
-  /// Passes when every node is allowed by @p rules and every required kernel appears;
-  /// otherwise names what was found (and what was missing) and the likely cause.
+  /// Passes when every node is allowed by @p rules, every required kernel appears, every
+  /// node of a kernel named in rules.launches has that launch configuration (a mismatch is
+  /// reported as expected vs got) and every memset of rules.memsets appears; otherwise names
+  /// what was found (and what was missing) and the likely cause.
   ::testing::AssertionResult holds_only(const GraphRules& rules) const;
 
   /// Enqueues the captured graph on @p stream.
