@@ -35,6 +35,9 @@ FIXED_BARS = {
         "0.95x: float4 must not lose at full occupancy",
     ("lab11.TileStagePerf.InterleavedTransposeBeatsPaddedAndNearsTheCopy", "share"):
         "80 % of the device-to-device copy, the lab's stated goal",
+    ("lab12.PipelinedProfiler.FewerLongScoreboardStallsPerInstruction", "long_scoreboard_share"):
+        "at most 0.75 of the synchronous kernel's long-scoreboard stalls per instruction: the "
+        "lab's stated goal (correct two-stage kernels reach 0.01 to 0.05)",
 }
 # Only speed measurements are calibrated from the solution; counts the tests judge exactly
 # (conflict degrees, bytes of shared memory, wavefronts, sectors) are listed but not flagged.

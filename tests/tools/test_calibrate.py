@@ -142,6 +142,22 @@ class Calibrate(unittest.TestCase):
         self.assertEqual(calibrate.slug("NVIDIA H100 80GB HBM3"), "nvidia-h100-80gb-hbm3")
         self.assertEqual(calibrate.slug("NVIDIA H200"), "nvidia-h200")
 
+    def test_the_course_files_follow_the_rule(self):
+        """Each committed bar is what the rule gives for the runs the file records: 0.7 x the
+        lowest (1.3 x the highest for an upper bar) or, for a FIXED_BARS entry, the grader's."""
+        files = sorted((TOOLS.parent / "tests" / "calibration").glob("*.tsv"))
+        self.assertTrue(files, "no calibration file in tests/calibration")
+        for path in files:
+            for key, f in self.bars(path).items():
+                bound, bar, rule, reference = f[0], float(f[1]), f[2], float(f[3])
+                values = [float(v) for v in f[4:]]
+                self.assertEqual(len(values), 3, f"{path.name}: {key}: three runs")
+                if key in reference_ratios.FIXED_BARS:
+                    self.assertEqual((rule, bar), ("fixed", reference), f"{path.name}: {key}")
+                else:
+                    want = float(calibrate._num(reference_ratios.suggest(values, bound)))
+                    self.assertEqual((rule, bar), ("measured", want), f"{path.name}: {key}")
+
     def test_refuses_a_student_build(self):
         build = self.tmp / "build"
         build.mkdir()
