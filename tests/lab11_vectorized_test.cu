@@ -45,11 +45,11 @@ namespace t = cudalab::testing;
 /// H200 solution: 0.911 (3 runs: 0.912, 0.911, 0.914).
 constexpr double kCopyShare = 0.85;
 /// float4 vs scalar copy with one block of 4 warps per SM (latency-bound: bytes in flight per
-/// instruction decide). H200 solution: 2.41 (3 runs: 2.420, 2.414, 2.417); set 30 % below
-/// (2.414 x 0.7 = 1.69); the bar is the course's 1.5x, below that: a correct int4 copy read
-/// through __ldg two per step measured 1.646x
+/// instruction decide). H200 calibration (tests/calibration/nvidia-h200.tsv, 2026-11-26): 3 runs
+/// 2.420, 2.426, 2.419; 0.7 x lowest = 1.693, rounded down to two significant digits: 1.6. A
+/// correct int4 copy read through __ldg two per step measured 1.646x
 /// (tests/right/lab11_vectorized/int4_two_per_step.patch).
-constexpr double kFewWarpsSpeedup = 1.5;
+constexpr double kFewWarpsSpeedup = 1.6;
 /// float4 vs scalar copy at full occupancy: the course's bar (no regression). H200 solution:
 /// 1.81 (3 runs: 1.814, 1.818, 1.817; the scalar copy, one float per thread, is
 /// instruction-bound here).
