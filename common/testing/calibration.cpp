@@ -113,7 +113,8 @@ const Calibration* choose_calibration(const std::vector<Calibration>& all, const
   if (reference != nullptr) {
     if (note != nullptr) {
       *note = "no calibration for " + gpu + ": using the reference bars of " + reference->gpu +
-              " (" + reference->file + "); tools/calibrate.py writes one for this GPU";
+              " (" + reference->file +
+              "); a course calibrates a GPU model from three runs of its reference solutions";
     }
     return reference;
   }
