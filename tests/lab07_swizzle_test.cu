@@ -5,6 +5,7 @@
 // on floats, static shared memory of unpadded tiles, the float4 kernel run with other float4
 // layouts to show it addresses its tile through the layout it is given, measured conflict
 // degree, speed, sanitizers, Nsight Compute bank-conflict counters).
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -220,6 +221,63 @@ TEST_P(Vec4TransposeGpu, IsExactWithAnotherValidLayout) {
 INSTANTIATE_TEST_SUITE_P(Shapes, Vec4TransposeGpu, ::testing::ValuesIn(kVec4Shapes),
                          tile_grading::shape_name);
 
+// ---------------------------------------------------------------------------
+// The grader's own plain-float4 transpose (given): the baseline of the "interleaved keeps up
+// with the plain layout" ratio. The reference solution's float4 kernel with the plain layout,
+// copied here so that the ratio never divides by a kernel the student wrote (the student's
+// kernel could run slower with the plain layout than with the interleaved one on purpose).
+// ---------------------------------------------------------------------------
+__global__ void grader_plain_vec4_tile_kernel(const float* __restrict__ in, float* __restrict__ out,
+                                              int rows, int cols) {
+  using Layout = lab07::PlainVec4;
+  constexpr int kVecsPerRow = lab07::kVec4PerRow;
+  __shared__ float4 tile[Layout::kVec4s];    // float4 v of row r at Layout::index(r, v)
+  const int tile_row0 = blockIdx.y * kTile;  // first input row of this block's tile
+  const int tile_col0 = blockIdx.x * kTile;  // first input column of this block's tile
+  const int t = threadIdx.y * kTile + threadIdx.x;
+  const int load_row = t / kVecsPerRow;  // 8 consecutive threads share a tile row ...
+  const int load_vec = t % kVecsPerRow;  // ... and take its 8 float4
+  const int in_row = tile_row0 + load_row;
+  const int in_col = tile_col0 + 4 * load_vec;
+  if (in_row < rows && in_col < cols) {
+    tile[Layout::index(load_row, load_vec)] =
+        *reinterpret_cast<const float4*>(in + static_cast<std::size_t>(in_row) * cols + in_col);
+  }
+  __syncthreads();
+  const int lane = threadIdx.x;              // tile row = output column
+  const int vec = threadIdx.y;               // float4 = 4 output rows
+  const int out_col = tile_row0 + lane;      // output column = input row
+  const int out_row0 = tile_col0 + 4 * vec;  // first of the 4 output rows
+  if (out_col < rows && out_row0 < cols) {   // cols % 4 == 0: all 4 rows exist
+    const float4 q = tile[Layout::index(lane, vec)];
+    const float e[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+    for (int j = 0; j < 4; ++j) out[static_cast<std::size_t>(out_row0 + j) * rows + out_col] = e[j];
+  }
+}
+
+const std::vector<std::string> kGraderPlainVec4Kernels = {"grader_plain_vec4_tile_kernel"};
+
+/// The solution's vec4_transpose<PlainVec4> launch, with the grader's kernel (cols % 4 == 0,
+/// 16-byte aligned input: the graders' buffers are).
+void grader_plain_vec4_transpose(const float* d_in, float* d_out, int rows, int cols,
+                                 cudaStream_t stream) {
+  const dim3 grid = smem_tiles::tile_grid(rows, cols, "grader_plain_vec4_transpose");
+  grader_plain_vec4_tile_kernel<<<grid, dim3(kTile, lab07::kTileVec4s / kTile), 0, stream>>>(
+      d_in, d_out, rows, cols);
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+// The grader's plain-float4 baseline of the perf test is itself correct (not graded).
+TEST(GivenGraderBaselineGpu, PlainFloat4TransposeMatchesTheHostTranspose) {
+  CUDALAB_REQUIRE_GPU();
+  for (const Shape s : kVec4Shapes) {
+    SCOPED_TRACE(std::to_string(s.rows) + "x" + std::to_string(s.cols));
+    tile_grading::expect_transpose_ok(grader_plain_vec4_transpose, s.rows, s.cols,
+                                      kGraderPlainVec4Kernels);
+  }
+}
+
 // A broken layout (ProbeVec4: float4 2j and 2j + 1 of a row share slot 2j) must change the
 // output in exactly the way it predicts: both vectors of a pair are read from their one slot,
 // so their output elements come out equal, each the input element of one of the two. A
@@ -353,12 +411,13 @@ TEST(SwizzledPerf, MatmulBeatsTheConflictingMatmul) {
                                       kOwnKernels);
 }
 
-// The interleave against the plain float4 layout, in the same (student's) kernel.
+// The interleave against the plain float4 layout: the student's kernel vs the grader's copy of
+// the reference kernel with the plain layout.
 TEST(Vec4Perf, InterleavedKeepsUpWithThePlainFloat4Layout) {
   CUDALAB_REQUIRE_GPU();
   tile_grading::expect_transpose_speedup(lab07::vec4_transpose<lab07::InterleavedVec4>, kPerfSize,
                                          kVec4LayoutSpeedup, "float4 interleaved", kVec4Kernels,
-                                         lab07::vec4_transpose<lab07::PlainVec4>, "float4 plain");
+                                         grader_plain_vec4_transpose, "float4 plain");
 }
 
 // A transpose is a copy: its bandwidth as a share of a device-to-device copy.

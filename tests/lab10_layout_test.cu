@@ -463,6 +463,78 @@ std::vector<float> interleave4(const HostParticles& h) {
   return a;
 }
 
+// ---------------------------------------------------------------------------
+// The grader's own baselines (given): the reference solution's count and SoA distance kernels,
+// copied here with their launches, so that the ratios of the perf tests never divide by a
+// kernel the student wrote (a student kernel slowed down at stride 4 or 32, or in the SoA
+// layout, would flatter the one it is compared with).
+// ---------------------------------------------------------------------------
+__global__ void grader_baseline_soa_distance_kernel(const float* __restrict__ x,
+                                                    const float* __restrict__ y,
+                                                    const float* __restrict__ z,
+                                                    const float* __restrict__ m, float3 c,
+                                                    float* __restrict__ out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    const float dx = x[i] - c.x;
+    const float dy = y[i] - c.y;
+    const float dz = z[i] - c.z;
+    out[i] = m[i] * (dx * dx + dy * dy + dz * dz);
+  }
+}
+
+__global__ void grader_baseline_count_kernel(const float* __restrict__ field, int stride, int n,
+                                             float x0, unsigned int* __restrict__ count) {
+  unsigned int mine = 0;
+  const long long pass = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += pass) {
+    mine += field[i * stride] < x0 ? 1u : 0u;  // NaN is not below anything
+  }
+  for (int offset = lab10::kWarpSize / 2; offset > 0; offset /= 2) {
+    mine += __shfl_down_sync(0xFFFFFFFFu, mine, offset);
+  }
+  if (threadIdx.x % lab10::kWarpSize == 0 && mine != 0) atomicAdd(count, mine);
+}
+
+constexpr const char* kGraderSoaDistanceKernel = "grader_baseline_soa_distance_kernel";
+constexpr const char* kGraderCountKernel = "grader_baseline_count_kernel";
+
+unsigned int grader_blocks_for(long long threads) {
+  return static_cast<unsigned int>((threads + lab10::kPointThreads - 1) / lab10::kPointThreads);
+}
+
+/// The solution's weighted_distance_soa launch, with the grader's kernel.
+void grader_weighted_distance_soa(const lab10::PointsSoA& p, float3 c, float* d_out, int n,
+                                  cudaStream_t stream) {
+  grader_baseline_soa_distance_kernel<<<grader_blocks_for(n), lab10::kPointThreads, 0, stream>>>(
+      p.x, p.y, p.z, p.m, c, d_out, n);
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+/// The solution's count_below launch (zero *d_count, then a full GPU of resident blocks), with
+/// the grader's kernel.
+void grader_count_below(const float* d_field, int stride, int n, float x0, unsigned int* d_count,
+                        cudaStream_t stream) {
+  int device = 0;
+  int sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const unsigned int blocks =
+      std::min<unsigned int>(grader_blocks_for(n), static_cast<unsigned int>(sms) * 8u);
+  CUDA_CHECK(cudaMemsetAsync(d_count, 0, sizeof(unsigned int), stream));
+  grader_baseline_count_kernel<<<blocks, lab10::kPointThreads, 0, stream>>>(d_field, stride, n, x0,
+                                                                            d_count);
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+/// count_rules() for the grader's count.
+GraphRules grader_count_rules(const unsigned int* d_count) {
+  GraphRules rules = only_kernel(kGraderCountKernel);
+  rules.expect_memset(d_count, sizeof(unsigned int), 0, "*d_count zeroed");
+  return rules;
+}
+
 class PointsGpu : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override { CUDALAB_REQUIRE_GPU(); }
@@ -566,6 +638,52 @@ TEST_P(PointsGpu, CountBelowIsExactAtEveryStride) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, PointsGpu, ::testing::Values(1, 31, 33, 1000007),
+                         [](const ::testing::TestParamInfo<int>& p) {
+                           return "n" + std::to_string(p.param);
+                         });
+
+// The grader's baselines of the perf tests are themselves correct (not graded).
+class GivenGraderBaselineGpu : public PointsGpu {};
+
+TEST_P(GivenGraderBaselineGpu, WeightedDistanceSoa) {
+  const int n = GetParam();
+  cudalab::DeviceBuffer<float> d_x(n), d_y(n), d_z(n), d_m(n), d_out(n);
+  const float3 c{1.0f, -3.0f, 2.0f};
+  const lab10::PointsSoA p{d_x.data(), d_y.data(), d_z.data(), d_m.data()};
+  const CapturedWork cap = CapturedWork::capture(
+      [&](cudaStream_t s) { grader_weighted_distance_soa(p, c, d_out.data(), n, s); });
+  ASSERT_TRUE(cap.holds_only(only_kernel(kGraderSoaDistanceKernel)));
+  expect_two_data_sets(cap, d_out, c, [&](const HostParticles& h) {
+    d_x.upload(h.x);
+    d_y.upload(h.y);
+    d_z.upload(h.z);
+    d_m.upload(h.m);
+  });
+}
+
+TEST_P(GivenGraderBaselineGpu, CountBelowAtStrides4And32) {
+  const int n = GetParam();
+  constexpr float kX0 = 0.5f;
+  for (const int stride : {4, 32}) {
+    SCOPED_TRACE("stride " + std::to_string(stride) + ", n = " + std::to_string(n));
+    cudalab::DeviceBuffer<float> d_buf(std::size_t(n) * stride);
+    cudalab::DeviceBuffer<unsigned int> d_count(1);
+    d_buf.fill_bytes(0xFF);  // NaN between the elements: reading one of them counts nothing
+    const CapturedWork cap = CapturedWork::capture([&](cudaStream_t s) {
+      grader_count_below(d_buf.data(), stride, n, kX0, d_count.data(), s);
+    });
+    ASSERT_TRUE(cap.holds_only(grader_count_rules(d_count.data())));
+    for (const std::uint64_t salt : {salt_for(70), salt_for(71)}) {
+      fill_field(d_buf.data(), stride, n, 0, salt, nullptr);
+      const unsigned long long want = reference_count(d_buf.data(), stride, n, kX0);
+      cudalab::testing::poison(d_count.data(), d_count.bytes());
+      cap.run();
+      EXPECT_EQ(d_count.to_host()[0], want) << "count of elements < " << kX0;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, GivenGraderBaselineGpu, ::testing::Values(1, 31, 33, 1000007),
                          [](const ::testing::TestParamInfo<int>& p) {
                            return "n" + std::to_string(p.param);
                          });
@@ -939,6 +1057,12 @@ struct CountCase {
       lab10::count_below(buf.data(), stride, n, x0, count.data(), s);
     });
   }
+  /// The grader's count (the baseline of a ratio) on this case.
+  CapturedWork capture_grader(float x0) {
+    return CapturedWork::capture([this, x0](cudaStream_t s) {
+      grader_count_below(buf.data(), stride, n, x0, count.data(), s);
+    });
+  }
   void refill(std::uint64_t salt, cudaStream_t s) { fill_field(buf.data(), stride, n, 0, salt, s); }
   /// Checks the last count against the reference count of data set @p salt.
   void expect_count(std::uint64_t salt, float x0, const std::string& what) {
@@ -952,9 +1076,9 @@ TEST_F(PointsPerf, XOnlySoaIsFasterThanAos4) {
   constexpr int kN = 1 << 26;
   constexpr float kX0 = 0.5f;
   CountCase soa(1, kN), aos4(4, kN);
-  const CapturedWork cap_soa = soa.capture(kX0), cap_aos4 = aos4.capture(kX0);
+  const CapturedWork cap_soa = soa.capture(kX0), cap_aos4 = aos4.capture_grader(kX0);
   ASSERT_TRUE(cap_soa.holds_only(count_rules(soa.count.data())));
-  ASSERT_TRUE(cap_aos4.holds_only(count_rules(aos4.count.data())));
+  ASSERT_TRUE(cap_aos4.holds_only(grader_count_rules(aos4.count.data())));
   const TimedPair t = time_pair(
       cap_aos4, cap_soa, salt_for(60),
       [&](std::uint64_t s, cudaStream_t st) { aos4.refill(s, st); },
@@ -972,8 +1096,8 @@ TEST_F(PointsPerf, StrideOneIsFasterThanStride32) {
   constexpr int kN = 1 << 25;
   constexpr float kX0 = 0.5f;
   CountCase strided(32, kN), dense(1, kN);
-  const CapturedWork cap_strided = strided.capture(kX0), cap_dense = dense.capture(kX0);
-  ASSERT_TRUE(cap_strided.holds_only(count_rules(strided.count.data())));
+  const CapturedWork cap_strided = strided.capture_grader(kX0), cap_dense = dense.capture(kX0);
+  ASSERT_TRUE(cap_strided.holds_only(grader_count_rules(strided.count.data())));
   ASSERT_TRUE(cap_dense.holds_only(count_rules(dense.count.data())));
   const TimedPair t = time_pair(
       cap_strided, cap_dense, salt_for(61),
@@ -995,10 +1119,10 @@ TEST_F(PointsPerf, AllFieldsAos4KeepsPaceWithSoa) {
                            d_soa.data() + 3 * std::size_t(kN)};
   const auto* p4 = reinterpret_cast<const float4*>(d_aos.data());
   const CapturedWork cap_soa = CapturedWork::capture(
-      [&](cudaStream_t s) { lab10::weighted_distance_soa(p, c, d_out_soa.data(), kN, s); });
+      [&](cudaStream_t s) { grader_weighted_distance_soa(p, c, d_out_soa.data(), kN, s); });
   const CapturedWork cap_aos = CapturedWork::capture(
       [&](cudaStream_t s) { lab10::weighted_distance_aos4(p4, c, d_out_aos.data(), kN, s); });
-  ASSERT_TRUE(cap_soa.holds_only(only_kernel("weighted_distance_soa_kernel")));
+  ASSERT_TRUE(cap_soa.holds_only(only_kernel(kGraderSoaDistanceKernel)));
   ASSERT_TRUE(cap_aos.holds_only(only_kernel("weighted_distance_aos4_kernel")));
   d_out_soa.fill_bytes(0xFF);
   d_out_aos.fill_bytes(0xFF);
