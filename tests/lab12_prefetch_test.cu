@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -99,11 +100,20 @@ const Shape kShapes[] = {{1, 1, 1},      {17, 33, 5},    {40, 33, 70},  {33, 31,
 const Shape kTmaShapes[] = {{1, 4, 4},     {17, 36, 68},    {129, 68, 260}, {1000, 4, 772},
                             {3, 1000, 64}, {33, 100, 1028}, {257, 132, 36}, {96, 160, 32}};
 
+/// The launch every kernel here has (lab12::tile_launch, TileLaunch): only @p kernel, on
+/// (kTile, kTile) blocks, one block per kTile x kTile tile of C; the dynamic shared memory is
+/// the launcher's choice (0 for static tiles, or one extern buffer of two stages).
+matmul_grading::Rules tile_rules(const char* kernel) {
+  return matmul_grading::tiled_launch(
+      kernel, lab12::kTile, dim3(lab12::kTile, lab12::kTile), std::nullopt,
+      "lab12::tile_launch: block (kTile, kTile), one per tile of C");
+}
+
 /// The shared product check (tests/common/matmul_grading.hpp), with the number of k tiles in
 /// the failure trace: the double-buffering tail bugs depend on it.
 void expect_product_with_k_tiles(const Launch& launch, const char* kernel, const Shape& s) {
   SCOPED_TRACE(std::to_string(k_tiles(s.k)) + " k tiles");
-  matmul_grading::expect_correct_product(launch, kernel, s);
+  matmul_grading::expect_correct_product(launch, tile_rules(kernel), s);
 }
 
 void launch_sync(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t s) {
@@ -208,41 +218,46 @@ TEST(SharedMemoryGpu, TwoStageKernelHoldsExactlyTwoStages) {
 
 TEST(IndexRangeGpu, RegisterPrefetchPast2To31Elements) {
   CUDALAB_REQUIRE_GPU();
-  matmul_grading::expect_large_a_rows(launch_prefetch, kPrefetchKernel, lab12::kTile, 3);
+  matmul_grading::expect_large_a_rows(launch_prefetch, tile_rules(kPrefetchKernel), lab12::kTile,
+                                      3);
 }
 TEST(IndexRangeGpu, PipelinedPast2To31Elements) {
   CUDALAB_REQUIRE_GPU();
-  matmul_grading::expect_large_a_rows(launch_pipelined, kPipelinedKernel, lab12::kTile, 3);
+  matmul_grading::expect_large_a_rows(launch_pipelined, tile_rules(kPipelinedKernel), lab12::kTile,
+                                      3);
 }
 TEST(TmaIndexRangeGpu, BulkCopiesPast2To31Elements) {
   CUDALAB_REQUIRE_GPU();
-  matmul_grading::expect_large_a_rows(launch_tma, kTmaKernel, lab12::kTile, 4);
+  matmul_grading::expect_large_a_rows(launch_tma, tile_rules(kTmaKernel), lab12::kTile, 4);
 }
 // B (1040 x 2^21, + 3 where odd widths are allowed) and C (65535 tiles of rows x about
 // 2^31 / rows columns) past 2^31 elements: offsets p * n and row * n must be 64-bit too.
 TEST(IndexRangeGpu, RegisterPrefetchPast2To31ElementsOfB) {
   CUDALAB_REQUIRE_GPU();
-  matmul_grading::expect_large_b_columns(launch_prefetch, kPrefetchKernel, lab12::kTile, true);
+  matmul_grading::expect_large_b_columns(launch_prefetch, tile_rules(kPrefetchKernel), lab12::kTile,
+                                         true);
 }
 TEST(IndexRangeGpu, PipelinedPast2To31ElementsOfB) {
   CUDALAB_REQUIRE_GPU();
-  matmul_grading::expect_large_b_columns(launch_pipelined, kPipelinedKernel, 5, false);
+  matmul_grading::expect_large_b_columns(launch_pipelined, tile_rules(kPipelinedKernel), 5, false);
 }
 TEST(TmaIndexRangeGpu, BulkCopiesPast2To31ElementsOfB) {
   CUDALAB_REQUIRE_GPU();
-  matmul_grading::expect_large_b_columns(launch_tma, kTmaKernel, lab12::kTile, false);
+  matmul_grading::expect_large_b_columns(launch_tma, tile_rules(kTmaKernel), lab12::kTile, false);
 }
 TEST(IndexRangeGpu, RegisterPrefetchPast2To31ElementsOfC) {
   CUDALAB_REQUIRE_GPU();
-  matmul_grading::expect_large_c_rows(launch_prefetch, kPrefetchKernel, lab12::kTile, true);
+  matmul_grading::expect_large_c_rows(launch_prefetch, tile_rules(kPrefetchKernel), lab12::kTile,
+                                      true);
 }
 TEST(IndexRangeGpu, PipelinedPast2To31ElementsOfC) {
   CUDALAB_REQUIRE_GPU();
-  matmul_grading::expect_large_c_rows(launch_pipelined, kPipelinedKernel, lab12::kTile, false);
+  matmul_grading::expect_large_c_rows(launch_pipelined, tile_rules(kPipelinedKernel), lab12::kTile,
+                                      false);
 }
 TEST(TmaIndexRangeGpu, BulkCopiesPast2To31ElementsOfC) {
   CUDALAB_REQUIRE_GPU();
-  matmul_grading::expect_large_c_rows(launch_tma, kTmaKernel, lab12::kTile, false);
+  matmul_grading::expect_large_c_rows(launch_tma, tile_rules(kTmaKernel), lab12::kTile, false);
 }
 
 // ---------------------------------------------------------------------------
