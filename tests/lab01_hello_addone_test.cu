@@ -154,13 +154,7 @@ TEST(AddOneRangeGpu, FlatIndexPast2To31Elements) {
   constexpr int kRows = 40000;
   constexpr int kCols = 60001;  // 2.4e9 elements, 9.6 GB: element 2^31 lies in row 35791
   const std::size_t n = std::size_t(kRows) * kCols;
-  std::size_t free_bytes = 0;
-  std::size_t total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (free_bytes < n * sizeof(float) + (std::size_t(1) << 30)) {
-    GTEST_SKIP() << "needs " << n * sizeof(float) / 1e9 << " GB of free device memory, "
-                 << free_bytes / 1e9 << " GB free";
-  }
+  CUDALAB_REQUIRE_FREE_MEMORY(n * sizeof(float));
   cudalab::DeviceBuffer<float> d(n);
   const int boundary_row = static_cast<int>((std::size_t(1) << 31) / kCols);
   std::vector<int> rows = {0,         1,        boundary_row - 1, boundary_row, boundary_row + 1,

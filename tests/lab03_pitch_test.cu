@@ -593,6 +593,29 @@ TEST(PitchPerf, PitchedMatmulKeepsTwoThirdsOfUnpitchedSpeed) {
                                        dims(block));
 }
 
+/// Uploads A (m x k) and B (k x n) into their pitched buffers, poisons C, then captures
+/// pitched_matmul with 32 x 8 blocks, checks the graph's launch and replays it once.
+void run_pitched_product(cudalab::DeviceBuffer<unsigned char>& d_a, std::size_t pitch_a,
+                         const std::vector<float>& h_a, cudalab::DeviceBuffer<unsigned char>& d_b,
+                         std::size_t pitch_b, const std::vector<float>& h_b,
+                         cudalab::DeviceBuffer<unsigned char>& d_c, std::size_t pitch_c, int m,
+                         int n, int k) {
+  CUDA_CHECK(cudaMemcpy2D(d_a.data(), pitch_a, h_a.data(), k * sizeof(float), k * sizeof(float), m,
+                          cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy2D(d_b.data(), pitch_b, h_b.data(), n * sizeof(float), n * sizeof(float), k,
+                          cudaMemcpyHostToDevice));
+  d_c.fill_bytes(kPoisonByte);
+  const float* a = reinterpret_cast<const float*>(d_a.data());
+  const float* b = reinterpret_cast<const float*>(d_b.data());
+  float* c = reinterpret_cast<float*>(d_c.data());
+  CapturedWork cap = CapturedWork::capture([&](cudaStream_t st) {
+    lab03::pitched_matmul(a, pitch_a, b, pitch_b, c, pitch_c, m, n, k, dim3(32, 8), st);
+  });
+  ASSERT_TRUE(cap.holds_only(pitched_rules(m, n, dim3(32, 8))));
+  cudalab::testing::poison_shared_memory();
+  cap.run();
+}
+
 // ===========================================================================
 // Range edge (GPU): byte offsets past 2^32 (so past 2^31 too) in A and C; the packed host
 // matrices are small, the pitched rows huge. Checked on sampled rows of C.
@@ -605,14 +628,7 @@ TEST(PitchedRangeGpu, ByteOffsetsPast4GiB) {
   const std::size_t pitch_a = 36864;  // 9 x 4 KiB
   const std::size_t pitch_b = 512;
   const std::size_t pitch_c = 33280;  // 65 x 512
-  std::size_t free_bytes = 0;
-  std::size_t total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const std::size_t need = kM * (pitch_a + pitch_c) + (std::size_t(1) << 30);
-  if (free_bytes < need) {
-    GTEST_SKIP() << "needs " << need / 1e9 << " GB of free device memory, " << free_bytes / 1e9
-                 << " GB free";
-  }
+  CUDALAB_REQUIRE_FREE_MEMORY(kM * (pitch_a + pitch_c));
   cudalab::DeviceBuffer<unsigned char> d_a(kM * pitch_a), d_b(kK * pitch_b), d_c(kM * pitch_c);
   const int block_rows[] = {0, 1, 58254, 64528, 65536, 116509, 129056, 131072, kM - 1};
   for (int set = 0; set < 2; ++set) {
@@ -621,20 +637,8 @@ TEST(PitchedRangeGpu, ByteOffsetsPast4GiB) {
                  " (pitch " + std::to_string(pitch_c) + "), data set " + std::to_string(set + 1));
     const std::vector<float> h_a = cudalab::random_matrix(kM, kK, cudalab::Fill::SmallInt, 5 + set);
     const std::vector<float> h_b = cudalab::random_matrix(kK, kN, cudalab::Fill::SmallInt, 7 + set);
-    CUDA_CHECK(cudaMemcpy2D(d_a.data(), pitch_a, h_a.data(), kK * sizeof(float), kK * sizeof(float),
-                            kM, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy2D(d_b.data(), pitch_b, h_b.data(), kN * sizeof(float), kN * sizeof(float),
-                            kK, cudaMemcpyHostToDevice));
-    d_c.fill_bytes(kPoisonByte);
-    const float* a = reinterpret_cast<const float*>(d_a.data());
-    const float* b = reinterpret_cast<const float*>(d_b.data());
-    float* c = reinterpret_cast<float*>(d_c.data());
-    CapturedWork cap = CapturedWork::capture([&](cudaStream_t st) {
-      lab03::pitched_matmul(a, pitch_a, b, pitch_b, c, pitch_c, kM, kN, kK, dim3(32, 8), st);
-    });
-    ASSERT_TRUE(cap.holds_only(pitched_rules(kM, kN, dim3(32, 8))));
-    cudalab::testing::poison_shared_memory();
-    cap.run();
+    run_pitched_product(d_a, pitch_a, h_a, d_b, pitch_b, h_b, d_c, pitch_c, kM, kN, kK);
+    if (HasFatalFailure()) return;
     std::vector<unsigned char> row(pitch_c);
     for (const int r : block_rows) {
       CUDA_CHECK(cudaMemcpy(row.data(), d_c.data() + std::size_t(r) * pitch_c, pitch_c,
@@ -670,14 +674,7 @@ TEST(PitchedRangeGpu, ByteOffsetsPast4GiBInB) {
   const std::size_t pitch_a = 16640;            // 65 x 256 >= 4100 floats
   const std::size_t pitch_b = (1 << 20) + 512;  // 1 MiB + 512 B
   const std::size_t pitch_c = 512;
-  std::size_t free_bytes = 0;
-  std::size_t total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const std::size_t need = kK * pitch_b + (std::size_t(1) << 30);
-  if (free_bytes < need) {
-    GTEST_SKIP() << "needs " << need / 1e9 << " GB of free device memory, " << free_bytes / 1e9
-                 << " GB free";
-  }
+  CUDALAB_REQUIRE_FREE_MEMORY(kK * pitch_b);
   cudalab::DeviceBuffer<unsigned char> d_a(kM * pitch_a), d_b(kK * pitch_b), d_c(kM * pitch_c);
   for (int set = 0; set < 2; ++set) {
     SCOPED_TRACE("A " + std::to_string(kM) + "x" + std::to_string(kK) + ", B " +
@@ -686,20 +683,8 @@ TEST(PitchedRangeGpu, ByteOffsetsPast4GiBInB) {
     const std::vector<float> h_a = cudalab::random_matrix(kM, kK, cudalab::Fill::SmallInt, 9 + set);
     const std::vector<float> h_b =
         cudalab::random_matrix(kK, kN, cudalab::Fill::SmallInt, 11 + set);
-    CUDA_CHECK(cudaMemcpy2D(d_a.data(), pitch_a, h_a.data(), kK * sizeof(float), kK * sizeof(float),
-                            kM, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy2D(d_b.data(), pitch_b, h_b.data(), kN * sizeof(float), kN * sizeof(float),
-                            kK, cudaMemcpyHostToDevice));
-    d_c.fill_bytes(kPoisonByte);
-    const float* a = reinterpret_cast<const float*>(d_a.data());
-    const float* b = reinterpret_cast<const float*>(d_b.data());
-    float* c = reinterpret_cast<float*>(d_c.data());
-    CapturedWork cap = CapturedWork::capture([&](cudaStream_t st) {
-      lab03::pitched_matmul(a, pitch_a, b, pitch_b, c, pitch_c, kM, kN, kK, dim3(32, 8), st);
-    });
-    ASSERT_TRUE(cap.holds_only(pitched_rules(kM, kN, dim3(32, 8))));
-    cudalab::testing::poison_shared_memory();
-    cap.run();
+    run_pitched_product(d_a, pitch_a, h_a, d_b, pitch_b, h_b, d_c, pitch_c, kM, kN, kK);
+    if (HasFatalFailure()) return;
     std::vector<float> got(std::size_t(kM) * kN);
     CUDA_CHECK(cudaMemcpy2D(got.data(), kN * sizeof(float), d_c.data(), pitch_c, kN * sizeof(float),
                             kM, cudaMemcpyDeviceToHost));

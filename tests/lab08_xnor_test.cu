@@ -541,12 +541,7 @@ TEST(XnorIndexGpu, OffsetsPastTwoToThe31ElementsOfC) {
   CUDALAB_REQUIRE_GPU();
   const int m = 65537, n = 32769, k = 40;
   const std::size_t c_bytes = std::size_t(m) * n * sizeof(float);
-  std::size_t free_bytes = 0, total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (free_bytes < c_bytes + (std::size_t(1) << 30)) {
-    GTEST_SKIP() << "needs " << (c_bytes >> 20) << " MiB of free device memory, "
-                 << (free_bytes >> 20) << " MiB free";
-  }
+  CUDALAB_REQUIRE_FREE_MEMORY(c_bytes);
   const auto a_bits = random_vectors(m, k, 600);
   const auto b_rows = random_vectors(n, k, 601);  // column-major: column j's words contiguous
   const int words = bits::words32(k);

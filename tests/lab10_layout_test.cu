@@ -406,13 +406,6 @@ std::uint64_t salt_for(std::uint64_t stream) {
   return rng() & 0xFFFFFFFFFFull;
 }
 
-/// Free device memory now, in bytes.
-std::size_t free_device_bytes() {
-  std::size_t free_b = 0, total_b = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-  return free_b;
-}
-
 template <typename T>
 cudalab::DeviceBuffer<T> upload(const std::vector<T>& h) {
   cudalab::DeviceBuffer<T> d(h.size());
@@ -724,9 +717,7 @@ TEST(CountRangeGpu, ElementIndexPastTwoToThe31) {
   constexpr int kStride = 1 << 16;
   constexpr int kN = (1 << 15) + 5;  // last element index (kN - 1) * kStride > 2^31
   const std::size_t floats = std::size_t(kN - 1) * kStride + 1;
-  if (free_device_bytes() < floats * sizeof(float) + (std::size_t(1) << 30)) {
-    GTEST_SKIP() << "needs " << floats * sizeof(float) / (1 << 20) << " MiB of free device memory";
-  }
+  CUDALAB_REQUIRE_FREE_MEMORY(floats * sizeof(float));
   cudalab::DeviceBuffer<float> d_buf(floats);
   cudalab::DeviceBuffer<unsigned int> d_count(1);
   const CapturedWork cap = CapturedWork::capture([&](cudaStream_t s) {
@@ -751,10 +742,7 @@ TEST(ConversionRangeGpu, OffsetsPastTwoToThe31) {
   constexpr int kFields = 4;
   constexpr int kN = (1 << 29) + 5;  // kN * kFields floats > 2^31: int offsets overflow
   const std::size_t count = std::size_t(kN) * kFields;
-  if (free_device_bytes() < 2 * count * sizeof(float) + (std::size_t(1) << 30)) {
-    GTEST_SKIP() << "needs " << 2 * count * sizeof(float) / (1 << 20)
-                 << " MiB of free device memory";
-  }
+  CUDALAB_REQUIRE_FREE_MEMORY(2 * count * sizeof(float));
   cudalab::DeviceBuffer<float> d_aos(count), d_soa(count);
   const CapturedWork cap = CapturedWork::capture(
       [&](cudaStream_t s) { lab10::aos_to_soa_tiled(d_aos.data(), d_soa.data(), kN, kFields, s); });

@@ -364,12 +364,7 @@ TEST(Vec4CopyRangeGpu, RowsPastTwoGibibytesAreCopied) {
   constexpr std::size_t kPitch = 16384;
   constexpr int kRows = 140000;  // 140000 x 16 KiB = 2.29 GB per matrix
   const std::size_t words = kPitch / 4 * kRows;
-  std::size_t free_bytes = 0, total = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
-  if (free_bytes < 2 * words * sizeof(float) + (std::size_t(1) << 30)) {
-    GTEST_SKIP() << "needs " << 2 * words * sizeof(float) / (1 << 20)
-                 << " MiB of free device memory";
-  }
+  CUDALAB_REQUIRE_FREE_MEMORY(2 * words * sizeof(float));
   cudalab::DeviceBuffer<float> d_src(words), d_dst(words);
   t::CapturedWork cap = t::CapturedWork::capture([&](cudaStream_t s) {
     lab11::vec4_copy(d_src.data(), kPitch, d_dst.data(), kPitch, kWidth, kRows, {}, s);

@@ -9,6 +9,17 @@
 
 namespace cudalab::testing {
 
+std::string free_memory_shortfall(std::size_t bytes) {
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t need = bytes + (std::size_t{1} << 30);
+  if (free_bytes >= need) return "";
+  return "needs " + std::to_string(need >> 20) + " MiB of free GPU memory (" +
+         std::to_string(bytes >> 20) + " MiB for the test and 1 GiB of headroom), " +
+         std::to_string(free_bytes >> 20) + " MiB free";
+}
+
 void expect_possible(double measured, double ceiling, const std::string& unit,
                      const std::string& what) {
   const bool ok = measured <= 1.05 * ceiling;

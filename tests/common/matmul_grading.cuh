@@ -157,12 +157,7 @@ inline void expect_large_a_rows(const Launch& launch, const Rules& rules, int ti
   const int m = 65535 * tile;  // the largest grid.y the launchers allow, times the tile
   const std::size_t a_count = std::size_t(m) * k;
   ASSERT_GT(a_count, std::size_t{1} << 31) << "the case must pass 2^31 elements";
-  std::size_t free_bytes = 0, total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (free_bytes < a_count * sizeof(float) + (std::size_t{1} << 30)) {
-    GTEST_SKIP() << "needs " << (a_count * sizeof(float) >> 20) << " MiB of free GPU memory, "
-                 << (free_bytes >> 20) << " MiB free";
-  }
+  CUDALAB_REQUIRE_FREE_MEMORY(a_count * sizeof(float));
   cudalab::DeviceBuffer<float> d_a(a_count), d_b(std::size_t(k) * n), d_c(std::size_t(m) * n);
   cudalab::testing::CapturedWork cap = cudalab::testing::CapturedWork::capture(
       [&](cudaStream_t s) { launch(d_a.data(), d_b.data(), d_c.data(), m, n, k, s); });
@@ -218,12 +213,7 @@ inline void expect_large_b_columns(const Launch& launch, const Rules& rules, int
   ASSERT_GT(b_count, std::size_t{1} << 31) << "the case must pass 2^31 elements of B";
   const std::size_t c_count = std::size_t(m) * n;
   const std::size_t bytes = (b_count + c_count + std::size_t(m) * k) * sizeof(float);
-  std::size_t free_bytes = 0, total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (free_bytes < bytes + (std::size_t{1} << 30)) {
-    GTEST_SKIP() << "needs " << (bytes >> 20) << " MiB of free GPU memory, " << (free_bytes >> 20)
-                 << " MiB free";
-  }
+  CUDALAB_REQUIRE_FREE_MEMORY(bytes);
   cudalab::DeviceBuffer<float> d_a(std::size_t(m) * k), d_b(b_count), d_c(c_count);
   cudalab::testing::CapturedWork cap = cudalab::testing::CapturedWork::capture(
       [&](cudaStream_t s) { launch(d_a.data(), d_b.data(), d_c.data(), m, n, k, s); });
@@ -279,12 +269,7 @@ inline void expect_large_c_rows(const Launch& launch, const Rules& rules, int ti
   ASSERT_GT(c_count, std::size_t{1} << 31) << "the case must pass 2^31 elements of C";
   const std::size_t a_count = std::size_t(m) * k;
   const std::size_t bytes = (a_count + std::size_t(k) * n + c_count) * sizeof(float);
-  std::size_t free_bytes = 0, total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (free_bytes < bytes + (std::size_t{1} << 30)) {
-    GTEST_SKIP() << "needs " << (bytes >> 20) << " MiB of free GPU memory, " << (free_bytes >> 20)
-                 << " MiB free";
-  }
+  CUDALAB_REQUIRE_FREE_MEMORY(bytes);
   cudalab::DeviceBuffer<float> d_a(a_count), d_b(std::size_t(k) * n), d_c(c_count);
   cudalab::testing::CapturedWork cap = cudalab::testing::CapturedWork::capture(
       [&](cudaStream_t s) { launch(d_a.data(), d_b.data(), d_c.data(), m, n, k, s); });

@@ -22,6 +22,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -46,7 +47,18 @@
     if (!cudalab_reason_.empty()) GTEST_SKIP() << cudalab_reason_;                       \
   } while (0)
 
+/// Skips the current test (or returns from the helper it is in) with both amounts when the GPU
+/// has less than @p bytes of free memory plus 1 GiB left for the tests sharing it.
+#define CUDALAB_REQUIRE_FREE_MEMORY(bytes)                                                \
+  do {                                                                                    \
+    const std::string cudalab_reason_ = ::cudalab::testing::free_memory_shortfall(bytes); \
+    if (!cudalab_reason_.empty()) GTEST_SKIP() << cudalab_reason_;                        \
+  } while (0)
+
 namespace cudalab::testing {
+
+/// Why the GPU cannot give @p bytes (plus 1 GiB of headroom) now; empty when it can.
+std::string free_memory_shortfall(std::size_t bytes);
 
 /**
  * @brief Compares a result matrix with its reference; on failure the message gives the
