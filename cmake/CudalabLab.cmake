@@ -15,8 +15,10 @@
 # It creates
 #   labNN_impl          static library: the lab's kernels and launchers
 #   labNN_<name>        the demo program
-#   labNN_test          the grader (tests/labNN_<name>_test.cu), whose GoogleTest cases are
+#   labNN_test          the grader (tests/labNN_<name>/grader.cu and questions.cpp), whose
+#                       GoogleTest cases are
 #                       registered as CTest tests labNN.<Suite>.<Case> when it is built.
+# Its known-wrong submissions and correct alternatives are tests/labNN_<name>/{wrong,right}/.
 # A suite's name ending gives its tests their labels, timeout and GPU (...Cpu, ...Gpu, ...Perf,
 # ...Sanitizer, ...Profiler; "Given..." = not graded): the rules, the points and the manifest
 # the tools read are in CudalabGrading.cmake.
@@ -50,6 +52,8 @@ endfunction()
 function(cudalab_add_grader_executable target lab_library)
   add_executable(${target} ${ARGN})
   target_link_libraries(${target} PRIVATE ${lab_library} cudalab::testing cudalab::options)
+  # The grading kit: #include "common/<kit header>" (tests/common/).
+  target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/tests")
 endfunction()
 
 function(cudalab_add_lab)
@@ -96,10 +100,28 @@ function(cudalab_add_lab)
 
   # The grader.
   if(CUDALAB_BUILD_TESTS)
+    set(grading_dir "${PROJECT_SOURCE_DIR}/tests/${lab_dir}")
     if(NOT LAB_TEST_SOURCES)
-      set(LAB_TEST_SOURCES "${PROJECT_SOURCE_DIR}/tests/${lab_dir}_test.cu")
+      set(LAB_TEST_SOURCES "${grading_dir}/grader.cu")
     endif()
     cudalab_add_grader_executable(lab${nn}_test lab${nn}_impl ${LAB_TEST_SOURCES})
+    # The handout's questions (labNN.QuestionsCpu.*, graded like the other tests): their checks
+    # read the answers file when the grader runs (edit it and re-run ctest, no rebuild).
+    #   student build:   labs/labNN_topic/answers.txt       (a TODO(labNN) region; shipped)
+    #   solution build:  solutions/labNN_topic.answers.txt  (the reference answers)
+    if(EXISTS "${grading_dir}/questions.cpp")
+      if(CUDALAB_IMPL STREQUAL "solution")
+        set(answers "${PROJECT_SOURCE_DIR}/solutions/${lab_dir}.answers.txt")
+      else()
+        set(answers "${stub_dir}/answers.txt")
+      endif()
+      if(NOT EXISTS "${answers}")
+        message(FATAL_ERROR "lab${nn}: the questions of its handout need ${answers}")
+      endif()
+      target_sources(lab${nn}_test PRIVATE "${grading_dir}/questions.cpp"
+                                           "${PROJECT_SOURCE_DIR}/tests/common/answers.cpp")
+      target_compile_definitions(lab${nn}_test PRIVATE CUDALAB_ANSWERS_FILE="${answers}")
+    endif()
     cudalab_discover_grader(lab${nn}_test lab${nn}
       TIMEOUT_CPU ${LAB_TIMEOUT_CPU} TIMEOUT_GPU ${LAB_TIMEOUT_GPU}
       TIMEOUT_PERF ${LAB_TIMEOUT_PERF} TIMEOUT_TOOLS ${LAB_TIMEOUT_TOOLS} POINTS ${LAB_POINTS})

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Known-wrong submissions (instructor mode, -DCUDALAB_WRONG=ON): each grader must reject
-# every deliberately broken implementation kept under tests/wrong/.
+# every deliberately broken implementation kept beside its grader.
 #
-#   tests/wrong/labNN_topic/<variant>.patch
+#   tests/labNN_topic/wrong/<variant>.patch
 #     a unified diff against solutions/labNN_topic/ (a/solutions/labNN_topic/<file> ->
 #     b/solutions/labNN_topic/<file>, as `git diff --no-index` writes it) of SOURCES files
 #     of the lab, after a header (the text before the first line starting with "diff " or
@@ -25,7 +25,7 @@
 #   labNN_wrong_<variant>_impl  the lab's library built from the variant
 #   labNN_wrong_<variant>       the lab's grader linked against it
 #   wrong.labNN.<variant>       a CTest test (labels wrong;labNN;cpu or wrong;labNN;gpu)
-#                               that runs the grader through tests/wrong/expect_rejection.cmake:
+#                               that runs the grader through cmake/CudalabExpectVerdict.cmake:
 #                               it passes when the grader fails at least one test, is
 #                               Skipped when nothing failed but tests were skipped (no GPU),
 #                               and fails when the grader accepts the variant.
@@ -34,8 +34,8 @@
 # or every slot of one GPU with CUDALAB_PERF_PER_GPU — unless every pattern names a ...Gpu
 # suite, since perf and tool tests never share a GPU).
 #
-# Correct alternatives (tests/right/labNN_topic/<variant>.patch, the header's line 1 says
-# what the alternative is) are wired the same way by cudalab_add_wrong_variants(<dir> MODE
+# Correct alternatives (tests/labNN_topic/right/<variant>.patch, the header's line 1 says
+# what the alternative is) are wired the same way by cudalab_add_wrong_variants(MODE
 # right) as right.labNN.<variant>: they must be ACCEPTED (every selected graded test passes).
 # A header line "slow: <reason>" marks an approach the handout says is too slow: its speed
 # tests (...Perf suites) are then left out, and only correctness decides.
@@ -202,16 +202,16 @@ function(cudalab_wrong_filter_kind filter out)
   endif()
 endfunction()
 
-# cudalab_add_wrong_variants(<tests/wrong dir> [MODE wrong|right]) — wires every variant
+# cudalab_add_wrong_variants([MODE wrong|right]) — wires every variant (tests/labNN_topic/<mode>/)
 # of every lab that cudalab_add_lab() recorded (global properties CUDALAB_LABS,
 # CUDALAB_LAB_<NN>_*).
-function(cudalab_add_wrong_variants wrong_root)
+function(cudalab_add_wrong_variants)
   cmake_parse_arguments(ARG "" "MODE" "" ${ARGN})
   if(NOT ARG_MODE)
     set(ARG_MODE wrong)
   endif()
   set(mode ${ARG_MODE})
-  set(driver "${PROJECT_SOURCE_DIR}/tests/wrong/expect_rejection.cmake")
+  set(driver "${PROJECT_SOURCE_DIR}/cmake/CudalabExpectVerdict.cmake")
   if(NOT IS_DIRECTORY "${PROJECT_SOURCE_DIR}/solutions")
     message(FATAL_ERROR "CUDALAB_WRONG=ON needs solutions/ (the variants are patches of "
                         "it); this tree has none. Configure with -DCUDALAB_WRONG=OFF.")
@@ -219,25 +219,16 @@ function(cudalab_add_wrong_variants wrong_root)
   find_package(Git QUIET)
   if(NOT GIT_FOUND)
     message(FATAL_ERROR "CUDALAB_WRONG=ON needs git: it applies the variant patches of "
-                        "tests/${mode}/ (git apply). Install git or configure with -DCUDALAB_WRONG=OFF.")
+                        "tests/labNN_topic/${mode}/ (git apply). Install git or configure with -DCUDALAB_WRONG=OFF.")
   endif()
   get_property(labs GLOBAL PROPERTY CUDALAB_LABS)
-
-  # A folder under tests/wrong/ of no built lab is left out (tools/skeleton_check.py
-  # reports it as an error).
-  file(GLOB wrong_lab_dirs LIST_DIRECTORIES true RELATIVE "${wrong_root}" "${wrong_root}/lab*")
-  foreach(d IN LISTS wrong_lab_dirs)
-    if(IS_DIRECTORY "${wrong_root}/${d}" AND NOT d IN_LIST labs)
-      message(WARNING "tests/${mode}/${d}/ matches no lab (labs: ${labs}); left out")
-    endif()
-  endforeach()
 
   set(total 0)
   foreach(lab_dir IN LISTS labs)
     string(SUBSTRING "${lab_dir}" 3 2 nn)
-    set(lab_wrong "${wrong_root}/${lab_dir}")
+    set(lab_wrong "${PROJECT_SOURCE_DIR}/tests/${lab_dir}/${mode}")
     if(NOT IS_DIRECTORY "${lab_wrong}")
-      message(STATUS "cudalabs: lab${nn} has no ${mode} submissions (tests/${mode}/${lab_dir}/)")
+      message(STATUS "cudalabs: lab${nn} has no ${mode} submissions (tests/${lab_dir}/${mode}/)")
       continue()
     endif()
     get_property(sources GLOBAL PROPERTY CUDALAB_LAB_${nn}_SOURCES)
@@ -253,7 +244,7 @@ function(cudalab_add_wrong_variants wrong_root)
       if(e MATCHES "^(.+)[.]patch$" AND NOT IS_DIRECTORY "${lab_wrong}/${e}")
         list(APPEND variants "${CMAKE_MATCH_1}")
       else()
-        message(WARNING "tests/${mode}/${lab_dir}/${e} is not a variant (a variant is "
+        message(WARNING "tests/${lab_dir}/${mode}/${e} is not a variant (a variant is "
                         "<name>.patch, a diff against solutions/${lab_dir}/); left out")
       endif()
     endforeach()
@@ -262,18 +253,18 @@ function(cudalab_add_wrong_variants wrong_root)
     foreach(variant IN LISTS variants)
       set(patch "${lab_wrong}/${variant}.patch")
       if(NOT variant MATCHES "^[A-Za-z0-9_]+$")
-        message(FATAL_ERROR "tests/${mode}/${lab_dir}/${variant}.patch: variant names use letters, digits and _ only")
+        message(FATAL_ERROR "tests/${lab_dir}/${mode}/${variant}.patch: variant names use letters, digits and _ only")
       endif()
       cudalab_wrong_read_spec("${patch}" ${lab_dir} spec)
 
       # Patched files: each must be a SOURCES file of the lab.
       foreach(f IN LISTS spec_FILES)
         if(NOT f IN_LIST sources)
-          message(FATAL_ERROR "tests/${mode}/${lab_dir}/${variant}.patch patches ${f}, which is "
+          message(FATAL_ERROR "tests/${lab_dir}/${mode}/${variant}.patch patches ${f}, which is "
                               "not one of lab${nn}'s SOURCES (${sources})")
         endif()
         if(NOT EXISTS "${sol_dir}/${f}")
-          message(FATAL_ERROR "tests/${mode}/${lab_dir}/${variant}.patch: needs solutions/${lab_dir}/${f}, which is missing")
+          message(FATAL_ERROR "tests/${lab_dir}/${mode}/${variant}.patch: needs solutions/${lab_dir}/${f}, which is missing")
         endif()
         set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${sol_dir}/${f}")
       endforeach()
@@ -287,7 +278,7 @@ function(cudalab_add_wrong_variants wrong_root)
         elseif(EXISTS "${sol_dir}/${f}")
           list(APPEND impl_sources "${sol_dir}/${f}")
         else()
-          message(FATAL_ERROR "tests/${mode}/${lab_dir}/${variant}: needs solutions/${lab_dir}/${f}, which is missing")
+          message(FATAL_ERROR "tests/${lab_dir}/${mode}/${variant}: needs solutions/${lab_dir}/${f}, which is missing")
         endif()
       endforeach()
       foreach(f IN LISTS given)

@@ -4,7 +4,7 @@
 #   0. format check       every C++/CUDA source matches .clang-format; every source file
 #                          carries the SPDX license line (tools/spdx_headers.py --check)
 #   1. skeleton check      solutions/ differ from labs/ only in TODO regions; the variant
-#                          patches of tests/wrong/ and tests/right/ apply to solutions/
+#                          patches of tests/labNN_topic/{wrong,right}/ apply to solutions/
 #   2. stub audit (CPU)    every CPU-graded test fails on the untouched stubs (build/ci-student)
 #   3. known-wrong (CPU)   the graders reject the known-wrong submissions; the variants
 #                          only a GPU can catch are Skipped here (build/ci, CUDALAB_WRONG=ON)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Fails when a tracked C++/CUDA source, or a file as a variant patch of tests/wrong or
-# tests/right leaves it, differs from .clang-format (prints the offenders).
+# Fails when a tracked C++/CUDA source, or a file as a variant patch of
+# tests/labNN_topic/{wrong,right} leaves it, differs from .clang-format (prints the offenders).
 # Usage: tools/format_check.sh [--fix]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,9 +18,9 @@ bad=()
 for f in "${files[@]}"; do
   if ! clang-format --dry-run --Werror "$f" >/dev/null 2>&1; then bad+=("$f"); fi
 done
-# The variants (tests/wrong, tests/right: patches of solutions/) as they build: their patched
+# The variants (tests/labNN_topic/{wrong,right}: patches of solutions/) as they build: their patched
 # files, written under build/ so that clang-format finds this checkout's .clang-format.
-mapfile -t patches < <(git ls-files 'tests/wrong/lab*.patch' 'tests/right/lab*.patch')
+mapfile -t patches < <(git ls-files 'tests/lab*/wrong/*.patch' 'tests/lab*/right/*.patch')
 if [ "${#patches[@]}" -gt 0 ] && [ -d solutions ]; then
   mkdir -p build
   scratch=$(mktemp -d build/format-variants.XXXXXX)

@@ -622,7 +622,7 @@ def _variant_verdict(kind: str, status: str) -> str:
 
 
 def _variant_message(out: str, message: str) -> str:
-    for line in out.splitlines():  # the driver's verdict line (tests/wrong/expect_rejection.cmake)
+    for line in out.splitlines():  # the driver's verdict line (cmake/CudalabExpectVerdict.cmake)
         if line.startswith(("REJECTED", "ACCEPTED")) or "CUDALAB-WRONG: SKIPPED" in line:
             return line.replace("CUDALAB-WRONG: SKIPPED: ", "")[:400]
     return message

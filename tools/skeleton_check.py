@@ -16,7 +16,7 @@ For every lab (labs/labNN_topic/ with a CMakeLists.txt calling cudalab_add_lab):
     line by line (byte for byte), the TODO line with the comment lines that follow it in
     the stub (the HINT) and the END line are identical, and the solution differs from the
     stub somewhere;
-  * known-wrong submissions (tests/wrong/labNN_topic/<variant>.patch, a header and a
+  * known-wrong submissions (tests/labNN_topic/wrong/<variant>.patch, a header and a
     unified diff against solutions/labNN_topic/; see tools/variant_patches.py): at least
     --min-wrong variants per lab (default 3), each with a header whose first line says what
     is broken, patching SOURCES files only; each applies cleanly (git apply, as CMake
@@ -26,13 +26,14 @@ For every lab (labs/labNN_topic/ with a CMakeLists.txt calling cudalab_add_lab):
     regions; its header says so in a line `cheat: <why it must edit outside the TODO
     regions>`, and its files then only have to differ from the solution (anywhere). A
     `cheat:` line without a reason is a problem;
-  * correct alternatives (tests/right/labNN_topic/<variant>.patch): a first line saying
+  * correct alternatives (tests/labNN_topic/right/<variant>.patch): a first line saying
     what the alternative is, SOURCES files only, applies cleanly, changes something;
-  * tests/wrong/ and tests/right/ hold a folder per lab and, in it, only .patch files.
+  * tests/labNN_topic/wrong/ and right/ hold only .patch files; tests/ holds no folder
+    labNN_topic of no lab.
 A patch whose hunks apply only at an offset (the solution gained or lost lines above them)
 is reported as a note, not a problem: `python3 tools/variant_patches.py refresh` re-derives it.
 Each problem is printed as `path:line: message` (for a patched file:
-`tests/<kind>/<lab>/<variant>.patch[<file>]:line`, the line of the patched file). Exit
+`tests/<lab>/<kind>/<variant>.patch[<file>]:line`, the line of the patched file). Exit
 status: 0 when clean, 1 when a problem was found, 2 on a usage error. A tree without
 solutions/ (a student release) only gets the stub checks. Python 3 standard library and git.
 """
@@ -295,13 +296,13 @@ def check_lab(root: Path, lab_dir: Path, problems: Problems, min_wrong: int) -> 
 
 def check_variants(root: Path, lab: str, kind: str, sources: list[str], problems: Problems,
                    minimum: int) -> int:
-    """tests/<kind>/<lab>/*.patch; returns the number of patched files compared."""
+    """tests/<lab>/<kind>/*.patch; returns the number of patched files compared."""
     nn = lab[3:5]
-    vdir = root / "tests" / kind / lab
+    vdir = root / "tests" / lab / kind
     entries = sorted(vdir.iterdir()) if vdir.is_dir() else []
     for p in entries:
         if p.suffix != ".patch" or not p.is_file():
-            problems.add(p, None, f"not a variant: tests/{kind}/{lab}/ holds only "
+            problems.add(p, None, f"not a variant: tests/{lab}/{kind}/ holds only "
                                   f"<variant>.patch files (diffs against solutions/{lab}/)")
     patches = [p for p in entries if p.suffix == ".patch" and p.is_file()]
     if len(patches) < minimum:
@@ -382,12 +383,10 @@ def main(argv: list[str] | None = None) -> int:
         for p in sorted((root / "solutions").iterdir()):
             if p.is_dir() and not (root / "labs" / p.name / "CMakeLists.txt").is_file():
                 problems.add(p, None, "has no lab in labs/ (no labs/<same name>/CMakeLists.txt)")
-    for kind in variant_patches.KINDS:
-        kind_root = root / "tests" / kind
-        if kind_root.is_dir() and not args.lab:
-            for p in sorted(kind_root.iterdir()):
-                if p.is_dir() and not (root / "labs" / p.name / "CMakeLists.txt").is_file():
-                    problems.add(p, None, f"{kind} variants folder of no lab")
+    if (root / "tests").is_dir() and not args.lab:
+        for p in sorted((root / "tests").glob("lab[0-9][0-9]_*")):
+            if p.is_dir() and not (root / "labs" / p.name / "CMakeLists.txt").is_file():
+                problems.add(p, None, "grading folder of no lab (no labs/<same name>/)")
     compared = sum(check_lab(root, lab, problems, args.min_wrong) for lab in labs)
     for item in problems.items:
         print(item)

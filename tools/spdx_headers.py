@@ -7,10 +7,10 @@
 
 The line is `// SPDX-License-Identifier: BSD-3-Clause` in C++, CUDA and JavaScript files
 and `# SPDX-License-Identifier: BSD-3-Clause` in Python, shell, CMake and YAML files (the
-license is LICENSE). Left alone: tests/wrong/ and tests/right/ (variant patches), data and
+license is LICENSE). Left alone: tests/labNN_topic/{wrong,right}/ (variant patches), data and
 Markdown files, answers.txt, and — when writing — files with uncommitted changes (their
 owners' work in progress; run again after they commit) and files a variant patch of
-tests/wrong or tests/right changes from its first line (the patch would no longer apply:
+tests/labNN_topic/{wrong,right} changes from its first line (the patch would no longer apply:
 refresh it, then run again), a stub and its solution twin together (tools/skeleton_check.py
 wants them identical outside TODO regions).
 
@@ -28,12 +28,13 @@ ROOT = Path(__file__).resolve().parents[1]
 LICENSE_ID = "SPDX-License-Identifier: BSD-3-Clause"
 SLASH = {".cu", ".cuh", ".cpp", ".hpp", ".h", ".cc", ".cjs", ".js"}
 HASH = {".py", ".sh", ".cmake", ".yml", ".yaml"}
-SKIP_PREFIXES = ("tests/wrong/", "tests/right/")
+SKIP_PARTS = ("wrong", "right")  # tests/labNN_topic/{wrong,right}/
 
 
 def comment_for(rel: str, first_line: str) -> str | None:
     """The SPDX line for @p rel, or None when it is not a source file of ours."""
-    if rel.startswith(SKIP_PREFIXES):
+    parts = rel.split("/")
+    if len(parts) > 3 and parts[0] == "tests" and parts[2] in SKIP_PARTS:
         return None
     name = Path(rel).name
     suffix = Path(rel).suffix
@@ -62,7 +63,7 @@ def git_lines(*args: str) -> list[str]:
 
 
 def patched_from_line_one() -> set[str]:
-    """Files a variant patch (tests/wrong, tests/right) changes from their first line."""
+    """Files a variant patch (tests/labNN_topic/{wrong,right}) changes from their first line."""
     held = set()
     for patch in sorted((ROOT / "tests").glob("*/*/*.patch")):
         target = None

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Variant patches: the known-wrong and correct-alternative submissions of tests/wrong/ and
-tests/right/, each one unified diff against solutions/.
+"""Variant patches: the known-wrong and correct-alternative submissions of tests/labNN_topic/wrong/
+and tests/labNN_topic/right/, each one unified diff against solutions/.
 
     python3 tools/variant_patches.py list                  every variant, its files and header
     python3 tools/variant_patches.py diff LAB FILE ...     the diff of edited copies of solution files
@@ -9,7 +9,7 @@ tests/right/, each one unified diff against solutions/.
     python3 tools/variant_patches.py refresh [PATCH ...]   re-derive patches whose hunks moved
     python3 tools/variant_patches.py convert [--from DIR]  old variant folders -> patches
 
-A variant is tests/<kind>/labNN_topic/<variant>.patch (kind: wrong or right):
+A variant is tests/labNN_topic/<kind>/<variant>.patch (kind: wrong or right):
 
     <what is broken / what the alternative is: one line, shown in the test output>
     filter: <gtest filter>          optional: the grader tests that judge it (default: all)
@@ -69,7 +69,7 @@ class Variant:
     kind: str           # "wrong" or "right"
     lab: str            # labNN_topic
     name: str           # the variant
-    path: Path          # tests/<kind>/<lab>/<name>.patch
+    path: Path          # tests/<lab>/<kind>/<name>.patch
     header: str = ""    # the text before the diff
     diff: str = ""      # the diff proper
     files: list[str] = field(default_factory=list)  # file names under solutions/<lab>/
@@ -91,11 +91,12 @@ class Variant:
 
 
 def read_variant(path: Path, root: Path = ROOT) -> Variant:
-    """Splits tests/<kind>/<lab>/<name>.patch into header and diff; checks its paths."""
+    """Splits tests/<lab>/<kind>/<name>.patch into header and diff; checks its paths."""
     rel = path.resolve().relative_to(root.resolve())
-    if len(rel.parts) != 4 or rel.parts[0] != "tests" or rel.parts[1] not in KINDS:
-        raise PatchError(f"{rel}: not tests/wrong|right/labNN_topic/<variant>.patch")
-    v = Variant(rel.parts[1], rel.parts[2], path.stem, path)
+    if (len(rel.parts) != 4 or rel.parts[0] != "tests" or rel.parts[2] not in KINDS
+            or not re.fullmatch(r"lab[0-9][0-9]_\w+", rel.parts[1])):
+        raise PatchError(f"{rel}: not tests/labNN_topic/<wrong|right>/<variant>.patch")
+    v = Variant(rel.parts[2], rel.parts[1], path.stem, path)
     text = path.read_text(encoding="utf-8", errors="surrogateescape")
     m = DIFF_START.search(text)
     if not m:
@@ -115,7 +116,7 @@ def read_variant(path: Path, root: Path = ROOT) -> Variant:
 
 
 def variants(root: Path = ROOT, kinds: tuple[str, ...] = KINDS) -> list[Path]:
-    return sorted(p for k in kinds for p in (root / "tests" / k).glob("lab[0-9][0-9]_*/*.patch"))
+    return sorted(p for k in kinds for p in (root / "tests").glob(f"lab[0-9][0-9]_*/{k}/*.patch"))
 
 
 def git_apply(patch: Path | str, workdir: Path, strip: int = 3) -> str:
@@ -306,7 +307,7 @@ def convert(root: Path, source: Path, dry_run: bool) -> int:
                     print(f"{rel}/{copy.name}: nothing but drift: the copy equals the solution")
                     problems += 1
                 diffs.append(d)
-            out = root / "tests" / kind / lab / f"{name}.patch"
+            out = root / "tests" / lab / kind / f"{name}.patch"
             if not dry_run and diffs and all(diffs):
                 out.write_bytes((header + "".join(diffs)).encode("utf-8", "surrogateescape"))
                 # Round trip: the patch re-creates the drift-free copies.

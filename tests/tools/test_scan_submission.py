@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The intake scan (tools/release/scan_submission.py): every construct it names, planted in a
 copy of a real lab file, is flagged with that construct; no stub, no solution and no correct
-alternative (tests/right) is flagged; take_submission.py runs the scan on what it takes and
+alternative (tests/labNN_topic/right) is flagged; take_submission.py runs the scan on what it takes and
 writes the flags for the scoreboard, which records them per lab."""
 
 from __future__ import annotations

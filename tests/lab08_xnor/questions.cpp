@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lab 08 questions (labs/lab08_xnor/README.md, "Questions"): bits, padding and layout.
-#include "answers.hpp"
+#include "common/answers.hpp"
 
 namespace {
 

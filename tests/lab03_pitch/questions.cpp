@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lab 03 questions (labs/lab03_pitch/README.md, "Questions"): bytes and elements.
-#include "answers.hpp"
+#include "common/answers.hpp"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lab 01 questions (labs/lab01_hello_addone/README.md, "Questions"): launch geometry.
-#include "answers.hpp"
+#include "common/answers.hpp"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #ifndef CUDALAB_ANSWERS_FILE
-#error "CUDALAB_ANSWERS_FILE must name the lab's answers file (tests/questions/CMakeLists.txt)"
+#error "CUDALAB_ANSWERS_FILE must name the lab's answers file (cudalab_add_lab, cmake/CudalabLab.cmake)"
 #endif
 
 namespace cudalab::questions {

@@ -48,7 +48,7 @@ constexpr double kCopyShare = 0.85;
 /// instruction decide). H200 calibration (tests/calibration/nvidia-h200.tsv, 2026-11-26): 3 runs
 /// 2.420, 2.426, 2.419; 0.7 x lowest = 1.693, rounded down to two significant digits: 1.6. A
 /// correct int4 copy read through __ldg two per step measured 1.646x
-/// (tests/right/lab11_vectorized/int4_two_per_step.patch).
+/// (tests/lab11_vectorized/right/int4_two_per_step.patch).
 constexpr double kFewWarpsSpeedup = 1.6;
 /// float4 vs scalar copy at full occupancy: the course's bar (no regression). H200 solution:
 /// 1.81 (3 runs: 1.814, 1.818, 1.817; the scalar copy, one float per thread, is

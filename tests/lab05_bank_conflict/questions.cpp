@@ -2,7 +2,7 @@
 // Lab 05 questions (labs/lab05_bank_conflict/README.md, "Questions"): the bank model.
 #include <vector>
 
-#include "answers.hpp"
+#include "common/answers.hpp"
 
 namespace {
 

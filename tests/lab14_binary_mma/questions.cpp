@@ -3,7 +3,7 @@
 // instruction's work, a ones-filled tail and the unswizzled ldmatrix.
 #include <vector>
 
-#include "answers.hpp"
+#include "common/answers.hpp"
 
 namespace {
 

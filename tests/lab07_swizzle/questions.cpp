@@ -2,7 +2,7 @@
 // Lab 07 questions (labs/lab07_swizzle/README.md, "Questions"): swizzles, checked with the model.
 #include <vector>
 
-#include "answers.hpp"
+#include "common/answers.hpp"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // Lab 06 questions (labs/lab06_padding/README.md, "Questions"): padding.
 #include <vector>
 
-#include "answers.hpp"
+#include "common/answers.hpp"
 
 namespace {
 

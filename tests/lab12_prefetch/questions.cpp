@@ -2,7 +2,7 @@
 // Lab 12 questions (labs/lab12_prefetch/README.md, "Questions"): stages, tails, overlap.
 #include <algorithm>
 
-#include "answers.hpp"
+#include "common/answers.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
  * Each lab's `answers.txt` holds lines `q1 = <answer>`; `//` starts a comment. An answer is
  * a number (the first number on the line counts, so `2-way`, `3.8x` and `8320 B` read as
  * 2, 3.8 and 8320) or one letter for a choice (`b`, `(b)` or `B`). The graders
- * (tests/questions/labNN_questions.cpp) compare each answer with the right one, computed
+ * (tests/labNN_topic/questions.cpp) compare each answer with the right one, computed
  * from the course's models where it can be, and never print the right answer: a failure
  * says what kind of answer was expected, what was written and where.
  */

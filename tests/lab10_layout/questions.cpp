@@ -5,7 +5,7 @@
 #include <set>
 #include <vector>
 
-#include "answers.hpp"
+#include "common/answers.hpp"
 
 namespace {
 

@@ -1,6 +1,7 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Driver of the known-wrong tests (wrong.labNN.<variant>), run by CTest as
 #   cmake -DGRADER=<exe> -DFILTER=<gtest filter> -DWHAT=<what is broken>
-#         -DVARIANT=<labNN_topic/variant> -DTIMEOUT=<seconds> -P expect_rejection.cmake
+#         -DVARIANT=<labNN_topic/variant> -DTIMEOUT=<seconds> -P CudalabExpectVerdict.cmake
 # The grader is built against a deliberately broken submission, so the test passes only
 # when the grader REJECTS it:
 #   at least one grader test failed (or the grader crashed / timed out)  -> passed
@@ -12,7 +13,7 @@
 #                                                                          grader accepts a
 #                                                                          wrong submission
 #   the filter selected no test                                         -> FAILED
-# With -DMODE=right (correct alternatives, tests/right/) the verdicts turn around: the test
+# With -DMODE=right (correct alternatives, tests/labNN_topic/right/) the verdicts turn around: the test
 # passes only when every selected test passed, and fails naming the tests that rejected it.
 # With -DLAB_LIB/-DREF_LIB/-DNM/-DISOLATION_SCRIPT the variant's library is first checked for
 # calls of the grader-only reference code (a rejection by itself).
@@ -28,11 +29,11 @@ endif()
 
 foreach(v GRADER FILTER VARIANT)
   if(NOT DEFINED ${v} OR "${${v}}" STREQUAL "")
-    message(FATAL_ERROR "expect_rejection.cmake: -D${v}=... is required")
+    message(FATAL_ERROR "CudalabExpectVerdict.cmake: -D${v}=... is required")
   endif()
 endforeach()
 if(NOT EXISTS "${GRADER}")
-  message(FATAL_ERROR "expect_rejection.cmake: grader ${GRADER} does not exist (build it first)")
+  message(FATAL_ERROR "CudalabExpectVerdict.cmake: grader ${GRADER} does not exist (build it first)")
 endif()
 if(NOT TIMEOUT)
   set(TIMEOUT 300)

@@ -2,7 +2,7 @@
 // Lab 09 questions (labs/lab09_blocked_xnor/README.md, "Questions"): the seed's tiles.
 #include <vector>
 
-#include "answers.hpp"
+#include "common/answers.hpp"
 
 namespace {
 

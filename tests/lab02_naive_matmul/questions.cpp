@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lab 02 questions (labs/lab02_naive_matmul/README.md, "Questions"): coalescing.
-#include "answers.hpp"
+#include "common/answers.hpp"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lab 04 questions (labs/lab04_shared_memory/README.md, "Questions"): sizes and occupancy.
-#include "answers.hpp"
+#include "common/answers.hpp"
 
 namespace {
 

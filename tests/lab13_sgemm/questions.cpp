@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lab 13 questions (labs/lab13_sgemm/README.md, "Questions"): reuse, occupancy, swizzle.
-#include "answers.hpp"
+#include "common/answers.hpp"
 
 namespace {
 

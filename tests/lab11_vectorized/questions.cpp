@@ -3,7 +3,7 @@
 // columns and bytes in flight.
 #include <vector>
 
-#include "answers.hpp"
+#include "common/answers.hpp"
 
 namespace {
 
