@@ -11,7 +11,8 @@
 #include <vector>
 
 #ifndef CUDALAB_ANSWERS_FILE
-#error "CUDALAB_ANSWERS_FILE must name the lab's answers file (cudalab_add_lab, cmake/CudalabLab.cmake)"
+#error \
+    "CUDALAB_ANSWERS_FILE must name the lab's answers file (cudalab_add_lab, cmake/CudalabLab.cmake)"
 #endif
 
 namespace cudalab::questions {
