@@ -29,4 +29,27 @@ void check_block_shape(const char* who, dim3 block) {
   }
 }
 
+dim3 tile_grid(int rows, int cols, int tile_rows, int tile_cols, const char* who) {
+  if (tile_rows <= 0 || tile_cols <= 0) {
+    throw std::invalid_argument(std::string(who) + ": tile extents must be positive, got " +
+                                std::to_string(tile_rows) + "x" + std::to_string(tile_cols));
+  }
+  if (rows <= 0 || cols <= 0) {
+    throw std::invalid_argument(std::string(who) + ": sizes must be positive, got " +
+                                std::to_string(rows) + "x" + std::to_string(cols));
+  }
+  const long long tiles_y = (static_cast<long long>(rows) + tile_rows - 1) / tile_rows;
+  const long long tiles_x = (static_cast<long long>(cols) + tile_cols - 1) / tile_cols;
+  if (tiles_y > kMaxGridYZ) {
+    throw std::invalid_argument(std::string(who) + ": " + std::to_string(rows) + " rows need " +
+                                std::to_string(tiles_y) + " tile rows of " +
+                                std::to_string(tile_rows) + ", more than gridDim.y allows (65535)");
+  }
+  if (tiles_x > kMaxGridX) {
+    throw std::invalid_argument(std::string(who) + ": " + std::to_string(cols) +
+                                " columns need more tile columns than gridDim.x allows");
+  }
+  return dim3(static_cast<unsigned>(tiles_x), static_cast<unsigned>(tiles_y), 1);
+}
+
 }  // namespace cudalab

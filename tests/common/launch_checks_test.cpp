@@ -48,4 +48,19 @@ TEST(GivenLaunchChecksCpu, BlockShape) {
   EXPECT_THROW(cudalab::check_block_shape("f", dim3(4, 4, 2)), std::invalid_argument);
 }
 
+TEST(GivenLaunchChecksCpu, TileGrid) {
+  const dim3 g = cudalab::tile_grid(33, 65, 32, 16, "f");
+  EXPECT_EQ(g.x, 5u);
+  EXPECT_EQ(g.y, 2u);
+  EXPECT_EQ(g.z, 1u);
+  const dim3 last = cudalab::tile_grid(65535 * 32, 1, 32, 32, "f");  // exactly 65535 tile rows
+  EXPECT_EQ(last.y, 65535u);
+  EXPECT_EQ(message_of([] { cudalab::tile_grid(65535 * 32 + 1, 1, 32, 32, "mm"); }),
+            "mm: 2097121 rows need 65536 tile rows of 32, more than gridDim.y allows (65535)");
+  EXPECT_EQ(message_of([] { cudalab::tile_grid(0, 4, 32, 32, "mm"); }),
+            "mm: sizes must be positive, got 0x4");
+  EXPECT_THROW(cudalab::tile_grid(4, -1, 32, 32, "f"), std::invalid_argument);
+  EXPECT_THROW(cudalab::tile_grid(4, 4, 0, 32, "f"), std::invalid_argument);
+}
+
 }  // namespace
