@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# The grading conventions, defined once: which labels, timeout, GPU and points a test gets
-# follows from its name, and the build tree records the result for the tools (scoreboard,
-# stub audit) in a manifest, so that nothing else re-derives these rules.
+# The grading conventions, defined once: which labels, timeout and GPU a test gets follows from
+# its name. CMake registers the tests with these properties; the tools (scoreboard, stub audit)
+# read them back from CTest (tools/grading_manifest.py), so that nothing else re-derives them.
 #
 # Suite endings. A test's suite is classified by its base name: the part of "Inst/Suite/3"
 # that is neither an instantiation prefix nor a type index.
@@ -19,20 +19,19 @@
 # runners with several GPUs). Sanitizer tests judge hazards, not time, and run beside the
 # others.
 # A base name that starts with "Given" (code the student does not write) also gets the label
-# "given" and earns no points; every other test of a lab is graded. A suite with none of these
-# endings fails the build of its grader with a message naming the suite.
+# "given"; every other test of a lab (a grader whose label is labNN) is graded. A suite with none
+# of these endings fails the build of its grader with a message naming the suite.
 #
-# Points. Each lab is worth 100 points, split over its objectives: one objective per graded
-# suite base name (all instantiations of a parameterized suite are one objective).
-# cudalab_add_lab(... POINTS Suite=n ...) fixes an objective's points; the objectives not named
-# share the rest equally (integers, the first ones in name order get the remainder). Within an
-# objective every test counts the same. docs/scores-schema.md explains the scoring.
+# Points are not CMake's: each lab declares its objectives and their points (and its helper
+# suites, which earn none) in tests/labNN_topic/objectives.json, and tools/grading_manifest.py
+# computes the manifest (every test with its lab, labels, objective and points) from
+# `ctest --show-only=json-v1` of the build tree, the declarations and the record below.
+# docs/scores-schema.md explains the scoring.
 #
 # What lands in the build tree:
-#   cudalab_manifest.json             configure: the rules, the labs (folders, SOURCES), the
-#                                     graders, and the tests added with cudalab_add_rule_test()
-#   cudalab_manifest.d/<grader>.json  build: every test of the grader (name, suite, labels,
-#                                     timeout, graded) and the lab's objectives with points
+#   cudalab_labs.json                 configure: the rules, the labs (folders, SOURCES, GIVEN,
+#                                     DEMO) and the graders (target, label, prefix, graded):
+#                                     what tools/grading_manifest.py cannot read from CTest
 #   <grader dir>/<grader>_tests.cmake build: one CTest test per GoogleTest test
 #   CTestCustom.cmake                 configure: CTest keeps up to 1 MiB of each test's output,
 #                                     which holds the test's channel records (cudalab/testing.hpp)
@@ -46,7 +45,7 @@
 # and returns its result from that run, or runs alone when the run left none (a crash, a
 # timeout, a broken CUDA context, or -FS). Every test's output names its seed and GPU.
 #
-# Script mode (the grader's POST_BUILD step; lists the tests and writes the two build files):
+# Script mode (the grader's POST_BUILD step; lists the tests and writes the CTest file):
 #   cmake -DCUDALAB_GRADER_CONFIG=<config.cmake> -DCUDALAB_GRADER_EXE=<exe> -P CudalabGrading.cmake
 if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE)
   cmake_minimum_required(VERSION 3.25)  # before the functions: they keep the policies they see
@@ -58,7 +57,6 @@ include_guard(GLOBAL)
 # ---------------------------------------------------------------------------
 set(CUDALAB_SUITE_ENDINGS Cpu Gpu Perf Sanitizer Profiler)
 set(CUDALAB_GIVEN_PREFIX Given)
-set(CUDALAB_LAB_POINTS 100)
 set(CUDALAB_RULE_Cpu_LABELS cpu)
 set(CUDALAB_RULE_Cpu_TIMEOUT CPU)
 set(CUDALAB_RULE_Cpu_SERIAL FALSE)
@@ -171,28 +169,6 @@ function(_cudalab_write_if_changed file content)
   file(WRITE "${file}" "${content}")
 endfunction()
 
-# _cudalab_test_json(<out> <name> <lab> <suite> <case> <labels> <timeout> <serial> <gpu>
-#                    <given> <graded> <objective> <registered>) — one test of the manifest.
-function(_cudalab_test_json out name lab suite case labels timeout serial gpu given graded
-         objective registered)
-  _cudalab_json_str(j_name "${name}")
-  _cudalab_json_str(j_lab "${lab}")
-  _cudalab_json_str(j_suite "${suite}")
-  _cudalab_json_str(j_case "${case}")
-  _cudalab_json_list(j_labels ${labels})
-  _cudalab_json_bool(j_serial "${serial}")
-  _cudalab_json_bool(j_gpu "${gpu}")
-  _cudalab_json_bool(j_given "${given}")
-  _cudalab_json_bool(j_graded "${graded}")
-  if(objective STREQUAL "")
-    set(j_obj null)
-  else()
-    _cudalab_json_str(j_obj "${objective}")
-  endif()
-  _cudalab_json_str(j_reg "${registered}")
-  set(${out} "{\"name\": ${j_name}, \"lab\": ${j_lab}, \"suite\": ${j_suite}, \"case\": ${j_case}, \"labels\": ${j_labels}, \"timeout\": ${timeout}, \"run_serial\": ${j_serial}, \"gpu\": ${j_gpu}, \"given\": ${j_given}, \"graded\": ${j_graded}, \"objective\": ${j_obj}, \"registered\": ${j_reg}}" PARENT_SCOPE)
-endfunction()
-
 # _cudalab_test_properties(<out prefix> <suite> <label> <extra labels> <timeouts: CPU GPU PERF TOOLS>)
 # The CTest properties of a test of <suite>: <out>_LABELS, <out>_TIMEOUT, <out>_SERIAL,
 # <out>_GPU, <out>_GIVEN, <out>_BASE, <out>_ENDING ("" when the suite has no known ending).
@@ -235,64 +211,6 @@ function(_cudalab_test_properties out suite label extra_labels t_cpu t_gpu t_per
   set(${out}_ENDING "${r_ENDING}" PARENT_SCOPE)
 endfunction()
 
-# _cudalab_objective_points(<out prefix> <declared: Suite=n ...> <objectives...>)
-# Splits CUDALAB_LAB_POINTS over the objectives: <out>_<objective> = points; <out>_ERROR = a
-# message when the declaration does not fit.
-function(_cudalab_objective_points out declared)
-  set(objectives ${ARGN})
-  list(SORT objectives)
-  set(error "")
-  set(sum 0)
-  set(named "")
-  foreach(d IN LISTS declared)
-    if(NOT d MATCHES "^([A-Za-z0-9_]+)=([0-9]+)$")
-      string(APPEND error "POINTS entry '${d}' is not Suite=<integer>. ")
-      continue()
-    endif()
-    set(s "${CMAKE_MATCH_1}")
-    set(p "${CMAKE_MATCH_2}")
-    if(NOT s IN_LIST objectives)
-      list(JOIN objectives ", " all)
-      string(APPEND error "POINTS names ${s}, which is no graded suite of this lab (graded: ${all}). ")
-      continue()
-    endif()
-    list(APPEND named "${s}")
-    set(${out}_${s} ${p} PARENT_SCOPE)
-    math(EXPR sum "${sum} + ${p}")
-  endforeach()
-  set(rest_objectives "")
-  foreach(o IN LISTS objectives)
-    if(NOT o IN_LIST named)
-      list(APPEND rest_objectives "${o}")
-    endif()
-  endforeach()
-  list(LENGTH rest_objectives n)
-  math(EXPR rest "${CUDALAB_LAB_POINTS} - ${sum}")
-  if(rest LESS 0)
-    string(APPEND error "POINTS add up to ${sum}, more than the lab's ${CUDALAB_LAB_POINTS}. ")
-  elseif(n EQUAL 0 AND NOT rest EQUAL 0 AND objectives)
-    string(APPEND error "POINTS name every objective but add up to ${sum}, not ${CUDALAB_LAB_POINTS}. ")
-  elseif(n GREATER 0)
-    math(EXPR each "${rest} / ${n}")
-    math(EXPR extra "${rest} % ${n}")
-    if(each EQUAL 0 AND extra EQUAL 0)
-      list(JOIN rest_objectives ", " names)
-      string(APPEND error "POINTS leave no points for ${names}; declare them too. ")
-    endif()
-    set(i 0)
-    foreach(o IN LISTS rest_objectives)
-      if(i LESS extra)
-        math(EXPR p "${each} + 1")
-      else()
-        set(p ${each})
-      endif()
-      set(${out}_${o} ${p} PARENT_SCOPE)
-      math(EXPR i "${i} + 1")
-    endforeach()
-  endif()
-  set(${out}_ERROR "${error}" PARENT_SCOPE)
-endfunction()
-
 # _cudalab_resource(<out> <gpu> <alone> <slots> [<base> <slots per GPU>]) — the CTest scheduling
 # properties of a test, as a list of property names and values: one GPU slot (half of
 # <slots per GPU> for a suite <base> of CUDALAB_LARGE_MEMORY_SUITES); for a test that runs
@@ -318,8 +236,8 @@ function(_cudalab_resource out gpu alone slots)
 endfunction()
 
 # ---------------------------------------------------------------------------
-# Script mode: list a grader's tests, check their suites, write the CTest file and the
-# manifest part (run as the grader's POST_BUILD step).
+# Script mode: list a grader's tests, check their suites, write the CTest file (run as the
+# grader's POST_BUILD step).
 # ---------------------------------------------------------------------------
 if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE)
   foreach(v CUDALAB_GRADER_CONFIG CUDALAB_GRADER_EXE)
@@ -329,7 +247,7 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
   endforeach()
   include("${CUDALAB_GRADER_CONFIG}")
   # Outputs of an earlier build go first: a failed listing leaves no stale test list behind.
-  file(REMOVE "${G_TESTS_FILE}" "${G_MANIFEST_FILE}")
+  file(REMOVE "${G_TESTS_FILE}")
   # A failure also removes the grader, so that the next build runs this step again instead of
   # taking the executable for up to date.
   function(_cudalab_fail)
@@ -394,10 +312,8 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
   foreach(word IN LISTS G_LAUNCHER)
     string(APPEND launcher "[==[${word}]==] ")
   endforeach()
-  set(test_json "")
   set(suite "")
   set(unknown "")
-  set(objectives "")
   set(test_count 0)
   set(ctest "# Generated by cmake/CudalabGrading.cmake from `${G_TARGET} --gtest_list_tests`.\n")
   foreach(line IN LISTS lines)
@@ -420,20 +336,6 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
       continue()
     endif()
     set(name "${G_PREFIX}${suite}.${case}")
-    set(graded FALSE)
-    set(objective "")
-    if(NOT t_GIVEN AND G_GRADED)
-      set(graded TRUE)
-      set(objective "${t_BASE}")
-      if(NOT objective IN_LIST objectives)
-        list(APPEND objectives "${objective}")
-      endif()
-      if(DEFINED count_${objective})
-        math(EXPR count_${objective} "${count_${objective}} + 1")
-      else()
-        set(count_${objective} 1)
-      endif()
-    endif()
     set(env "CUDALAB_TEST_NAME=${name}" ${G_ENVIRONMENT})
     string(MAKE_C_IDENTIFIER "${suite}" sid)
     if(DEFINED batch_dir_${sid})
@@ -456,9 +358,6 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
       string(APPEND ctest " [==[${p}]==]")
     endforeach()
     string(APPEND ctest ")\n")
-    _cudalab_test_json(j "${name}" "${G_LABEL}" "${suite}" "${case}" "${t_LABELS}" ${t_TIMEOUT}
-                       ${t_SERIAL} ${t_GPU} ${t_GIVEN} ${graded} "${objective}" "gtest")
-    list(APPEND test_json "    ${j}")
     math(EXPR test_count "${test_count} + 1")
   endforeach()
 
@@ -507,56 +406,7 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
     _cudalab_fail("${G_TARGET}: --gtest_list_tests listed no test")
   endif()
 
-  # Tests of the lab registered directly (cudalab_add_rule_test: the demo runs) are part of its
-  # objectives too.
-  foreach(entry IN LISTS G_RULE_TESTS)
-    string(REPLACE "|" ";" parts "${entry}")
-    list(GET parts 0 rname)
-    list(GET parts 1 rsuite)
-    list(GET parts 2 rgraded)
-    if(rgraded)
-      cudalab_suite_rule("${rsuite}" r)
-      if(NOT r_BASE IN_LIST objectives)
-        list(APPEND objectives "${r_BASE}")
-      endif()
-      if(DEFINED count_${r_BASE})
-        math(EXPR count_${r_BASE} "${count_${r_BASE}} + 1")
-      else()
-        set(count_${r_BASE} 1)
-      endif()
-    endif()
-  endforeach()
-
-  set(obj_json "")
-  if(G_GRADED AND objectives)
-    _cudalab_objective_points(pts "${G_POINTS}" ${objectives})
-    if(pts_ERROR)
-      _cudalab_fail("${G_TARGET}: ${pts_ERROR}(cudalab_add_lab POINTS; the lab is worth "
-                          "${CUDALAB_LAB_POINTS} points)")
-    endif()
-    list(SORT objectives)
-    foreach(o IN LISTS objectives)
-      _cudalab_json_str(jo "${o}")
-      list(APPEND obj_json "    {\"name\": ${jo}, \"points\": ${pts_${o}}, \"tests\": ${count_${o}}}")
-    endforeach()
-  endif()
-
-  list(JOIN test_json ",\n" tests_text)
-  list(JOIN obj_json ",\n" obj_text)
-  _cudalab_json_str(j_target "${G_TARGET}")
-  _cudalab_json_str(j_label "${G_LABEL}")
-  _cudalab_json_str(j_prefix "${G_PREFIX}")
-  _cudalab_json_str(j_exe "${CUDALAB_GRADER_EXE}")
-  _cudalab_json_list(j_declared ${G_POINTS})
-  file(WRITE "${G_MANIFEST_FILE}.tmp"
-    "{\n  \"schema\": \"cudalabs-grader-tests\", \"version\": 1,\n"
-    "  \"grader\": ${j_target}, \"lab\": ${j_label}, \"prefix\": ${j_prefix},\n"
-    "  \"executable\": ${j_exe}, \"lab_points\": ${CUDALAB_LAB_POINTS},\n"
-    "  \"points_declared\": ${j_declared},\n"
-    "  \"objectives\": [\n${obj_text}\n  ],\n"
-    "  \"tests\": [\n${tests_text}\n  ]\n}\n")
   file(WRITE "${G_TESTS_FILE}.tmp" "${ctest}")
-  file(RENAME "${G_MANIFEST_FILE}.tmp" "${G_MANIFEST_FILE}")
   file(RENAME "${G_TESTS_FILE}.tmp" "${G_TESTS_FILE}")
   return()
 endif()
@@ -634,11 +484,22 @@ macro(_cudalab_timeouts args)
   endforeach()
 endmacro()
 
+# _cudalab_no_points(<who> <label> <args prefix>) — POINTS is no argument any more: a lab's
+# points are declared beside its grader (tests/labNN_topic/objectives.json).
+function(_cudalab_no_points who label args)
+  if(DEFINED ${args}_POINTS OR "POINTS" IN_LIST ${args}_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "${who}: POINTS is not an argument any more. A lab declares its "
+                        "objectives and their points (100 in all) and its helper suites in "
+                        "tests/${label}_<topic>/objectives.json beside its grader "
+                        "(docs/adding-a-lab.md); tools/grading_manifest.py reads them.")
+  endif()
+endfunction()
+
 # cudalab_add_rule_test(<name> LABEL <label> [TIMEOUT_{CPU,GPU,PERF,TOOLS} n]
 #                       COMMAND <command...> [PROPERTIES <prop value>...])
 # A CTest test that is not a GoogleTest case (e.g. a demo run), named <label>.<Suite>.<Case>:
 # its labels, timeout, GPU resource and scheduling follow the suite's ending like every
-# GoogleTest case, and it is recorded in the manifest (and in the lab's objectives).
+# GoogleTest case (tools/grading_manifest.py finds it in CTest's list like every other test).
 function(cudalab_add_rule_test name)
   cmake_parse_arguments(ARG "" "LABEL;TIMEOUT_CPU;TIMEOUT_GPU;TIMEOUT_PERF;TIMEOUT_TOOLS"
                         "COMMAND;PROPERTIES" ${ARGN})
@@ -669,29 +530,19 @@ function(cudalab_add_rule_test name)
   if(ARG_PROPERTIES)
     set_tests_properties(${name} PROPERTIES ${ARG_PROPERTIES})
   endif()
-  if(t_GIVEN)
-    set(graded FALSE)
-    set(objective "")
-  else()
-    set(graded TRUE)
-    set(objective "${t_BASE}")
-  endif()
-  _cudalab_test_json(j "${name}" "${ARG_LABEL}" "${suite}" "${case}" "${t_LABELS}" ${t_TIMEOUT}
-                     ${t_SERIAL} ${t_GPU} ${t_GIVEN} ${graded} "${objective}" "cmake")
-  set_property(GLOBAL APPEND PROPERTY CUDALAB_MANIFEST_TESTS "${j}")
-  set_property(GLOBAL APPEND PROPERTY CUDALAB_RULE_TESTS_${ARG_LABEL} "${name}|${suite}|${graded}")
 endfunction()
 
 # cudalab_discover_grader(<target> <label> [PREFIX p] [TIMEOUT_{CPU,GPU,PERF,TOOLS} n]
-#                         [ENVIRONMENT ...] [EXTRA_LABELS ...] [POINTS Suite=n ...])
+#                         [ENVIRONMENT ...] [EXTRA_LABELS ...])
 # Registers every GoogleTest case of <target> as one CTest test <prefix><Suite>.<Case>
 # (prefix defaults to "<label>."), with labels, timeout and GPU resource from its suite's
 # ending. The tests are listed when <target> is built (POST_BUILD), which also checks every
-# suite's ending and writes the grader's part of the manifest. A grader whose label is
-# "labNN" is graded (unless EXTRA_LABELS has "given"); POINTS as in cudalab_add_lab().
+# suite's ending. A grader whose label is "labNN" is graded (unless EXTRA_LABELS has "given"):
+# its objectives and their points are declared in tests/labNN_topic/objectives.json.
 function(cudalab_discover_grader target label)
   cmake_parse_arguments(ARG "" "TIMEOUT_CPU;TIMEOUT_GPU;TIMEOUT_PERF;TIMEOUT_TOOLS;PREFIX"
                         "ENVIRONMENT;EXTRA_LABELS;POINTS" ${ARGN})
+  _cudalab_no_points("cudalab_discover_grader(${target})" "${label}" ARG)
   _cudalab_timeouts(ARG)
   if(NOT ARG_PREFIX)
     set(ARG_PREFIX "${label}.")
@@ -701,15 +552,12 @@ function(cudalab_discover_grader target label)
     set(graded TRUE)
   endif()
   set(tests_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake")
-  set(manifest_file "${CMAKE_BINARY_DIR}/cudalab_manifest.d/${target}.json")
   set(config "${CMAKE_CURRENT_BINARY_DIR}/${target}_grading_config.cmake")
-  get_property(rule_tests GLOBAL PROPERTY CUDALAB_RULE_TESTS_${label})
   set(cfg "# Generated by cudalab_discover_grader(${target}); read by CudalabGrading.cmake -P.\n")
   foreach(v TARGET:target LABEL:label PREFIX:ARG_PREFIX EXTRA_LABELS:ARG_EXTRA_LABELS
-            ENVIRONMENT:ARG_ENVIRONMENT POINTS:ARG_POINTS GRADED:graded
+            ENVIRONMENT:ARG_ENVIRONMENT GRADED:graded
             TIMEOUT_CPU:ARG_TIMEOUT_CPU TIMEOUT_GPU:ARG_TIMEOUT_GPU TIMEOUT_PERF:ARG_TIMEOUT_PERF
-            TIMEOUT_TOOLS:ARG_TIMEOUT_TOOLS TESTS_FILE:tests_file MANIFEST_FILE:manifest_file
-            RULE_TESTS:rule_tests)
+            TIMEOUT_TOOLS:ARG_TIMEOUT_TOOLS TESTS_FILE:tests_file)
     string(REPLACE ":" ";" v "${v}")
     list(GET v 0 key)
     list(GET v 1 var)
@@ -723,16 +571,16 @@ function(cudalab_discover_grader target label)
                     "set(G_BATCH_ROOT [==[${CMAKE_BINARY_DIR}/cudalab_batch]==])\n"
                     "set(G_LAUNCHER [==[${CUDALAB_TEST_LAUNCHER}]==])\n")
   _cudalab_write_if_changed("${config}" "${cfg}")
-  # A changed configuration (timeouts, POINTS, rules) relinks the grader, which lists again.
+  # A changed configuration (timeouts, rules) relinks the grader, which lists again.
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${config}" "${CUDALAB_GRADING_MODULE}")
   add_custom_command(TARGET ${target} POST_BUILD
     COMMAND "${CMAKE_COMMAND}" "-DCUDALAB_GRADER_CONFIG=${config}"
             "-DCUDALAB_GRADER_EXE=$<TARGET_FILE:${target}>"
             -P "${CUDALAB_GRADING_MODULE}"
-    COMMENT "Listing the tests of ${target} (suite endings, manifest)"
+    COMMENT "Listing the tests of ${target} (suite endings)"
     VERBATIM)
   set_property(TARGET ${target} APPEND PROPERTY ADDITIONAL_CLEAN_FILES
-               "${tests_file}" "${manifest_file}")
+               "${tests_file}")
 
   # At test time: the generated file, or one failing test that says the grader is not built.
   set(inc "${CMAKE_CURRENT_BINARY_DIR}/${target}_include.cmake")
@@ -750,18 +598,17 @@ function(cudalab_discover_grader target label)
   _cudalab_json_str(j_label "${label}")
   _cudalab_json_str(j_prefix "${ARG_PREFIX}")
   _cudalab_json_bool(j_graded ${graded})
-  file(RELATIVE_PATH rel_manifest "${CMAKE_BINARY_DIR}" "${manifest_file}")
-  _cudalab_json_str(j_manifest "${rel_manifest}")
-  _cudalab_json_list(j_points ${ARG_POINTS})
-  set_property(GLOBAL APPEND PROPERTY CUDALAB_MANIFEST_GRADERS
-    "{\"target\": ${j_target}, \"lab\": ${j_label}, \"prefix\": ${j_prefix}, \"graded\": ${j_graded}, \"executable\": \"$<TARGET_FILE:${target}>\", \"tests_file\": ${j_manifest}, \"points_declared\": ${j_points}, \"timeouts\": {\"cpu\": ${ARG_TIMEOUT_CPU}, \"gpu\": ${ARG_TIMEOUT_GPU}, \"perf\": ${ARG_TIMEOUT_PERF}, \"tools\": ${ARG_TIMEOUT_TOOLS}}}")
+  set_property(GLOBAL APPEND PROPERTY CUDALAB_RECORD_GRADERS
+    "{\"target\": ${j_target}, \"lab\": ${j_label}, \"prefix\": ${j_prefix}, \"graded\": ${j_graded}, \"executable\": \"$<TARGET_FILE:${target}>\"}")
 endfunction()
 
 set(CUDALAB_GRADING_MODULE "${CMAKE_CURRENT_LIST_FILE}")
 
-# Written once the top-level directory is configured: the rules, labs, graders and the tests
-# registered directly.
-function(_cudalab_write_manifest)
+# Written once the top-level directory is configured: cudalab_labs.json, the facts
+# tools/grading_manifest.py cannot read from `ctest --show-only=json-v1`: the source tree, the
+# suite-ending rules, the labs (folders, SOURCES, GIVEN, DEMO: also of labs whose grader is not
+# built) and the graders (label, prefix, whether graded). No tests, no points.
+function(_cudalab_write_labs_record)
   set(rules "")
   foreach(e IN LISTS CUDALAB_SUITE_ENDINGS)
     _cudalab_json_str(je "${e}")
@@ -799,39 +646,32 @@ function(_cudalab_write_manifest)
       set(jv null)
     endif()
     string(APPEND fields ", \"demo\": ${jv}")
-    get_property(points GLOBAL PROPERTY CUDALAB_LAB_${nn}_POINTS)
-    set(jp "")
-    foreach(d IN LISTS points)
-      if(d MATCHES "^([A-Za-z0-9_]+)=([0-9]+)$")
-        list(APPEND jp "\"${CMAKE_MATCH_1}\": ${CMAKE_MATCH_2}")
-      endif()
-    endforeach()
-    list(JOIN jp ", " jp)
-    string(APPEND fields ", \"points_declared\": {${jp}}")
     math(EXPR number "1${nn} - 100")
     _cudalab_json_str(jtopic "${topic}")
     _cudalab_json_str(jdir "labs/${lab_dir}")
     _cudalab_json_str(jsol "solutions/${lab_dir}")
-    list(APPEND labs_json "    {\"lab\": \"lab${nn}\", \"number\": ${number}, \"topic\": ${jtopic}, \"folder\": ${jdir}, \"solution_folder\": ${jsol}, \"grader\": \"lab${nn}_test\"${fields}}")
+    _cudalab_json_str(jgrading "tests/${lab_dir}")
+    list(APPEND labs_json "    {\"lab\": \"lab${nn}\", \"number\": ${number}, \"topic\": ${jtopic}, \"folder\": ${jdir}, \"solution_folder\": ${jsol}, \"grading_folder\": ${jgrading}, \"grader\": \"lab${nn}_test\"${fields}}")
   endforeach()
   list(JOIN labs_json ",\n" labs_text)
 
-  get_property(graders GLOBAL PROPERTY CUDALAB_MANIFEST_GRADERS)
+  get_property(graders GLOBAL PROPERTY CUDALAB_RECORD_GRADERS)
   list(JOIN graders ",\n    " graders_text)
-  get_property(tests GLOBAL PROPERTY CUDALAB_MANIFEST_TESTS)
-  list(JOIN tests ",\n    " tests_text)
   _cudalab_json_str(j_src "${PROJECT_SOURCE_DIR}")
   _cudalab_json_str(j_bin "${CMAKE_BINARY_DIR}")
   _cudalab_json_str(j_impl "${CUDALAB_IMPL}")
   _cudalab_json_str(j_given "${CUDALAB_GIVEN_PREFIX}")
   _cudalab_json_list(j_launcher ${CUDALAB_TEST_LAUNCHER})
-  file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/cudalab_manifest.json" CONTENT
+  # The files earlier versions wrote (points computed by CMake) go: no tool reads them.
+  file(REMOVE_RECURSE "${CMAKE_BINARY_DIR}/cudalab_manifest.json"
+                      "${CMAKE_BINARY_DIR}/cudalab_manifest.d")
+  file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/cudalab_labs.json" CONTENT
 "{
-  \"schema\": \"cudalabs-manifest\", \"version\": 1,
+  \"schema\": \"cudalabs-labs\", \"version\": 1,
   \"source_dir\": ${j_src}, \"build_dir\": ${j_bin}, \"implementation\": ${j_impl},
   \"test_launcher\": ${j_launcher},
   \"rules\": {
-    \"given_prefix\": ${j_given}, \"lab_points\": ${CUDALAB_LAB_POINTS},
+    \"given_prefix\": ${j_given},
     \"endings\": [
 ${rules_text}
     ]
@@ -841,12 +681,9 @@ ${labs_text}
   ],
   \"graders\": [
     ${graders_text}
-  ],
-  \"tests\": [
-    ${tests_text}
   ]
 }
 ")
 endfunction()
 
-cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _cudalab_write_manifest)
+cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _cudalab_write_labs_record)

@@ -8,8 +8,6 @@
 #     GIVEN     baseline.cu                       # lab files the student does not edit
 #     DEMO      main.cu                           # demo program, built as lab04_shared_memory
 #     LIBRARIES CUDA::cublas                      # extra link libraries
-#     POINTS    TiledGpu=30 TiledPerf=40          # optional: objectives' shares of the 100
-#                                                 # points of the lab (others share the rest)
 #     TIMEOUT_GPU 120 TIMEOUT_PERF 300)           # optional CTest timeouts (seconds)
 #
 # It creates
@@ -19,9 +17,10 @@
 #                       GoogleTest cases are
 #                       registered as CTest tests labNN.<Suite>.<Case> when it is built.
 # Its known-wrong submissions and correct alternatives are tests/labNN_<name>/{wrong,right}/.
+# Its objectives and their points are declared in tests/labNN_<name>/objectives.json (read by
+# tools/grading_manifest.py, not by CMake).
 # A suite's name ending gives its tests their labels, timeout and GPU (...Cpu, ...Gpu, ...Perf,
-# ...Sanitizer, ...Profiler; "Given..." = not graded): the rules, the points and the manifest
-# the tools read are in CudalabGrading.cmake.
+# ...Sanitizer, ...Profiler; "Given..." = not graded): the rules are in CudalabGrading.cmake.
 include_guard(GLOBAL)
 include(CudalabIsolation)
 include(CudalabGrading)
@@ -63,6 +62,7 @@ function(cudalab_add_lab)
     message(FATAL_ERROR "cudalab_add_lab: NUMBER (two digits) and NAME are required")
   endif()
   set(nn ${LAB_NUMBER})
+  _cudalab_no_points("cudalab_add_lab(lab${nn})" "lab${nn}" LAB)
   set(lab_dir "lab${nn}_${LAB_NAME}")
   set(stub_dir "${PROJECT_SOURCE_DIR}/labs/${lab_dir}")
   cudalab_lab_source_dir(impl_dir "${lab_dir}" "${CUDALAB_IMPL}")
@@ -124,7 +124,7 @@ function(cudalab_add_lab)
     endif()
     cudalab_discover_grader(lab${nn}_test lab${nn}
       TIMEOUT_CPU ${LAB_TIMEOUT_CPU} TIMEOUT_GPU ${LAB_TIMEOUT_GPU}
-      TIMEOUT_PERF ${LAB_TIMEOUT_PERF} TIMEOUT_TOOLS ${LAB_TIMEOUT_TOOLS} POINTS ${LAB_POINTS})
+      TIMEOUT_PERF ${LAB_TIMEOUT_PERF} TIMEOUT_TOOLS ${LAB_TIMEOUT_TOOLS})
   endif()
   # The lab's library may not call the graders' reference code (checked on its objects).
   cudalab_check_reference_isolation(lab${nn}_impl lab${nn}_test)
@@ -136,5 +136,4 @@ function(cudalab_add_lab)
   set_property(GLOBAL PROPERTY CUDALAB_LAB_${nn}_LIBRARIES "${LAB_LIBRARIES}")
   set_property(GLOBAL PROPERTY CUDALAB_LAB_${nn}_TEST_SOURCES "${LAB_TEST_SOURCES}")
   set_property(GLOBAL PROPERTY CUDALAB_LAB_${nn}_DEMO "${LAB_DEMO}")
-  set_property(GLOBAL PROPERTY CUDALAB_LAB_${nn}_POINTS "${LAB_POINTS}")
 endfunction()

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""cudalabs scoreboard: per-lab scores from the build tree's manifest and CTest's record of a run.
+"""cudalabs scoreboard: per-lab scores from the grading manifest and CTest's record of a run.
 
     python3 tools/scoreboard.py [--build-dir build/student] [--run] [-- <ctest args>]
 
 What it reads:
-  * <build-dir>/cudalab_manifest.json and cudalab_manifest.d/*.json, written by CMake
-    (cmake/CudalabGrading.cmake): every test with its labels, whether it is graded, and
-    each lab's objectives with their points; when the source tree has tests/grading.json
+  * the grading manifest (tools/grading_manifest.py): every test CTest lists for the build
+    tree with its labels and whether it is graded, and each lab's objectives with the points
+    its tests/labNN_topic/objectives.json declares; when the source tree has tests/grading.json
     (or --declared names one), exactly the tests and points declared there are graded;
   * CTest's record of ONE run: with --run, ctest's own console (it runs `ctest -V` through a
     pipe that no test can write: every verdict line is CTest's, and every line a test prints
@@ -41,9 +41,12 @@ import xml.etree.ElementTree as ET
 from collections import Counter, OrderedDict
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import grading_manifest  # noqa: E402  (same folder: the manifest from CTest and the declarations)
+
 SCHEMA_NAME = "cudalabs-scores"
 SCHEMA_VERSION = 3
-MANIFEST = "cudalab_manifest.json"
+MANIFEST = grading_manifest.RECORD
 CATEGORIES = ("profiler", "sanitizer", "perf", "gpu", "cpu")
 
 # Tests of the known-wrong and correct-alternative submissions (cmake/CudalabWrong.cmake).
@@ -55,41 +58,17 @@ class ScoreError(Exception):
 
 
 # ---------------------------------------------------------------------------
-# The manifest (cmake/CudalabGrading.cmake)
+# The manifest (tools/grading_manifest.py)
 # ---------------------------------------------------------------------------
 def load_manifest(build_dir: Path) -> dict:
-    """The build tree's manifest with every grader's part merged in.
-
-    Returns {"labs": {lab: info}, "graders": [...], "tests": {name: test},
-    "objectives": {lab: {objective: {"points", "tests"}}}, "missing": [grader targets not
-    built], "raw": the configure-time manifest}."""
-    path = build_dir / MANIFEST
+    """The build tree's grading manifest (grading_manifest.build_manifest()): {"labs": {lab:
+    info}, "graders": [...], "tests": {name: test}, "objectives": {lab: {objective: {"points",
+    "tests"}}}, "missing": [grader targets not built], "problems": [declarations that do not
+    fit the graders], "rules", "source_dir", "lab_points", ...}."""
     try:
-        raw = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ScoreError(f"{path} not found: configure and build the tree with this version "
-                         f"of the repository (cmake --preset <name>; cmake --build ...)") from None
-    except ValueError as e:
-        raise ScoreError(f"{path} is not valid JSON: {e}") from None
-    labs = OrderedDict((lab["lab"], lab) for lab in raw.get("labs", []))
-    tests = OrderedDict((t["name"], t) for t in raw.get("tests", []))
-    objectives: dict[str, dict] = {}
-    missing = []
-    for g in raw.get("graders", []):
-        part_path = build_dir / g["tests_file"]
-        try:
-            part = json.loads(part_path.read_text())
-        except (OSError, ValueError):
-            missing.append(g["target"])
-            continue
-        for t in part.get("tests", []):
-            tests[t["name"]] = t
-        if part.get("objectives"):
-            objectives[part["lab"]] = {o["name"]: {"points": o["points"], "tests": o["tests"]}
-                                       for o in part["objectives"]}
-    return {"labs": labs, "graders": raw.get("graders", []), "tests": tests,
-            "objectives": objectives, "missing": missing, "raw": raw,
-            "lab_points": raw.get("rules", {}).get("lab_points", 100)}
+        return grading_manifest.load_manifest(Path(build_dir))
+    except grading_manifest.ManifestError as e:
+        raise ScoreError(str(e)) from None
 
 
 def test_points(manifest: dict, test: dict) -> float:
@@ -462,7 +441,7 @@ def apply_declared(manifest: dict, declared: dict) -> list[str]:
             # The objective is the suite's base name: its ending gives the labels (the rules
             # the manifest records).
             suite, _, case = name[len(lab_id) + 1:].rpartition(".")
-            labels = next((r["labels"] for r in manifest["raw"].get("rules", {}).get("endings", [])
+            labels = next((r["labels"] for r in manifest["rules"].get("endings", [])
                            if oname.endswith(r["ending"])), [])
             manifest["tests"][name] = {"name": name, "lab": lab_id, "suite": suite,
                                        "case": case, "labels": [lab_id] + labels,
@@ -757,7 +736,8 @@ def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, 
         "source": source,
         "environment": environment(used, cache),
         "points": {"lab_points": manifest["lab_points"],
-                   "rule": "each lab's points are split over its objectives (graded suites); "
+                   "rule": "each lab's points go to the objectives (graded suites) its "
+                           "tests/labNN_topic/objectives.json declares, helper suites earn none; "
                            "within an objective every test counts the same"},
         "run": run_info,
         "totals": totals,
@@ -918,8 +898,8 @@ def render_text(report: dict) -> str:
                     if w["verdict"] in bad]
     g = report["given"]
     if sum(g.values()):
-        out += ["", f"given (not graded): {g['passed']} passed, {g['failed'] + g['error']} failed, "
-                    f"{g['skipped']} skipped"]
+        out += ["", f"not graded (given code, helper suites): {g['passed']} passed, "
+                    f"{g['failed'] + g['error']} failed, {g['skipped']} skipped"]
     flags = [(lab["lab"], f) for lab in report["labs"] for f in lab.get("flags", [])]
     if flags:
         out += ["", "needs review (intake scan of the lab files):"]
@@ -978,9 +958,9 @@ def render_markdown(report: dict) -> str:
         out += ["", f"<details><summary>Ignored input ({len(report['anomalies'])})</summary>", ""]
         out += [f"- {_md(a)}" for a in report["anomalies"][:200]]
         out += ["", "</details>"]
-    out += ["", f"_Points: each lab is worth {report['points']['lab_points']}, split over its "
-                f"objectives (docs/scores-schema.md); generated {report['generated']}; schema "
-                f"{SCHEMA_NAME} v{SCHEMA_VERSION}._"]
+    out += ["", f"_Points: each lab is worth {report['points']['lab_points']}, split over the "
+                f"objectives it declares (docs/scores-schema.md); generated "
+                f"{report['generated']}; schema {SCHEMA_NAME} v{SCHEMA_VERSION}._"]
     return "\n".join(out) + "\n"
 
 
@@ -1060,13 +1040,16 @@ def main(argv: list[str] | None = None) -> int:
     # Everything the score rests on is read before any test runs.
     manifest = load_manifest(build)
     if args.write_declared:
+        if manifest["problems"]:
+            raise ScoreError("the labs' declarations do not fit their graders:\n  " +
+                             "\n  ".join(manifest["problems"]))
         args.write_declared.write_text(json.dumps(declared_from_manifest(manifest), indent=1) + "\n")
         print(f"scoreboard: declared tests and points written to {args.write_declared}")
         return 0
-    notes: list[str] = []
+    notes: list[str] = list(manifest["problems"])
     declared_path = args.declared
     if declared_path is None and not args.no_declared:
-        candidate = Path(manifest["raw"].get("source_dir", "")) / "tests" / "grading.json"
+        candidate = Path(manifest["source_dir"]) / "tests" / "grading.json"
         declared_path = candidate if candidate.is_file() else None
     if declared_path is not None and not args.no_declared:
         notes += apply_declared(manifest, _load_json(declared_path, "declared tests"))

@@ -115,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         raise AuditError(f"ctest (exit {rc}) wrote no {junit}: did the tree build?")
     try:
         cases = scoreboard.read_junit(junit)
-        # Which tests are graded, and of which lab: the build tree's manifest (CMake's rules).
+        # Which tests are graded, and of which lab: the grading manifest (CTest and the labs'
+        # declarations, tools/grading_manifest.py).
         manifest = scoreboard.load_manifest(build)
     except scoreboard.ScoreError as e:
         raise AuditError(str(e)) from None

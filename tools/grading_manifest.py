@@ -1,0 +1,312 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""cudalabs grading manifest: every test of a build tree with its lab, labels and points.
+
+    python3 tools/grading_manifest.py [--build-dir build/solution] [--check] [--json FILE]
+
+What it reads (nothing else; Python 3 standard library):
+  * `ctest --show-only=json-v1` of the build tree: the tests CMake registered, each with its
+    labels, timeout, RUN_SERIAL and GPU resource (cmake/CudalabGrading.cmake gives them from
+    the suite's name ending);
+  * <build-dir>/cudalab_labs.json, written by CMake at configure time: the source tree, the
+    suite-ending rules, the labs (folders, SOURCES, GIVEN, DEMO) and the graders (label,
+    prefix, whether graded);
+  * each lab's declaration, tests/labNN_topic/objectives.json of the source tree:
+        {"objectives": {"TiledGpu": 30, "TiledPerf": 40, ...},   # points, 100 in all
+         "helpers": {"SmallTiledGpu": "what it feeds"}}          # suites that earn nothing
+    An objective is a graded suite's base name (every instantiation of a parameterized suite
+    is one objective); within an objective every test counts the same. A helper suite exists
+    only to feed other tests (the small shapes a sanitizer or profiler test re-runs under its
+    tool): its tests are not graded.
+
+The rules a declaration must follow (each break is a problem naming the lab, the suite and the
+file; --check exits 1 on any): it is valid JSON of that form, its points are non-negative
+integers that add up to 100, it names every graded suite the grader lists (as an objective or
+a helper) and no suite the grader lacks. Labs whose grader is not built are checked for form
+only.
+
+--check prints the problems (CI: tools/ci_checks.sh runs it through the scoreboard's
+--write-declared); --json writes the manifest. tools/scoreboard.py, tools/stub_audit.py and
+tools/release/grade_submission.py call load_manifest().
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from collections import Counter, OrderedDict
+from pathlib import Path
+
+LAB_POINTS = 100
+RECORD = "cudalab_labs.json"
+DECLARATION = "objectives.json"
+SCHEMA = "cudalabs-manifest"
+VERSION = 2
+_LAB_LABEL = re.compile(r"^lab\d\d$")
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
+class ManifestError(Exception):
+    """The build tree cannot be read (not configured, ctest failed): one line, exit 2."""
+
+
+def suite_base(suite: str) -> str:
+    """The base name of "Inst/Suite/3": the last part that is not a type index."""
+    base = suite
+    for part in suite.split("/"):
+        if not part.isdigit():
+            base = part
+    return base
+
+
+# ---------------------------------------------------------------------------
+# Inputs
+# ---------------------------------------------------------------------------
+def read_record(build_dir: Path) -> dict:
+    """<build-dir>/cudalab_labs.json (cmake/CudalabGrading.cmake, configure time)."""
+    path = build_dir / RECORD
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ManifestError(f"{path} not found: configure the tree with this version of the "
+                            f"repository (cmake --preset <name>)") from None
+    except ValueError as e:
+        raise ManifestError(f"{path} is not valid JSON: {e}") from None
+
+
+def ctest_tests(build_dir: Path, ctest: str = "ctest") -> list[dict]:
+    """The tests of `ctest --show-only=json-v1`, each {"name", "command", "properties": {}}."""
+    try:
+        proc = subprocess.run([ctest, "--test-dir", str(build_dir), "--show-only=json-v1"],
+                              capture_output=True, text=True, check=False, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise ManifestError(f"cannot list the tests of {build_dir} with {ctest}: {e}") from None
+    if proc.returncode != 0:
+        raise ManifestError(f"{ctest} --show-only=json-v1 failed in {build_dir} "
+                            f"(exit {proc.returncode}): {proc.stderr.strip()[:400]}")
+    try:
+        data = json.loads(proc.stdout)
+    except ValueError as e:
+        raise ManifestError(f"{ctest} --show-only=json-v1 printed no JSON: {e}") from None
+    return parse_ctest_json(data)
+
+
+def parse_ctest_json(data: dict) -> list[dict]:
+    """The tests of a json-v1 document, properties as a dict."""
+    return [{"name": t["name"], "command": t.get("command") or [],
+             "properties": {p["name"]: p.get("value") for p in t.get("properties", [])}}
+            for t in data.get("tests", [])]
+
+
+def read_declaration(path: Path, lab: str) -> tuple[dict | None, list[str]]:
+    """A lab's objectives.json: ({"objectives": {name: points}, "helpers": {name: why}},
+    problems). None when it cannot be used at all."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None, [f"{lab}: no declaration {path}: a lab declares its objectives and their "
+                      f"points there (docs/adding-a-lab.md)"]
+    except ValueError as e:
+        return None, [f"{lab}: {path} is not valid JSON: {e}"]
+    if not isinstance(raw, dict) or not isinstance(raw.get("objectives"), dict):
+        return None, [f"{lab}: {path} has no \"objectives\" object (suite: points)"]
+    problems = []
+    extra = sorted(set(raw) - {"objectives", "helpers"})
+    if extra:
+        problems.append(f"{lab}: {path}: unknown key(s) {', '.join(extra)} (only \"objectives\" "
+                        f"and \"helpers\")")
+    helpers = raw.get("helpers", {})
+    if not isinstance(helpers, dict):
+        problems.append(f"{lab}: {path}: \"helpers\" is not an object (suite: what it feeds)")
+        helpers = {}
+    objectives = {}
+    for name, points in raw["objectives"].items():
+        if not _NAME.match(name):
+            problems.append(f"{lab}: {path}: objective '{name}' is not a suite base name")
+        elif isinstance(points, bool) or not isinstance(points, int) or points < 0:
+            problems.append(f"{lab}: {path}: objective {name} has points {points!r}, not a "
+                            f"non-negative integer")
+        else:
+            objectives[name] = points
+    for name in helpers:
+        if name in raw["objectives"]:
+            problems.append(f"{lab}: {path}: {name} is both an objective and a helper suite")
+    total = sum(objectives.values())
+    if total != LAB_POINTS:
+        problems.append(f"{lab}: {path}: the objectives' points add up to {total}, not "
+                        f"{LAB_POINTS}")
+    return {"objectives": objectives, "helpers": {str(k): str(v) for k, v in helpers.items()
+                                                  if k not in raw["objectives"]}}, problems
+
+
+def declaration_path(source_dir: Path, lab: str, lab_info: dict | None) -> Path:
+    """tests/<lab folder>/objectives.json: from the lab's record, else the one tests/<lab>_*/."""
+    if lab_info and lab_info.get("grading_folder"):
+        return source_dir / lab_info["grading_folder"] / DECLARATION
+    found = sorted((source_dir / "tests").glob(f"{lab}_*/{DECLARATION}"))
+    return found[0] if len(found) == 1 else source_dir / "tests" / f"{lab}_<topic>" / DECLARATION
+
+
+# ---------------------------------------------------------------------------
+# The manifest
+# ---------------------------------------------------------------------------
+def _rule(rules: list[dict], base: str) -> dict | None:
+    found = None
+    for r in rules:  # the last matching ending wins, as in CMake's cudalab_suite_rule()
+        if base.endswith(r["ending"]):
+            found = r
+    return found
+
+
+def build_manifest(record: dict, tests: list[dict], source_dir: Path | None = None) -> dict:
+    """The manifest of a build from its record, its CTest tests and the labs' declarations.
+
+    Returns {"schema", "version", "source_dir", "build_dir", "implementation",
+    "test_launcher", "rules", "lab_points", "labs": {lab: info}, "graders": [...],
+    "tests": {name: test}, "objectives": {lab: {objective: {"points", "tests"}}},
+    "helpers": {lab: {suite: why}}, "declarations": {lab: path}, "missing": [grader targets
+    not built], "problems": [...]}. A test: name, lab, suite, case, labels, timeout,
+    run_serial, gpu, given, helper, graded, objective, registered ("gtest" or "cmake")."""
+    source_dir = Path(source_dir or record.get("source_dir", "."))
+    rules = record.get("rules", {}).get("endings", [])
+    labs = OrderedDict((lab["lab"], lab) for lab in record.get("labs", []))
+    graders = list(record.get("graders", []))
+    not_built = {g["prefix"] + "NOT_BUILT." + g["target"]: g["target"] for g in graders}
+    missing = [not_built[t["name"]] for t in tests if t["name"] in not_built]
+
+    # The graded labs and their declarations.
+    graded_labs = [g["lab"] for g in graders if g.get("graded")]
+    decls, paths, problems = {}, {}, []
+    for lab in sorted(set(graded_labs)):
+        path = declaration_path(source_dir, lab, labs.get(lab))
+        paths[lab] = str(path.relative_to(source_dir)) if path.is_relative_to(source_dir) \
+            else str(path)
+        decl, why = read_declaration(path, lab)
+        problems += why
+        decls[lab] = decl or {"objectives": {}, "helpers": {}}
+
+    out: OrderedDict[str, dict] = OrderedDict()
+    for t in tests:
+        name, props = t["name"], t["properties"]
+        if name in not_built or name.endswith(".@batch"):
+            continue
+        labels = list(props.get("LABELS") or [])
+        # Its grader (the longest prefix of a grader of its label), else a test registered
+        # directly (cudalab_add_rule_test): <label>.<Suite>.<Case>.
+        owner = max((g for g in graders if name.startswith(g["prefix"]) and g["lab"] in labels),
+                    key=lambda g: len(g["prefix"]), default=None)
+        if owner is not None:
+            lab, rest, grader_graded = owner["lab"], name[len(owner["prefix"]):], owner["graded"]
+        else:
+            lab, _, rest = name.partition(".")
+            grader_graded = True
+            if lab not in labels:
+                continue  # not a test of the grading rules (known-wrong variants, ...)
+        suite, _, case = rest.partition(".")
+        base = suite_base(suite)
+        if not case or _rule(rules, base) is None:
+            continue
+        given = "given" in labels
+        graded = bool(grader_graded and _LAB_LABEL.match(lab) and not given)
+        helper = graded and base in decls.get(lab, {}).get("helpers", {})
+        graded = graded and not helper
+        timeout = props.get("TIMEOUT")
+        if isinstance(timeout, float) and timeout.is_integer():
+            timeout = int(timeout)
+        cmd = t["command"]
+        out[name] = {
+            "name": name, "lab": lab, "suite": suite, "case": case, "labels": labels,
+            "timeout": timeout, "run_serial": bool(props.get("RUN_SERIAL")),
+            "gpu": bool(props.get("RESOURCE_GROUPS")), "given": given, "helper": helper,
+            "graded": graded, "objective": base if graded else None,
+            "registered": "gtest" if any(str(a).startswith("--gtest_filter=") for a in cmd)
+            else "cmake"}
+
+    # Objectives: the declared points; the tests of the build.
+    counts = Counter((t["lab"], t["objective"]) for t in out.values() if t["graded"])
+    seen_helpers = {(t["lab"], suite_base(t["suite"])) for t in out.values() if t["helper"]}
+    objectives: dict[str, dict] = {}
+    for lab in sorted(set(graded_labs)):
+        decl = decls[lab]
+        objs = {o: {"points": p, "tests": counts.get((lab, o), 0)}
+                for o, p in decl["objectives"].items()}
+        built = any(g["lab"] == lab and g.get("graded") and g["target"] not in missing
+                    for g in graders)
+        for (tlab, o), n in sorted(counts.items()):
+            if tlab == lab and o not in objs:
+                objs[o] = {"points": 0, "tests": n}
+                problems.append(f"{lab}: the grader lists the graded suite {o} but "
+                                f"{paths[lab]} does not declare it: add it to \"objectives\" "
+                                f"with its points, or to \"helpers\" if it only feeds other tests")
+        if built:
+            for o in decl["objectives"]:
+                if not counts.get((lab, o)):
+                    problems.append(f"{lab}: {paths[lab]} declares the objective {o}, which the "
+                                    f"grader does not list")
+            for h in decl["helpers"]:
+                if (lab, h) not in seen_helpers:
+                    problems.append(f"{lab}: {paths[lab]} declares the helper suite {h}, which "
+                                    f"the grader does not list")
+        objectives[lab] = {k: objs[k] for k in sorted(objs)}
+
+    return {"schema": SCHEMA, "version": VERSION,
+            "source_dir": str(source_dir), "build_dir": record.get("build_dir"),
+            "implementation": record.get("implementation"),
+            "test_launcher": record.get("test_launcher", []),
+            "rules": dict(record.get("rules", {}), lab_points=LAB_POINTS),
+            "lab_points": LAB_POINTS, "labs": labs, "graders": graders, "tests": out,
+            "objectives": objectives,
+            "helpers": {lab: d["helpers"] for lab, d in decls.items() if d["helpers"]},
+            "declarations": paths, "missing": missing, "problems": problems}
+
+
+def load_manifest(build_dir: Path, ctest: str = "ctest") -> dict:
+    """The manifest of a configured (and possibly partly built) build tree."""
+    build_dir = Path(build_dir)
+    record = read_record(build_dir)
+    return build_manifest(record, ctest_tests(build_dir, ctest))
+
+
+def to_json(manifest: dict) -> dict:
+    """The manifest as a JSON document (labs and tests as lists)."""
+    doc = dict(manifest)
+    doc["labs"] = list(manifest["labs"].values())
+    doc["tests"] = list(manifest["tests"].values())
+    return doc
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="grading_manifest.py",
+        description="The grading manifest of a build tree: its tests (ctest --show-only="
+                    "json-v1), the labs' declared objectives and points "
+                    "(tests/labNN_topic/objectives.json) and CMake's record (cudalab_labs.json).")
+    ap.add_argument("--build-dir", type=Path, default=Path("build/student"),
+                    help="the build tree (default: build/student)")
+    ap.add_argument("--json", type=Path, metavar="FILE", help="write the manifest here")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 if a declaration does not fit the graders (printed one a line)")
+    args = ap.parse_args(argv)
+    manifest = load_manifest(args.build_dir)
+    if args.json:
+        args.json.write_text(json.dumps(to_json(manifest), indent=1) + "\n", encoding="utf-8")
+    for p in manifest["problems"]:
+        print(f"grading_manifest: {p}", file=sys.stderr)
+    if args.check:
+        if manifest["problems"]:
+            return 1
+        labs = sorted(manifest["objectives"])
+        print(f"grading_manifest: the declarations of {len(labs)} lab(s) fit their graders "
+              f"({', '.join(labs)})")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except ManifestError as e:
+        print(f"grading_manifest: {e}", file=sys.stderr)
+        sys.exit(2)
