@@ -287,10 +287,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--build-dir", type=Path, default=Path("build/student"),
                     help="the build tree (default: build/student)")
     ap.add_argument("--json", type=Path, metavar="FILE", help="write the manifest here")
+    ap.add_argument("--ctest", default="ctest", help="the ctest to list the tests with")
     ap.add_argument("--check", action="store_true",
                     help="exit 1 if a declaration does not fit the graders (printed one a line)")
     args = ap.parse_args(argv)
-    manifest = load_manifest(args.build_dir)
+    manifest = load_manifest(args.build_dir, args.ctest)
     if args.json:
         args.json.write_text(json.dumps(to_json(manifest), indent=1) + "\n", encoding="utf-8")
     for p in manifest["problems"]:

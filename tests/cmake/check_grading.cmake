@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# One check of cmake/CudalabGrading.cmake on grading_project/ (see CMakeLists.txt here):
+# One check of cmake/CudalabGrading.cmake and tools/grading_manifest.py on grading_project/
+# (see CMakeLists.txt here):
 #   cmake -DCASE=<case> -DPROJECT_DIR=... -DMODULE_DIR=... -DWORK_DIR=... -DGENERATOR=...
-#         -DCXX=... -P check_grading.cmake
+#         -DCXX=... [-DPYTHON=<python3> -DTOOLS_DIR=<tools/>] -P check_grading.cmake
+# The project is copied to <WORK_DIR>/src, where each check writes its lab's declaration
+# (tests/lab98_fake/objectives.json).
 cmake_minimum_required(VERSION 3.25)
 foreach(v CASE PROJECT_DIR MODULE_DIR WORK_DIR GENERATOR CXX)
   if(NOT DEFINED ${v})
@@ -11,6 +14,15 @@ endforeach()
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 set(build "${WORK_DIR}/build")
+set(src "${WORK_DIR}/src")
+file(COPY "${PROJECT_DIR}/" DESTINATION "${src}")
+set(declaration_file "${src}/tests/lab98_fake/objectives.json")
+# The objectives of good_listing below and DemoGpu (registered directly), 100 points.
+set(good_declaration [==[{
+ "objectives": {"SpeedPerf": 40, "MapCpu": 12, "TileGpu": 12, "RaceSanitizer": 12,
+                "WavefrontProfiler": 12, "DemoGpu": 12}
+}
+]==])
 
 # A listing in the form of --gtest_list_tests: plain, parameterized (values with '[' and ';'),
 # typed, disabled and given suites, one of each ending.
@@ -38,16 +50,23 @@ DISABLED_OldCpu.
 ]==])
 
 # build_project(<listing> <points>) — configures (once per call: a fresh tree) and builds;
-# sets build_rc and build_out.
+# sets build_rc and build_out (those of the configure step when it fails). <points>: a POINTS
+# argument to pass (refused); the lab's declaration is good_declaration.
 function(build_project listing points)
   file(REMOVE_RECURSE "${build}")
   file(WRITE "${WORK_DIR}/listing.txt" "${listing}")
-  execute_process(COMMAND "${CMAKE_COMMAND}" -S "${PROJECT_DIR}" -B "${build}" -G "${GENERATOR}"
+  file(WRITE "${declaration_file}" "${good_declaration}")
+  execute_process(COMMAND "${CMAKE_COMMAND}" -S "${src}" -B "${build}" -G "${GENERATOR}"
                           "-DCMAKE_CXX_COMPILER=${CXX}" "-DMODULE_DIR=${MODULE_DIR}"
                           "-DLISTING=${WORK_DIR}/listing.txt" "-DPOINTS=${points}"
                           ${ARGN}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
   if(NOT rc EQUAL 0)
+    if(points)
+      set(build_rc "${rc}" PARENT_SCOPE)
+      set(build_out "${out}" PARENT_SCOPE)
+      return()
+    endif()
     message(FATAL_ERROR "configuring the grading project failed:\n${out}")
   endif()
   execute_process(COMMAND "${CMAKE_COMMAND}" --build "${build}"
@@ -100,6 +119,72 @@ function(test_property out json name prop)
   message(FATAL_ERROR "ctest does not list the test ${name}")
 endfunction()
 
+# manifest(<declaration>) — writes the lab's declaration and runs tools/grading_manifest.py
+# --check on the build; sets manifest_rc, manifest_out (its messages, blanks collapsed) and
+# manifest_json (the manifest).
+function(manifest declaration)
+  file(WRITE "${declaration_file}" "${declaration}")
+  set(ctest_arg "")
+  if(CMAKE_CTEST_COMMAND)
+    set(ctest_arg --ctest "${CMAKE_CTEST_COMMAND}")
+  endif()
+  file(REMOVE "${WORK_DIR}/manifest.json")
+  execute_process(COMMAND "${PYTHON}" -B "${TOOLS_DIR}/grading_manifest.py" --build-dir "${build}"
+                          --check --json "${WORK_DIR}/manifest.json" ${ctest_arg}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  string(REGEX REPLACE "[ \t\r\n]+" " " flat "${out}")
+  set(json "")
+  if(EXISTS "${WORK_DIR}/manifest.json")
+    file(READ "${WORK_DIR}/manifest.json" json)
+  endif()
+  set(manifest_rc "${rc}" PARENT_SCOPE)
+  set(manifest_out "${flat}" PARENT_SCOPE)
+  set(manifest_json "${json}" PARENT_SCOPE)
+endfunction()
+
+# expect_manifest_problem(<what> <declaration> <text>...) — --check fails and says each text.
+function(expect_manifest_problem what declaration)
+  manifest("${declaration}")
+  if(manifest_rc EQUAL 0)
+    message(FATAL_ERROR "${what}: grading_manifest.py --check passed, it must fail:\n${manifest_out}")
+  endif()
+  foreach(text IN LISTS ARGN)
+    string(FIND "${manifest_out}" "${text}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "${what}: grading_manifest.py --check does not say '${text}':\n${manifest_out}")
+    endif()
+  endforeach()
+  message(STATUS "ok: ${what}")
+endfunction()
+
+# objective_points(<json> <prefix>) — <prefix>_<objective> = "points/tests" of lab98.
+function(objective_points json prefix)
+  string(JSON n LENGTH "${json}" objectives lab98)
+  math(EXPR last "${n} - 1")
+  foreach(i RANGE ${last})
+    string(JSON oname MEMBER "${json}" objectives lab98 ${i})
+    string(JSON opts GET "${json}" objectives lab98 ${oname} points)
+    string(JSON otests GET "${json}" objectives lab98 ${oname} tests)
+    set(${prefix}_${oname} "${opts}/${otests}" PARENT_SCOPE)
+  endforeach()
+  set(${prefix}_COUNT ${n} PARENT_SCOPE)
+endfunction()
+
+# manifest_test(<out> <json> <test name> <field>) — a field of a test of the manifest.
+function(manifest_test out json name field)
+  string(JSON n LENGTH "${json}" tests)
+  math(EXPR last "${n} - 1")
+  foreach(i RANGE ${last})
+    string(JSON tname GET "${json}" tests ${i} name)
+    if(tname STREQUAL name)
+      string(JSON v GET "${json}" tests ${i} ${field})
+      set(${out} "${v}" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  message(FATAL_ERROR "the manifest has no test ${name}")
+endfunction()
+
 function(expect_equal what got want)
   if(NOT got STREQUAL want)
     message(FATAL_ERROR "${what}: got '${got}', want '${want}'")
@@ -125,7 +210,7 @@ if(CASE STREQUAL "UnknownSuiteEndingFailsTheBuild")
   endif()
 
 elseif(CASE STREQUAL "RulesGiveLabelsTimeoutsAndPoints")
-  build_project("${good_listing}" "SpeedPerf=40")
+  build_project("${good_listing}" "")
   if(NOT build_rc EQUAL 0)
     message(FATAL_ERROR "the grading project does not build:\n${build_out}")
   endif()
@@ -200,27 +285,35 @@ elseif(CASE STREQUAL "RulesGiveLabelsTimeoutsAndPoints")
   if(at EQUAL -1)
     message(FATAL_ERROR "the measurement channel's environment is missing: ${env}")
   endif()
-  # Points: SpeedPerf declared 40; MapCpu, TileGpu (3 cases in two suites), RaceSanitizer,
-  # WavefrontProfiler and DemoGpu share 60 (12 each).
-  file(READ "${build}/cudalab_manifest.d/fake_grader.json" part)
-  string(JSON no LENGTH "${part}" objectives)
-  expect_equal("objectives" "${no}" "6")
-  math(EXPR last "${no} - 1")
-  foreach(i RANGE ${last})
-    string(JSON oname GET "${part}" objectives ${i} name)
-    string(JSON opts GET "${part}" objectives ${i} points)
-    string(JSON otests GET "${part}" objectives ${i} tests)
-    set(got_${oname} "${opts}/${otests}")
-  endforeach()
-  expect_equal("SpeedPerf points/tests" "${got_SpeedPerf}" "40/1")
-  expect_equal("TileGpu points/tests" "${got_TileGpu}" "12/3")
-  expect_equal("MapCpu points/tests" "${got_MapCpu}" "12/2")
-  expect_equal("DemoGpu points/tests" "${got_DemoGpu}" "12/1")
-  file(READ "${build}/cudalab_manifest.json" manifest)
-  string(JSON g GET "${manifest}" graders 0 target)
-  expect_equal("manifest grader" "${g}" "fake_grader")
-  string(JSON t GET "${manifest}" tests 0 name)
-  expect_equal("manifest direct test" "${t}" "lab98.DemoGpu.Runs")
+  # Points (tools/grading_manifest.py): SpeedPerf declared 40; MapCpu, TileGpu (3 cases in two
+  # suites), RaceSanitizer, WavefrontProfiler and DemoGpu (registered directly) 12 each.
+  if(PYTHON)
+    manifest("${good_declaration}")
+    expect_equal("grading_manifest.py --check exit status (${manifest_out})" "${manifest_rc}" "0")
+    objective_points("${manifest_json}" got)
+    expect_equal("objectives" "${got_COUNT}" "6")
+    expect_equal("SpeedPerf points/tests" "${got_SpeedPerf}" "40/1")
+    expect_equal("TileGpu points/tests" "${got_TileGpu}" "12/3")
+    expect_equal("MapCpu points/tests" "${got_MapCpu}" "12/2")
+    expect_equal("DemoGpu points/tests" "${got_DemoGpu}" "12/1")
+    string(JSON g GET "${manifest_json}" graders 0 target)
+    expect_equal("manifest grader" "${g}" "fake_grader")
+    manifest_test(got "${manifest_json}" "lab98.DemoGpu.Runs" registered)
+    expect_equal("manifest direct test" "${got}" "cmake")
+    manifest_test(got "${manifest_json}" "lab98.DemoGpu.Runs" objective)
+    expect_equal("manifest direct test's objective" "${got}" "DemoGpu")
+    manifest_test(got "${manifest_json}" "lab98.GivenBaselineGpu.Works" graded)
+    expect_equal("a given test is graded" "${got}" "OFF")
+  else()
+    message(STATUS "Python 3 not given (-DPYTHON): the points are not checked")
+  endif()
+  # CMake writes no points: only its record of the rules, labs and graders.
+  if(EXISTS "${build}/cudalab_manifest.d" OR EXISTS "${build}/cudalab_manifest.json")
+    message(FATAL_ERROR "CMake still writes cudalab_manifest.json or cudalab_manifest.d/")
+  endif()
+  file(READ "${build}/cudalab_labs.json" record)
+  string(JSON g GET "${record}" graders 0 target)
+  expect_equal("record's grader" "${g}" "fake_grader")
   message(STATUS "ok: labels, timeouts, GPU resources, channel environment and points")
 
 elseif(CASE STREQUAL "LargeMemorySuitesTakeHalfAGpu")
@@ -329,14 +422,50 @@ elseif(CASE STREQUAL "PerfSuitesJoinBatchRunsOnRequest")
   endforeach()
 
 elseif(CASE STREQUAL "PointsMustNameGradedSuitesAndAddUp")
-  build_project("${good_listing}" "NoSuchGpu=10")
-  expect_build_failure("POINTS naming no suite" "NoSuchGpu" "no graded suite")
-  build_project("${good_listing}" "GivenBaselineGpu=10")
-  expect_build_failure("POINTS naming a given suite" "GivenBaselineGpu" "no graded suite")
-  build_project("${good_listing}" "MapCpu=60;TileGpu=50")
-  expect_build_failure("POINTS over 100" "add up to 110")
-  build_project("${good_listing}" "MapCpu=50;TileGpu=50")
-  expect_build_failure("POINTS leaving nothing for the other objectives" "no points for")
+  # CMake takes no POINTS: the lab's declaration (tests/lab98_fake/objectives.json) holds them.
+  build_project("${good_listing}" "MapCpu=50")
+  expect_build_failure("POINTS given to CMake" "POINTS is not an argument" "objectives.json")
+  if(NOT PYTHON)
+    message(STATUS "Python 3 not given (-DPYTHON): the declarations are not checked")
+    return()
+  endif()
+  # A helper suite (it only feeds another test) is declared as one and earns nothing; a suite
+  # the declaration does not name is an error, so is a declared suite the grader lacks, and
+  # points that do not add up to 100.
+  build_project("${good_listing}SmallTileGpu.\n  Runs\n" "")
+  if(NOT build_rc EQUAL 0)
+    message(FATAL_ERROR "the grading project does not build:\n${build_out}")
+  endif()
+  expect_manifest_problem("a graded suite the declaration lacks" "${good_declaration}"
+                          "lab98" "SmallTileGpu" "tests/lab98_fake/objectives.json"
+                          "does not declare it")
+  string(REPLACE "\n}" ",\n \"helpers\": {\"SmallTileGpu\": \"what RaceSanitizer runs\"}\n}"
+         with_helper "${good_declaration}")
+  manifest("${with_helper}")
+  expect_equal("grading_manifest.py --check with the helper declared (${manifest_out})"
+               "${manifest_rc}" "0")
+  objective_points("${manifest_json}" got)
+  expect_equal("objectives (no helper among them)" "${got_COUNT}" "6")
+  expect_equal("SpeedPerf points/tests" "${got_SpeedPerf}" "40/1")
+  manifest_test(graded "${manifest_json}" "lab98.SmallTileGpu.Runs" graded)
+  expect_equal("the helper's test is graded" "${graded}" "OFF")
+  manifest_test(helper "${manifest_json}" "lab98.SmallTileGpu.Runs" helper)
+  expect_equal("the helper's test is a helper" "${helper}" "ON")
+  message(STATUS "ok: a helper suite earns nothing")
+  string(REPLACE "\"DemoGpu\": 12}" "\"DemoGpu\": 12, \"NoSuchGpu\": 0}" unknown
+         "${with_helper}")
+  expect_manifest_problem("a declared suite the grader lacks" "${unknown}" "lab98" "NoSuchGpu"
+                          "tests/lab98_fake/objectives.json" "does not list")
+  string(REPLACE "\"DemoGpu\": 12}" "\"DemoGpu\": 12, \"GivenBaselineGpu\": 0}" given
+         "${with_helper}")
+  expect_manifest_problem("a given suite declared as an objective" "${given}" "GivenBaselineGpu"
+                          "does not list")
+  string(REPLACE "\"SpeedPerf\": 40" "\"SpeedPerf\": 50" over "${with_helper}")
+  expect_manifest_problem("points over 100" "${over}" "lab98" "add up to 110, not 100")
+  string(REPLACE "\"SpeedPerf\": 40" "\"SpeedPerf\": 30" under "${with_helper}")
+  expect_manifest_problem("points under 100" "${under}" "add up to 90, not 100")
+  expect_manifest_problem("a declaration that is not JSON" "{\"objectives\": " "lab98"
+                          "is not valid JSON")
 else()
   message(FATAL_ERROR "check_grading.cmake: unknown CASE '${CASE}'")
 endif()
