@@ -8,8 +8,8 @@ cmake/CudalabGrading.cmake like the course. Its lab01 grader is built once hones
 with hostile.cpp: a static initializer that, in every lab01 test process, prints channel
 records and a fake CTest verdict line for lab02's tests, writes forged files into every folder
 the old measurement channel and the batch runs used, appends to GITHUB_ENV, GITHUB_PATH,
-GITHUB_OUTPUT and GITHUB_STEP_SUMMARY, writes into the source tree, and starts a daemon that
-keeps rewriting junit.xml and scores.json. The scoreboard runs ctest itself (--run) in both
+GITHUB_OUTPUT and GITHUB_STEP_SUMMARY, writes into the source tree (lab01's declared points
+too), and starts a daemon that keeps rewriting junit.xml and scores.json. The scoreboard runs ctest itself (--run) in both
 builds; lab02's verdicts and the points of both labs must be the same, the job files
 untouched and the daemon gone. As root, the same run with every grader under
 CUDALAB_TEST_LAUNCHER (another user, as grade_submission.py does) also keeps the source tree
@@ -103,6 +103,11 @@ class Forgery(unittest.TestCase):
     def points(scores: dict) -> dict:
         return {lab["lab"]: lab["points"] for lab in scores["labs"]}
 
+    @staticmethod
+    def objectives(scores: dict, lab: str) -> dict:
+        return {o["name"]: o["points"] for x in scores["labs"] if x["lab"] == lab
+                for o in x["objectives"]}
+
     def check_daemon_gone(self, pid_file: Path):
         self.assertTrue(pid_file.exists(), "the hostile test did not start its daemon")
         pid = int(pid_file.read_text())
@@ -123,6 +128,10 @@ class Forgery(unittest.TestCase):
         self.assertEqual(self.verdicts(honest, "lab02"), self.verdicts(hostile, "lab02"))
         self.assertEqual(self.verdicts(hostile, "lab02")["lab02.ModelCpu.Fails"], "failed")
         self.assertEqual(self.points(honest), self.points(hostile))
+        # The points are those the labs declare (ModelCpu 60 over two tests, SpeedCpu 40),
+        # although the hostile tests rewrote lab01's declaration while they ran.
+        self.assertEqual(self.points(honest), {"lab01": 70.0, "lab02": 70.0})
+        self.assertEqual(self.objectives(hostile, "lab01"), {"ModelCpu": 60, "SpeedCpu": 40})
         # The forged measurement is not lab02's; the forged records are listed as ignored.
         speeds = [m["value"] for m in hostile["measurements"]
                   if m["test"] == "lab02.SpeedCpu.Measured"]
