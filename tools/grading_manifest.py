@@ -101,11 +101,13 @@ def parse_ctest_json(data: dict) -> list[dict]:
             for t in data.get("tests", [])]
 
 
-def read_declaration(path: Path, lab: str) -> tuple[dict | None, list[str]]:
+def read_declaration(path: Path, lab: str, shown: str | None = None) \
+        -> tuple[dict | None, list[str]]:
     """A lab's objectives.json: ({"objectives": {name: points}, "helpers": {name: why}},
-    problems). None when it cannot be used at all."""
+    problems naming it as @p shown). None when it cannot be used at all."""
+    real, path = path, shown or str(path)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = json.loads(real.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None, [f"{lab}: no declaration {path}: a lab declares its objectives and their "
                       f"points there (docs/adding-a-lab.md)"]
@@ -184,7 +186,7 @@ def build_manifest(record: dict, tests: list[dict], source_dir: Path | None = No
         path = declaration_path(source_dir, lab, labs.get(lab))
         paths[lab] = str(path.relative_to(source_dir)) if path.is_relative_to(source_dir) \
             else str(path)
-        decl, why = read_declaration(path, lab)
+        decl, why = read_declaration(path, lab, paths[lab])
         problems += why
         decls[lab] = decl or {"objectives": {}, "helpers": {}}
 
