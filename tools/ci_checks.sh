@@ -9,7 +9,10 @@
 #   3. known-wrong (CPU)   the graders reject the known-wrong submissions; the variants
 #                          only a GPU can catch are Skipped here (build/ci, CUDALAB_WRONG=ON)
 #   4. declared tests      tests/grading.json (what the scoreboard grades, with its points)
-#                          is what the graders list (regenerate: python3 tools/scoreboard.py
+#                          is what the graders list with the points each lab declares in
+#                          tests/labNN_topic/objectives.json; a graded suite a declaration
+#                          lacks, a declared suite no grader lists or points not adding up to
+#                          100 fail it (regenerate: python3 tools/scoreboard.py
 #                          --build-dir build/ci --write-declared tests/grading.json)
 #   5. student release     exported without solutions/ etc., configured, built and graded
 #                          (build/student-release)
