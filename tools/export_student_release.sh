@@ -22,7 +22,8 @@
 #   solutions/  tests/labNN_topic/wrong/ and right/ (correct alternatives: solutions too)
 #   cmake/CudalabWrong.cmake  docs/instructors.md  .ci/
 #   .github/workflows/ (the instructor CI; the release gets tools/release/grade.yml as
-#   .github/workflows/grade.yml instead)  tools/ except scoreboard.py, figures.py (charts of
+#   .github/workflows/grade.yml instead)  tools/ except scoreboard.py (with
+#   grading_manifest.py, which it reads the build's tests and points with), figures.py (charts of
 #   the student's own run; with diagrams.py and svg.py, which it draws with), gpu_resources.py, gpu-resources.json and the grading helpers
 #   tools/release/*.py (not tools/release/classroom50/, the instructor's Classroom 50
 #   autograder). (tools/bank_figures.py stays out: it holds lab 05's bank model.)
@@ -76,7 +77,7 @@ is_excluded() {
   case "$1" in
     solutions/*|tests/lab*/wrong/*|tests/lab*/right/*|tests/tools/*|.ci/*|.github/workflows/*) return 0 ;;
     cmake/CudalabWrong.cmake|cmake/CudalabExpectVerdict.cmake|docs/instructors.md) return 0 ;;
-    tools/scoreboard.py|tools/figures.py|tools/diagrams.py|tools/svg.py) return 1 ;;
+    tools/scoreboard.py|tools/grading_manifest.py|tools/figures.py|tools/diagrams.py|tools/svg.py) return 1 ;;
     tools/gpu_resources.py|tools/gpu-resources.json) return 1 ;;
     tools/release/classroom50/*) return 0 ;;  # the instructor's Classroom 50 autograder
     tools/release/*.py) return 1 ;;  # grading helpers the workflow runs from the course copy
