@@ -75,12 +75,15 @@ GraphRules only_kernel(const char* kernel) {
   rules.kernels = {kernel};
   return rules;
 }
+GraphRules only_kernel(const cudalab::KernelInfo& kernel) {
+  return only_kernel(kernel.name);
+}
 
 /// What the graph captured from count_below(..., d_count, ...) may hold: its kernel, after
 /// the memset that zeroes *d_count (the interface: "the launcher zeroes *d_count, a memset on
 /// the stream"). A kernel that zeroes the count itself races with the blocks that add to it.
 GraphRules count_rules(const unsigned int* d_count) {
-  GraphRules rules = only_kernel("count_below_kernel");
+  GraphRules rules = only_kernel(lab10::count_below_kernel());
   rules.expect_memset(d_count, sizeof(unsigned int), 0, "*d_count zeroed");
   return rules;
 }
@@ -533,7 +536,7 @@ TEST_P(PointsGpu, WeightedDistanceSoa) {
   const lab10::PointsSoA p{d_x.data(), d_y.data(), d_z.data(), d_m.data()};
   const CapturedWork cap = CapturedWork::capture(
       [&](cudaStream_t s) { lab10::weighted_distance_soa(p, c, d_out.data(), n, s); });
-  ASSERT_TRUE(cap.holds_only(only_kernel("weighted_distance_soa_kernel")));
+  ASSERT_TRUE(cap.holds_only(only_kernel(lab10::weighted_distance_soa_kernel())));
   expect_two_data_sets(cap, d_out, c, [&](const HostParticles& h) {
     d_x.upload(h.x);
     d_y.upload(h.y);
@@ -549,7 +552,7 @@ TEST_P(PointsGpu, WeightedDistanceAos4) {
   const auto* p4 = reinterpret_cast<const float4*>(d_p.data());
   const CapturedWork cap = CapturedWork::capture(
       [&](cudaStream_t s) { lab10::weighted_distance_aos4(p4, c, d_out.data(), n, s); });
-  ASSERT_TRUE(cap.holds_only(only_kernel("weighted_distance_aos4_kernel")));
+  ASSERT_TRUE(cap.holds_only(only_kernel(lab10::weighted_distance_aos4_kernel())));
   expect_two_data_sets(cap, d_out, c, [&](const HostParticles& h) { d_p.upload(interleave4(h)); });
 }
 
@@ -675,7 +678,7 @@ TEST_P(ConversionGpu, TiledIsExact) {
   cudalab::DeviceBuffer<float> d_aos(count), d_soa(count);
   const CapturedWork cap = CapturedWork::capture(
       [&](cudaStream_t s) { lab10::aos_to_soa_tiled(d_aos.data(), d_soa.data(), n, fields, s); });
-  ASSERT_TRUE(cap.holds_only(only_kernel("aos_to_soa_tiled_kernel")));
+  ASSERT_TRUE(cap.holds_only(only_kernel(lab10::aos_to_soa_tiled_kernel())));
   for (int run = 0; run < 2; ++run) {  // new data each time; a race may also hide in one run
     SCOPED_TRACE("replay " + std::to_string(run + 1) + " of the captured launch");
     auto rng = cudalab::make_rng(30 + run);
@@ -746,7 +749,7 @@ TEST(ConversionRangeGpu, OffsetsPastTwoToThe31) {
   cudalab::DeviceBuffer<float> d_aos(count), d_soa(count);
   const CapturedWork cap = CapturedWork::capture(
       [&](cudaStream_t s) { lab10::aos_to_soa_tiled(d_aos.data(), d_soa.data(), kN, kFields, s); });
-  ASSERT_TRUE(cap.holds_only(only_kernel("aos_to_soa_tiled_kernel")));
+  ASSERT_TRUE(cap.holds_only(only_kernel(lab10::aos_to_soa_tiled_kernel())));
   const std::uint64_t salt = salt_for(41);
   fill_records(d_aos.data(), static_cast<long long>(count), salt, nullptr);
   cudalab::testing::poison(d_soa.data(), d_soa.bytes());
@@ -768,7 +771,7 @@ TEST(ConversionRangeGpu, OffsetsPastTwoToThe31) {
 /// A profiled launch: which kernel, and the pattern of its global loads for the model.
 struct Profiled {
   const char* what;
-  const char* kernel;
+  cudalab::KernelInfo (*kernel)();
   std::uint64_t stride_bytes;
   int access_bytes;
   std::uint64_t base_byte;
@@ -779,18 +782,18 @@ constexpr int kProfiledN = 1 << 20;      // particles / elements of the profiled
 constexpr int kProfiledWideN = 1 << 16;  // records of 32 floats
 
 const Profiled kProfiled[] = {
-    {"count: SoA x, stride 1", "count_below_kernel", 4, 4, 0, false},
-    {"count: SoA x from x + 1 (misaligned)", "count_below_kernel", 4, 4, 4, false},
-    {"count: AoS3 p.x, stride 3", "count_below_kernel", 12, 4, 0, false},
-    {"count: AoS4 p.x, stride 4", "count_below_kernel", 16, 4, 0, false},
-    {"count: stride 8", "count_below_kernel", 32, 4, 0, false},
-    {"count: stride 32", "count_below_kernel", 128, 4, 0, false},
-    {"weighted distance: SoA", "weighted_distance_soa_kernel", 4, 4, 0, false},
-    {"weighted distance: AoS4", "weighted_distance_aos4_kernel", 16, 16, 0, false},
-    {"tiled conversion: 3 fields", "aos_to_soa_tiled_kernel", 4, 4, 0, true},
-    {"tiled conversion: 32 fields", "aos_to_soa_tiled_kernel", 4, 4, 0, true},
-    {"naive conversion (given): 3 fields", "aos_to_soa_naive_kernel", 12, 4, 0, false},
-    {"naive conversion (given): 32 fields", "aos_to_soa_naive_kernel", 128, 4, 0, false},
+    {"count: SoA x, stride 1", lab10::count_below_kernel, 4, 4, 0, false},
+    {"count: SoA x from x + 1 (misaligned)", lab10::count_below_kernel, 4, 4, 4, false},
+    {"count: AoS3 p.x, stride 3", lab10::count_below_kernel, 12, 4, 0, false},
+    {"count: AoS4 p.x, stride 4", lab10::count_below_kernel, 16, 4, 0, false},
+    {"count: stride 8", lab10::count_below_kernel, 32, 4, 0, false},
+    {"count: stride 32", lab10::count_below_kernel, 128, 4, 0, false},
+    {"weighted distance: SoA", lab10::weighted_distance_soa_kernel, 4, 4, 0, false},
+    {"weighted distance: AoS4", lab10::weighted_distance_aos4_kernel, 16, 16, 0, false},
+    {"tiled conversion: 3 fields", lab10::aos_to_soa_tiled_kernel, 4, 4, 0, true},
+    {"tiled conversion: 32 fields", lab10::aos_to_soa_tiled_kernel, 4, 4, 0, true},
+    {"naive conversion (given): 3 fields", lab10::aos_to_soa_naive_kernel, 12, 4, 0, false},
+    {"naive conversion (given): 32 fields", lab10::aos_to_soa_naive_kernel, 128, 4, 0, false},
 };
 
 TEST(PatternsGpu, EveryProfiledLaunchIsCorrect) {
@@ -868,11 +871,16 @@ TEST(SectorsProfiler, SectorsPerRequestMatchYourModel) {
   const std::string requests = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
   const std::string wavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
   const std::string shared_loads = "smsp__sass_inst_executed_op_shared_ld.sum";
-  const cudalab::testing::NcuRun run = cudalab::testing::run_ncu(
-      {sectors, requests, wavefronts, shared_loads},
-      "count_below_kernel|weighted_distance_soa_kernel|weighted_distance_aos4_kernel|"
-      "aos_to_soa_tiled_kernel|aos_to_soa_naive_kernel",
-      "PatternsGpu.EveryProfiledLaunchIsCorrect");
+  std::string kernels;  // every kernel of kProfiled, as a regex alternation
+  for (const cudalab::KernelInfo& k :
+       {lab10::count_below_kernel(), lab10::weighted_distance_soa_kernel(),
+        lab10::weighted_distance_aos4_kernel(), lab10::aos_to_soa_tiled_kernel(),
+        lab10::aos_to_soa_naive_kernel()}) {
+    kernels += (kernels.empty() ? "" : "|") + std::string(k.name);
+  }
+  const cudalab::testing::NcuRun run =
+      cudalab::testing::run_ncu({sectors, requests, wavefronts, shared_loads}, kernels,
+                                "PatternsGpu.EveryProfiledLaunchIsCorrect");
   if (!run.available) GTEST_SKIP() << run.skip_reason;
   ASSERT_EQ(run.exit_code, 0) << cudalab::testing::excerpt(run.output);
   constexpr std::size_t kLaunches = sizeof(kProfiled) / sizeof(kProfiled[0]);
@@ -881,9 +889,9 @@ TEST(SectorsProfiler, SectorsPerRequestMatchYourModel) {
   for (std::size_t i = 0; i < kLaunches; ++i) {
     const Profiled& p = kProfiled[i];
     const cudalab::testing::KernelMetrics& k = run.kernels[i];
+    const char* kernel = p.kernel().name;
     SCOPED_TRACE(std::string(p.what) + " (" + k.name + ")");
-    ASSERT_NE(k.name.find(p.kernel), std::string::npos)
-        << "launch " << i << " should be " << p.kernel;
+    ASSERT_NE(k.name.find(kernel), std::string::npos) << "launch " << i << " should be " << kernel;
     const auto s = k.values.find(sectors), r = k.values.find(requests);
     ASSERT_TRUE(s != k.values.end() && r != k.values.end() && r->second > 0)
         << "no global-load requests measured";
@@ -905,7 +913,7 @@ TEST(SectorsProfiler, SectorsPerRequestMatchYourModel) {
                        << model[0]
                        << (model.size() > 1 ? " (or the same for 8- or 16-byte loads)" : "")
                        << " (tolerance 10 %)";
-    if (std::string(p.kernel) == "aos_to_soa_tiled_kernel" && i == 9) {  // 32 fields
+    if (p.kernel == lab10::aos_to_soa_tiled_kernel && i == 9) {  // 32 fields
       const auto w = k.values.find(wavefronts), l = k.values.find(shared_loads);
       ASSERT_TRUE(w != k.values.end() && l != k.values.end() && l->second > 0)
           << "no shared-memory loads measured in the tiled conversion";
@@ -1071,8 +1079,8 @@ TEST_F(PointsPerf, AllFieldsAos4KeepsPaceWithSoa) {
       [&](cudaStream_t s) { lab10::weighted_distance_soa(p, c, d_out_soa.data(), kN, s); });
   const CapturedWork cap_aos = CapturedWork::capture(
       [&](cudaStream_t s) { lab10::weighted_distance_aos4(p4, c, d_out_aos.data(), kN, s); });
-  ASSERT_TRUE(cap_soa.holds_only(only_kernel("weighted_distance_soa_kernel")));
-  ASSERT_TRUE(cap_aos.holds_only(only_kernel("weighted_distance_aos4_kernel")));
+  ASSERT_TRUE(cap_soa.holds_only(only_kernel(lab10::weighted_distance_soa_kernel())));
+  ASSERT_TRUE(cap_aos.holds_only(only_kernel(lab10::weighted_distance_aos4_kernel())));
   d_out_soa.fill_bytes(0xFF);
   d_out_aos.fill_bytes(0xFF);
   const TimedPair t = time_pair(
@@ -1132,7 +1140,7 @@ TEST(ConversionPerf, TiledIsFasterThanNaive) {
   const CapturedWork cap_tiled = CapturedWork::capture([&](cudaStream_t s) {
     lab10::aos_to_soa_tiled(d_aos.data(), d_soa.data(), kN, kPerfFields, s);
   });
-  ASSERT_TRUE(cap_tiled.holds_only(only_kernel("aos_to_soa_tiled_kernel")));
+  ASSERT_TRUE(cap_tiled.holds_only(only_kernel(lab10::aos_to_soa_tiled_kernel())));
   d_soa.fill_bytes(0xFF);
   const TimedPair t = time_pair(
       cap_naive, cap_tiled, salt_for(63),
