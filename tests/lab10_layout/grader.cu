@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "common/kit.cuh"
 #include "cudalab/bench.cuh"
 #include "cudalab/ceilings.cuh"
 #include "cudalab/check.cuh"
@@ -67,17 +68,10 @@ constexpr int kPerfFields = 32;
 /// Relative tolerance of the weighted distance on random floats (a few roundings).
 constexpr double kFloatTolerance = 1e-5;
 
+namespace kit = cudalab::kit;
 using cudalab::testing::CapturedWork;
 using cudalab::testing::GraphRules;
-
-GraphRules only_kernel(const char* kernel) {
-  GraphRules rules;
-  rules.kernels = {kernel};
-  return rules;
-}
-GraphRules only_kernel(const cudalab::KernelInfo& kernel) {
-  return only_kernel(kernel.name);
-}
+using kit::only_kernel;
 
 /// What the graph captured from count_below(..., d_count, ...) may hold: its kernel, after
 /// the memset that zeroes *d_count (the interface: "the launcher zeroes *d_count, a memset on
@@ -409,13 +403,6 @@ std::uint64_t salt_for(std::uint64_t stream) {
   return rng() & 0xFFFFFFFFFFull;
 }
 
-template <typename T>
-cudalab::DeviceBuffer<T> upload(const std::vector<T>& h) {
-  cudalab::DeviceBuffer<T> d(h.size());
-  d.upload(h);
-  return d;
-}
-
 // ===========================================================================
 // GPU: the particle kernels, exact on small integers and close on random floats, for
 // N = 1, 31, 33 (partial warps) and 10^6 + 7.
@@ -648,13 +635,8 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GivenGraderBaselineGpu, ::testing::Values(1, 31,
 // ---------------------------------------------------------------------------
 // GPU: the tiled conversion, exact for N = 1, 31, 33, 10^6 + 7 and widths 1 ... 32.
 // ---------------------------------------------------------------------------
-struct Conversion {
-  int n, fields;
-};
-
-std::string conversion_name(const ::testing::TestParamInfo<Conversion>& p) {
-  return std::to_string(p.param.n) + "x" + std::to_string(p.param.fields);
-}
+/// A conversion of n records of `fields` floats: the AoS as an n x fields matrix (rows x cols).
+using Conversion = kit::Extent;
 
 const Conversion kConversions[] = {{1, 3},    {31, 3},   {33, 4},   {1000007, 3}, {257, 32},
                                    {1000, 1}, {4097, 2}, {300, 31}, {100003, 8},  {1000007, 5}};
@@ -673,7 +655,7 @@ class ConversionGpu : public ::testing::TestWithParam<Conversion> {};
 
 TEST_P(ConversionGpu, TiledIsExact) {
   CUDALAB_REQUIRE_GPU();
-  const int n = GetParam().n, fields = GetParam().fields;
+  const int n = GetParam().rows, fields = GetParam().cols;
   const std::size_t count = std::size_t(n) * fields;
   cudalab::DeviceBuffer<float> d_aos(count), d_soa(count);
   const CapturedWork cap = CapturedWork::capture(
@@ -695,20 +677,21 @@ TEST_P(ConversionGpu, TiledIsExact) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, ConversionGpu, ::testing::ValuesIn(kConversions), conversion_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, ConversionGpu, ::testing::ValuesIn(kConversions), kit::shape_name);
 
 TEST(GivenNaiveConversionGpu, NaiveIsExact) {
   CUDALAB_REQUIRE_GPU();
   for (const Conversion c : {Conversion{33, 3}, Conversion{1000, 32}, Conversion{4097, 2}}) {
-    const std::size_t count = std::size_t(c.n) * c.fields;
+    const int n = c.rows, fields = c.cols;
+    const std::size_t count = std::size_t(n) * fields;
     std::vector<float> aos(count);
     for (std::size_t e = 0; e < count; ++e) aos[e] = float(e % 1009) - 500.0f;
-    const auto d_aos = upload(aos);
+    const auto d_aos = kit::upload(aos);
     cudalab::DeviceBuffer<float> d_soa(count);
     d_soa.fill_bytes(0xFF);
-    lab10::aos_to_soa_naive(d_aos.data(), d_soa.data(), c.n, c.fields);
-    EXPECT_TRUE(cudalab::testing::matrices_match(host_soa(aos, c.n, c.fields), d_soa.to_host(),
-                                                 c.fields, c.n, 0.0));
+    lab10::aos_to_soa_naive(d_aos.data(), d_soa.data(), n, fields);
+    EXPECT_TRUE(cudalab::testing::matrices_match(host_soa(aos, n, fields), d_soa.to_host(), fields,
+                                                 n, 0.0));
   }
 }
 
@@ -935,22 +918,8 @@ constexpr const char* kConversionSanitized =
     "Shapes/ConversionGpu.*/31x3:Shapes/ConversionGpu.*/257x32:Shapes/ConversionGpu.*/300x31";
 constexpr const char* kPointsSanitized = "Sizes/PointsGpu.*/n31:Sizes/PointsGpu.*/n33";
 
-TEST(ConversionSanitizer, RacecheckFindsNoSharedMemoryHazard) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", kConversionSanitized);
-}
-TEST(ConversionSanitizer, SynccheckFindsNoInvalidBarrier) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", kConversionSanitized);
-}
-TEST(ConversionSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", kConversionSanitized);
-}
-TEST(PointsSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", kPointsSanitized);
-}
+CUDALAB_SANITIZER_SUITE(ConversionSanitizer, kConversionSanitized, racecheck, synccheck, memcheck)
+CUDALAB_SANITIZER_SUITE(PointsSanitizer, kPointsSanitized, memcheck)
 
 // ---------------------------------------------------------------------------
 // Perf. Inputs are hashed on the device, a new data set before every timed run (untimed), so no
@@ -1140,6 +1109,7 @@ TEST(ConversionPerf, TiledIsFasterThanNaive) {
   const CapturedWork cap_tiled = CapturedWork::capture([&](cudaStream_t s) {
     lab10::aos_to_soa_tiled(d_aos.data(), d_soa.data(), kN, kPerfFields, s);
   });
+  ASSERT_TRUE(cap_naive.holds_only(only_kernel(lab10::aos_to_soa_naive_kernel())));
   ASSERT_TRUE(cap_tiled.holds_only(only_kernel(lab10::aos_to_soa_tiled_kernel())));
   d_soa.fill_bytes(0xFF);
   const TimedPair t = time_pair(

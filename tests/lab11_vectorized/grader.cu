@@ -13,13 +13,13 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "common/kit.cuh"
 #include "cudalab/bank_model.hpp"
 #include "cudalab/bench.cuh"
 #include "cudalab/ceilings.cuh"
@@ -36,6 +36,7 @@
 namespace {
 
 namespace t = cudalab::testing;
+namespace kit = cudalab::kit;
 
 // ---------------------------------------------------------------------------
 // Thresholds. Measured with the reference solution on an NVIDIA H200 (CUDA 13.0), three runs.
@@ -68,21 +69,6 @@ constexpr double kMaxInterleavedConflicts = 0.05;
 
 /// Side of the square matrices of the speed tests: 8192^2 floats = 256 MiB, >> the L2.
 constexpr int kPerfSide = 8192;
-
-/// The captured graph of a float4 copy: its kernel alone.
-t::GraphRules copy_rules() {
-  t::GraphRules rules;
-  rules.kernels = {lab11::vec4_copy_kernel().name};
-  return rules;
-}
-
-/// The captured graph of a tile stage: its kernel alone (any layout's instance: they share the
-/// template's name, the interleaved instance's identity names it).
-t::GraphRules tile_rules() {
-  t::GraphRules rules;
-  rules.kernels = {lab11::vec4_tile_transpose_kernel<lab11::InterleavedVec4>().name};
-  return rules;
-}
 
 constexpr std::uint32_t kPoisonBits = 0xFFFFFFFFu;
 
@@ -326,7 +312,7 @@ void expect_copy_ok(const CopyCase& c, const lab11::CopyLaunch& launch) {
   t::CapturedWork cap = t::CapturedWork::capture([&](cudaStream_t s) {
     lab11::vec4_copy(b.src(), b.sp, b.dst(), b.dp, c.width, c.rows, launch, s);
   });
-  ASSERT_TRUE(cap.holds_only(copy_rules()));
+  ASSERT_TRUE(cap.holds_only(kit::only_kernel(lab11::vec4_copy_kernel())));
   for (int set = 0; set < 2; ++set) {
     SCOPED_TRACE("data set " + std::to_string(set));
     b.fill(set);
@@ -380,7 +366,7 @@ TEST(Vec4CopyRangeGpu, RowsPastTwoGibibytesAreCopied) {
   t::CapturedWork cap = t::CapturedWork::capture([&](cudaStream_t s) {
     lab11::vec4_copy(d_src.data(), kPitch, d_dst.data(), kPitch, kWidth, kRows, {}, s);
   });
-  ASSERT_TRUE(cap.holds_only(copy_rules()));
+  ASSERT_TRUE(cap.holds_only(kit::only_kernel(lab11::vec4_copy_kernel())));
   const auto salt = std::uint32_t(cudalab::make_rng(51)());
   fill_pattern_kernel<<<dim3(4, 4096), 256>>>(d_src.data(), kPitch, kWidth, kRows, salt);
   CUDA_CHECK_LAST_LAUNCH();
@@ -402,22 +388,12 @@ TEST(Vec4CopyRangeGpu, RowsPastTwoGibibytesAreCopied) {
 // ---------------------------------------------------------------------------
 // The float4 tile stage (GPU): transposes of pitched matrices of any shape.
 // ---------------------------------------------------------------------------
-struct TransposeShape {
-  int rows;
-  int cols;
-};
-
-std::string transpose_shape_name(const ::testing::TestParamInfo<TransposeShape>& p) {
-  return std::to_string(p.param.rows) + "x" + std::to_string(p.param.cols);
-}
+using TransposeShape = kit::Extent;
 
 /// Ragged (cols % 4 = 1, 2, 3), single rows and columns, tiles cut at both edges.
 const TransposeShape kTransposeShapes[] = {{1, 1},      {1, 5},    {3, 1},    {31, 33},
                                            {33, 66},    {64, 64},  {257, 31}, {100, 1001},
                                            {1000, 999}, {2049, 67}};
-
-using TileLaunch =
-    std::function<void(const float*, std::size_t, float*, std::size_t, int, int, cudaStream_t)>;
 
 /// The pitched transpose problem: in pitch rounded to 512 bytes, out pitch deliberately
 /// not a multiple of 16 (4 floats of slack).
@@ -462,12 +438,16 @@ struct TransposeBuffers {
   }
 };
 
-void expect_transpose_ok(const TileLaunch& launch, int rows, int cols) {
+/// Captures vec4_tile_transpose<Layout> (the graph: that layout's kernel alone), replays it on
+/// two data sets.
+template <typename Layout>
+void expect_transpose_ok(int rows, int cols) {
   TransposeBuffers b(rows, cols);
   b.fill(0);
-  t::CapturedWork cap = t::CapturedWork::capture(
-      [&](cudaStream_t s) { launch(b.d_in.data(), b.ip, b.d_out.data(), b.op, rows, cols, s); });
-  ASSERT_TRUE(cap.holds_only(tile_rules()));
+  t::CapturedWork cap = t::CapturedWork::capture([&](cudaStream_t s) {
+    lab11::vec4_tile_transpose<Layout>(b.d_in.data(), b.ip, b.d_out.data(), b.op, rows, cols, s);
+  });
+  ASSERT_TRUE(cap.holds_only(kit::only_kernel(lab11::vec4_tile_transpose_kernel<Layout>())));
   for (int set = 0; set < 2; ++set) {
     SCOPED_TRACE("data set " + std::to_string(set));
     b.fill(set);
@@ -483,20 +463,18 @@ class TileStageGpu : public ::testing::TestWithParam<TransposeShape> {};
 
 TEST_P(TileStageGpu, InterleavedTransposeIsExact) {
   CUDALAB_REQUIRE_GPU();
-  expect_transpose_ok(lab11::vec4_tile_transpose<lab11::InterleavedVec4>, GetParam().rows,
-                      GetParam().cols);
+  expect_transpose_ok<lab11::InterleavedVec4>(GetParam().rows, GetParam().cols);
 }
 
 // Any valid float4 layout gives the same transpose: the kernel stores and loads through the
 // layout it is given.
 TEST_P(TileStageGpu, IsExactWithAnotherValidLayout) {
   CUDALAB_REQUIRE_GPU();
-  expect_transpose_ok(lab11::vec4_tile_transpose<lab11::MirroredVec4>, GetParam().rows,
-                      GetParam().cols);
+  expect_transpose_ok<lab11::MirroredVec4>(GetParam().rows, GetParam().cols);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, TileStageGpu, ::testing::ValuesIn(kTransposeShapes),
-                         transpose_shape_name);
+                         kit::shape_name);
 
 // A broken layout (two float4 per slot) must break the transpose.
 TEST(TileStageLayoutUseGpu, ABrokenLayoutBreaksTheTranspose) {
@@ -640,7 +618,7 @@ struct PerfCopy {
       lab11::vec4_copy(in.live.data(), kPitch, d_out.data(), kPitch, kPerfSide, kPerfSide, launch,
                        s);
     });
-    EXPECT_TRUE(cap.holds_only(copy_rules()));
+    EXPECT_TRUE(cap.holds_only(kit::only_kernel(lab11::vec4_copy_kernel())));
     return cap;
   }
   /// The last timed output is the input set it read.
@@ -725,7 +703,8 @@ TEST(TileStagePerf, InterleavedTransposeBeatsPaddedAndNearsTheCopy) {
     lab11::vec4_tile_transpose<lab11::InterleavedVec4>(in.live.data(), kPitch, d_out.data(), kPitch,
                                                        kPerfSide, kPerfSide, s);
   });
-  ASSERT_TRUE(cap.holds_only(tile_rules()));
+  ASSERT_TRUE(cap.holds_only(
+      kit::only_kernel(lab11::vec4_tile_transpose_kernel<lab11::InterleavedVec4>())));
   t::poison(d_out.data(), d_out.bytes());
   auto opts = perf_options(15);
   opts.before_candidate = [&](cudaStream_t s) { in.copy_next(s); };
@@ -760,25 +739,12 @@ TEST(TileStagePerf, InterleavedTransposeBeatsPaddedAndNearsTheCopy) {
 // compute-sanitizer: the copy under memcheck (a misaligned float4 is an error); the tile
 // stage under racecheck, memcheck and synccheck.
 // ---------------------------------------------------------------------------
-TEST(CopySanitizer, MemcheckIsClean) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", "SmallShapesGpu.Vec4CopyOnOffsetRows");
-}
-
-TEST(TileStageSanitizer, RacecheckIsClean) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", "SmallShapesGpu.TileStageOnRaggedShapes");
-}
-
-TEST(TileStageSanitizer, MemcheckIsClean) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", "SmallShapesGpu.TileStageOnRaggedShapes");
-}
-
-TEST(TileStageSanitizer, SynccheckIsClean) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", "SmallShapesGpu.TileStageOnRaggedShapes");
-}
+constexpr const char* kTileSanitized = "SmallShapesGpu.TileStageOnRaggedShapes";
+CUDALAB_SANITIZER_TEST(CopySanitizer, MemcheckIsClean, "memcheck",
+                       "SmallShapesGpu.Vec4CopyOnOffsetRows")
+CUDALAB_SANITIZER_TEST(TileStageSanitizer, RacecheckIsClean, "racecheck", kTileSanitized)
+CUDALAB_SANITIZER_TEST(TileStageSanitizer, MemcheckIsClean, "memcheck", kTileSanitized)
+CUDALAB_SANITIZER_TEST(TileStageSanitizer, SynccheckIsClean, "synccheck", kTileSanitized)
 
 // ---------------------------------------------------------------------------
 // Nsight Compute: wavefronts per 16-byte shared load against the bank model.
