@@ -73,4 +73,11 @@ void aos_to_soa_tiled(const float* d_aos, float* d_soa, int n, int fields, cudaS
   CUDA_CHECK_LAST_LAUNCH();
 }
 
+cudalab::KernelInfo aos_to_soa_tiled_kernel() {
+  // The private kernel of the same name (the typed pointer picks it); its tile, the dynamic
+  // shared memory, is sized per call.
+  void (*kernel)(const float*, float*, int, int) = aos_to_soa_tiled_kernel;
+  return {reinterpret_cast<const void*>(kernel), "aos_to_soa_tiled_kernel", dim3(kTileRecords), 0};
+}
+
 }  // namespace lab10

@@ -37,4 +37,10 @@ void aos_to_soa_naive(const float* d_aos, float* d_soa, int n, int fields, cudaS
   CUDA_CHECK_LAST_LAUNCH();
 }
 
+cudalab::KernelInfo aos_to_soa_naive_kernel() {
+  // The private kernel of the same name (the typed pointer picks it).
+  void (*kernel)(const float*, float*, int, int) = aos_to_soa_naive_kernel;
+  return {reinterpret_cast<const void*>(kernel), "aos_to_soa_naive_kernel", dim3(kTileRecords), 0};
+}
+
 }  // namespace lab10

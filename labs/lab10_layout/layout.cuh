@@ -26,6 +26,8 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "cudalab/launch_checks.hpp"
+
 namespace lab10 {
 
 // ---------------------------------------------------------------------------
@@ -126,6 +128,13 @@ void weighted_distance_aos4(const float4* d_p, float3 c, float* d_out, int n,
 void count_below(const float* d_field, int stride, int n, float x0, unsigned int* d_count,
                  cudaStream_t stream = nullptr);
 
+/// The kernels of points.cu as their launchers above launch them (block kPointThreads, no
+/// dynamic shared memory). Each `*_kernel()` here and below names the kernel (`__global__`,
+/// private to its file) of the same name: what the graders use for provenance and profiling.
+cudalab::KernelInfo weighted_distance_soa_kernel();
+cudalab::KernelInfo weighted_distance_aos4_kernel();
+cudalab::KernelInfo count_below_kernel();
+
 // ---------------------------------------------------------------------------
 // AoS -> SoA conversion of records of `fields` floats (aos_to_soa.cu, aos_to_soa_naive.cu)
 // ---------------------------------------------------------------------------
@@ -163,5 +172,11 @@ void aos_to_soa_tiled(const float* d_aos, float* d_soa, int n, int fields,
  */
 void aos_to_soa_naive(const float* d_aos, float* d_soa, int n, int fields,
                       cudaStream_t stream = nullptr);
+
+/// The kernel of aos_to_soa_tiled() (block kTileRecords; its dynamic shared memory, the tile,
+/// depends on the call's fields: dynamic_smem is 0 here).
+cudalab::KernelInfo aos_to_soa_tiled_kernel();
+/// The kernel of aos_to_soa_naive() (block kTileRecords, no shared memory).
+cudalab::KernelInfo aos_to_soa_naive_kernel();
 
 }  // namespace lab10

@@ -95,4 +95,24 @@ void count_below(const float* d_field, int stride, int n, float x0, unsigned int
   CUDA_CHECK_LAST_LAUNCH();
 }
 
+// The kernels' identities. Each function shares its name with the private kernel it describes;
+// the typed pointer picks that kernel out of the two.
+cudalab::KernelInfo weighted_distance_soa_kernel() {
+  void (*kernel)(const float*, const float*, const float*, const float*, float3, float*, int) =
+      weighted_distance_soa_kernel;
+  return {reinterpret_cast<const void*>(kernel), "weighted_distance_soa_kernel",
+          dim3(kPointThreads), 0};
+}
+
+cudalab::KernelInfo weighted_distance_aos4_kernel() {
+  void (*kernel)(const float4*, float3, float*, int) = weighted_distance_aos4_kernel;
+  return {reinterpret_cast<const void*>(kernel), "weighted_distance_aos4_kernel",
+          dim3(kPointThreads), 0};
+}
+
+cudalab::KernelInfo count_below_kernel() {
+  void (*kernel)(const float*, int, int, float, unsigned int*) = count_below_kernel;
+  return {reinterpret_cast<const void*>(kernel), "count_below_kernel", dim3(kPointThreads), 0};
+}
+
 }  // namespace lab10

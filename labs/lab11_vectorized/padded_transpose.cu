@@ -21,8 +21,9 @@ void padded_transpose(const float* d_in, float* d_out, int rows, int cols, cudaS
       d_in, d_out, rows, cols, smem_tiles::kTransposeBlockRows, stream, "padded_transpose");
 }
 
-const void* padded_transpose_kernel_ptr() {
-  return reinterpret_cast<const void*>(smem_tiles::tile_transpose_kernel<PaddedLayout>);
+cudalab::KernelInfo padded_transpose_kernel() {
+  return {reinterpret_cast<const void*>(smem_tiles::tile_transpose_kernel<PaddedLayout>),
+          "tile_transpose_kernel", dim3(kTile, smem_tiles::kTransposeBlockRows), 0};
 }
 
 }  // namespace lab11

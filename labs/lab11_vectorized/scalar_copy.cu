@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lab 11, given: the scalar copy (one float per thread per step) that the float4 copy is
 // measured against, and the argument checks both copies share.
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -24,15 +25,18 @@ dim3 copy_grid(const float* d_src, std::size_t src_pitch, const float* d_dst, st
     throw std::invalid_argument(name + ": float pointers must be 4-byte aligned");
   }
   if (launch.block < 32 || launch.block > 1024 || launch.block % 32 != 0 || launch.grid_x < 0 ||
-      launch.grid_y < 0 || launch.grid_y > 65535) {
+      launch.grid_y < 0 || launch.grid_y > cudalab::kMaxGridYZ) {
     throw std::invalid_argument(name + ": block must be a multiple of 32 in 32..1024 and grids " +
-                                "non-negative (grid_y <= 65535), got block " +
-                                std::to_string(launch.block));
+                                "non-negative (grid_y <= " + std::to_string(cudalab::kMaxGridYZ) +
+                                "), got block " + std::to_string(launch.block));
   }
   const long long blocks_x = (units_per_row + launch.block - 1) / launch.block;
   dim3 grid;
   grid.x = launch.grid_x > 0 ? unsigned(launch.grid_x) : unsigned(blocks_x > 0 ? blocks_x : 1);
-  grid.y = launch.grid_y > 0 ? unsigned(launch.grid_y) : unsigned(rows < 65535 ? rows : 65535);
+  // By default a block row per matrix row, up to the grid's y limit (the kernel strides over
+  // the rows beyond it).
+  grid.y = launch.grid_y > 0 ? unsigned(launch.grid_y)
+                             : unsigned(std::min<long long>(rows, cudalab::kMaxGridYZ));
   return grid;
 }
 
@@ -62,8 +66,11 @@ void scalar_copy(const float* d_src, std::size_t src_pitch, float* d_dst, std::s
   CUDA_CHECK_LAST_LAUNCH();
 }
 
-const void* scalar_copy_kernel_ptr() {
-  return reinterpret_cast<const void*>(scalar_copy_kernel);
+cudalab::KernelInfo scalar_copy_kernel() {
+  // The private kernel of the same name (the typed pointer picks it); block and grid come from
+  // each call's CopyLaunch.
+  void (*kernel)(const float*, std::size_t, float*, std::size_t, int, int) = scalar_copy_kernel;
+  return {reinterpret_cast<const void*>(kernel), "scalar_copy_kernel"};
 }
 
 }  // namespace lab11

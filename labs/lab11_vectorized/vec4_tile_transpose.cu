@@ -49,7 +49,7 @@ template <typename Vec4Layout>
 void vec4_tile_transpose(const float* d_in, std::size_t in_pitch, float* d_out,
                          std::size_t out_pitch, int rows, int cols, cudaStream_t stream) {
   const std::string who = "vec4_tile_transpose";
-  const dim3 grid = smem_tiles::tile_grid(rows, cols, who.c_str());
+  const dim3 grid = cudalab::tile_grid(rows, cols, kTile, kTile, who.c_str());
   if (reinterpret_cast<std::uintptr_t>(d_in) % kVecBytes != 0 || in_pitch % kVecBytes != 0) {
     throw std::invalid_argument(who + ": float4 loads need a 16-byte aligned input and an input " +
                                 "pitch that is a multiple of 16, got " + std::to_string(in_pitch));
@@ -72,8 +72,19 @@ template void vec4_tile_transpose<MirroredVec4>(const float*, std::size_t, float
 template void vec4_tile_transpose<ProbeVec4>(const float*, std::size_t, float*, std::size_t, int,
                                              int, cudaStream_t);
 
-const void* interleaved_tile_transpose_kernel_ptr() {
-  return reinterpret_cast<const void*>(vec4_tile_transpose_kernel<InterleavedVec4>);
+template <typename Vec4Layout>
+cudalab::KernelInfo vec4_tile_transpose_kernel() {
+  // The private kernel template of the same name, this layout's instance (the typed pointer
+  // picks it).
+  void (*kernel)(const float*, std::size_t, float*, std::size_t, int, int) =
+      vec4_tile_transpose_kernel<Vec4Layout>;
+  return {reinterpret_cast<const void*>(kernel), "vec4_tile_transpose_kernel",
+          dim3(kTile, kBlockRows), 0};
 }
+
+template cudalab::KernelInfo vec4_tile_transpose_kernel<InterleavedVec4>();
+template cudalab::KernelInfo vec4_tile_transpose_kernel<PlainVec4>();
+template cudalab::KernelInfo vec4_tile_transpose_kernel<MirroredVec4>();
+template cudalab::KernelInfo vec4_tile_transpose_kernel<ProbeVec4>();
 
 }  // namespace lab11

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cudalab/launch_checks.hpp"
 #include "tile_kernels.cuh"
 
 namespace lab11 {
@@ -161,10 +162,26 @@ extern template void vec4_tile_transpose<ProbeVec4>(const float*, std::size_t, f
 void padded_transpose(const float* d_in, float* d_out, int rows, int cols,
                       cudaStream_t stream = nullptr);
 
-/// The kernels the launchers above launch (for cudaFuncGetAttributes and the demo).
-const void* vec4_copy_kernel_ptr();
-const void* scalar_copy_kernel_ptr();
-const void* interleaved_tile_transpose_kernel_ptr();  ///< the InterleavedVec4 instance
-const void* padded_transpose_kernel_ptr();
+/**
+ * @name The kernels the launchers above launch (each `__global__` function is private to its
+ * file): what the graders use for provenance, attributes and SASS lookups.
+ * @{
+ */
+/// vec4_copy()'s kernel; its block and grid come from each call's CopyLaunch (block 0 x 0).
+cudalab::KernelInfo vec4_copy_kernel();
+/// scalar_copy()'s kernel; its block and grid come from each call's CopyLaunch (block 0 x 0).
+cudalab::KernelInfo scalar_copy_kernel();
+/// vec4_tile_transpose<Vec4Layout>()'s kernel, the `vec4_tile_transpose_kernel` instance of
+/// that layout (blocks of kTile x kVec4PerRow, a static float4 tile); one per layout above.
+template <typename Vec4Layout>
+cudalab::KernelInfo vec4_tile_transpose_kernel();
+extern template cudalab::KernelInfo vec4_tile_transpose_kernel<InterleavedVec4>();
+extern template cudalab::KernelInfo vec4_tile_transpose_kernel<PlainVec4>();
+extern template cudalab::KernelInfo vec4_tile_transpose_kernel<MirroredVec4>();
+extern template cudalab::KernelInfo vec4_tile_transpose_kernel<ProbeVec4>();
+/// padded_transpose()'s kernel, the given `tile_transpose_kernel` of labs/common/smem_tiles
+/// with lab 06's padded tile (blocks of kTile x 8).
+cudalab::KernelInfo padded_transpose_kernel();
+/** @} */
 
 }  // namespace lab11

@@ -61,8 +61,11 @@ void vec4_copy(const float* d_src, std::size_t src_pitch, float* d_dst, std::siz
   CUDA_CHECK_LAST_LAUNCH();
 }
 
-const void* vec4_copy_kernel_ptr() {
-  return reinterpret_cast<const void*>(vec4_copy_kernel);
+cudalab::KernelInfo vec4_copy_kernel() {
+  // The private kernel of the same name (the typed pointer picks it); block and grid come from
+  // each call's CopyLaunch.
+  void (*kernel)(const float*, std::size_t, float*, std::size_t, int, int, int) = vec4_copy_kernel;
+  return {reinterpret_cast<const void*>(kernel), "vec4_copy_kernel"};
 }
 
 }  // namespace lab11

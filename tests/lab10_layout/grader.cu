@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "common/kit.cuh"
 #include "cudalab/bench.cuh"
 #include "cudalab/ceilings.cuh"
 #include "cudalab/check.cuh"
@@ -67,20 +68,16 @@ constexpr int kPerfFields = 32;
 /// Relative tolerance of the weighted distance on random floats (a few roundings).
 constexpr double kFloatTolerance = 1e-5;
 
+namespace kit = cudalab::kit;
 using cudalab::testing::CapturedWork;
 using cudalab::testing::GraphRules;
-
-GraphRules only_kernel(const char* kernel) {
-  GraphRules rules;
-  rules.kernels = {kernel};
-  return rules;
-}
+using kit::only_kernel;
 
 /// What the graph captured from count_below(..., d_count, ...) may hold: its kernel, after
 /// the memset that zeroes *d_count (the interface: "the launcher zeroes *d_count, a memset on
 /// the stream"). A kernel that zeroes the count itself races with the blocks that add to it.
 GraphRules count_rules(const unsigned int* d_count) {
-  GraphRules rules = only_kernel("count_below_kernel");
+  GraphRules rules = only_kernel(lab10::count_below_kernel());
   rules.expect_memset(d_count, sizeof(unsigned int), 0, "*d_count zeroed");
   return rules;
 }
@@ -406,13 +403,6 @@ std::uint64_t salt_for(std::uint64_t stream) {
   return rng() & 0xFFFFFFFFFFull;
 }
 
-template <typename T>
-cudalab::DeviceBuffer<T> upload(const std::vector<T>& h) {
-  cudalab::DeviceBuffer<T> d(h.size());
-  d.upload(h);
-  return d;
-}
-
 // ===========================================================================
 // GPU: the particle kernels, exact on small integers and close on random floats, for
 // N = 1, 31, 33 (partial warps) and 10^6 + 7.
@@ -533,7 +523,7 @@ TEST_P(PointsGpu, WeightedDistanceSoa) {
   const lab10::PointsSoA p{d_x.data(), d_y.data(), d_z.data(), d_m.data()};
   const CapturedWork cap = CapturedWork::capture(
       [&](cudaStream_t s) { lab10::weighted_distance_soa(p, c, d_out.data(), n, s); });
-  ASSERT_TRUE(cap.holds_only(only_kernel("weighted_distance_soa_kernel")));
+  ASSERT_TRUE(cap.holds_only(only_kernel(lab10::weighted_distance_soa_kernel())));
   expect_two_data_sets(cap, d_out, c, [&](const HostParticles& h) {
     d_x.upload(h.x);
     d_y.upload(h.y);
@@ -549,7 +539,7 @@ TEST_P(PointsGpu, WeightedDistanceAos4) {
   const auto* p4 = reinterpret_cast<const float4*>(d_p.data());
   const CapturedWork cap = CapturedWork::capture(
       [&](cudaStream_t s) { lab10::weighted_distance_aos4(p4, c, d_out.data(), n, s); });
-  ASSERT_TRUE(cap.holds_only(only_kernel("weighted_distance_aos4_kernel")));
+  ASSERT_TRUE(cap.holds_only(only_kernel(lab10::weighted_distance_aos4_kernel())));
   expect_two_data_sets(cap, d_out, c, [&](const HostParticles& h) { d_p.upload(interleave4(h)); });
 }
 
@@ -645,13 +635,8 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GivenGraderBaselineGpu, ::testing::Values(1, 31,
 // ---------------------------------------------------------------------------
 // GPU: the tiled conversion, exact for N = 1, 31, 33, 10^6 + 7 and widths 1 ... 32.
 // ---------------------------------------------------------------------------
-struct Conversion {
-  int n, fields;
-};
-
-std::string conversion_name(const ::testing::TestParamInfo<Conversion>& p) {
-  return std::to_string(p.param.n) + "x" + std::to_string(p.param.fields);
-}
+/// A conversion of n records of `fields` floats: the AoS as an n x fields matrix (rows x cols).
+using Conversion = kit::Extent;
 
 const Conversion kConversions[] = {{1, 3},    {31, 3},   {33, 4},   {1000007, 3}, {257, 32},
                                    {1000, 1}, {4097, 2}, {300, 31}, {100003, 8},  {1000007, 5}};
@@ -670,12 +655,12 @@ class ConversionGpu : public ::testing::TestWithParam<Conversion> {};
 
 TEST_P(ConversionGpu, TiledIsExact) {
   CUDALAB_REQUIRE_GPU();
-  const int n = GetParam().n, fields = GetParam().fields;
+  const int n = GetParam().rows, fields = GetParam().cols;
   const std::size_t count = std::size_t(n) * fields;
   cudalab::DeviceBuffer<float> d_aos(count), d_soa(count);
   const CapturedWork cap = CapturedWork::capture(
       [&](cudaStream_t s) { lab10::aos_to_soa_tiled(d_aos.data(), d_soa.data(), n, fields, s); });
-  ASSERT_TRUE(cap.holds_only(only_kernel("aos_to_soa_tiled_kernel")));
+  ASSERT_TRUE(cap.holds_only(only_kernel(lab10::aos_to_soa_tiled_kernel())));
   for (int run = 0; run < 2; ++run) {  // new data each time; a race may also hide in one run
     SCOPED_TRACE("replay " + std::to_string(run + 1) + " of the captured launch");
     auto rng = cudalab::make_rng(30 + run);
@@ -692,20 +677,21 @@ TEST_P(ConversionGpu, TiledIsExact) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, ConversionGpu, ::testing::ValuesIn(kConversions), conversion_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, ConversionGpu, ::testing::ValuesIn(kConversions), kit::shape_name);
 
 TEST(GivenNaiveConversionGpu, NaiveIsExact) {
   CUDALAB_REQUIRE_GPU();
   for (const Conversion c : {Conversion{33, 3}, Conversion{1000, 32}, Conversion{4097, 2}}) {
-    const std::size_t count = std::size_t(c.n) * c.fields;
+    const int n = c.rows, fields = c.cols;
+    const std::size_t count = std::size_t(n) * fields;
     std::vector<float> aos(count);
     for (std::size_t e = 0; e < count; ++e) aos[e] = float(e % 1009) - 500.0f;
-    const auto d_aos = upload(aos);
+    const auto d_aos = kit::upload(aos);
     cudalab::DeviceBuffer<float> d_soa(count);
     d_soa.fill_bytes(0xFF);
-    lab10::aos_to_soa_naive(d_aos.data(), d_soa.data(), c.n, c.fields);
-    EXPECT_TRUE(cudalab::testing::matrices_match(host_soa(aos, c.n, c.fields), d_soa.to_host(),
-                                                 c.fields, c.n, 0.0));
+    lab10::aos_to_soa_naive(d_aos.data(), d_soa.data(), n, fields);
+    EXPECT_TRUE(cudalab::testing::matrices_match(host_soa(aos, n, fields), d_soa.to_host(), fields,
+                                                 n, 0.0));
   }
 }
 
@@ -746,7 +732,7 @@ TEST(ConversionRangeGpu, OffsetsPastTwoToThe31) {
   cudalab::DeviceBuffer<float> d_aos(count), d_soa(count);
   const CapturedWork cap = CapturedWork::capture(
       [&](cudaStream_t s) { lab10::aos_to_soa_tiled(d_aos.data(), d_soa.data(), kN, kFields, s); });
-  ASSERT_TRUE(cap.holds_only(only_kernel("aos_to_soa_tiled_kernel")));
+  ASSERT_TRUE(cap.holds_only(only_kernel(lab10::aos_to_soa_tiled_kernel())));
   const std::uint64_t salt = salt_for(41);
   fill_records(d_aos.data(), static_cast<long long>(count), salt, nullptr);
   cudalab::testing::poison(d_soa.data(), d_soa.bytes());
@@ -768,7 +754,7 @@ TEST(ConversionRangeGpu, OffsetsPastTwoToThe31) {
 /// A profiled launch: which kernel, and the pattern of its global loads for the model.
 struct Profiled {
   const char* what;
-  const char* kernel;
+  cudalab::KernelInfo (*kernel)();
   std::uint64_t stride_bytes;
   int access_bytes;
   std::uint64_t base_byte;
@@ -779,18 +765,18 @@ constexpr int kProfiledN = 1 << 20;      // particles / elements of the profiled
 constexpr int kProfiledWideN = 1 << 16;  // records of 32 floats
 
 const Profiled kProfiled[] = {
-    {"count: SoA x, stride 1", "count_below_kernel", 4, 4, 0, false},
-    {"count: SoA x from x + 1 (misaligned)", "count_below_kernel", 4, 4, 4, false},
-    {"count: AoS3 p.x, stride 3", "count_below_kernel", 12, 4, 0, false},
-    {"count: AoS4 p.x, stride 4", "count_below_kernel", 16, 4, 0, false},
-    {"count: stride 8", "count_below_kernel", 32, 4, 0, false},
-    {"count: stride 32", "count_below_kernel", 128, 4, 0, false},
-    {"weighted distance: SoA", "weighted_distance_soa_kernel", 4, 4, 0, false},
-    {"weighted distance: AoS4", "weighted_distance_aos4_kernel", 16, 16, 0, false},
-    {"tiled conversion: 3 fields", "aos_to_soa_tiled_kernel", 4, 4, 0, true},
-    {"tiled conversion: 32 fields", "aos_to_soa_tiled_kernel", 4, 4, 0, true},
-    {"naive conversion (given): 3 fields", "aos_to_soa_naive_kernel", 12, 4, 0, false},
-    {"naive conversion (given): 32 fields", "aos_to_soa_naive_kernel", 128, 4, 0, false},
+    {"count: SoA x, stride 1", lab10::count_below_kernel, 4, 4, 0, false},
+    {"count: SoA x from x + 1 (misaligned)", lab10::count_below_kernel, 4, 4, 4, false},
+    {"count: AoS3 p.x, stride 3", lab10::count_below_kernel, 12, 4, 0, false},
+    {"count: AoS4 p.x, stride 4", lab10::count_below_kernel, 16, 4, 0, false},
+    {"count: stride 8", lab10::count_below_kernel, 32, 4, 0, false},
+    {"count: stride 32", lab10::count_below_kernel, 128, 4, 0, false},
+    {"weighted distance: SoA", lab10::weighted_distance_soa_kernel, 4, 4, 0, false},
+    {"weighted distance: AoS4", lab10::weighted_distance_aos4_kernel, 16, 16, 0, false},
+    {"tiled conversion: 3 fields", lab10::aos_to_soa_tiled_kernel, 4, 4, 0, true},
+    {"tiled conversion: 32 fields", lab10::aos_to_soa_tiled_kernel, 4, 4, 0, true},
+    {"naive conversion (given): 3 fields", lab10::aos_to_soa_naive_kernel, 12, 4, 0, false},
+    {"naive conversion (given): 32 fields", lab10::aos_to_soa_naive_kernel, 128, 4, 0, false},
 };
 
 TEST(PatternsGpu, EveryProfiledLaunchIsCorrect) {
@@ -868,11 +854,16 @@ TEST(SectorsProfiler, SectorsPerRequestMatchYourModel) {
   const std::string requests = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
   const std::string wavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
   const std::string shared_loads = "smsp__sass_inst_executed_op_shared_ld.sum";
-  const cudalab::testing::NcuRun run = cudalab::testing::run_ncu(
-      {sectors, requests, wavefronts, shared_loads},
-      "count_below_kernel|weighted_distance_soa_kernel|weighted_distance_aos4_kernel|"
-      "aos_to_soa_tiled_kernel|aos_to_soa_naive_kernel",
-      "PatternsGpu.EveryProfiledLaunchIsCorrect");
+  std::string kernels;  // every kernel of kProfiled, as a regex alternation
+  for (const cudalab::KernelInfo& k :
+       {lab10::count_below_kernel(), lab10::weighted_distance_soa_kernel(),
+        lab10::weighted_distance_aos4_kernel(), lab10::aos_to_soa_tiled_kernel(),
+        lab10::aos_to_soa_naive_kernel()}) {
+    kernels += (kernels.empty() ? "" : "|") + std::string(k.name);
+  }
+  const cudalab::testing::NcuRun run =
+      cudalab::testing::run_ncu({sectors, requests, wavefronts, shared_loads}, kernels,
+                                "PatternsGpu.EveryProfiledLaunchIsCorrect");
   if (!run.available) GTEST_SKIP() << run.skip_reason;
   ASSERT_EQ(run.exit_code, 0) << cudalab::testing::excerpt(run.output);
   constexpr std::size_t kLaunches = sizeof(kProfiled) / sizeof(kProfiled[0]);
@@ -881,9 +872,9 @@ TEST(SectorsProfiler, SectorsPerRequestMatchYourModel) {
   for (std::size_t i = 0; i < kLaunches; ++i) {
     const Profiled& p = kProfiled[i];
     const cudalab::testing::KernelMetrics& k = run.kernels[i];
+    const char* kernel = p.kernel().name;
     SCOPED_TRACE(std::string(p.what) + " (" + k.name + ")");
-    ASSERT_NE(k.name.find(p.kernel), std::string::npos)
-        << "launch " << i << " should be " << p.kernel;
+    ASSERT_NE(k.name.find(kernel), std::string::npos) << "launch " << i << " should be " << kernel;
     const auto s = k.values.find(sectors), r = k.values.find(requests);
     ASSERT_TRUE(s != k.values.end() && r != k.values.end() && r->second > 0)
         << "no global-load requests measured";
@@ -905,7 +896,7 @@ TEST(SectorsProfiler, SectorsPerRequestMatchYourModel) {
                        << model[0]
                        << (model.size() > 1 ? " (or the same for 8- or 16-byte loads)" : "")
                        << " (tolerance 10 %)";
-    if (std::string(p.kernel) == "aos_to_soa_tiled_kernel" && i == 9) {  // 32 fields
+    if (p.kernel == lab10::aos_to_soa_tiled_kernel && i == 9) {  // 32 fields
       const auto w = k.values.find(wavefronts), l = k.values.find(shared_loads);
       ASSERT_TRUE(w != k.values.end() && l != k.values.end() && l->second > 0)
           << "no shared-memory loads measured in the tiled conversion";
@@ -927,22 +918,8 @@ constexpr const char* kConversionSanitized =
     "Shapes/ConversionGpu.*/31x3:Shapes/ConversionGpu.*/257x32:Shapes/ConversionGpu.*/300x31";
 constexpr const char* kPointsSanitized = "Sizes/PointsGpu.*/n31:Sizes/PointsGpu.*/n33";
 
-TEST(ConversionSanitizer, RacecheckFindsNoSharedMemoryHazard) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", kConversionSanitized);
-}
-TEST(ConversionSanitizer, SynccheckFindsNoInvalidBarrier) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", kConversionSanitized);
-}
-TEST(ConversionSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", kConversionSanitized);
-}
-TEST(PointsSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", kPointsSanitized);
-}
+CUDALAB_SANITIZER_SUITE(ConversionSanitizer, kConversionSanitized, racecheck, synccheck, memcheck)
+CUDALAB_SANITIZER_SUITE(PointsSanitizer, kPointsSanitized, memcheck)
 
 // ---------------------------------------------------------------------------
 // Perf. Inputs are hashed on the device, a new data set before every timed run (untimed), so no
@@ -1071,8 +1048,8 @@ TEST_F(PointsPerf, AllFieldsAos4KeepsPaceWithSoa) {
       [&](cudaStream_t s) { lab10::weighted_distance_soa(p, c, d_out_soa.data(), kN, s); });
   const CapturedWork cap_aos = CapturedWork::capture(
       [&](cudaStream_t s) { lab10::weighted_distance_aos4(p4, c, d_out_aos.data(), kN, s); });
-  ASSERT_TRUE(cap_soa.holds_only(only_kernel("weighted_distance_soa_kernel")));
-  ASSERT_TRUE(cap_aos.holds_only(only_kernel("weighted_distance_aos4_kernel")));
+  ASSERT_TRUE(cap_soa.holds_only(only_kernel(lab10::weighted_distance_soa_kernel())));
+  ASSERT_TRUE(cap_aos.holds_only(only_kernel(lab10::weighted_distance_aos4_kernel())));
   d_out_soa.fill_bytes(0xFF);
   d_out_aos.fill_bytes(0xFF);
   const TimedPair t = time_pair(
@@ -1132,7 +1109,8 @@ TEST(ConversionPerf, TiledIsFasterThanNaive) {
   const CapturedWork cap_tiled = CapturedWork::capture([&](cudaStream_t s) {
     lab10::aos_to_soa_tiled(d_aos.data(), d_soa.data(), kN, kPerfFields, s);
   });
-  ASSERT_TRUE(cap_tiled.holds_only(only_kernel("aos_to_soa_tiled_kernel")));
+  ASSERT_TRUE(cap_naive.holds_only(only_kernel(lab10::aos_to_soa_naive_kernel())));
+  ASSERT_TRUE(cap_tiled.holds_only(only_kernel(lab10::aos_to_soa_tiled_kernel())));
   d_soa.fill_bytes(0xFF);
   const TimedPair t = time_pair(
       cap_naive, cap_tiled, salt_for(63),

@@ -13,13 +13,13 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "common/kit.cuh"
 #include "cudalab/bank_model.hpp"
 #include "cudalab/bench.cuh"
 #include "cudalab/ceilings.cuh"
@@ -36,6 +36,7 @@
 namespace {
 
 namespace t = cudalab::testing;
+namespace kit = cudalab::kit;
 
 // ---------------------------------------------------------------------------
 // Thresholds. Measured with the reference solution on an NVIDIA H200 (CUDA 13.0), three runs.
@@ -68,9 +69,6 @@ constexpr double kMaxInterleavedConflicts = 0.05;
 
 /// Side of the square matrices of the speed tests: 8192^2 floats = 256 MiB, >> the L2.
 constexpr int kPerfSide = 8192;
-
-const std::vector<std::string> kCopyKernels = {"vec4_copy_kernel"};
-const std::vector<std::string> kTileKernels = {"vec4_tile_transpose_kernel"};
 
 constexpr std::uint32_t kPoisonBits = 0xFFFFFFFFu;
 
@@ -180,15 +178,16 @@ TEST(Vec4SassCpu, CopyKernelMovesItsBodyWith128BitGlobalAccesses) {
   if (!t::sass_of_this_grader().skip_reason.empty()) {
     GTEST_SKIP() << t::sass_of_this_grader().skip_reason;
   }
-  expect_wide_ops({"vec4_copy_kernel"}, {"LDG", "STG"}, "vec4_copy_kernel");
+  const char* kernel = lab11::vec4_copy_kernel().name;
+  expect_wide_ops({kernel}, {"LDG", "STG"}, kernel);
 }
 
 TEST(Vec4SassCpu, TileStageUses128BitGlobalLoadsAndSharedLoadsAndStores) {
   if (!t::sass_of_this_grader().skip_reason.empty()) {
     GTEST_SKIP() << t::sass_of_this_grader().skip_reason;
   }
-  expect_wide_ops({"vec4_tile_transpose_kernel", "InterleavedVec4"}, {"LDG", "STS", "LDS"},
-                  "vec4_tile_transpose_kernel<InterleavedVec4>");
+  const std::string kernel = lab11::vec4_tile_transpose_kernel<lab11::InterleavedVec4>().name;
+  expect_wide_ops({kernel, "InterleavedVec4"}, {"LDG", "STS", "LDS"}, kernel + "<InterleavedVec4>");
 }
 
 // Why the interleave (given: the layouts are given, the model decides).
@@ -313,9 +312,7 @@ void expect_copy_ok(const CopyCase& c, const lab11::CopyLaunch& launch) {
   t::CapturedWork cap = t::CapturedWork::capture([&](cudaStream_t s) {
     lab11::vec4_copy(b.src(), b.sp, b.dst(), b.dp, c.width, c.rows, launch, s);
   });
-  t::GraphRules rules;
-  rules.kernels = kCopyKernels;
-  ASSERT_TRUE(cap.holds_only(rules));
+  ASSERT_TRUE(cap.holds_only(kit::only_kernel(lab11::vec4_copy_kernel())));
   for (int set = 0; set < 2; ++set) {
     SCOPED_TRACE("data set " + std::to_string(set));
     b.fill(set);
@@ -369,9 +366,7 @@ TEST(Vec4CopyRangeGpu, RowsPastTwoGibibytesAreCopied) {
   t::CapturedWork cap = t::CapturedWork::capture([&](cudaStream_t s) {
     lab11::vec4_copy(d_src.data(), kPitch, d_dst.data(), kPitch, kWidth, kRows, {}, s);
   });
-  t::GraphRules rules;
-  rules.kernels = kCopyKernels;
-  ASSERT_TRUE(cap.holds_only(rules));
+  ASSERT_TRUE(cap.holds_only(kit::only_kernel(lab11::vec4_copy_kernel())));
   const auto salt = std::uint32_t(cudalab::make_rng(51)());
   fill_pattern_kernel<<<dim3(4, 4096), 256>>>(d_src.data(), kPitch, kWidth, kRows, salt);
   CUDA_CHECK_LAST_LAUNCH();
@@ -393,22 +388,12 @@ TEST(Vec4CopyRangeGpu, RowsPastTwoGibibytesAreCopied) {
 // ---------------------------------------------------------------------------
 // The float4 tile stage (GPU): transposes of pitched matrices of any shape.
 // ---------------------------------------------------------------------------
-struct TransposeShape {
-  int rows;
-  int cols;
-};
-
-std::string transpose_shape_name(const ::testing::TestParamInfo<TransposeShape>& p) {
-  return std::to_string(p.param.rows) + "x" + std::to_string(p.param.cols);
-}
+using TransposeShape = kit::Extent;
 
 /// Ragged (cols % 4 = 1, 2, 3), single rows and columns, tiles cut at both edges.
 const TransposeShape kTransposeShapes[] = {{1, 1},      {1, 5},    {3, 1},    {31, 33},
                                            {33, 66},    {64, 64},  {257, 31}, {100, 1001},
                                            {1000, 999}, {2049, 67}};
-
-using TileLaunch =
-    std::function<void(const float*, std::size_t, float*, std::size_t, int, int, cudaStream_t)>;
 
 /// The pitched transpose problem: in pitch rounded to 512 bytes, out pitch deliberately
 /// not a multiple of 16 (4 floats of slack).
@@ -453,14 +438,16 @@ struct TransposeBuffers {
   }
 };
 
-void expect_transpose_ok(const TileLaunch& launch, int rows, int cols) {
+/// Captures vec4_tile_transpose<Layout> (the graph: that layout's kernel alone), replays it on
+/// two data sets.
+template <typename Layout>
+void expect_transpose_ok(int rows, int cols) {
   TransposeBuffers b(rows, cols);
   b.fill(0);
-  t::CapturedWork cap = t::CapturedWork::capture(
-      [&](cudaStream_t s) { launch(b.d_in.data(), b.ip, b.d_out.data(), b.op, rows, cols, s); });
-  t::GraphRules rules;
-  rules.kernels = kTileKernels;
-  ASSERT_TRUE(cap.holds_only(rules));
+  t::CapturedWork cap = t::CapturedWork::capture([&](cudaStream_t s) {
+    lab11::vec4_tile_transpose<Layout>(b.d_in.data(), b.ip, b.d_out.data(), b.op, rows, cols, s);
+  });
+  ASSERT_TRUE(cap.holds_only(kit::only_kernel(lab11::vec4_tile_transpose_kernel<Layout>())));
   for (int set = 0; set < 2; ++set) {
     SCOPED_TRACE("data set " + std::to_string(set));
     b.fill(set);
@@ -476,20 +463,18 @@ class TileStageGpu : public ::testing::TestWithParam<TransposeShape> {};
 
 TEST_P(TileStageGpu, InterleavedTransposeIsExact) {
   CUDALAB_REQUIRE_GPU();
-  expect_transpose_ok(lab11::vec4_tile_transpose<lab11::InterleavedVec4>, GetParam().rows,
-                      GetParam().cols);
+  expect_transpose_ok<lab11::InterleavedVec4>(GetParam().rows, GetParam().cols);
 }
 
 // Any valid float4 layout gives the same transpose: the kernel stores and loads through the
 // layout it is given.
 TEST_P(TileStageGpu, IsExactWithAnotherValidLayout) {
   CUDALAB_REQUIRE_GPU();
-  expect_transpose_ok(lab11::vec4_tile_transpose<lab11::MirroredVec4>, GetParam().rows,
-                      GetParam().cols);
+  expect_transpose_ok<lab11::MirroredVec4>(GetParam().rows, GetParam().cols);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, TileStageGpu, ::testing::ValuesIn(kTransposeShapes),
-                         transpose_shape_name);
+                         kit::shape_name);
 
 // A broken layout (two float4 per slot) must break the transpose.
 TEST(TileStageLayoutUseGpu, ABrokenLayoutBreaksTheTranspose) {
@@ -516,19 +501,21 @@ TEST(TileStageLayoutUseGpu, ABrokenLayoutBreaksTheTranspose) {
   EXPECT_GT(differ, 64u * 64u / 8u)
       << "with a float4 layout that stores two vectors in one slot the transpose should lose "
       << "half of them, but only " << differ << " of 4096 elements differ: does "
-      << "vec4_tile_transpose_kernel address its tile through Vec4Layout::index()?";
+      << lab11::vec4_tile_transpose_kernel<lab11::InterleavedVec4>().name
+      << " address its tile through Vec4Layout::index()?";
 }
 
 // The tile is float4 and unpadded: the interleave costs no memory.
 TEST(TileStageSharedMemoryGpu, TileIsOneUnpaddedFloat4Tile) {
   CUDALAB_REQUIRE_GPU();
   cudaFuncAttributes attr{};
-  CUDA_CHECK(cudaFuncGetAttributes(&attr, lab11::interleaved_tile_transpose_kernel_ptr()));
+  const cudalab::KernelInfo kernel = lab11::vec4_tile_transpose_kernel<lab11::InterleavedVec4>();
+  CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel.function));
   const std::size_t want = std::size_t(lab11::kTileVec4s) * sizeof(float4);
   t::record_measurement("tile stage static shared memory", double(attr.sharedSizeBytes), "bytes",
                         double(want));
   EXPECT_EQ(attr.sharedSizeBytes, want)
-      << "vec4_tile_transpose_kernel declares " << attr.sharedSizeBytes << " bytes of static "
+      << kernel.name << " declares " << attr.sharedSizeBytes << " bytes of static "
       << "shared memory; one kTile x kTile tile of float4 is " << want << " bytes";
 }
 
@@ -631,9 +618,7 @@ struct PerfCopy {
       lab11::vec4_copy(in.live.data(), kPitch, d_out.data(), kPitch, kPerfSide, kPerfSide, launch,
                        s);
     });
-    t::GraphRules rules;
-    rules.kernels = kCopyKernels;
-    EXPECT_TRUE(cap.holds_only(rules));
+    EXPECT_TRUE(cap.holds_only(kit::only_kernel(lab11::vec4_copy_kernel())));
     return cap;
   }
   /// The last timed output is the input set it read.
@@ -718,9 +703,8 @@ TEST(TileStagePerf, InterleavedTransposeBeatsPaddedAndNearsTheCopy) {
     lab11::vec4_tile_transpose<lab11::InterleavedVec4>(in.live.data(), kPitch, d_out.data(), kPitch,
                                                        kPerfSide, kPerfSide, s);
   });
-  t::GraphRules rules;
-  rules.kernels = kTileKernels;
-  ASSERT_TRUE(cap.holds_only(rules));
+  ASSERT_TRUE(cap.holds_only(
+      kit::only_kernel(lab11::vec4_tile_transpose_kernel<lab11::InterleavedVec4>())));
   t::poison(d_out.data(), d_out.bytes());
   auto opts = perf_options(15);
   opts.before_candidate = [&](cudaStream_t s) { in.copy_next(s); };
@@ -755,25 +739,12 @@ TEST(TileStagePerf, InterleavedTransposeBeatsPaddedAndNearsTheCopy) {
 // compute-sanitizer: the copy under memcheck (a misaligned float4 is an error); the tile
 // stage under racecheck, memcheck and synccheck.
 // ---------------------------------------------------------------------------
-TEST(CopySanitizer, MemcheckIsClean) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", "SmallShapesGpu.Vec4CopyOnOffsetRows");
-}
-
-TEST(TileStageSanitizer, RacecheckIsClean) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", "SmallShapesGpu.TileStageOnRaggedShapes");
-}
-
-TEST(TileStageSanitizer, MemcheckIsClean) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", "SmallShapesGpu.TileStageOnRaggedShapes");
-}
-
-TEST(TileStageSanitizer, SynccheckIsClean) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", "SmallShapesGpu.TileStageOnRaggedShapes");
-}
+constexpr const char* kTileSanitized = "SmallShapesGpu.TileStageOnRaggedShapes";
+CUDALAB_SANITIZER_TEST(CopySanitizer, MemcheckIsClean, "memcheck",
+                       "SmallShapesGpu.Vec4CopyOnOffsetRows")
+CUDALAB_SANITIZER_TEST(TileStageSanitizer, RacecheckIsClean, "racecheck", kTileSanitized)
+CUDALAB_SANITIZER_TEST(TileStageSanitizer, MemcheckIsClean, "memcheck", kTileSanitized)
+CUDALAB_SANITIZER_TEST(TileStageSanitizer, SynccheckIsClean, "synccheck", kTileSanitized)
 
 // ---------------------------------------------------------------------------
 // Nsight Compute: wavefronts per 16-byte shared load against the bank model.
@@ -786,8 +757,9 @@ const std::vector<std::string> kSharedMetrics = {
 TEST(TileStageProfiler, InterleavedLoadsAreConflictFreeAndPlainMatchesTheModel) {
   CUDALAB_REQUIRE_GPU();
   if (t::running_under_tool()) GTEST_SKIP() << "already under a tool";
-  const t::NcuRun run =
-      t::run_ncu(kSharedMetrics, "vec4_tile_transpose_kernel", "ProfiledShapesGpu.*");
+  const std::string kernel =
+      lab11::vec4_tile_transpose_kernel<lab11::InterleavedVec4>().name;  // every layout
+  const t::NcuRun run = t::run_ncu(kSharedMetrics, kernel, "ProfiledShapesGpu.*");
   if (!run.available) GTEST_SKIP() << run.skip_reason;
   ASSERT_FALSE(run.kernels.empty()) << "ncu profiled no kernel:\n" << t::excerpt(run.output);
   struct Expect {
@@ -810,7 +782,7 @@ TEST(TileStageProfiler, InterleavedLoadsAreConflictFreeAndPlainMatchesTheModel) 
       conflicts += value(kSharedMetrics[2]);
       ++launches;
     }
-    ASSERT_GT(launches, 0) << "vec4_tile_transpose_kernel<" << e.layout << "> was not profiled";
+    ASSERT_GT(launches, 0) << kernel << "<" << e.layout << "> was not profiled";
     ASSERT_GT(loads, 0.0) << e.layout << ": no shared-memory load: is the tile read back?";
     const double per_load = wavefronts / loads;
     t::record_measurement(e.layout + " wavefronts per shared load", per_load, "", e.model);
