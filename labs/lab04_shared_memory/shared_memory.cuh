@@ -15,6 +15,8 @@
 
 #include <cstddef>
 
+#include "cudalab/launch_checks.hpp"
+
 namespace lab04 {
 
 // ---------------------------------------------------------------------------
@@ -27,10 +29,14 @@ inline constexpr int kNaiveBlock = 16;
 /**
  * @brief C = A * B with one thread per element of C (naive_matmul.cu), @p block x @p block
  * threads per block.
- * @throws std::invalid_argument for non-positive sizes or a block of more than 1024 threads
+ * @throws std::invalid_argument for non-positive sizes, a block of more than 1024 threads or
+ * more than 65535 block rows
  */
 void matmul_naive(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                   cudaStream_t stream = nullptr, int block = kNaiveBlock);
+
+/// The kernel matmul_naive() launches (naive_matmul.cu): provenance, attributes.
+cudalab::KernelInfo naive_kernel();
 
 // ---------------------------------------------------------------------------
 // Static tiles: `__shared__ float tile[T][T]`, T known at compile time.
@@ -51,10 +57,13 @@ static_assert(kStaticTile % 32 == 0 || 32 % kStaticTile == 0,
  * @brief Tiled C = A * B with two static kStaticTile x kStaticTile shared tiles
  * (tiled_static.cu: the kernel is yours, the launcher is given). Block (T, T), grid
  * (ceil(n / T), ceil(m / T)).
- * @throws std::invalid_argument for non-positive sizes
+ * @throws std::invalid_argument for non-positive sizes or more than 65535 tile rows
  */
 void matmul_tiled_static(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                          cudaStream_t stream = nullptr);
+
+/// The kernel matmul_tiled_static() launches (tiled_static.cu): provenance, attributes.
+cudalab::KernelInfo tiled_static_kernel();
 
 // ---------------------------------------------------------------------------
 // Dynamic tiles: one `extern __shared__ float smem[]` buffer, sized at launch and
@@ -111,10 +120,14 @@ DynamicTilePlan plan_dynamic_tile(const SmemLimits& limits, std::size_t budget_b
  * 48 KB it first opts the kernel in (cudaFuncSetAttribute with
  * cudaFuncAttributeMaxDynamicSharedMemorySize) and asks for the largest shared-memory
  * carve-out.
- * @throws std::invalid_argument for non-positive sizes or an inconsistent plan
- * (tile not in {8, 16, 32}, depth not a positive multiple of tile, wrong smem_bytes)
+ * @throws std::invalid_argument for non-positive sizes, more than 65535 tile rows or an
+ * inconsistent plan (tile not in {8, 16, 32}, depth not a positive multiple of tile, wrong
+ * smem_bytes)
  */
 void matmul_tiled_dynamic(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                           const DynamicTilePlan& plan, cudaStream_t stream = nullptr);
+
+/// The kernel matmul_tiled_dynamic() launches (tiled_dynamic.cu): provenance, attributes.
+cudalab::KernelInfo tiled_dynamic_kernel();
 
 }  // namespace lab04
