@@ -8,6 +8,8 @@
 
 namespace lab12 {
 
+namespace {
+
 __global__ void __maxnreg__(kMaxRegisters)
     matmul_sync_kernel(const float* __restrict__ a, const float* __restrict__ b,
                        float* __restrict__ c, int m, int n, int k) {
@@ -32,11 +34,18 @@ __global__ void __maxnreg__(kMaxRegisters)
   if (row < m && col < n) c[static_cast<std::size_t>(row) * n + col] = acc;
 }
 
+}  // namespace
+
 void matmul_sync(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                  cudaStream_t stream) {
   const auto [grid, block] = tile_launch("matmul_sync", m, n, k);
   matmul_sync_kernel<<<grid, block, 0, stream>>>(d_a, d_b, d_c, m, n, k);
   CUDA_CHECK_LAST_LAUNCH();
+}
+
+cudalab::KernelInfo sync_kernel() {
+  return {reinterpret_cast<const void*>(matmul_sync_kernel), "matmul_sync_kernel",
+          dim3(kTile, kTile), 0};
 }
 
 }  // namespace lab12

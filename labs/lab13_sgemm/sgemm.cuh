@@ -21,6 +21,7 @@
 #include <cstddef>
 
 #include "cublas_ref.cuh"
+#include "cudalab/launch_checks.hpp"
 
 namespace lab13 {
 
@@ -179,21 +180,20 @@ struct Occupancy {
  */
 Occupancy occupancy(const KernelResources& kernel, const SmLimits& sm = SmLimits{});
 
-/// One of the lab's kernels as launched: the function, threads per block, dynamic shared
-/// memory (what the occupancy tests and the demo's table read).
-struct KernelInfo {
-  const void* kernel = nullptr;
-  int threads = 0;
-  std::size_t dynamic_smem = 0;
-  const char* name = "";
-};
-
-/// The kernels the launchers of stages 1-5 launch (for n a multiple of 4: the vector path).
-KernelInfo block_tiled_kernel_info();
-KernelInfo vectorized_kernel_info();
-KernelInfo warp_tiled_kernel_info();
-KernelInfo pipelined_kernel_info();
-KernelInfo swizzled_kernel_info();
+/**
+ * @brief The kernels the launchers of stages 1-5 launch, as the graders and the occupancy
+ * tests see them (function, name, block, dynamic shared memory; no CUDA call). Each kernel is
+ * private to its stage's file. For a templated kernel, @p vector_path picks the instance: the
+ * 16-byte path (true: what a launcher runs when every row it reads and writes 16 bytes at a
+ * time is 16-byte aligned) or the scalar one. The pipelined kernels' dynamic_smem
+ * (kPipeSmemBytes) is above 48 KB: their launchers opt in
+ * (cudaFuncAttributeMaxDynamicSharedMemorySize) before the first launch.
+ */
+cudalab::KernelInfo block_tiled_kernel();
+cudalab::KernelInfo vectorized_kernel(bool vector_path = true);
+cudalab::KernelInfo warp_tiled_kernel(bool vector_path = true);
+cudalab::KernelInfo pipelined_kernel(bool vector_path = true);
+cudalab::KernelInfo swizzled_kernel(bool vector_path = true);
 
 // Given: cuBLAS SGEMM (FP32, default math mode: no TF32), the baseline
 // (labs/common/cublas_ref, shared with labs 09 and 14)

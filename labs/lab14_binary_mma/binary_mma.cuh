@@ -29,6 +29,7 @@
 #include <cstdint>
 
 #include "cublas_ref.cuh"
+#include "cudalab/launch_checks.hpp"
 
 namespace lab14 {
 
@@ -105,6 +106,10 @@ inline constexpr int kPopcountThreads = 256;
 void popcount_vectors(const std::uint32_t* d_bits, int vectors, int k, int* d_counts,
                       cudaStream_t stream = nullptr);
 
+/// popcount_vectors_kernel, the kernel popcount_vectors() launches (private to its file), as
+/// the grader sees it: function, name, block, dynamic shared memory.
+cudalab::KernelInfo popcount_kernel();
+
 // ---------------------------------------------------------------------------
 // Step 1: one warp per 16 x 8 tile, fragments straight from global memory (mma_naive.cu)
 // ---------------------------------------------------------------------------
@@ -126,6 +131,9 @@ inline constexpr int kNaiveWarps = 4;
 void binary_mma_naive(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,
                       const int* d_a_pop, const int* d_b_pop, float* d_c, int m, int n, int k,
                       cudaStream_t stream = nullptr);
+
+/// binary_mma_naive_kernel, the kernel binary_mma_naive() launches (private to its file).
+cudalab::KernelInfo mma_naive_kernel();
 
 // ---------------------------------------------------------------------------
 // Step 2: block tiles in swizzled shared memory, ldmatrix, a cp.async pipeline
@@ -154,6 +162,10 @@ inline constexpr int kPipelinedSmemBytes = kStages * (kBlockM + kBlockN) * (kBlo
 void binary_mma_pipelined(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,
                           const int* d_a_pop, const int* d_b_pop, float* d_c, int m, int n, int k,
                           cudaStream_t stream = nullptr);
+
+/// binary_mma_pipelined_kernel, the kernel binary_mma_pipelined() launches (private to its
+/// file), with kPipelinedSmemBytes of dynamic shared memory.
+cudalab::KernelInfo mma_pipelined_kernel();
 
 // ---------------------------------------------------------------------------
 // Given: the whole product (binary_gemm.cu): popcounts, then the tensor-core kernel

@@ -45,10 +45,15 @@ void binary_mma_naive(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bi
   const int tiles_n = (n + 7) / 8;
   const long tiles = long((m + 15) / 16) * tiles_n;
   const long blocks = (tiles + kNaiveWarps - 1) / kNaiveWarps;
-  if (blocks > 0x7fffffffL) throw std::invalid_argument("binary_mma_naive: m x n too large");
+  if (blocks > cudalab::kMaxGridX) throw std::invalid_argument("binary_mma_naive: m x n too large");
   binary_mma_naive_kernel<<<unsigned(blocks), kNaiveWarps * 32, 0, stream>>>(
       d_a_bits, d_b_bits, d_a_pop, d_b_pop, d_c, m, n, k, row_words(k), tiles_n, tiles);
   CUDA_CHECK_LAST_LAUNCH();
+}
+
+cudalab::KernelInfo mma_naive_kernel() {
+  return {reinterpret_cast<const void*>(binary_mma_naive_kernel), "binary_mma_naive_kernel",
+          dim3(kNaiveWarps * 32), 0};
 }
 
 }  // namespace lab14

@@ -109,4 +109,9 @@ void matmul_tma(const float* d_a, const float* d_b, float* d_c, int m, int n, in
   CUDA_CHECK_LAST_LAUNCH();
 }
 
+cudalab::KernelInfo tma_kernel() {
+  return {reinterpret_cast<const void*>(matmul_tma_kernel), "matmul_tma_kernel", dim3(kTile, kTile),
+          0};
+}
+
 }  // namespace lab12

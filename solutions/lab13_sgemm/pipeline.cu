@@ -4,6 +4,8 @@
 // of it; each thread 16 x 8 results (four 4-row chunks by two 4-column chunks), so a thread
 // does 128 FFMA per 24 floats it reads from shared memory in each k step.
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "cudalab/check.cuh"
 #include "cudalab/launch_checks.hpp"
@@ -245,6 +247,10 @@ void launch(const char* who, const float* d_a, const float* d_b, float* d_c, int
   cudalab::check_positive_dims(who, m, n, k);
   const long long tiles = static_cast<long long>((m + kPipeBlockM - 1) / kPipeBlockM) *
                           ((n + kPipeBlockN - 1) / kPipeBlockN);
+  if (tiles > cudalab::kMaxGridX) {
+    throw std::invalid_argument(std::string(who) + ": " + std::to_string(tiles) +
+                                " tiles, more blocks than gridDim.x allows");
+  }
   const dim3 grid(static_cast<unsigned>(tiles));
   if (vector_path(d_b, d_c, n)) {
     configured_kernel<kSwizzle, true>();
@@ -277,12 +283,16 @@ void sgemm_swizzled(const float* d_a, const float* d_b, float* d_c, int m, int n
   // END TODO(lab13)
 }
 
-KernelInfo pipelined_kernel_info() {
-  return {configured_kernel<false, true>(), kPipeThreads, kPipeSmemBytes, "sgemm_pipelined_kernel"};
+cudalab::KernelInfo pipelined_kernel(bool vector_path) {
+  const void* f = vector_path ? reinterpret_cast<const void*>(kKernel<false, true>)
+                              : reinterpret_cast<const void*>(kKernel<false, false>);
+  return {f, "sgemm_pipelined_kernel", dim3(kPipeThreads), kPipeSmemBytes};
 }
 
-KernelInfo swizzled_kernel_info() {
-  return {configured_kernel<true, true>(), kPipeThreads, kPipeSmemBytes, "sgemm_pipelined_kernel"};
+cudalab::KernelInfo swizzled_kernel(bool vector_path) {
+  const void* f = vector_path ? reinterpret_cast<const void*>(kKernel<true, true>)
+                              : reinterpret_cast<const void*>(kKernel<true, false>);
+  return {f, "sgemm_pipelined_kernel", dim3(kPipeThreads), kPipeSmemBytes};
 }
 
 }  // namespace lab13

@@ -120,7 +120,7 @@ bool aligned16(const void* p) {
 void sgemm_vectorized(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                       cudaStream_t stream) {
   cudalab::check_positive_dims("sgemm_vectorized", m, n, k);
-  const dim3 grid((n + kBlockN - 1) / kBlockN, (m + kBlockM - 1) / kBlockM);
+  const dim3 grid = cudalab::tile_grid(m, n, kBlockM, kBlockN, "sgemm_vectorized");
   // TODO(lab13): launch sgemm_vectorized_kernel<true> (every row of A, B and C 16-byte aligned: k
   // and n multiples of 4 and the pointers aligned16) or <false>, grid x kBlockThreads, on @p
   // stream. HINT: a float4 access to an address that is not a multiple of 16 faults. Roughly 5
@@ -134,9 +134,10 @@ void sgemm_vectorized(const float* d_a, const float* d_b, float* d_c, int m, int
   CUDA_CHECK_LAST_LAUNCH();
 }
 
-KernelInfo vectorized_kernel_info() {
-  return {reinterpret_cast<const void*>(sgemm_vectorized_kernel<true>), kBlockThreads, 0,
-          "sgemm_vectorized_kernel"};
+cudalab::KernelInfo vectorized_kernel(bool vector_path) {
+  const void* f = vector_path ? reinterpret_cast<const void*>(sgemm_vectorized_kernel<true>)
+                              : reinterpret_cast<const void*>(sgemm_vectorized_kernel<false>);
+  return {f, "sgemm_vectorized_kernel", dim3(kBlockThreads), 0};
 }
 
 }  // namespace lab13

@@ -27,8 +27,6 @@ constexpr int kWarpM = kBlockM / kWarpsM;  // 64 rows: 4 MMA tiles of 16
 constexpr int kWarpN = kBlockN / kWarpsN;  // 32 columns: 4 MMA tiles of 8
 constexpr int kTilesM = kWarpM / 16;
 constexpr int kTilesN = kWarpN / 8;
-/// gridDim.y counts tiles of rows of C and is at most 65535.
-constexpr int kMaxGridY = 65535;
 
 static_assert(kWarpsM * kWarpsN * 32 == kPipelinedThreads, "one warp per warp tile");
 static_assert(kChunks == 8,
@@ -201,10 +199,7 @@ void binary_mma_pipelined(const std::uint32_t* d_a_bits, const std::uint32_t* d_
     throw std::invalid_argument("binary_mma_pipelined: m, n and k must be positive");
   }
   require_binary_tensor_cores("binary_mma_pipelined");
-  const dim3 grid((n + kBlockN - 1) / kBlockN, (m + kBlockM - 1) / kBlockM);
-  if (grid.y > unsigned(kMaxGridY)) {
-    throw std::invalid_argument("binary_mma_pipelined: m too large");
-  }
+  const dim3 grid = cudalab::tile_grid(m, n, kBlockM, kBlockN, "binary_mma_pipelined");
   // TODO(lab14): launch binary_mma_pipelined_kernel with grid x kPipelinedThreads threads and
   // kPipelinedSmemBytes of dynamic shared memory on @p stream (row pitch: row_words(k)).
   // HINT: more than 48 KB of dynamic shared memory needs the opt-in first:
@@ -217,6 +212,11 @@ void binary_mma_pipelined(const std::uint32_t* d_a_bits, const std::uint32_t* d_
       d_a_bits, d_b_bits, d_a_pop, d_b_pop, d_c, m, n, k, row_words(k));
   // END TODO(lab14)
   CUDA_CHECK_LAST_LAUNCH();
+}
+
+cudalab::KernelInfo mma_pipelined_kernel() {
+  return {reinterpret_cast<const void*>(binary_mma_pipelined_kernel), "binary_mma_pipelined_kernel",
+          dim3(kPipelinedThreads), kPipelinedSmemBytes};
 }
 
 }  // namespace lab14

@@ -47,4 +47,9 @@ void popcount_vectors(const std::uint32_t* d_bits, int vectors, int k, int* d_co
   CUDA_CHECK_LAST_LAUNCH();
 }
 
+cudalab::KernelInfo popcount_kernel() {
+  return {reinterpret_cast<const void*>(popcount_vectors_kernel), "popcount_vectors_kernel",
+          dim3(kPopcountThreads), 0};
+}
+
 }  // namespace lab14

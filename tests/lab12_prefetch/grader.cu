@@ -7,13 +7,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <functional>
-#include <memory>
 #include <optional>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "common/kit.cuh"
 #include "common/matmul_grading.cuh"
 #include "cudalab/ceilings.cuh"
 #include "cudalab/check.cuh"
@@ -69,21 +67,14 @@ constexpr int kLongK = 16396;
 static_assert((kLongK + lab12::kTile - 1) / lab12::kTile % 2 == 1 && kLongK % lab12::kTile != 0,
               "the long k must end in a partial tile after an odd number of tiles");
 
-constexpr const char* kSyncKernel = "matmul_sync_kernel";
-constexpr const char* kPrefetchKernel = "matmul_register_prefetch_kernel";
-constexpr const char* kPipelinedKernel = "matmul_pipelined_kernel";
-constexpr const char* kTmaKernel = "matmul_tma_kernel";
-
-using matmul_grading::float_tolerance;
-using matmul_grading::Launch;
-using matmul_grading::only_kernel;
-using matmul_grading::Shape;
-using matmul_grading::shape_name;
-using matmul_grading::shape_text;
-
-using cudalab::testing::AlternatingInput;
+namespace kit = cudalab::kit;
+using cudalab::KernelInfo;
 using cudalab::testing::CapturedWork;
 using cudalab::testing::GraphRules;
+using kit::only_kernel;
+using kit::Shape;
+using kit::shape_name;
+using matmul_grading::Launch;
 
 int k_tiles(int k) {
   return (k + lab12::kTile - 1) / lab12::kTile;
@@ -103,32 +94,23 @@ const Shape kTmaShapes[] = {{1, 4, 4},     {17, 36, 68},    {129, 68, 260}, {100
 /// The launch every kernel here has (lab12::tile_launch, TileLaunch): only @p kernel, on
 /// (kTile, kTile) blocks, one block per kTile x kTile tile of C; the dynamic shared memory is
 /// the launcher's choice (0 for static tiles, or one extern buffer of two stages).
-matmul_grading::Rules tile_rules(const char* kernel) {
-  return matmul_grading::tiled_launch(
-      kernel, lab12::kTile, dim3(lab12::kTile, lab12::kTile), std::nullopt,
-      "lab12::tile_launch: block (kTile, kTile), one per tile of C");
+matmul_grading::Rules tile_rules(const KernelInfo& kernel) {
+  return [kernel](const Shape& s) {
+    GraphRules rules = only_kernel(kernel);
+    const unsigned tile = lab12::kTile;
+    rules.expect_launch(kernel.name,
+                        dim3((unsigned(s.n) + tile - 1) / tile, (unsigned(s.m) + tile - 1) / tile),
+                        dim3(tile, tile), std::nullopt,
+                        "lab12::tile_launch: block (kTile, kTile), one per tile of C");
+    return rules;
+  };
 }
 
 /// The shared product check (tests/common/matmul_grading.hpp), with the number of k tiles in
 /// the failure trace: the double-buffering tail bugs depend on it.
-void expect_product_with_k_tiles(const Launch& launch, const char* kernel, const Shape& s) {
+void expect_product_with_k_tiles(const Launch& launch, const KernelInfo& kernel, const Shape& s) {
   SCOPED_TRACE(std::to_string(k_tiles(s.k)) + " k tiles");
   matmul_grading::expect_correct_product(launch, tile_rules(kernel), s);
-}
-
-void launch_sync(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t s) {
-  lab12::matmul_sync(a, b, c, m, n, k, s);
-}
-void launch_prefetch(const float* a, const float* b, float* c, int m, int n, int k,
-                     cudaStream_t s) {
-  lab12::matmul_register_prefetch(a, b, c, m, n, k, s);
-}
-void launch_pipelined(const float* a, const float* b, float* c, int m, int n, int k,
-                      cudaStream_t s) {
-  lab12::matmul_pipelined(a, b, c, m, n, k, s);
-}
-void launch_tma(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t s) {
-  lab12::matmul_tma(a, b, c, m, n, k, s);
 }
 
 // ---------------------------------------------------------------------------
@@ -138,7 +120,7 @@ class GivenSyncGpu : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(GivenSyncGpu, ExactOnOddShapes) {
   CUDALAB_REQUIRE_GPU();
-  expect_product_with_k_tiles(launch_sync, kSyncKernel, GetParam());
+  expect_product_with_k_tiles(lab12::matmul_sync, lab12::sync_kernel(), GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, GivenSyncGpu,
@@ -154,7 +136,8 @@ class RegisterPrefetchGpu : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(RegisterPrefetchGpu, CorrectOnOddShapes) {
   CUDALAB_REQUIRE_GPU();
-  expect_product_with_k_tiles(launch_prefetch, kPrefetchKernel, GetParam());
+  expect_product_with_k_tiles(lab12::matmul_register_prefetch, lab12::register_prefetch_kernel(),
+                              GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, RegisterPrefetchGpu, ::testing::ValuesIn(kShapes), shape_name);
@@ -163,7 +146,7 @@ class PipelinedGpu : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(PipelinedGpu, CorrectOnOddShapes) {
   CUDALAB_REQUIRE_GPU();
-  expect_product_with_k_tiles(launch_pipelined, kPipelinedKernel, GetParam());
+  expect_product_with_k_tiles(lab12::matmul_pipelined, lab12::pipelined_kernel(), GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, PipelinedGpu, ::testing::ValuesIn(kShapes), shape_name);
@@ -172,7 +155,7 @@ class TmaPipelineGpu : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(TmaPipelineGpu, CorrectOnOddShapes) {
   CUDALAB_REQUIRE_GPU();
-  expect_product_with_k_tiles(launch_tma, kTmaKernel, GetParam());
+  expect_product_with_k_tiles(lab12::matmul_tma, lab12::tma_kernel(), GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, TmaPipelineGpu, ::testing::ValuesIn(kTmaShapes), shape_name);
@@ -189,23 +172,23 @@ std::size_t static_smem(const void* kernel) {
 
 TEST(SharedMemoryGpu, TwoStageKernelHoldsExactlyTwoStages) {
   CUDALAB_REQUIRE_GPU();
-  const std::size_t single = static_smem(reinterpret_cast<const void*>(lab12::matmul_sync_kernel));
+  const KernelInfo pipelined = lab12::pipelined_kernel();
+  const std::size_t single = static_smem(lab12::sync_kernel().function);
   ASSERT_EQ(single, lab12::kStageBytes) << "the given synchronous kernel's tiles";
   cudalab::DeviceBuffer<float> d_a(64 * 64), d_b(64 * 64), d_c(64 * 64);
   const CapturedWork cap = CapturedWork::capture([&](cudaStream_t s) {
     lab12::matmul_pipelined(d_a.data(), d_b.data(), d_c.data(), 64, 64, 64, s);
   });
-  ASSERT_TRUE(cap.holds_only(only_kernel(kPipelinedKernel)));
+  ASSERT_TRUE(cap.holds_only(only_kernel(pipelined)));
   unsigned dynamic = 0;
   for (const auto& node : cap.nodes()) {
     if (node.type == cudaGraphNodeTypeKernel) dynamic = node.smem;
   }
-  const std::size_t stat =
-      static_smem(reinterpret_cast<const void*>(lab12::matmul_pipelined_kernel));
+  const std::size_t stat = static_smem(pipelined.function);
   cudalab::testing::record_measurement("pipelined_smem_bytes", double(stat + dynamic), "B",
                                        double(2 * single));
   EXPECT_EQ(stat + dynamic, 2 * single)
-      << "matmul_pipelined_kernel uses " << stat << " B of static and " << dynamic
+      << pipelined.name << " uses " << stat << " B of static and " << dynamic
       << " B of dynamic shared memory; two stages of the synchronous kernel's tiles are "
       << 2 * single << " B (a third stage, padding or extra buffers cost occupancy)";
 }
@@ -218,46 +201,53 @@ TEST(SharedMemoryGpu, TwoStageKernelHoldsExactlyTwoStages) {
 
 TEST(IndexRangeGpu, RegisterPrefetchPast2To31Elements) {
   CUDALAB_REQUIRE_GPU();
-  matmul_grading::expect_large_a_rows(launch_prefetch, tile_rules(kPrefetchKernel), lab12::kTile,
+  matmul_grading::expect_large_a_rows(lab12::matmul_register_prefetch,
+                                      tile_rules(lab12::register_prefetch_kernel()), lab12::kTile,
                                       3);
 }
 TEST(IndexRangeGpu, PipelinedPast2To31Elements) {
   CUDALAB_REQUIRE_GPU();
-  matmul_grading::expect_large_a_rows(launch_pipelined, tile_rules(kPipelinedKernel), lab12::kTile,
-                                      3);
+  matmul_grading::expect_large_a_rows(lab12::matmul_pipelined,
+                                      tile_rules(lab12::pipelined_kernel()), lab12::kTile, 3);
 }
 TEST(TmaIndexRangeGpu, BulkCopiesPast2To31Elements) {
   CUDALAB_REQUIRE_GPU();
-  matmul_grading::expect_large_a_rows(launch_tma, tile_rules(kTmaKernel), lab12::kTile, 4);
+  matmul_grading::expect_large_a_rows(lab12::matmul_tma, tile_rules(lab12::tma_kernel()),
+                                      lab12::kTile, 4);
 }
 // B (1040 x 2^21, + 3 where odd widths are allowed) and C (65535 tiles of rows x about
 // 2^31 / rows columns) past 2^31 elements: offsets p * n and row * n must be 64-bit too.
 TEST(IndexRangeGpu, RegisterPrefetchPast2To31ElementsOfB) {
   CUDALAB_REQUIRE_GPU();
-  matmul_grading::expect_large_b_columns(launch_prefetch, tile_rules(kPrefetchKernel), lab12::kTile,
-                                         true);
+  matmul_grading::expect_large_b_columns(lab12::matmul_register_prefetch,
+                                         tile_rules(lab12::register_prefetch_kernel()),
+                                         lab12::kTile, true);
 }
 TEST(IndexRangeGpu, PipelinedPast2To31ElementsOfB) {
   CUDALAB_REQUIRE_GPU();
-  matmul_grading::expect_large_b_columns(launch_pipelined, tile_rules(kPipelinedKernel), 5, false);
+  matmul_grading::expect_large_b_columns(lab12::matmul_pipelined,
+                                         tile_rules(lab12::pipelined_kernel()), 5, false);
 }
 TEST(TmaIndexRangeGpu, BulkCopiesPast2To31ElementsOfB) {
   CUDALAB_REQUIRE_GPU();
-  matmul_grading::expect_large_b_columns(launch_tma, tile_rules(kTmaKernel), lab12::kTile, false);
+  matmul_grading::expect_large_b_columns(lab12::matmul_tma, tile_rules(lab12::tma_kernel()),
+                                         lab12::kTile, false);
 }
 TEST(IndexRangeGpu, RegisterPrefetchPast2To31ElementsOfC) {
   CUDALAB_REQUIRE_GPU();
-  matmul_grading::expect_large_c_rows(launch_prefetch, tile_rules(kPrefetchKernel), lab12::kTile,
+  matmul_grading::expect_large_c_rows(lab12::matmul_register_prefetch,
+                                      tile_rules(lab12::register_prefetch_kernel()), lab12::kTile,
                                       true);
 }
 TEST(IndexRangeGpu, PipelinedPast2To31ElementsOfC) {
   CUDALAB_REQUIRE_GPU();
-  matmul_grading::expect_large_c_rows(launch_pipelined, tile_rules(kPipelinedKernel), lab12::kTile,
-                                      false);
+  matmul_grading::expect_large_c_rows(lab12::matmul_pipelined,
+                                      tile_rules(lab12::pipelined_kernel()), lab12::kTile, false);
 }
 TEST(TmaIndexRangeGpu, BulkCopiesPast2To31ElementsOfC) {
   CUDALAB_REQUIRE_GPU();
-  matmul_grading::expect_large_c_rows(launch_tma, tile_rules(kTmaKernel), lab12::kTile, false);
+  matmul_grading::expect_large_c_rows(lab12::matmul_tma, tile_rules(lab12::tma_kernel()),
+                                      lab12::kTile, false);
 }
 
 // ---------------------------------------------------------------------------
@@ -271,65 +261,35 @@ const Shape kSmall[] = {{40, 33, 70}, {17, 65, 100}, {41, 35, 69}};
 
 TEST(SmallPrefetchGpu, RegisterPrefetch) {
   CUDALAB_REQUIRE_GPU();
-  for (const Shape& s : kSmall) expect_product_with_k_tiles(launch_prefetch, kPrefetchKernel, s);
+  for (const Shape& s : kSmall)
+    expect_product_with_k_tiles(lab12::matmul_register_prefetch, lab12::register_prefetch_kernel(),
+                                s);
 }
 TEST(SmallPipelinedGpu, Pipelined) {
   CUDALAB_REQUIRE_GPU();
-  for (const Shape& s : kSmall) expect_product_with_k_tiles(launch_pipelined, kPipelinedKernel, s);
+  for (const Shape& s : kSmall)
+    expect_product_with_k_tiles(lab12::matmul_pipelined, lab12::pipelined_kernel(), s);
 }
 TEST(SmallTmaGpu, BulkCopyPipeline) {
   CUDALAB_REQUIRE_GPU();
   for (const Shape& s : {Shape{40, 36, 68}, Shape{17, 64, 100}}) {
-    expect_product_with_k_tiles(launch_tma, kTmaKernel, s);
+    expect_product_with_k_tiles(lab12::matmul_tma, lab12::tma_kernel(), s);
   }
 }
 
-TEST(PrefetchSanitizer, RacecheckFindsNoSharedMemoryHazard) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", "SmallPrefetchGpu.*");
-}
-TEST(PrefetchSanitizer, SynccheckFindsNoInvalidBarrier) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", "SmallPrefetchGpu.*");
-}
-TEST(PrefetchSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", "SmallPrefetchGpu.*");
-}
-TEST(PipelinedSanitizer, RacecheckFindsNoSharedMemoryHazard) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", "SmallPipelinedGpu.*");
-}
-TEST(PipelinedSanitizer, SynccheckFindsNoInvalidBarrier) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", "SmallPipelinedGpu.*");
-}
-TEST(PipelinedSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", "SmallPipelinedGpu.*");
-}
-TEST(TmaSanitizer, RacecheckFindsNoSharedMemoryHazard) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", "SmallTmaGpu.*");
-}
-TEST(TmaSanitizer, SynccheckFindsNoInvalidBarrier) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", "SmallTmaGpu.*");
-}
-TEST(TmaSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", "SmallTmaGpu.*");
-}
+CUDALAB_SANITIZER_SUITE(PrefetchSanitizer, "SmallPrefetchGpu.*", racecheck, synccheck, memcheck)
+CUDALAB_SANITIZER_SUITE(PipelinedSanitizer, "SmallPipelinedGpu.*", racecheck, synccheck, memcheck)
+CUDALAB_SANITIZER_SUITE(TmaSanitizer, "SmallTmaGpu.*", racecheck, synccheck, memcheck)
 
 // ---------------------------------------------------------------------------
 // The carve-out: what configure_smem() sets must be what the driver reads back, and what it
 // reports must be what the driver says (read here again, independently).
 // ---------------------------------------------------------------------------
 const void* pipelined_kernel() {
-  return reinterpret_cast<const void*>(lab12::matmul_pipelined_kernel);
+  return lab12::pipelined_kernel().function;
 }
 const void* sync_kernel() {
-  return reinterpret_cast<const void*>(lab12::matmul_sync_kernel);
+  return lab12::sync_kernel().function;
 }
 
 /// Restores the no-preference state of @p kernel when the test ends.
@@ -386,10 +346,12 @@ TEST(CarveoutGpu, ReportIsWhatTheDriverSays) {
     std::size_t dynamic;
   };
   const Case cases[] = {
-      {pipelined_kernel(), kPipelinedKernel, 100, cudaFuncCachePreferShared, lab12::kThreads, 0},
-      {pipelined_kernel(), kPipelinedKernel, 0, cudaFuncCachePreferL1, lab12::kThreads, 0},
-      {sync_kernel(), kSyncKernel, 50, cudaFuncCachePreferEqual, 256, 20000},
-      {sync_kernel(), kSyncKernel, -1, cudaFuncCachePreferNone, 512, 0}};
+      {pipelined_kernel(), lab12::pipelined_kernel().name, 100, cudaFuncCachePreferShared,
+       lab12::kThreads, 0},
+      {pipelined_kernel(), lab12::pipelined_kernel().name, 0, cudaFuncCachePreferL1,
+       lab12::kThreads, 0},
+      {sync_kernel(), lab12::sync_kernel().name, 50, cudaFuncCachePreferEqual, 256, 20000},
+      {sync_kernel(), lab12::sync_kernel().name, -1, cudaFuncCachePreferNone, 512, 0}};
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.name) + ", carve-out " + std::to_string(c.percent) + " %, " +
                  std::to_string(c.threads) + " threads, " + std::to_string(c.dynamic) +
@@ -446,117 +408,50 @@ TEST(GivenCarveoutProbeGpu, RecordsTheDriversChoices) {
 }
 
 // ---------------------------------------------------------------------------
-// Speed. Both kernels are timed as captured graphs (provenance checked first), interleaved;
-// the candidate reads one of two input sets (copied behind its pointers before every timed
-// run) and its C is NaN before every run; the output of its last run must equal the
-// synchronous kernel's on the same set exactly (small integers) and the host's on a few rows.
+// Speed (cudalab::kit::ProductRace): both kernels are timed as captured graphs (provenance
+// checked first), interleaved; the candidate reads one of two input sets (copied behind its
+// pointers before every timed run) and its C is NaN before every run; the output of its last
+// run must equal the synchronous kernel's on the same set exactly (small integers) and the
+// host's on a few rows.
 // ---------------------------------------------------------------------------
 class PerfFixture : public ::testing::Test {
  protected:
   void SetUp() override { CUDALAB_REQUIRE_GPU(); }
 
   /// Square n^3 product: every SM runs two blocks (full occupancy).
-  void full_occupancy() { make(kPerfSize, kPerfSize, kPerfSize); }
+  static Shape full_occupancy() { return {kPerfSize, kPerfSize, kPerfSize}; }
 
   /// One block per SM: a grid of gy x gx <= SMs blocks, k = kLongK.
-  void latency_exposed() {
+  static Shape latency_exposed() {
     const int sms = cudalab::query_device().sm_count;
     const int gy = std::max(1, static_cast<int>(std::sqrt(double(sms))));
     const int gx = std::max(1, sms / gy);
-    make(gy * lab12::kTile, gx * lab12::kTile, kLongK);
+    return {gy * lab12::kTile, gx * lab12::kTile, kLongK};
   }
 
-  void make(int m_, int n_, int k_) {
-    m = m_;
-    n = n_;
-    k = k_;
-    for (int set = 0; set < 2; ++set) {
-      h_a[set] = cudalab::random_matrix(m, k, cudalab::Fill::SmallInt, 100 + 2 * set);
-      h_b[set] = cudalab::random_matrix(k, n, cudalab::Fill::SmallInt, 101 + 2 * set);
-    }
-    a_in = std::make_unique<AlternatingInput<float>>(h_a[0], h_a[1]);
-    b_in = std::make_unique<AlternatingInput<float>>(h_b[0], h_b[1]);
-    d_base_a = cudalab::DeviceBuffer<float>(h_a[0].size());
-    d_base_b = cudalab::DeviceBuffer<float>(h_b[0].size());
-    d_base_a.upload(h_a[0]);
-    d_base_b.upload(h_b[0]);
-    d_c = cudalab::DeviceBuffer<float>(std::size_t(m) * n);
-    d_c_base = cudalab::DeviceBuffer<float>(std::size_t(m) * n);
-  }
-
-  /// Times the synchronous kernel against @p launch (its graph may hold only @p kernel),
-  /// checks the last output and the FP32 ceiling; returns the comparison.
-  cudalab::Comparison time_against_sync(const Launch& launch, const char* kernel,
-                                        const std::string& what) {
-    const CapturedWork base = CapturedWork::capture([&](cudaStream_t s) {
-      lab12::matmul_sync(d_base_a.data(), d_base_b.data(), d_c_base.data(), m, n, k, s);
-    });
-    const CapturedWork cand = CapturedWork::capture([&](cudaStream_t s) {
-      launch(a_in->live.data(), b_in->live.data(), d_c.data(), m, n, k, s);
-    });
-    EXPECT_TRUE(base.holds_only(only_kernel(kSyncKernel))) << "baseline of " << what;
-    EXPECT_TRUE(cand.holds_only(only_kernel(kernel))) << what;
-    if (::testing::Test::HasFailure()) return {};
-    cudalab::BenchOptions opts;
-    float* c = d_c.data();
-    const std::size_t c_bytes = d_c.bytes();
-    opts.before_candidate = [&, c, c_bytes](cudaStream_t s) {
-      a_in->copy_next(s);
-      b_in->copy_next(s);
-      cudalab::testing::poison(c, c_bytes, s);
-    };
-    const cudalab::Comparison cmp = cudalab::compare(base.as_work(), cand.as_work(), opts);
-    expect_output_correct(what);
-    if (!::testing::Test::HasFailure()) {
-      const double tflops = 2.0 * m * double(n) * k / (cmp.candidate.median_ms * 1e9);
-      cudalab::testing::record_measurement(what + " TFLOP/s", tflops, "TFLOP/s");
-      cudalab::testing::expect_possible(tflops, cudalab::device_ceilings().fp32_tflops_max,
-                                        "TFLOP/s", what);
-    }
+  /// Times the synchronous kernel against @p launch (its graph may hold only @p kernel) on a
+  /// @p shape product, checks the last output and the FP32 ceiling; returns the comparison.
+  static cudalab::Comparison time_against_sync(const Shape& shape, const Launch& launch,
+                                               const KernelInfo& kernel, const std::string& what) {
+    kit::ProductRace race(shape);
+    const cudalab::Comparison cmp =
+        race.time({lab12::matmul_sync, only_kernel(lab12::sync_kernel()), "the synchronous kernel"},
+                  {launch, only_kernel(kernel), what}, what);
+    if (::testing::Test::HasFailure()) return cmp;
+    cudalab::testing::record_measurement(what + " TFLOP/s", race.tflops(cmp.candidate.median_ms),
+                                         "TFLOP/s");
     std::printf("[ SPEED    ] %s: synchronous %.3f ms, candidate %.3f ms\n", what.c_str(),
                 cmp.baseline.median_ms, cmp.candidate.median_ms);
     return cmp;
   }
-
-  /// The last timed output equals the synchronous kernel's on the same input set, and the
-  /// host's on three rows.
-  void expect_output_correct(const std::string& what) {
-    const int set = a_in->last();
-    const std::vector<float> got = d_c.to_host();
-    {
-      cudalab::DeviceBuffer<float> d_a(h_a[set].size()), d_b(h_b[set].size()),
-          d_ref(std::size_t(m) * n);
-      d_a.upload(h_a[set]);
-      d_b.upload(h_b[set]);
-      lab12::matmul_sync(d_a.data(), d_b.data(), d_ref.data(), m, n, k);
-      EXPECT_TRUE(cudalab::testing::matrices_match(d_ref.to_host(), got, m, n, 0.0))
-          << what << ": the last timed result (input set " << set
-          << ") differs from the synchronous kernel's on the same data";
-    }
-    for (const int r : {0, m / 2 + 3, m - 1}) {
-      for (int col = 0; col < n; col += 7) {
-        double sum = 0.0;
-        for (int i = 0; i < k; ++i) {
-          sum += double(h_a[set][std::size_t(r) * k + i]) * h_b[set][std::size_t(i) * n + col];
-        }
-        ASSERT_EQ(got[std::size_t(r) * n + col], sum)
-            << what << ": C(" << r << ", " << col << ") against the host";
-      }
-    }
-  }
-
-  int m = 0, n = 0, k = 0;
-  std::vector<float> h_a[2], h_b[2];
-  std::unique_ptr<AlternatingInput<float>> a_in, b_in;
-  cudalab::DeviceBuffer<float> d_base_a, d_base_b, d_c, d_c_base;
 };
 
 class FullOccupancyPerf : public PerfFixture {};
 
 TEST_F(FullOccupancyPerf, PipelinedDoesNotRegress) {
-  full_occupancy();
-  const auto cmp = time_against_sync(launch_pipelined, kPipelinedKernel,
-                                     "two-stage cp.async vs synchronous, 4096^2 (full occupancy)");
+  const auto cmp =
+      time_against_sync(full_occupancy(), lab12::matmul_pipelined, lab12::pipelined_kernel(),
+                        "two-stage cp.async vs synchronous, 4096^2 (full occupancy)");
   if (HasFailure()) return;
   cudalab::testing::expect_speedup(cmp, kPipelinedFullOccupancy,
                                    "two-stage cp.async vs synchronous at full occupancy (no "
@@ -564,8 +459,8 @@ TEST_F(FullOccupancyPerf, PipelinedDoesNotRegress) {
 }
 
 TEST_F(FullOccupancyPerf, RegisterPrefetchDoesNotRegress) {
-  full_occupancy();
-  const auto cmp = time_against_sync(launch_prefetch, kPrefetchKernel,
+  const auto cmp = time_against_sync(full_occupancy(), lab12::matmul_register_prefetch,
+                                     lab12::register_prefetch_kernel(),
                                      "register prefetch vs synchronous, 4096^2 (full occupancy)");
   if (HasFailure()) return;
   cudalab::testing::expect_speedup(cmp, kPrefetchFullOccupancy,
@@ -576,9 +471,9 @@ TEST_F(FullOccupancyPerf, RegisterPrefetchDoesNotRegress) {
 class LatencyExposedPerf : public PerfFixture {};
 
 TEST_F(LatencyExposedPerf, PipelinedHidesTheLoadLatency) {
-  latency_exposed();
-  const auto cmp = time_against_sync(launch_pipelined, kPipelinedKernel,
-                                     "two-stage cp.async vs synchronous, one block per SM");
+  const auto cmp =
+      time_against_sync(latency_exposed(), lab12::matmul_pipelined, lab12::pipelined_kernel(),
+                        "two-stage cp.async vs synchronous, one block per SM");
   if (HasFailure()) return;
   cudalab::testing::expect_speedup(
       cmp, kPipelinedLatencyExposed,
@@ -586,8 +481,8 @@ TEST_F(LatencyExposedPerf, PipelinedHidesTheLoadLatency) {
 }
 
 TEST_F(LatencyExposedPerf, RegisterPrefetchHidesTheLoadLatency) {
-  latency_exposed();
-  const auto cmp = time_against_sync(launch_prefetch, kPrefetchKernel,
+  const auto cmp = time_against_sync(latency_exposed(), lab12::matmul_register_prefetch,
+                                     lab12::register_prefetch_kernel(),
                                      "register prefetch vs synchronous, one block per SM");
   if (HasFailure()) return;
   cudalab::testing::expect_speedup(
@@ -598,8 +493,7 @@ TEST_F(LatencyExposedPerf, RegisterPrefetchHidesTheLoadLatency) {
 class TmaPerf : public PerfFixture {};
 
 TEST_F(TmaPerf, DoesNotRegressAtFullOccupancy) {
-  full_occupancy();
-  const auto cmp = time_against_sync(launch_tma, kTmaKernel,
+  const auto cmp = time_against_sync(full_occupancy(), lab12::matmul_tma, lab12::tma_kernel(),
                                      "two-stage bulk copy vs synchronous, 4096^2 (full occupancy)");
   if (HasFailure()) return;
   cudalab::testing::expect_speedup(cmp, kTmaFullOccupancy,
@@ -607,8 +501,7 @@ TEST_F(TmaPerf, DoesNotRegressAtFullOccupancy) {
 }
 
 TEST_F(TmaPerf, HidesTheLoadLatencyWithOneBlockPerSm) {
-  latency_exposed();
-  const auto cmp = time_against_sync(launch_tma, kTmaKernel,
+  const auto cmp = time_against_sync(latency_exposed(), lab12::matmul_tma, lab12::tma_kernel(),
                                      "two-stage bulk copy vs synchronous, one block per SM");
   if (HasFailure()) return;
   cudalab::testing::expect_speedup(cmp, kTmaLatencyExposed,
@@ -633,8 +526,9 @@ TEST(LatencyExposedGpu, PipelinedMatchesSyncOnOneBlockPerSm) {
   d_b.upload(h_b);
   lab12::matmul_sync(d_a.data(), d_b.data(), d_ref.data(), m, n, k);
   const std::vector<float> ref = d_ref.to_host();
-  for (const auto& [name, launch] : {std::pair{"register prefetch", Launch(launch_prefetch)},
-                                     std::pair{"two-stage cp.async", Launch(launch_pipelined)}}) {
+  for (const auto& [name, launch] :
+       {std::pair{"register prefetch", Launch(lab12::matmul_register_prefetch)},
+        std::pair{"two-stage cp.async", Launch(lab12::matmul_pipelined)}}) {
     d_c.fill_bytes(0xFF);
     launch(d_a.data(), d_b.data(), d_c.data(), m, n, k, nullptr);
     EXPECT_TRUE(cudalab::testing::matrices_match(ref, d_c.to_host(), m, n, 0.0)) << name;
@@ -656,8 +550,10 @@ TEST(PipelinedProfiler, FewerLongScoreboardStallsPerInstruction) {
       "gpu__time_duration.sum"};
   std::vector<std::string> metrics = {long_sb, barrier};
   metrics.insert(metrics.end(), others.begin(), others.end());
+  const KernelInfo sync_k = lab12::sync_kernel(), prefetch_k = lab12::register_prefetch_kernel(),
+                   pipelined_k = lab12::pipelined_kernel();
   const cudalab::testing::NcuRun run = cudalab::testing::run_ncu(
-      metrics, "matmul_sync_kernel|matmul_register_prefetch_kernel|matmul_pipelined_kernel",
+      metrics, std::string(sync_k.name) + "|" + prefetch_k.name + "|" + pipelined_k.name,
       "LatencyExposedGpu.PipelinedMatchesSyncOnOneBlockPerSm");
   if (!run.available) GTEST_SKIP() << run.skip_reason;
   ASSERT_EQ(run.exit_code, 0) << cudalab::testing::excerpt(run.output);
@@ -667,8 +563,8 @@ TEST(PipelinedProfiler, FewerLongScoreboardStallsPerInstruction) {
     ASSERT_TRUE(l != kern.values.end() && b != kern.values.end())
         << kern.name << ": metrics missing in the ncu report";
     std::string tag = "sync";
-    if (kern.name.find(kPipelinedKernel) != std::string::npos) tag = "pipelined";
-    if (kern.name.find(kPrefetchKernel) != std::string::npos) tag = "register_prefetch";
+    if (kern.name.find(pipelined_k.name) != std::string::npos) tag = "pipelined";
+    if (kern.name.find(prefetch_k.name) != std::string::npos) tag = "register_prefetch";
     cudalab::testing::record_measurement(tag + "_long_scoreboard_per_issue", l->second, "warps");
     cudalab::testing::record_measurement(tag + "_barrier_per_issue", b->second, "warps");
     for (const std::string& o : others) {
@@ -679,8 +575,9 @@ TEST(PipelinedProfiler, FewerLongScoreboardStallsPerInstruction) {
     if (tag == "sync") sync = l->second;
     if (tag == "pipelined") pipelined = l->second;
   }
-  ASSERT_GT(sync, 0.0) << "no profiled launch of matmul_sync_kernel (or no long-scoreboard stalls)";
-  ASSERT_GE(pipelined, 0.0) << "no profiled launch of matmul_pipelined_kernel";
+  ASSERT_GT(sync, 0.0) << "no profiled launch of " << sync_k.name
+                       << " (or no long-scoreboard stalls)";
+  ASSERT_GE(pipelined, 0.0) << "no profiled launch of " << pipelined_k.name;
   const double share = pipelined / sync;
   const double bound = cudalab::testing::speed_bar("long_scoreboard_share", kLongScoreboardShare,
                                                    cudalab::testing::Bound::kAtMost, share) /

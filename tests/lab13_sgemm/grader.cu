@@ -12,11 +12,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/kit.cuh"
 #include "common/matmul_grading.cuh"
 #include "cudalab/bench.cuh"
 #include "cudalab/ceilings.cuh"
@@ -54,32 +56,47 @@ constexpr double kTierExcellent = 0.85;
 
 constexpr int kPerfSize = 4096;
 
+namespace kit = cudalab::kit;
+using cudalab::KernelInfo;
+using kit::only_kernel;
+using kit::Shape;
+using kit::shape_name;
 using matmul_grading::Launch;
-using matmul_grading::only_kernel;
-using matmul_grading::Shape;
-using matmul_grading::shape_name;
 
-using cudalab::testing::AlternatingInput;
-using cudalab::testing::CapturedWork;
+/// The 16-byte path of stages 2 and 3: every row of A, B and C starts 16-byte aligned (k and
+/// n multiples of 4; the graded operands are cudaMalloc'd, hence aligned).
+bool rows_aligned(const Shape& s) {
+  return s.k % 4 == 0 && s.n % 4 == 0;
+}
+/// The 16-byte path of the pipelined kernel: the rows of B and C are 16-byte aligned (A's
+/// tile is copied 4 bytes at a time).
+bool b_and_c_rows_aligned(const Shape& s) {
+  return s.n % 4 == 0;
+}
 
-constexpr const char* kBlockTiledKernel = "sgemm_block_tiled_kernel";
-constexpr const char* kVectorizedKernel = "sgemm_vectorized_kernel";
-constexpr const char* kWarpTiledKernel = "sgemm_warp_tiled_kernel";
-constexpr const char* kPipelinedKernel = "sgemm_pipelined_kernel";
-
-/// One graded stage: its launcher and the kernel its graph may hold.
+/// One graded stage: its launcher, the kernel its graph must hold (the instance for the
+/// 16-byte or the scalar path) and the shapes that take the 16-byte path.
 struct Stage {
   const char* name;
   Launch launch;
-  const char* kernel;
+  KernelInfo (*kernel)(bool vector_path);
+  bool (*vector_path)(const Shape& s);
+
+  /// The kernel instance a product of shape @p shape launches.
+  KernelInfo kernel_for(const Shape& shape) const { return kernel(vector_path(shape)); }
+  /// The graph rules of a product: nothing but that instance.
+  matmul_grading::Rules rules() const {
+    return [stage = *this](const Shape& shape) { return only_kernel(stage.kernel_for(shape)); };
+  }
 };
 
 const Stage kStages[] = {
-    {"block_tiled", lab13::sgemm_block_tiled, kBlockTiledKernel},
-    {"vectorized", lab13::sgemm_vectorized, kVectorizedKernel},
-    {"warp_tiled", lab13::sgemm_warp_tiled, kWarpTiledKernel},
-    {"pipelined", lab13::sgemm_pipelined, kPipelinedKernel},
-    {"swizzled", lab13::sgemm_swizzled, kPipelinedKernel},
+    {"block_tiled", lab13::sgemm_block_tiled, [](bool) { return lab13::block_tiled_kernel(); },
+     rows_aligned},
+    {"vectorized", lab13::sgemm_vectorized, lab13::vectorized_kernel, rows_aligned},
+    {"warp_tiled", lab13::sgemm_warp_tiled, lab13::warp_tiled_kernel, rows_aligned},
+    {"pipelined", lab13::sgemm_pipelined, lab13::pipelined_kernel, b_and_c_rows_aligned},
+    {"swizzled", lab13::sgemm_swizzled, lab13::swizzled_kernel, b_and_c_rows_aligned},
 };
 
 // ---------------------------------------------------------------------------
@@ -143,6 +160,12 @@ TEST(SwizzleCpu, WalksDownTheRowsOfAGroupFirst) {
 // ---------------------------------------------------------------------------
 namespace sass = cudalab::testing;
 
+/// The part of a mangled name that names @p kernel: its length and identifier (e.g.
+/// "22sgemm_pipelined_kernel"), which no other kernel's name contains.
+std::string mangled_name(const KernelInfo& kernel) {
+  return std::to_string(std::strlen(kernel.name)) + kernel.name;
+}
+
 /// Name and opcodes of every SASS function whose name contains @p part.
 std::vector<std::pair<std::string, std::vector<std::string>>> sass_functions(
     const std::string& part) {
@@ -176,7 +199,9 @@ class StagesSassCpu : public ::testing::Test {
 };
 
 TEST_F(StagesSassCpu, VectorPathsOfStages2And3Use16ByteGlobalAccesses) {
-  for (const char* part : {"23sgemm_vectorized_kernelILb1E", "23sgemm_warp_tiled_kernelILb1E"}) {
+  // "ILb1E": the instance of template argument true (kVec).
+  for (const std::string& part : {mangled_name(lab13::vectorized_kernel()) + "ILb1E",
+                                  mangled_name(lab13::warp_tiled_kernel()) + "ILb1E"}) {
     const auto functions = sass_functions(part);
     ASSERT_FALSE(functions.empty()) << "no function named like " << part
                                     << " (the kernel's kVec = true instance) in cuobjdump -sass "
@@ -195,8 +220,9 @@ TEST_F(StagesSassCpu, VectorPathsOfStages2And3Use16ByteGlobalAccesses) {
 }
 
 TEST_F(StagesSassCpu, PipelinedKernelCopiesWithCpAsync) {
-  const auto functions = sass_functions(std::string("22") + kPipelinedKernel);
-  ASSERT_FALSE(functions.empty()) << "no function named like " << kPipelinedKernel
+  const KernelInfo pipelined = lab13::pipelined_kernel();
+  const auto functions = sass_functions(mangled_name(pipelined));
+  ASSERT_FALSE(functions.empty()) << "no function named like " << pipelined.name
                                   << " in cuobjdump -sass of this grader:\n"
                                   << sass::sass_of_this_grader().excerpt;
   bool wide_copy = false, wide_store = false;
@@ -207,10 +233,10 @@ TEST_F(StagesSassCpu, PipelinedKernelCopiesWithCpAsync) {
     wide_copy = wide_copy || has_op(ops, "LDGSTS", true);
     wide_store = wide_store || has_op(ops, "STG", true);
   }
-  EXPECT_TRUE(wide_copy) << "no instance of " << kPipelinedKernel
+  EXPECT_TRUE(wide_copy) << "no instance of " << pipelined.name
                          << " copies 16 bytes per cp.async (LDGSTS...128): the B tile's vector "
                             "path";
-  EXPECT_TRUE(wide_store) << "no instance of " << kPipelinedKernel
+  EXPECT_TRUE(wide_store) << "no instance of " << pipelined.name
                           << " stores C 16 bytes at a time (STG.E.128) on its vector path";
 }
 
@@ -219,9 +245,10 @@ TEST_F(StagesSassCpu, PipelinedKernelsAreCompiledForTheirBlock) {
   // kernels take, it reads 256 with or without __launch_bounds__ (measured on the H200).
   const sass::LaunchBoundsListing& bounds = sass::launch_bounds_of_this_grader();
   if (!bounds.skip_reason.empty()) GTEST_SKIP() << bounds.skip_reason;
+  const KernelInfo pipelined = lab13::pipelined_kernel();
   int found = 0;
   for (const auto& [name, threads] : bounds.kernels) {
-    if (name.find(std::string("22") + kPipelinedKernel) == std::string::npos) continue;
+    if (name.find(mangled_name(pipelined)) == std::string::npos) continue;
     ++found;
     EXPECT_EQ(threads, lab13::kPipeThreads)
         << name << " is compiled for "
@@ -229,7 +256,7 @@ TEST_F(StagesSassCpu, PipelinedKernelsAreCompiledForTheirBlock) {
         << ": __launch_bounds__(" << lab13::kPipeThreads
         << ", 1) on the kernel tells the compiler the block it must fit (stage 6)";
   }
-  EXPECT_GT(found, 0) << "no kernel named like " << kPipelinedKernel
+  EXPECT_GT(found, 0) << "no kernel named like " << pipelined.name
                       << " in cuobjdump -elf of this grader:\n"
                       << bounds.excerpt;
 }
@@ -373,26 +400,31 @@ lab13::SmLimits device_limits() {
 TEST(OccupancyGpu, MatchesTheRuntimeOnTheLabsKernels) {
   CUDALAB_REQUIRE_CC(9, 0);
   const lab13::SmLimits sm = device_limits();
-  const lab13::KernelInfo infos[] = {lab13::block_tiled_kernel_info(),
-                                     lab13::vectorized_kernel_info(),
-                                     lab13::warp_tiled_kernel_info(),
-                                     lab13::pipelined_kernel_info(), lab13::swizzled_kernel_info()};
-  for (const lab13::KernelInfo& info : infos) {
-    ASSERT_NE(info.kernel, nullptr) << info.name;
+  const KernelInfo infos[] = {lab13::block_tiled_kernel(), lab13::vectorized_kernel(),
+                              lab13::warp_tiled_kernel(), lab13::pipelined_kernel(),
+                              lab13::swizzled_kernel()};
+  for (const KernelInfo& info : infos) {
+    ASSERT_NE(info.function, nullptr) << info.name;
+    const int threads_per_block = int(info.block.x * info.block.y * info.block.z);
+    if (info.dynamic_smem > 48 * 1024) {
+      // What the launcher does before its first launch (the opt-in past 48 KB).
+      CUDA_CHECK(cudaFuncSetAttribute(info.function, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      int(info.dynamic_smem)));
+    }
     cudaFuncAttributes attr{};
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, info.kernel));
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, info.function));
     cudalab::testing::record_measurement(std::string(info.name) + "_registers", attr.numRegs,
                                          "registers");
     // As launched, and with other block sizes and dynamic shared memory the kernel allows
     // (never above its maxDynamicSharedSizeBytes): 96 threads split the register quarters
     // unevenly; 32 threads with the most dynamic shared memory make shared memory the bound.
     const std::size_t most = std::size_t(attr.maxDynamicSharedSizeBytes);
-    const std::pair<int, std::size_t> configs[] = {{info.threads, info.dynamic_smem},
+    const std::pair<int, std::size_t> configs[] = {{threads_per_block, info.dynamic_smem},
                                                    {64, 0},
                                                    {96, std::min<std::size_t>(20000, most)},
                                                    {128, std::min<std::size_t>(4096, most)},
                                                    {32, most},
-                                                   {info.threads, most}};
+                                                   {threads_per_block, most}};
     for (const auto& [threads, dynamic] : configs) {
       if (threads > attr.maxThreadsPerBlock) continue;  // the kernel cannot launch so
       SCOPED_TRACE(std::string(info.name) + ": " + std::to_string(threads) + " threads, " +
@@ -401,7 +433,7 @@ TEST(OccupancyGpu, MatchesTheRuntimeOnTheLabsKernels) {
                    " B dynamic shared memory");
       int runtime = -1;
       CUDA_CHECK(
-          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&runtime, info.kernel, threads, dynamic));
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&runtime, info.function, threads, dynamic));
       lab13::KernelResources r;
       r.threads = threads;
       r.registers = attr.numRegs;
@@ -432,7 +464,7 @@ class StageGpu : public ::testing::TestWithParam<Shape> {
   void check(const Stage& s) {
     CUDALAB_REQUIRE_GPU();
     SCOPED_TRACE(std::string("stage ") + s.name);
-    matmul_grading::expect_correct_product(s.launch, s.kernel, GetParam());
+    matmul_grading::expect_correct_product(s.launch, s.rules(), GetParam());
   }
 };
 
@@ -524,12 +556,13 @@ bool ends_with(const std::string& s, const std::string& tail) {
 
 /// Captures @p launch, checks its graph holds one launch of the pipelined kernel on a 1-D grid
 /// of @p tiles blocks, then launches that kernel with the same arguments on @p blocks blocks.
-void launch_first_blocks(const Launch& launch, const float* d_a, const float* d_b, float* d_c,
-                         int m, int n, int k, unsigned tiles, unsigned blocks) {
+void launch_first_blocks(const Stage& s, const float* d_a, const float* d_b, float* d_c, int m,
+                         int n, int k, unsigned tiles, unsigned blocks) {
+  const KernelInfo kernel = s.kernel_for(Shape{m, n, k});
   cudaStream_t stream = nullptr;
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  launch(d_a, d_b, d_c, m, n, k, stream);
+  s.launch(d_a, d_b, d_c, m, n, k, stream);
   cudaGraph_t graph = nullptr;
   CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
   std::size_t count = 0;
@@ -549,15 +582,15 @@ void launch_first_blocks(const Launch& launch, const float* d_a, const float* d_
   const char* name = nullptr;
   const bool named = kernels == 1 && cudaFuncGetName(&name, p.func) == cudaSuccess;
   (void)cudaGetLastError();
-  const std::string kernel = named && name != nullptr ? name : "";
+  const std::string name_of_node = named && name != nullptr ? name : "";
   // The launcher's own call: (const float* a, const float* b, float* c, int m, int n, int k).
   const void* a = nullptr;
   const void* b = nullptr;
   void* c = nullptr;
   int dims[3] = {0, 0, 0};
   const bool ours =
-      kernel.find(std::string("22") + kPipelinedKernel) != std::string::npos &&
-      ends_with(demangled(kernel), "(float const*, float const*, float*, int, int, int)");
+      name_of_node.find(mangled_name(kernel)) != std::string::npos &&
+      ends_with(demangled(name_of_node), "(float const*, float const*, float*, int, int, int)");
   if (ours && p.kernelParams != nullptr) {
     std::memcpy(&a, p.kernelParams[0], sizeof a);
     std::memcpy(&b, p.kernelParams[1], sizeof b);
@@ -568,8 +601,8 @@ void launch_first_blocks(const Launch& launch, const float* d_a, const float* d_
   const unsigned smem = p.sharedMemBytes;
   CUDA_CHECK(cudaGraphDestroy(graph));
   CUDA_CHECK(cudaStreamDestroy(stream));
-  ASSERT_TRUE(ours) << "the captured graph should hold exactly one launch of " << kPipelinedKernel
-                    << " (" << kernels << " kernel nodes; kernel " << kernel << ")";
+  ASSERT_TRUE(ours) << "the captured graph should hold exactly one launch of " << kernel.name
+                    << " (" << kernels << " kernel nodes; kernel " << name_of_node << ")";
   ASSERT_NE(p.kernelParams, nullptr) << "the kernel node holds no argument array";
   ASSERT_TRUE(a == d_a && b == d_b && c == d_c && dims[0] == m && dims[1] == n && dims[2] == k)
       << "the kernel should be launched with (a, b, c, m, n, k) as the launcher got them";
@@ -597,8 +630,8 @@ void expect_block_order(const Stage& s, unsigned blocks, Want want) {
   d_b.upload(h_b);
   cudalab::testing::poison(d_c.data(), d_c.bytes());
   CUDA_CHECK(cudaDeviceSynchronize());
-  launch_first_blocks(s.launch, d_a.data(), d_b.data(), d_c.data(), m, n, k,
-                      unsigned(tiles_m * tiles_n), blocks);
+  launch_first_blocks(s, d_a.data(), d_b.data(), d_c.data(), m, n, k, unsigned(tiles_m * tiles_n),
+                      blocks);
   if (::testing::Test::HasFatalFailure()) return;
   const std::vector<float> got = d_c.to_host();
   std::set<std::pair<int, int>> computed;
@@ -651,7 +684,7 @@ TEST(IndexRangeGpu, EveryStagePast2To31ElementsOfA) {
   for (const Stage& s : kStages) {
     for (const int n : {4, 3}) {
       SCOPED_TRACE(std::string("stage ") + s.name + ", n = " + std::to_string(n));
-      matmul_grading::expect_large_a_rows(s.launch, s.kernel, 32, n);
+      matmul_grading::expect_large_a_rows(s.launch, s.rules(), 32, n);
       if (HasFatalFailure() || IsSkipped()) return;
     }
   }
@@ -664,7 +697,7 @@ TEST(IndexRangeGpu, EveryStagePast2To31ElementsOfB) {
   for (const Stage& s : kStages) {
     for (const bool odd_n : {false, true}) {
       SCOPED_TRACE(std::string("stage ") + s.name + (odd_n ? ", odd n" : ", n a multiple of 4"));
-      matmul_grading::expect_large_b_columns(s.launch, s.kernel, 32, odd_n);
+      matmul_grading::expect_large_b_columns(s.launch, s.rules(), 32, odd_n);
       if (HasFatalFailure() || IsSkipped()) return;
     }
   }
@@ -675,7 +708,7 @@ TEST(IndexRangeGpu, EveryStagePast2To31ElementsOfC) {
   for (const Stage& s : kStages) {
     for (const bool odd_n : {false, true}) {
       SCOPED_TRACE(std::string("stage ") + s.name + (odd_n ? ", odd n" : ", n a multiple of 4"));
-      matmul_grading::expect_large_c_rows(s.launch, s.kernel, 32, odd_n);
+      matmul_grading::expect_large_c_rows(s.launch, s.rules(), 32, odd_n);
       if (HasFatalFailure() || IsSkipped()) return;
     }
   }
@@ -692,30 +725,8 @@ constexpr const char* kPipelineSanitized =
     "Shapes/PipelinedGpu.*/17x17x17:Shapes/PipelinedGpu.*/129x260x33:"
     "Shapes/SwizzledGpu.*/130x68x20:Shapes/SwizzledGpu.*/257x516x1028";
 
-TEST(TiledSanitizer, RacecheckFindsNoSharedMemoryHazard) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", kTiledSanitized);
-}
-TEST(TiledSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", kTiledSanitized);
-}
-TEST(TiledSanitizer, SynccheckFindsNoInvalidBarrier) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", kTiledSanitized);
-}
-TEST(PipelineSanitizer, RacecheckFindsNoSharedMemoryHazard) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", kPipelineSanitized);
-}
-TEST(PipelineSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", kPipelineSanitized);
-}
-TEST(PipelineSanitizer, SynccheckFindsNoInvalidBarrier) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", kPipelineSanitized);
-}
+CUDALAB_SANITIZER_SUITE(TiledSanitizer, kTiledSanitized, racecheck, memcheck, synccheck)
+CUDALAB_SANITIZER_SUITE(PipelineSanitizer, kPipelineSanitized, racecheck, memcheck, synccheck)
 
 // ---------------------------------------------------------------------------
 // Speed at 4096^3 against cuBLAS SGEMM in the same process. cuBLAS and the stage are timed
@@ -730,84 +741,33 @@ class SgemmPerf : public ::testing::Test {
 
   void SetUp() override {
     CUDALAB_REQUIRE_GPU();
-    for (int set = 0; set < 2; ++set) {
-      h_a[set] = cudalab::random_matrix(n, n, cudalab::Fill::SmallInt, 100 + 2 * set);
-      h_b[set] = cudalab::random_matrix(n, n, cudalab::Fill::SmallInt, 101 + 2 * set);
-    }
-    a_in = std::make_unique<AlternatingInput<float>>(h_a[0], h_a[1]);
-    b_in = std::make_unique<AlternatingInput<float>>(h_b[0], h_b[1]);
-    d_base_a = cudalab::DeviceBuffer<float>(h_a[0].size());
-    d_base_b = cudalab::DeviceBuffer<float>(h_b[0].size());
-    d_base_a.upload(h_a[0]);
-    d_base_b.upload(h_b[0]);
-    d_c = cudalab::DeviceBuffer<float>(std::size_t(n) * n);
-    d_c_base = cudalab::DeviceBuffer<float>(std::size_t(n) * n);
-    handle = std::make_unique<lab13::CublasHandle>();
+    handle.emplace();
   }
 
-  /// Times cuBLAS against @p s; returns the comparison (speedup = share of cuBLAS).
+  /// Times cuBLAS (uncaptured: no rule names its kernels) against @p s with
+  /// cudalab::kit::ProductRace; returns the comparison (speedup = share of cuBLAS).
   cudalab::Comparison time_against_cublas(const Stage& s) {
-    const CapturedWork cand = CapturedWork::capture([&](cudaStream_t st) {
-      s.launch(a_in->live.data(), b_in->live.data(), d_c.data(), n, n, n, st);
-    });
-    EXPECT_TRUE(cand.holds_only(only_kernel(s.kernel))) << s.name;
-    if (::testing::Test::HasFailure()) return {};
-    cudalab::BenchOptions opts;
-    float* c = d_c.data();
-    const std::size_t c_bytes = d_c.bytes();
-    opts.before_candidate = [&, c, c_bytes](cudaStream_t st) {
-      a_in->copy_next(st);
-      b_in->copy_next(st);
-      cudalab::testing::poison(c, c_bytes, st);
-    };
-    const cudalab::Comparison cmp = cudalab::compare(
-        [&](cudaStream_t st) {
-          lab13::cublas_sgemm(*handle, d_base_a.data(), d_base_b.data(), d_c_base.data(), n, n, n,
-                              st);
+    const Shape shape{n, n, n};
+    kit::ProductRace race(shape);
+    const lab13::CublasHandle& h = *handle;
+    const kit::Racer cublas{
+        [&h](const float* a, const float* b, float* c, int m, int nn, int k, cudaStream_t st) {
+          lab13::cublas_sgemm(h, a, b, c, m, nn, k, st);
         },
-        cand.as_work(), opts);
-    expect_output_correct(s.name);
-    if (!::testing::Test::HasFailure()) {
-      const double flop = 2.0 * n * double(n) * n;
-      const double tflops = flop / (cmp.candidate.median_ms * 1e9);
-      const double cublas_tflops = flop / (cmp.baseline.median_ms * 1e9);
-      cudalab::testing::record_measurement(std::string(s.name) + "_tflops", tflops, "TFLOP/s");
-      cudalab::testing::record_measurement("cublas_tflops", cublas_tflops, "TFLOP/s");
-      cudalab::testing::expect_possible(tflops, cudalab::device_ceilings().fp32_tflops_max,
-                                        "TFLOP/s", s.name);
-      std::printf(
-          "[ SPEED    ] %s at 4096^3: cuBLAS %.3f ms (%.1f TFLOP/s), stage %.3f ms "
-          "(%.1f TFLOP/s) = %.1f %% of cuBLAS\n",
-          s.name, cmp.baseline.median_ms, cublas_tflops, cmp.candidate.median_ms, tflops,
-          100.0 * cmp.speedup);
-    }
+        std::nullopt, "cuBLAS SGEMM"};
+    const cudalab::Comparison cmp =
+        race.time(cublas, {s.launch, only_kernel(s.kernel_for(shape)), s.name}, s.name);
+    if (::testing::Test::HasFailure()) return cmp;
+    const double tflops = race.tflops(cmp.candidate.median_ms);
+    const double cublas_tflops = race.tflops(cmp.baseline.median_ms);
+    cudalab::testing::record_measurement(std::string(s.name) + "_tflops", tflops, "TFLOP/s");
+    cudalab::testing::record_measurement("cublas_tflops", cublas_tflops, "TFLOP/s");
+    std::printf(
+        "[ SPEED    ] %s at 4096^3: cuBLAS %.3f ms (%.1f TFLOP/s), stage %.3f ms "
+        "(%.1f TFLOP/s) = %.1f %% of cuBLAS\n",
+        s.name, cmp.baseline.median_ms, cublas_tflops, cmp.candidate.median_ms, tflops,
+        100.0 * cmp.speedup);
     return cmp;
-  }
-
-  /// The last timed output equals cuBLAS's on the same input set, and the host's on 3 rows.
-  void expect_output_correct(const char* what) {
-    const int set = a_in->last();
-    const std::vector<float> got = d_c.to_host();
-    {
-      cudalab::DeviceBuffer<float> d_a(h_a[set].size()), d_b(h_b[set].size()),
-          d_ref(std::size_t(n) * n);
-      d_a.upload(h_a[set]);
-      d_b.upload(h_b[set]);
-      lab13::cublas_sgemm(*handle, d_a.data(), d_b.data(), d_ref.data(), n, n, n);
-      EXPECT_TRUE(cudalab::testing::matrices_match(d_ref.to_host(), got, n, n, 0.0))
-          << what << ": the last timed result (input set " << set
-          << ") differs from cuBLAS SGEMM on the same data";
-    }
-    for (const int r : {0, n / 2 + 3, n - 1}) {
-      for (int col = 0; col < n; col += 7) {
-        double sum = 0.0;
-        for (int i = 0; i < n; ++i) {
-          sum += double(h_a[set][std::size_t(r) * n + i]) * h_b[set][std::size_t(i) * n + col];
-        }
-        ASSERT_EQ(got[std::size_t(r) * n + col], sum)
-            << what << ": C(" << r << ", " << col << ") against the host";
-      }
-    }
   }
 
   void expect_share(const Stage& s, double threshold) {
@@ -817,10 +777,7 @@ class SgemmPerf : public ::testing::Test {
         cmp, threshold, std::string(s.name) + " share of cuBLAS SGEMM at 4096^3 (same run)");
   }
 
-  std::vector<float> h_a[2], h_b[2];
-  std::unique_ptr<AlternatingInput<float>> a_in, b_in;
-  cudalab::DeviceBuffer<float> d_base_a, d_base_b, d_c, d_c_base;
-  std::unique_ptr<lab13::CublasHandle> handle;
+  std::optional<lab13::CublasHandle> handle;
 };
 
 TEST_F(SgemmPerf, BlockTiledShareOfCublas) {

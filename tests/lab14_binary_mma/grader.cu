@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "binary_mma.cuh"
+#include "common/kit.cuh"
 #include "cudalab/bench.cuh"
 #include "cudalab/bits.hpp"
 #include "cudalab/ceilings.cuh"
@@ -32,7 +33,13 @@
 namespace {
 
 namespace bits = cudalab::bits;
+namespace kit = cudalab::kit;
 namespace t = cudalab::testing;
+using cudalab::KernelInfo;
+using kit::Extent;
+using kit::Shape;
+using kit::shape_name;
+using kit::upload;
 using t::AlternatingInput;
 using t::CapturedWork;
 using t::GraphRules;
@@ -63,32 +70,19 @@ constexpr double kImpossibleCeilingMultiple = 64.0;
 /// Side of the square matrices of the speed tests (K = 4096 bits).
 constexpr int kPerfSize = 4096;
 
-/// Kernels a binary_gemm() graph may hold: the popcounts and one tensor-core kernel.
-GraphRules gemm_rules(const char* mma_kernel) {
-  GraphRules rules;
-  rules.kernels = {"popcount_vectors_kernel", mma_kernel};
+/// The tensor-core kernel binary_gemm(@p kernel) launches.
+KernelInfo kernel_of(lab14::MmaKernel kernel) {
+  return kernel == lab14::MmaKernel::kNaive ? lab14::mma_naive_kernel()
+                                            : lab14::mma_pipelined_kernel();
+}
+
+/// Kernels a binary_gemm(@p kernel) graph must hold, and nothing else: the popcounts and the
+/// tensor-core kernel.
+GraphRules gemm_rules(lab14::MmaKernel kernel) {
+  GraphRules rules = kit::only_kernel(lab14::popcount_kernel());
+  const KernelInfo mma = kernel_of(kernel);
+  rules.functions.push_back({mma.function, mma.name});
   return rules;
-}
-
-const char* kernel_of(lab14::MmaKernel kernel) {
-  return kernel == lab14::MmaKernel::kNaive ? "binary_mma_naive_kernel"
-                                            : "binary_mma_pipelined_kernel";
-}
-
-struct Shape {
-  int m, n, k;
-};
-
-std::string shape_name(const ::testing::TestParamInfo<Shape>& p) {
-  return std::to_string(p.param.m) + "x" + std::to_string(p.param.n) + "x" +
-         std::to_string(p.param.k);
-}
-
-template <typename T>
-cudalab::DeviceBuffer<T> upload(const std::vector<T>& h) {
-  cudalab::DeviceBuffer<T> d(h.size());
-  d.upload(h);
-  return d;
 }
 
 /// Lab 14's layout from pack_rows()/pack_cols(): row_words(k) words per vector, zero padded.
@@ -153,7 +147,7 @@ struct Problem {
 void expect_exact_on_two_inputs(const Shape& shape, lab14::MmaKernel kernel) {
   Problem p(shape.m, shape.n, shape.k);
   const CapturedWork cap = p.capture(kernel);
-  ASSERT_TRUE(cap.holds_only(gemm_rules(kernel_of(kernel))));
+  ASSERT_TRUE(cap.holds_only(gemm_rules(kernel)));
   for (int run = 0; run < 2; ++run) {  // new data each time; a race may also hide in one run
     SCOPED_TRACE("replay " + std::to_string(run + 1) + " of the captured launch");
     p.load(10 + 2 * run);
@@ -227,23 +221,18 @@ TEST(GivenPopcountPeakGpu, EveryThreadWritesItsSum) {
 // popcount_vectors: one count per packed vector, exact; vectors past a block's worth of warps,
 // K from 1 bit to past 2^14 words.
 // ---------------------------------------------------------------------------
-struct PopShape {
-  int vectors, k;
-};
-
-class PopcountGpu : public ::testing::TestWithParam<PopShape> {};
+/// Extent: vectors (rows) x K (bits per vector).
+class PopcountGpu : public ::testing::TestWithParam<Extent> {};
 
 TEST_P(PopcountGpu, CountsEveryVector) {
   CUDALAB_REQUIRE_GPU();
-  const int vectors = GetParam().vectors, k = GetParam().k;
+  const int vectors = GetParam().rows, k = GetParam().cols;
   cudalab::DeviceBuffer<std::uint32_t> d_bits(std::size_t(vectors) * lab14::row_words(k));
   cudalab::DeviceBuffer<int> d_counts(vectors);
   const CapturedWork cap = CapturedWork::capture([&](cudaStream_t s) {
     lab14::popcount_vectors(d_bits.data(), vectors, k, d_counts.data(), s);
   });
-  GraphRules rules;
-  rules.kernels = {"popcount_vectors_kernel"};
-  ASSERT_TRUE(cap.holds_only(rules));
+  ASSERT_TRUE(cap.holds_only(kit::only_kernel(lab14::popcount_kernel())));
   for (int run = 0; run < 2; ++run) {
     const auto h = cudalab::random_matrix(vectors, k, cudalab::Fill::PlusMinusOne, 20 + run);
     const auto packed = bits::pack_rows(h, vectors, k);
@@ -266,12 +255,9 @@ TEST_P(PopcountGpu, CountsEveryVector) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, PopcountGpu,
-                         ::testing::Values(PopShape{1, 1}, PopShape{3, 33}, PopShape{9, 1000},
-                                           PopShape{300, 257}, PopShape{1000, 4096},
-                                           PopShape{5, 20001}),
-                         [](const ::testing::TestParamInfo<PopShape>& p) {
-                           return std::to_string(p.param.vectors) + "x" + std::to_string(p.param.k);
-                         });
+                         ::testing::Values(Extent{1, 1}, Extent{3, 33}, Extent{9, 1000},
+                                           Extent{300, 257}, Extent{1000, 4096}, Extent{5, 20001}),
+                         shape_name);
 
 // ---------------------------------------------------------------------------
 // The tensor-core kernels: exact, for M, N not multiples of the tiles and K not a multiple of
@@ -376,8 +362,9 @@ int sm_number(const std::string& arch) {
   return v;
 }
 
-/// Every sm_80 .. sm_90 SASS function named like @p kernel holds a BMMA ... .AND in its own code.
-void expect_and_popc_mma(const std::string& kernel) {
+/// Every sm_80 .. sm_90 SASS function named like @p info holds a BMMA ... .AND in its own code.
+void expect_and_popc_mma(const KernelInfo& info) {
+  const std::string kernel = info.name;
   const t::SassListing& sass = t::sass_of_this_grader();
   if (!sass.skip_reason.empty()) GTEST_SKIP() << sass.skip_reason;
   int functions = 0;
@@ -402,11 +389,11 @@ void expect_and_popc_mma(const std::string& kernel) {
 }
 
 TEST(NaiveSassCpu, KernelUsesTheAndPopcTensorCoreMma) {
-  expect_and_popc_mma("binary_mma_naive_kernel");
+  expect_and_popc_mma(lab14::mma_naive_kernel());
 }
 
 TEST(PipelinedSassCpu, KernelUsesTheAndPopcTensorCoreMma) {
-  expect_and_popc_mma("binary_mma_pipelined_kernel");
+  expect_and_popc_mma(lab14::mma_pipelined_kernel());
 }
 
 // Given (not graded): the rules above on hand-written listings, and cuobjdump's output read as
@@ -439,18 +426,21 @@ TEST(GivenSassListingCpu, CuobjdumpOutputIsReadAsExpected) {
   if (!sass.skip_reason.empty()) GTEST_SKIP() << sass.skip_reason;
   ASSERT_FALSE(sass.functions.empty()) << "no `Function : <name>` line read from cuobjdump -sass:\n"
                                        << sass.excerpt;
+  const std::string popcount = lab14::popcount_kernel().name;
   bool popcount_found = false;
   for (const t::SassFunction& f : sass.functions) {
     EXPECT_GT(sm_number(f.arch), 0) << f.name << ": no `arch = sm_NN` line before it";
     EXPECT_FALSE(f.opcodes.empty()) << f.name << ": no instruction read";
-    popcount_found = popcount_found || f.name.find("popcount_vectors_kernel") != std::string::npos;
+    popcount_found = popcount_found || f.name.find(popcount) != std::string::npos;
   }
-  EXPECT_TRUE(popcount_found) << "popcount_vectors_kernel not among the functions read";
+  EXPECT_TRUE(popcount_found) << popcount << " not among the functions read";
 }
 
 // ---------------------------------------------------------------------------
 // Races, memory errors, barriers (compute-sanitizer) on small shapes with partial tiles and a
-// K that wraps the ring of stages.
+// K that wraps the ring of stages. Written out, not CUDALAB_SANITIZER_SUITE: these need
+// compute capability 8.0 (the kit's macros require only a GPU, and a sanitizer run over tests
+// that all skip would pass).
 // ---------------------------------------------------------------------------
 constexpr const char* kNaiveSanitized = "Shapes/NaiveMmaGpu.*/33x47x515";
 constexpr const char* kPipelinedSanitized =
@@ -540,7 +530,7 @@ class PerfFixture : public ::testing::Test {
       lab14::binary_gemm(kernel, a_in->live.data(), b_in->live.data(), d_pop.data(), d_c.data(), n,
                          n, n, s);
     });
-    EXPECT_TRUE(cap.holds_only(gemm_rules(kernel_of(kernel))));
+    EXPECT_TRUE(cap.holds_only(gemm_rules(kernel)));
     return cap;
   }
 
@@ -681,9 +671,7 @@ TEST(PopcountPerf, ReadsAtAShareOfCopyBandwidth) {
   const CapturedWork cap = CapturedWork::capture([&](cudaStream_t s) {
     lab14::popcount_vectors(in.live.data(), vectors, k, d_counts.data(), s);
   });
-  GraphRules rules;
-  rules.kernels = {"popcount_vectors_kernel"};
-  ASSERT_TRUE(cap.holds_only(rules));
+  ASSERT_TRUE(cap.holds_only(kit::only_kernel(lab14::popcount_kernel())));
   cudalab::BenchOptions bo;
   bo.before_candidate = [&](cudaStream_t s) { in.copy_next(s); };
   const cudalab::BenchStats stats = cudalab::benchmark(cap.as_work(), bo);
