@@ -322,7 +322,7 @@ def convert(root: Path, source: Path, dry_run: bool) -> int:
 # ---------------------------------------------------------------------------
 def refresh(root: Path, paths: list[Path]) -> int:
     status = 0
-    for path in paths or variants(root):
+    for path in (p.resolve() for p in paths) if paths else variants(root):
         try:
             v = read_variant(path, root)
             with tempfile.TemporaryDirectory() as tmp:
