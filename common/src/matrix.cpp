@@ -2,7 +2,6 @@
 #include "cudalab/matrix.hpp"
 
 #include <algorithm>
-#include <cfloat>
 #include <cmath>
 #include <cstdlib>
 #include <initializer_list>
@@ -177,7 +176,10 @@ std::vector<float> random_matrix(int rows, int cols, Fill fill, std::uint64_t st
 }
 
 double matmul_tolerance(int k) {
-  return std::max(1e-5, 4.0 * FLT_EPSILON * std::max(k, 1));
+  constexpr double u = 0x1p-24;  // unit roundoff of float
+  const double ku = std::max(k, 1) * u;
+  const double gamma_k = ku / (1.0 - ku);
+  return 8.0 * gamma_k + u;
 }
 
 MatrixCompare compare_matrices(const std::vector<float>& expected, const std::vector<float>& got,

@@ -97,6 +97,19 @@ bool names_kernel(const std::string& mangled, const std::string& id) {
   return mangled.find(std::to_string(id.size()) + id) != std::string::npos;
 }
 
+/// Whether a kernel node's function @p node_func is the `__global__` function @p entry: the
+/// node holds either the entry itself or its cudaKernel_t handle (as cudaGetKernel gives it).
+bool same_function(const void* node_func, const void* entry) {
+  if (node_func == nullptr || entry == nullptr) return false;
+  if (node_func == entry) return true;
+  cudaKernel_t handle = nullptr;
+  if (cudaGetKernel(&handle, entry) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return static_cast<const void*>(handle) == node_func;
+}
+
 bool same_dim(dim3 a, dim3 b) {
   return a.x == b.x && a.y == b.y && a.z == b.z;
 }
@@ -215,6 +228,7 @@ CapturedWork CapturedWork::capture(const std::function<void(cudaStream_t)>& work
         node.kernel = "<unnamed kernel>";
       }
       node.pretty = demangle(node.kernel);
+      node.function = p.func;
       node.grid = p.gridDim;
       node.block = p.blockDim;
       node.smem = p.sharedMemBytes;
@@ -281,7 +295,10 @@ std::string CapturedWork::summary() const {
       case cudaGraphNodeTypeKernel: {
         const bool ok =
             std::any_of(rules.kernels.begin(), rules.kernels.end(),
-                        [&](const std::string& id) { return names_kernel(n.kernel, id); });
+                        [&](const std::string& id) { return names_kernel(n.kernel, id); }) ||
+            std::any_of(
+                rules.functions.begin(), rules.functions.end(),
+                [&](const KernelFunction& f) { return same_function(n.function, f.function); });
         if (!ok) {
           problems.push_back("a kernel that is not one of this lab's own (" + n.pretty +
                              "): a provided baseline or a library may not do the graded work");
@@ -349,6 +366,17 @@ std::string CapturedWork::summary() const {
       problems.push_back("no launch of " + id +
                          " on the stream it was given (did the launcher ignore its stream "
                          "argument, launch on another stream, or do the work elsewhere?)");
+    }
+  }
+  for (const KernelFunction& f : rules.functions) {
+    const bool found = std::any_of(nodes_.begin(), nodes_.end(), [&](const GraphNode& n) {
+      return n.type == cudaGraphNodeTypeKernel && same_function(n.function, f.function);
+    });
+    if (!found) {
+      problems.push_back("no launch of " + f.name +
+                         " (the kernel its technique file exports) on the stream it was given "
+                         "(did the launcher launch another kernel of that name, ignore its "
+                         "stream argument, or do the work elsewhere?)");
     }
   }
   for (const ExpectedMemset& e : rules.memsets) {

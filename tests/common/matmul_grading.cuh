@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Grading helpers shared by the graders of the tiled matmul labs (lab 04, shared memory;
-// lab 12, prefetch): shapes, the launcher signature they capture, the correctness check of
+// lab 12, prefetch; lab 13, SGEMM): the launcher signature they capture, the correctness check of
 // one launcher on one shape (provenance by capture, poisoned memory, two data sets) and the
 // index-range checks past 2^31 elements of A, of B and of C.
 #pragma once
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/kit.cuh"
 #include "cudalab/check.cuh"
 #include "cudalab/device_buffer.cuh"
 #include "cudalab/graph_capture.cuh"
@@ -21,30 +22,19 @@
 
 namespace matmul_grading {
 
-/// C (m x n) = A (m x k) * B (k x n).
-struct Shape {
-  int m;
-  int n;
-  int k;
-};
-
+// The kit's pieces under the names the graders of labs 12 and 13 use.
+using cudalab::kit::only_kernel;
+using cudalab::kit::Shape;
+using cudalab::kit::shape_name;
+/// "129x65x257": cudalab::kit::to_string.
 inline std::string shape_text(const Shape& s) {
-  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+  return cudalab::kit::to_string(s);
 }
-/// Test-name suffix of a parameterized shape, e.g. "129x65x257".
-inline std::string shape_name(const ::testing::TestParamInfo<Shape>& p) {
-  return shape_text(p.param);
-}
+/// The kit's one tolerance rule (cudalab::kit::matmul_tolerance), under its old name.
+inline constexpr auto& float_tolerance = cudalab::kit::matmul_tolerance;
 
 /// A launcher call on a stream: what the tests capture.
 using Launch = std::function<void(const float*, const float*, float*, int, int, int, cudaStream_t)>;
-
-/// Graph rules: nothing but @p kernel (no copies, no memsets, no other kernel).
-inline cudalab::testing::GraphRules only_kernel(const char* kernel) {
-  cudalab::testing::GraphRules rules;
-  rules.kernels = {kernel};
-  return rules;
-}
 
 /// What the graph captured from a launcher may hold, for a product of shape @p s.
 using Rules = std::function<cudalab::testing::GraphRules(const Shape& s)>;
@@ -64,18 +54,13 @@ inline Rules tiled_launch(const char* kernel, int tile, dim3 block, std::optiona
   };
 }
 
-/// Relative tolerance for uniform [-1, 1) floats summed over k products in float.
-inline double float_tolerance(int k) {
-  return 1e-5 * std::sqrt(double(k)) + 1e-6;
-}
-
 /**
  * Captures @p launch for an m x n x k product, checks the graph holds only @p kernel, then
  * replays it on small integers (exact) and on uniform floats (tolerance). Before each replay
  * C is NaN and followed by sentinels that must survive, and every SM's shared memory is NaN.
  */
 inline void expect_correct_product(const Launch& launch, const Rules& rules, const Shape& s) {
-  SCOPED_TRACE("m x n x k = " + shape_text(s));
+  SCOPED_TRACE("m x n x k = " + cudalab::kit::to_string(s));
   const std::size_t c_count = std::size_t(s.m) * s.n;
   constexpr std::size_t kGuard = 1024;
   constexpr float kSentinel = -31415.0f;
@@ -94,7 +79,7 @@ inline void expect_correct_product(const Launch& launch, const Rules& rules, con
     double tol;
   };
   const DataSet sets[] = {{cudalab::Fill::SmallInt, 0.0},
-                          {cudalab::Fill::Uniform, float_tolerance(s.k)}};
+                          {cudalab::Fill::Uniform, cudalab::kit::matmul_tolerance(s.k)}};
   std::uint64_t stream_id = 1;
   for (const DataSet& set : sets) {
     SCOPED_TRACE(std::string("data: ") + cudalab::fill_name(set.fill));

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/kit.cuh"
 #include "conflicting_tile.cuh"
 #include "cudalab/bank_diagram.hpp"
 #include "cudalab/bank_model.hpp"
@@ -40,26 +41,14 @@ using BlockRowsTranspose = std::function<void(const float*, float*, int, int, in
 using MatmulLaunch =
     std::function<void(const float*, const float*, float*, int, int, int, cudaStream_t)>;
 
-/// A transpose problem: the input is rows x cols.
-struct Shape {
-  int rows;
-  int cols;
-};
-
-/// A matmul problem: A is m x k, B is k x n.
-struct MatmulShape {
-  int m;
-  int n;
-  int k;
-};
-
-inline std::string shape_name(const ::testing::TestParamInfo<Shape>& p) {
-  return std::to_string(p.param.rows) + "x" + std::to_string(p.param.cols);
-}
-
+/// A transpose problem: the input is rows x cols (the kit's Extent, under the graders' name).
+using Shape = cudalab::kit::Extent;
+/// A matmul problem: A is m x k, B is k x n (the kit's Shape).
+using MatmulShape = cudalab::kit::Shape;
+/// Test-name suffixes of the suites over Shape and MatmulShape ("100x2", "33x65x17").
+using cudalab::kit::shape_name;
 inline std::string matmul_shape_name(const ::testing::TestParamInfo<MatmulShape>& p) {
-  return std::to_string(p.param.m) + "x" + std::to_string(p.param.n) + "x" +
-         std::to_string(p.param.k);
+  return cudalab::kit::shape_name(p);
 }
 
 /// Graded shapes: odd shapes, rectangles, a single row, two columns, tiles cut at both edges.
@@ -229,7 +218,7 @@ inline void expect_matmul_ok(const MatmulLaunch& launch, MatmulShape s, cudalab:
   cudalab::DeviceBuffer<float> d_c(std::size_t(s.m) * s.n);
   std::vector<float> h_a;
   std::vector<float> h_b;
-  const double tol = fill == cudalab::Fill::SmallInt ? 0.0 : cudalab::matmul_tolerance(s.k);
+  const double tol = fill == cudalab::Fill::SmallInt ? 0.0 : cudalab::kit::matmul_tolerance(s.k);
   expect_captured_twice(
       [&](cudaStream_t st) { launch(d_a.data(), d_b.data(), d_c.data(), s.m, s.n, s.k, st); },
       kernel,

@@ -32,6 +32,7 @@ struct GraphNode {
   cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
   std::string kernel;                            ///< kernel nodes: the kernel's (mangled) name
   std::string pretty;                            ///< kernel nodes: the demangled name, for messages
+  const void* function = nullptr;                ///< kernel nodes: the function the node launches
   dim3 grid{};                                   ///< kernel nodes: launch configuration
   dim3 block{};                                  ///< kernel nodes: launch configuration
   unsigned smem = 0;                             ///< kernel nodes: dynamic shared memory bytes
@@ -68,10 +69,21 @@ struct ExpectedMemset {
   std::string what;  ///< e.g. "*d_count zeroed", for the message
 };
 
+/// A kernel identified by its `__global__` function (cudalab::KernelInfo::function): stricter
+/// than a name, it tells apart the instances of a template and same-named kernels of other
+/// files. @p name is for messages.
+struct KernelFunction {
+  const void* function = nullptr;
+  std::string name;
+};
+
 /// What a captured graph may hold. Kernel names are C++ identifiers (no namespace), e.g.
 /// "add_one_kernel"; a kernel node matches when its mangled name contains the identifier.
+/// A kernel of @p functions matches by its function instead.
 struct GraphRules {
-  std::vector<std::string> kernels;   ///< the lab's own kernels the launcher may launch
+  std::vector<std::string> kernels;  ///< the lab's own kernels the launcher may launch
+  /// The lab's own kernels by function identity: each may be launched and must appear.
+  std::vector<KernelFunction> functions;
   std::vector<std::string> required;  ///< kernels that must appear (default: all of kernels)
   bool allow_memset = false;          ///< cudaMemsetAsync nodes
   bool allow_device_copies = false;   ///< device-to-device copies

@@ -98,9 +98,37 @@ MatrixCompare compare_rows(const std::vector<ReferenceRows>& rows, const std::ve
                            int n);
 
 /**
- * @brief Tolerance for float matmul results with inner dimension @p k: float rounding
- * error grows about linearly with the number of terms, so the tolerance is
- * 4 * FLT_EPSILON * k (at least 1e-5).
+ * @brief THE tolerance of a float matrix product with inner dimension @p k, relative to
+ * max(1, |expected|) (compare_matrices): tol(k) = 8 * gamma_k + u, with u = 2^-24 (the unit
+ * roundoff of float) and gamma_k = k * u / (1 - k * u). The graders use it as
+ * cudalab::kit::matmul_tolerance (tests/common/kit.cuh); it is the only rule.
+ *
+ * Derivation. Every correct kernel computes C(r, c) = sum_i a_i * b_i in float with k
+ * products and k - 1 additions (or k FMAs) in some order (row loop, tiles, split-k,
+ * pairwise, vector lanes). To first order its error is sum_j delta_j * v_j over those
+ * roundings, |delta_j| <= u, where v_j is the exact value of what rounding j produced (a
+ * product or a partial sum of a subset of the products); hence the classical bound
+ * |error| <= gamma_k * sum_i |a_i * b_i| (Higham, Accuracy and Stability of Numerical
+ * Algorithms, 2nd ed., eq. 3.5), for every order.
+ * Assumptions: (1) the graded float data are cudalab::random_matrix(Fill::Uniform):
+ * independent, uniform in [-1, 1), so every product is at most 1 in magnitude, partial
+ * sums of j products have mean 0 and variance j / 9; (2) the rounding errors delta_j are
+ * independent with mean 0 (the standard probabilistic model, Higham & Mary, SIAM J. Sci.
+ * Comput. 41(5), 2019); (3) the reference (reference_matmul) accumulates in double and
+ * rounds once, an error of at most u * |expected|.
+ * Taken at its worst case (sum |a_i b_i| up to k), the deterministic bound is k * gamma_k
+ * ~ k^2 u: 0.063 at k = 1030 and ~600 at k = 100003, far too loose to catch a dropped tile
+ * at the graded shapes. Under (1) and (2) the error is a sum of independent terms: its
+ * variance is at most (u^2 / 3) * sum_j E[v_j^2] <= (u^2 / 3) * (k^2 / 18 + k / 9) in the
+ * worst order (recursive summation; tiled and pairwise orders have smaller partial sums),
+ * so its standard deviation is at most ~ k * u / 7.3 ~ gamma_k / 7.3. 8 * gamma_k is ~58
+ * standard deviations: no correct summation order fails at any graded shape or seed. The
+ * final + u covers (3) (relative to max(1, |expected|) it is at most u).
+ * Strictness: dropping one k-step (one product, |a_i b_i| ~ 0.25 on average) or one tile
+ * of products changes an element whose |expected| < 1 by ~0.25 or more, while tol(1030) =
+ * 4.9e-4 and tol(257) = 1.2e-4; every graded uniform-float shape has such elements. (For
+ * k = 100003, tol = 0.048: a dropped 32-product tile, ~1.9 absolute, still fails every
+ * element with |expected| < 40.) Small-integer data sets stay exact (tolerance 0).
  */
 double matmul_tolerance(int k);
 
