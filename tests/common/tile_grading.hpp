@@ -45,11 +45,11 @@ using MatmulLaunch =
 using Shape = cudalab::kit::Extent;
 /// A matmul problem: A is m x k, B is k x n (the kit's Shape).
 using MatmulShape = cudalab::kit::Shape;
-/// Test-name suffixes of the suites over Shape and MatmulShape ("100x2", "33x65x17").
+/// Test-name suffix of the suites over Shape and MatmulShape ("100x2", "33x65x17").
 using cudalab::kit::shape_name;
-inline std::string matmul_shape_name(const ::testing::TestParamInfo<MatmulShape>& p) {
-  return cudalab::kit::shape_name(p);
-}
+/// Graph rules "nothing but this kernel" (matched by its function: the instance of a given
+/// tile kernel with the lab's layout, not the conflicting one).
+using cudalab::kit::only_kernel;
 
 /// Graded shapes: odd shapes, rectangles, a single row, two columns, tiles cut at both edges.
 /// Every one fails with a layout that stores two elements of a tile in one word (the stub's).
@@ -146,14 +146,6 @@ inline std::vector<float> host_transpose(const std::vector<float>& in, int rows,
 
 /// The work of one launcher call on a stream (the graph-captured unit).
 using Work = std::function<void(cudaStream_t)>;
-
-/// Graph rules: nothing but @p kernel (for the given tile kernels, its name is the lab's
-/// layout type, which only that layout's instances carry).
-inline cudalab::testing::GraphRules only_kernel(const cudalab::KernelInfo& kernel) {
-  cudalab::testing::GraphRules rules;
-  rules.kernels = {kernel.name};
-  return rules;
-}
 
 /**
  * @brief Provenance and two data sets: captures @p work (the launcher on its stream),

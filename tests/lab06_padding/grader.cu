@@ -144,7 +144,7 @@ TEST_P(PaddedMatmulGpu, MatchesTheHostMatmulOnFloats) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, PaddedMatmulGpu, ::testing::ValuesIn(tile_grading::kMatmulShapes),
-                         tile_grading::matmul_shape_name);
+                         tile_grading::shape_name);
 
 // Edge shapes of the given tile matmul (one element, one column) with the padded layout:
 // any layout that keeps the elements of a tile row apart passes them, so not graded (the
@@ -152,7 +152,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, PaddedMatmulGpu, ::testing::ValuesIn(tile_gradi
 TEST(GivenTileEdgesGpu, PaddedMatmulHandlesOneElementAndOneColumn) {
   CUDALAB_REQUIRE_GPU();
   for (const MatmulShape s : tile_grading::kGivenEdgeMatmulShapes) {
-    SCOPED_TRACE(tile_grading::matmul_shape_name({s, 0}));
+    SCOPED_TRACE(cudalab::kit::to_string(s));
     tile_grading::expect_matmul_ok(padded_matmul, s, cudalab::Fill::SmallInt,
                                    lab06::padded_matmul_kernel());
   }
@@ -247,20 +247,9 @@ TEST(PaddedPerf, MatmulBeatsTheConflictingMatmul) {
 // compute-sanitizer over SmallShapesGpu: races (a missing __syncthreads()), out-of-bounds
 // accesses (a missing edge check), barrier misuse.
 // ---------------------------------------------------------------------------
-TEST(PaddedSanitizer, RacecheckIsClean) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", "SmallShapesGpu.*");
-}
-
-TEST(PaddedSanitizer, MemcheckIsClean) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", "SmallShapesGpu.*");
-}
-
-TEST(PaddedSanitizer, SynccheckIsClean) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", "SmallShapesGpu.*");
-}
+CUDALAB_SANITIZER_TEST(PaddedSanitizer, RacecheckIsClean, "racecheck", "SmallShapesGpu.*")
+CUDALAB_SANITIZER_TEST(PaddedSanitizer, MemcheckIsClean, "memcheck", "SmallShapesGpu.*")
+CUDALAB_SANITIZER_TEST(PaddedSanitizer, SynccheckIsClean, "synccheck", "SmallShapesGpu.*")
 
 // ---------------------------------------------------------------------------
 // Nsight Compute: bank conflicts per shared-memory instruction, padded vs conflicting.

@@ -327,7 +327,7 @@ TEST(Vec4LayoutUseGpu, ABrokenLayoutBreaksTheTranspose) {
 
 INSTANTIATE_TEST_SUITE_P(Shapes, SwizzledMatmulGpu,
                          ::testing::ValuesIn(tile_grading::kMatmulShapes),
-                         tile_grading::matmul_shape_name);
+                         tile_grading::shape_name);
 
 // Edge shapes of the given tile kernels (one element, one column) with the swizzled layout:
 // the stub's layout (every element at column 0 of its row) passes them, so not graded.
@@ -458,20 +458,9 @@ TEST(Vec4Perf, ReachesAShareOfTheCopyBandwidth) {
 // ---------------------------------------------------------------------------
 // compute-sanitizer over SmallShapesGpu.
 // ---------------------------------------------------------------------------
-TEST(SwizzledSanitizer, RacecheckIsClean) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", "SmallShapesGpu.*");
-}
-
-TEST(SwizzledSanitizer, MemcheckIsClean) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", "SmallShapesGpu.*");
-}
-
-TEST(SwizzledSanitizer, SynccheckIsClean) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", "SmallShapesGpu.*");
-}
+CUDALAB_SANITIZER_TEST(SwizzledSanitizer, RacecheckIsClean, "racecheck", "SmallShapesGpu.*")
+CUDALAB_SANITIZER_TEST(SwizzledSanitizer, MemcheckIsClean, "memcheck", "SmallShapesGpu.*")
+CUDALAB_SANITIZER_TEST(SwizzledSanitizer, SynccheckIsClean, "synccheck", "SmallShapesGpu.*")
 
 // ---------------------------------------------------------------------------
 // Nsight Compute: bank conflicts per shared-memory instruction, swizzled vs conflicting.

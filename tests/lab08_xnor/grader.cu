@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/kit.cuh"
 #include "cudalab/bits.hpp"
 #include "cudalab/ceilings.cuh"
 #include "cudalab/check.cuh"
@@ -54,17 +55,10 @@ constexpr int kPackPerfRows = 4096;
 constexpr int kPackPerfCols = 8192;
 
 namespace bits = cudalab::bits;
+using cudalab::kit::only_kernel;
 using cudalab::testing::AlternatingInput;
 using cudalab::testing::CapturedWork;
 using cudalab::testing::GraphRules;
-
-/// The graph of one launcher call may hold only @p kernel: no copy, memset, host node or
-/// other kernel (a given baseline), and it must hold it (else the work ran elsewhere).
-GraphRules only_kernel(const cudalab::KernelInfo& kernel) {
-  GraphRules rules;
-  rules.kernels = {kernel.name};
-  return rules;
-}
 
 std::string hex(std::uint32_t x) {
   char buf[16];
@@ -200,14 +194,8 @@ TEST(PopcountTableGpu, UploadHoldsEveryCount) {
 // GPU: packers, bit for bit against cudalab::bits. Each packer is captured once (the graph
 // may hold only its kernel), then replayed on a second input behind the same pointer.
 // ---------------------------------------------------------------------------
-struct PackShape {
-  int rows;  // vectors packed (M for rows of A, N for columns of B)
-  int k;     // elements per vector
-};
-
-std::string pack_name(const ::testing::TestParamInfo<PackShape>& p) {
-  return std::to_string(p.param.rows) + "x" + std::to_string(p.param.k);
-}
+/// rows: vectors packed (M for rows of A, N for columns of B); cols: elements per vector (K).
+using PackShape = cudalab::kit::Extent;
 
 const PackShape kPackShapes[] = {{1, 1},    {1, 31},   {3, 32},    {5, 33},    {17, 1000}, {64, 64},
                                  {1000, 1}, {257, 95}, {33, 4097}, {2, 20000}, {3, 70001}};
@@ -241,7 +229,7 @@ class PackRowsGpu : public ::testing::TestWithParam<PackShape> {};
 
 TEST_P(PackRowsGpu, MatchesHostPackerBitForBit) {
   CUDALAB_REQUIRE_GPU();
-  const int m = GetParam().rows, k = GetParam().k;
+  const int m = GetParam().rows, k = GetParam().cols;
   cudalab::DeviceBuffer<float> d_a(std::size_t(m) * k);
   cudalab::DeviceBuffer<std::uint32_t> d_out(std::size_t(m) * bits::words32(k) + kGuardWords);
   const CapturedWork cap = CapturedWork::capture(
@@ -258,13 +246,14 @@ TEST_P(PackRowsGpu, MatchesHostPackerBitForBit) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, PackRowsGpu, ::testing::ValuesIn(kPackShapes), pack_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, PackRowsGpu, ::testing::ValuesIn(kPackShapes),
+                         cudalab::kit::shape_name);
 
 class PackColsGpu : public ::testing::TestWithParam<PackShape> {};
 
 TEST_P(PackColsGpu, MatchesHostPackerBitForBit) {
   CUDALAB_REQUIRE_GPU();
-  const int n = GetParam().rows, k = GetParam().k;
+  const int n = GetParam().rows, k = GetParam().cols;
   cudalab::DeviceBuffer<float> d_b(std::size_t(k) * n);
   cudalab::DeviceBuffer<std::uint32_t> d_out(std::size_t(n) * bits::words32(k) + kGuardWords);
   const CapturedWork cap = CapturedWork::capture(
@@ -281,19 +270,13 @@ TEST_P(PackColsGpu, MatchesHostPackerBitForBit) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, PackColsGpu, ::testing::ValuesIn(kPackShapes), pack_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, PackColsGpu, ::testing::ValuesIn(kPackShapes),
+                         cudalab::kit::shape_name);
 
 // ---------------------------------------------------------------------------
 // GPU: XNOR matmul, exactly the float matmul of the same ±1 matrices.
 // ---------------------------------------------------------------------------
-struct MatmulShape {
-  int m, n, k;
-};
-
-std::string matmul_name(const ::testing::TestParamInfo<MatmulShape>& p) {
-  return std::to_string(p.param.m) + "x" + std::to_string(p.param.n) + "x" +
-         std::to_string(p.param.k);
-}
+using MatmulShape = cudalab::kit::Shape;
 
 /// K = 20001 and 70001 go far past the 4100 of the first version: a kernel that stages a
 /// packed row in a fixed-size buffer fails there.
@@ -381,7 +364,8 @@ TEST_P(XnorMatmulGpu, IntrinsicPopcountEqualsFloatMatmul) {
       });
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, XnorMatmulGpu, ::testing::ValuesIn(kMatmulShapes), matmul_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, XnorMatmulGpu, ::testing::ValuesIn(kMatmulShapes),
+                         cudalab::kit::shape_name);
 
 // ---------------------------------------------------------------------------
 // GPU: the table kernel reads the table it is given: handed
@@ -632,18 +616,11 @@ TEST(XnorLaunchGpu, RejectsBadArguments) {
 constexpr const char* kSanitizedTests =
     "Shapes/PackRowsGpu.*/257x95:Shapes/PackColsGpu.*/257x95:Shapes/XnorMatmulGpu.*/7x9x33:"
     "Shapes/XnorMatmulGpu.*/17x257x1025";
-TEST(XnorSanitizer, RacecheckFindsNoSharedMemoryHazard) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", kSanitizedTests);
-}
-TEST(XnorSanitizer, SynccheckFindsNoInvalidBarrierOrWarpSync) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", kSanitizedTests);
-}
-TEST(XnorSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", kSanitizedTests);
-}
+CUDALAB_SANITIZER_SUITE(XnorSanitizer, kSanitizedTests, racecheck)
+// synccheck also checks the packers' warp-synchronous ballot (hence the test's name).
+CUDALAB_SANITIZER_TEST(XnorSanitizer, SynccheckFindsNoInvalidBarrierOrWarpSync, "synccheck",
+                       kSanitizedTests)
+CUDALAB_SANITIZER_SUITE(XnorSanitizer, kSanitizedTests, memcheck)
 
 // ---------------------------------------------------------------------------
 // Perf: the packers as a share of a device-to-device copy; XNOR against the float

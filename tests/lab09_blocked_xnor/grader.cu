@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "blocked_xnor.cuh"
+#include "common/kit.cuh"
 #include "cudalab/bits.hpp"
 #include "cudalab/ceilings.cuh"
 #include "cudalab/check.cuh"
@@ -56,32 +57,12 @@ constexpr double kRegisterTiledCeilingPercent = 75.0;
 constexpr int kPerfSize = 4096;
 
 namespace bits = cudalab::bits;
+using cudalab::kit::only_kernel;
+using cudalab::kit::Shape;
+using cudalab::kit::shape_name;
+using cudalab::kit::upload;
 using cudalab::testing::AlternatingInput;
 using cudalab::testing::CapturedWork;
-using cudalab::testing::GraphRules;
-
-/// The graph of one launcher call may hold only @p kernel, and must hold it.
-GraphRules only_kernel(const cudalab::KernelInfo& kernel) {
-  GraphRules rules;
-  rules.kernels = {kernel.name};
-  return rules;
-}
-
-struct Shape {
-  int m, n, k;
-};
-
-std::string shape_name(const ::testing::TestParamInfo<Shape>& p) {
-  return std::to_string(p.param.m) + "x" + std::to_string(p.param.n) + "x" +
-         std::to_string(p.param.k);
-}
-
-template <typename T>
-cudalab::DeviceBuffer<T> upload(const std::vector<T>& h) {
-  cudalab::DeviceBuffer<T> d(h.size());
-  d.upload(h);
-  return d;
-}
 
 /// Words of a packed vector of @p k elements in words of type Word.
 template <typename Word>
@@ -389,30 +370,9 @@ constexpr const char* kTiledSanitized =
     "Shapes/TiledXnorGpu.*/17x15x33:Shapes/TiledXnorGpu.*/33x47x515:TiledTableGpu.*";
 constexpr const char* kRegisterSanitized = "Shapes/RegisterTiledGpu.*/129x130x513";
 
-TEST(TiledXnorSanitizer, RacecheckFindsNoSharedMemoryHazard) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", kTiledSanitized);
-}
-TEST(TiledXnorSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", kTiledSanitized);
-}
-TEST(TiledXnorSanitizer, SynccheckFindsNoInvalidBarrier) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", kTiledSanitized);
-}
-TEST(RegisterTiledXnorSanitizer, RacecheckFindsNoSharedMemoryHazard) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", kRegisterSanitized);
-}
-TEST(RegisterTiledXnorSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", kRegisterSanitized);
-}
-TEST(RegisterTiledXnorSanitizer, SynccheckFindsNoInvalidBarrier) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", kRegisterSanitized);
-}
+CUDALAB_SANITIZER_SUITE(TiledXnorSanitizer, kTiledSanitized, racecheck, memcheck, synccheck)
+CUDALAB_SANITIZER_SUITE(RegisterTiledXnorSanitizer, kRegisterSanitized, racecheck, memcheck,
+                        synccheck)
 
 // ---------------------------------------------------------------------------
 // Perf, 4096^2. The candidate is timed as its captured graph; before each timed run one of
