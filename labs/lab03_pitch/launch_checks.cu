@@ -31,11 +31,8 @@ void check_matmul_args(const char* who, const float* d_a, std::size_t pitch_a, c
   check_pitch(who, "B", pitch_b, n);
   check_pitch(who, "C", pitch_c, n);
   cudalab::check_block_shape(who, block);
-  if ((static_cast<long long>(m) + block.y - 1) / block.y > 65535) {
-    throw std::invalid_argument(
-        std::string(who) + ": M=" + std::to_string(m) +
-        " needs more than 65535 blocks in y with block.y=" + std::to_string(block.y));
-  }
+  // Throws past the grid limits (more than 65535 blocks in y).
+  cudalab::tile_grid(m, n, static_cast<int>(block.y), static_cast<int>(block.x), who);
 }
 
 dim3 grid_for(int m, int n, dim3 block) {

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lab 02 (b): one thread per element of C on a 2-D grid; x walks the columns (coalesced).
 #include <cstddef>
-#include <stdexcept>
-#include <string>
 
 #include "cudalab/check.cuh"
+#include "cudalab/launch_checks.hpp"
 #include "naive_matmul.cuh"
 
 namespace lab02 {
@@ -49,11 +48,9 @@ dim3 thread_per_element_grid(int m, int n, dim3 block) {
 void thread_per_element_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                                dim3 block, cudaStream_t stream) {
   detail::check_matmul_args("thread_per_element_matmul", d_a, d_b, d_c, m, n, k, block);
-  if ((static_cast<long long>(m) + block.y - 1) / block.y > 65535) {
-    throw std::invalid_argument(
-        "thread_per_element_matmul: M=" + std::to_string(m) +
-        " needs more than 65535 blocks in y with block.y=" + std::to_string(block.y));
-  }
+  // Throws past the grid limits (more than 65535 blocks in y).
+  cudalab::tile_grid(m, n, static_cast<int>(block.y), static_cast<int>(block.x),
+                     "thread_per_element_matmul");
   // TODO(lab02): launch thread_per_element_kernel on `stream` with the grid
   // thread_per_element_grid(m, n, block) of `block`-shaped blocks, then check the launch
   // (roughly 3 lines).

@@ -11,17 +11,26 @@
  *   technique file exports (cudalab::KernelInfo) or, for kernels the grader owns, a name;
  * - upload(), a device buffer holding a copy of host data;
  * - matmul_tolerance(), the one tolerance rule of float matrix products;
+ * - ProductRace, the perf fixture: candidate vs baseline, alternating inputs, verified outputs;
  * - CUDALAB_SANITIZER_SUITE / CUDALAB_SANITIZER_TEST, a sanitizer suite in one line.
  */
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "cudalab/bench.cuh"
+#include "cudalab/ceilings.cuh"
+#include "cudalab/check.cuh"
 #include "cudalab/device_buffer.cuh"
+#include "cudalab/grading.hpp"
 #include "cudalab/graph_capture.cuh"
 #include "cudalab/launch_checks.hpp"
 #include "cudalab/matrix.hpp"
@@ -114,6 +123,152 @@ cudalab::DeviceBuffer<T> upload(const std::vector<T>& host) {
 /// max(1, |expected|): 8 * gamma_k + u, u = 2^-24. Its derivation and assumptions are stated
 /// at its one definition, cudalab::matmul_tolerance (cudalab/matrix.hpp).
 using cudalab::matmul_tolerance;
+
+/// A launcher of C (m x n) = A (m x k) * B (k x n) on a stream (pointers, m, n, k, stream).
+using ProductLaunch =
+    std::function<void(const float*, const float*, float*, int, int, int, cudaStream_t)>;
+
+/// One side of a ProductRace: a launcher, what its captured graph may hold, and its name.
+struct Racer {
+  ProductLaunch launch;
+  /// The graph rules of its captured launch (e.g. only_kernel(labNN::x_kernel())). Required
+  /// of a candidate; a baseline without rules (a library such as cuBLAS, whose kernels no
+  /// rule can name) is timed uncaptured.
+  std::optional<cudalab::testing::GraphRules> rules;
+  std::string name;  ///< e.g. "the naive kernel", "cuBLAS SGEMM": for messages
+};
+
+/**
+ * @brief The perf fixture: "candidate vs baseline with alternating inputs and verified
+ * outputs" for an m x n x k float product on small integers (every sum exact in float).
+ *
+ * Holds two input sets (A and B, seeds @p seed .. seed + 3) and the buffers of both sides.
+ * time() then:
+ * 1. captures the candidate (reading the live inputs, writing its own C) and checks its graph
+ *    against its rules; captures the baseline (set 0, its own C) and checks its graph, unless
+ *    it has no rules (then it runs uncaptured);
+ * 2. times both interleaved (cudalab::compare, L2 flushed); before every run of the candidate
+ *    (warm-up and timed) the next input set is copied behind its pointers (set 0, 1, 0, ...)
+ *    and its C is filled with NaN, untimed: no repetition can reuse a cached result;
+ * 3. verifies the output of the candidate's last run: exactly the baseline's output on the
+ *    same input set (the baseline rerun on it), and the host's on three rows (first, middle,
+ *    last; every 7th column);
+ * 4. bounds the candidate's rate by the FP32 ceiling (expect_possible).
+ * Failures are gtest failures naming @p what; the grader returns on HasFailure() (no speed
+ * verdict for a wrong result) and judges the returned comparison with
+ * cudalab::testing::expect_speedup (which takes its bar from speed_bar()):
+ * @code
+ * cudalab::kit::ProductRace race({4096, 4096, 4096}, 11);
+ * const auto cmp = race.time({naive_launch, kit::only_kernel(lab04::naive_kernel()), "naive"},
+ *                            {static_launch, static_rules, "static tiles"}, "static vs naive");
+ * if (HasFailure()) return;
+ * cudalab::testing::expect_speedup(cmp, kThreshold, "static tiles vs naive");
+ * @endcode
+ */
+class ProductRace {
+ public:
+  /// Two small-integer input sets of a @p shape product, from random streams @p seed...
+  explicit ProductRace(Shape shape, std::uint64_t seed = 100)
+      : s_(shape),
+        h_a_{cudalab::random_matrix(shape.m, shape.k, cudalab::Fill::SmallInt, seed),
+             cudalab::random_matrix(shape.m, shape.k, cudalab::Fill::SmallInt, seed + 2)},
+        h_b_{cudalab::random_matrix(shape.k, shape.n, cudalab::Fill::SmallInt, seed + 1),
+             cudalab::random_matrix(shape.k, shape.n, cudalab::Fill::SmallInt, seed + 3)},
+        a_in_(h_a_[0], h_a_[1]),
+        b_in_(h_b_[0], h_b_[1]),
+        d_base_a_(upload(h_a_[0])),
+        d_base_b_(upload(h_b_[0])),
+        d_c_(std::size_t(shape.m) * shape.n),
+        d_c_base_(std::size_t(shape.m) * shape.n) {}
+
+  /// The product's shape.
+  const Shape& shape() const noexcept { return s_; }
+  /// The rate of one product taking @p ms milliseconds, in TFLOP/s.
+  double tflops(double ms) const { return 2.0 * s_.m * double(s_.n) * s_.k / (ms * 1e9); }
+
+  /**
+   * @brief Times @p baseline against @p candidate as described above; @p opts sets the
+   * repetitions (its before_candidate is the fixture's). Returns the comparison (speedup =
+   * baseline median / candidate median), or an empty one after a failure.
+   */
+  cudalab::Comparison time(const Racer& baseline, const Racer& candidate, const std::string& what,
+                           cudalab::BenchOptions opts = {}) {
+    namespace t = cudalab::testing;
+    if (!candidate.rules) {
+      ADD_FAILURE() << what << ": the candidate has no graph rules (grader bug)";
+      return {};
+    }
+    std::optional<t::CapturedWork> base;
+    if (baseline.rules) {
+      base.emplace(t::CapturedWork::capture([&](cudaStream_t s) {
+        baseline.launch(d_base_a_.data(), d_base_b_.data(), d_c_base_.data(), s_.m, s_.n, s_.k, s);
+      }));
+      EXPECT_TRUE(base->holds_only(*baseline.rules)) << "baseline of " << what;
+    }
+    const t::CapturedWork cand = t::CapturedWork::capture([&](cudaStream_t s) {
+      candidate.launch(a_in_.live.data(), b_in_.live.data(), d_c_.data(), s_.m, s_.n, s_.k, s);
+    });
+    EXPECT_TRUE(cand.holds_only(*candidate.rules)) << what;
+    if (::testing::Test::HasFailure()) return {};
+    float* c = d_c_.data();
+    const std::size_t c_bytes = d_c_.bytes();
+    opts.before_candidate = [this, c, c_bytes](cudaStream_t s) {
+      a_in_.copy_next(s);
+      b_in_.copy_next(s);
+      t::poison(c, c_bytes, s);
+    };
+    const cudalab::GpuWork base_work =
+        base ? base->as_work() : cudalab::GpuWork([&](cudaStream_t s) {
+          baseline.launch(d_base_a_.data(), d_base_b_.data(), d_c_base_.data(), s_.m, s_.n, s_.k,
+                          s);
+        });
+    const cudalab::Comparison cmp = cudalab::compare(base_work, cand.as_work(), opts);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    verify_last_output(baseline, what);
+    if (::testing::Test::HasFailure()) return {};
+    t::expect_possible(tflops(cmp.candidate.median_ms), cudalab::device_ceilings().fp32_tflops_max,
+                       "TFLOP/s", what);
+    return cmp;
+  }
+
+ private:
+  /// The candidate's last timed output against the baseline on the same set and the host.
+  void verify_last_output(const Racer& baseline, const std::string& what) {
+    const int set = a_in_.last();
+    const std::vector<float> got = d_c_.to_host();
+    {
+      cudalab::DeviceBuffer<float> d_a = upload(h_a_[set]);
+      cudalab::DeviceBuffer<float> d_b = upload(h_b_[set]);
+      cudalab::DeviceBuffer<float> d_ref(std::size_t(s_.m) * s_.n);
+      baseline.launch(d_a.data(), d_b.data(), d_ref.data(), s_.m, s_.n, s_.k, nullptr);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      EXPECT_TRUE(cudalab::testing::matrices_match(d_ref.to_host(), got, s_.m, s_.n, 0.0))
+          << what << ": the output of the last timed run (input set " << set << ") differs from "
+          << baseline.name << "'s on the same data";
+    }
+    for (const int r : {0, s_.m / 2, s_.m - 1}) {
+      for (int col = 0; col < s_.n; col += 7) {
+        double sum = 0.0;
+        for (int i = 0; i < s_.k; ++i) {
+          sum +=
+              double(h_a_[set][std::size_t(r) * s_.k + i]) * h_b_[set][std::size_t(i) * s_.n + col];
+        }
+        if (got[std::size_t(r) * s_.n + col] != sum) {
+          ADD_FAILURE() << what << ": the output of the last timed run (input set " << set
+                        << ") is wrong at C(" << r << ", " << col
+                        << "): " << got[std::size_t(r) * s_.n + col] << ", the host computes "
+                        << sum << ". " << cudalab::seed_note();
+          return;
+        }
+      }
+    }
+  }
+
+  Shape s_;
+  std::vector<float> h_a_[2], h_b_[2];
+  cudalab::testing::AlternatingInput<float> a_in_, b_in_;
+  cudalab::DeviceBuffer<float> d_base_a_, d_base_b_, d_c_, d_c_base_;
+};
 
 }  // namespace cudalab::kit
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "add_one.cuh"
+#include "common/kit.cuh"
 #include "cudalab/ceilings.cuh"
 #include "cudalab/check.cuh"
 #include "cudalab/device_buffer.cuh"
@@ -35,14 +36,8 @@ constexpr int kPerfCols = 8192;
 constexpr unsigned kPerfBlockX = 32;
 constexpr unsigned kPerfBlockY = 8;
 
-struct Shape {
-  int rows;
-  int cols;
-};
-
-std::string shape_name(const ::testing::TestParamInfo<Shape>& p) {
-  return std::to_string(p.param.rows) + "x" + std::to_string(p.param.cols);
-}
+using Shape = cudalab::kit::Extent;
+using cudalab::kit::shape_name;
 
 std::string dims(dim3 d) {
   return std::to_string(d.x) + "x" + std::to_string(d.y);

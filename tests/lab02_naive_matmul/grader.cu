@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "common/kit.cuh"
 #include "common/matmul_grading.cuh"
 #include "cudalab/bench.cuh"
 #include "cudalab/ceilings.cuh"
@@ -46,11 +47,8 @@ constexpr unsigned kPerfBlockY = 8;
 constexpr std::size_t kGuard = 1024;
 constexpr std::uint32_t kPoison = 0xFFFFFFFFu;  // fill_bytes(0xFF): a NaN in every float
 
-struct Shape {
-  int m;
-  int n;
-  int k;
-};
+using cudalab::kit::only_kernel;
+using cudalab::kit::Shape;
 
 const Shape kShapes[] = {{1, 1, 1},      {17, 33, 5},    {64, 64, 64}, {129, 65, 257},
                          {1000, 3, 777}, {3, 1000, 129}, {1, 300, 2},  {300, 1, 1}};
@@ -94,13 +92,6 @@ void uncoalesced_matmul(const float* d_a, const float* d_b, float* d_c, int m, i
 
 /// A launcher under test, bound to its launch configuration: (d_a, d_b, d_c, m, n, k, stream).
 using Launch = std::function<void(const float*, const float*, float*, int, int, int, cudaStream_t)>;
-
-/// What the graph captured from a launcher may hold: its own kernel, nothing else.
-GraphRules only_kernel(const std::string& kernel) {
-  GraphRules r;
-  r.kernels = {kernel};
-  return r;
-}
 
 /**
  * One problem C = A * B of a given shape and fill: two input data sets with their host

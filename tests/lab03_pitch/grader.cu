@@ -14,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "common/kit.cuh"
 #include "cudalab/bench.cuh"
 #include "cudalab/ceilings.cuh"
 #include "cudalab/check.cuh"
@@ -276,11 +277,7 @@ const char* style_name(PitchStyle s) {
   return "";
 }
 
-struct Shape {
-  int m;
-  int n;
-  int k;
-};
+using cudalab::kit::Shape;
 
 // Widths (columns) 1000, 1001 and 33 for every matrix, rectangles, and 1x1x1.
 const Shape kShapes[] = {{1, 1, 1},        {17, 33, 5},      {129, 65, 257},

@@ -12,9 +12,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "common/kit.cuh"
 #include "common/matmul_grading.cuh"
 #include "cudalab/bench.cuh"
 #include "cudalab/ceilings.cuh"
@@ -433,105 +435,45 @@ TEST(SmallTiledGpu, StaticAndDynamicKernels) {
 // ---------------------------------------------------------------------------
 // Races, memory errors, barriers (compute-sanitizer)
 // ---------------------------------------------------------------------------
-TEST(TiledSanitizer, RacecheckFindsNoSharedMemoryHazard) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", "SmallTiledGpu.*");
-}
-TEST(TiledSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", "SmallTiledGpu.*");
-}
-TEST(TiledSanitizer, SynccheckFindsNoInvalidBarrier) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", "SmallTiledGpu.*");
-}
+CUDALAB_SANITIZER_SUITE(TiledSanitizer, "SmallTiledGpu.*", racecheck, memcheck, synccheck)
 
 // ---------------------------------------------------------------------------
-// Speed (4096^2). Every variant is timed as its captured graph (provenance checked first);
-// C is filled with NaN before every timed run of the candidate, and the output of the last
-// one must equal the reference exactly.
+// Speed (4096^2): cudalab::kit::ProductRace. Both kernels are timed as captured graphs
+// (provenance checked first), interleaved; the candidate reads one of two input sets (copied
+// behind its pointers before every run) and its C is NaN before every run; the output of its
+// last run must equal the baseline's on the same set exactly (small integers) and the host's
+// on three rows.
 // ---------------------------------------------------------------------------
 class TiledPerf : public ::testing::Test {
  protected:
   static constexpr int N = kPerfSize;
   void SetUp() override {
     CUDALAB_REQUIRE_GPU();
-    h_a_ = cudalab::random_matrix(N, N, cudalab::Fill::SmallInt, 11);
-    h_b_ = cudalab::random_matrix(N, N, cudalab::Fill::SmallInt, 12);
-    d_a_ = cudalab::DeviceBuffer<float>(h_a_.size());
-    d_b_ = cudalab::DeviceBuffer<float>(h_b_.size());
-    d_ref_ = cudalab::DeviceBuffer<float>(std::size_t(N) * N);
-    d_c_ = cudalab::DeviceBuffer<float>(std::size_t(N) * N);
-    d_a_.upload(h_a_);
-    d_b_.upload(h_b_);
-    // Reference: the given naive kernel (exact on small integers: every partial sum is an
-    // integer below 2^24), itself spot-checked against the host.
-    lab04::matmul_naive(d_a_.data(), d_b_.data(), d_ref_.data(), N, N, N);
-    ref_ = d_ref_.to_host();
-    auto rng = cudalab::make_rng(13);
-    std::uniform_int_distribution<int> pick(0, N - 1);
-    for (int t = 0; t < 32; ++t) {
-      const int r = pick(rng), c = pick(rng);
-      double sum = 0.0;
-      for (int i = 0; i < N; ++i)
-        sum += double(h_a_[std::size_t(r) * N + i]) * h_b_[std::size_t(i) * N + c];
-      ASSERT_EQ(ref_[std::size_t(r) * N + c], sum)
-          << "baseline wrong at (" << r << ", " << c << ")";
-    }
+    race_ = std::make_unique<cudalab::kit::ProductRace>(Shape{N, N, N}, 11);
   }
 
-  /// Times @p baseline against @p candidate (both writing their own output) as captured
-  /// graphs; checks the candidate's graph and its output after the last timed run.
-  cudalab::Comparison time_candidate(const cudalab::GpuWork& baseline, const char* base_kernel,
-                                     const cudalab::GpuWork& candidate,
-                                     const cudalab::testing::GraphRules& rules,
-                                     const std::string& what) {
-    CapturedWork base = CapturedWork::capture(baseline);
-    CapturedWork cand = CapturedWork::capture(candidate);
-    EXPECT_TRUE(base.holds_only(only_kernel(base_kernel))) << "baseline of " << what;
-    EXPECT_TRUE(cand.holds_only(rules)) << what;
-    if (HasFailure()) return {};
-    cudalab::BenchOptions opts;
-    float* c = d_c_.data();
-    opts.before_candidate = [c](cudaStream_t s) {
-      cudalab::testing::poison(c, std::size_t(N) * N * sizeof(float), s);
-    };
-    const cudalab::Comparison cmp = cudalab::compare(base.as_work(), cand.as_work(), opts);
-    EXPECT_TRUE(cudalab::testing::matrices_match(ref_, d_c_.to_host(), N, N, 0.0))
-        << what << ": output of the last timed run";
-    if (!HasFailure()) {
-      const double tflops = 2.0 * N * N * double(N) / (cmp.candidate.median_ms * 1e9);
-      cudalab::testing::expect_possible(tflops, cudalab::device_ceilings().fp32_tflops_max,
-                                        "TFLOP/s", what);
-    }
-    return cmp;
+  /// The given naive kernel: the baseline of the static and dynamic tiles.
+  static cudalab::kit::Racer naive() {
+    return {[](const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t s) {
+              lab04::matmul_naive(a, b, c, m, n, k, s);
+            },
+            only_kernel(kNaiveKernel), "the naive kernel"};
+  }
+  /// The student's dynamic launcher with @p plan, held to the launch the plan defines.
+  static cudalab::kit::Racer dynamic(const lab04::DynamicTilePlan& plan) {
+    return {launch_dynamic(plan), dynamic_rules(plan)(Shape{N, N, N}), "the dynamic kernel"};
   }
 
-  cudalab::GpuWork naive_work() {
-    return [this](cudaStream_t s) {
-      lab04::matmul_naive(d_a_.data(), d_b_.data(), d_ref_.data(), N, N, N, s);
-    };
-  }
-  cudalab::GpuWork dynamic_work(const lab04::DynamicTilePlan& plan) {
-    return [this, plan](cudaStream_t s) {
-      lab04::matmul_tiled_dynamic(d_a_.data(), d_b_.data(), d_c_.data(), N, N, N, plan, s);
-    };
-  }
-
-  std::vector<float> h_a_, h_b_, ref_;
-  cudalab::DeviceBuffer<float> d_a_, d_b_, d_ref_, d_c_;
+  std::unique_ptr<cudalab::kit::ProductRace> race_;
 };
 
 TEST_F(TiledPerf, StaticTilesBeatNaive) {
-  const cudalab::Comparison cmp = time_candidate(
-      naive_work(), kNaiveKernel,
-      [&](cudaStream_t s) {
-        lab04::matmul_tiled_static(d_a_.data(), d_b_.data(), d_c_.data(), N, N, N, s);
-      },
-      kStaticRules(Shape{N, N, N}), "static 32x32 tiles, 4096^2");
+  const cudalab::Comparison cmp =
+      race_->time(naive(), {launch_static, kStaticRules(Shape{N, N, N}), "the static kernel"},
+                  "static 32x32 tiles, 4096^2");
   if (HasFailure()) return;  // no speed verdict for a wrong result
-  const double tflops = 2.0 * N * N * double(N) / (cmp.candidate.median_ms * 1e9);
-  cudalab::testing::record_measurement("static_tflops", tflops, "TFLOP/s");
+  cudalab::testing::record_measurement("static_tflops", race_->tflops(cmp.candidate.median_ms),
+                                       "TFLOP/s");
   cudalab::testing::expect_speedup(cmp, kStaticOverNaiveThreshold,
                                    "static 32x32 tiles vs naive 16x16");
 }
@@ -542,11 +484,10 @@ TEST_F(TiledPerf, DynamicTilesKeepUpWithNaive) {
   const std::string what = "dynamic tiles (tile " + std::to_string(plan.tile) + ", depth " +
                            std::to_string(plan.depth) + ", " + std::to_string(plan.smem_bytes) +
                            " B) vs naive 16x16";
-  const cudalab::Comparison cmp = time_candidate(naive_work(), kNaiveKernel, dynamic_work(plan),
-                                                 dynamic_rules(plan)(Shape{N, N, N}), what);
+  const cudalab::Comparison cmp = race_->time(naive(), dynamic(plan), what);
   if (HasFailure()) return;
-  const double tflops = 2.0 * N * N * double(N) / (cmp.candidate.median_ms * 1e9);
-  cudalab::testing::record_measurement("dynamic_tflops", tflops, "TFLOP/s");
+  cudalab::testing::record_measurement("dynamic_tflops", race_->tflops(cmp.candidate.median_ms),
+                                       "TFLOP/s");
   cudalab::testing::expect_speedup(cmp, kDynamicOverNaiveThreshold, what);
 }
 
@@ -555,13 +496,9 @@ TEST_F(TiledPerf, DynamicWithTheStaticShapeAgainstStatic) {
   // price of choosing the tile edge and depth at run time. The baseline is the grader's own
   // static kernel (the reference one), never the student's.
   const lab04::DynamicTilePlan plan = forced_plan(lab04::kStaticTile, lab04::kStaticTile);
-  cudalab::DeviceBuffer<float> d_static(std::size_t(N) * N);
-  const cudalab::Comparison cmp = time_candidate(
-      [&](cudaStream_t s) {
-        grader_static_tiled(d_a_.data(), d_b_.data(), d_static.data(), N, N, N, s);
-      },
-      kGraderStaticKernel, dynamic_work(plan), dynamic_rules(plan)(Shape{N, N, N}),
-      "dynamic tiles 32x32, depth 32 vs static 32x32");
+  const cudalab::Comparison cmp = race_->time(
+      {grader_static_tiled, only_kernel(kGraderStaticKernel), "the grader's static kernel"},
+      dynamic(plan), "dynamic tiles 32x32, depth 32 vs static 32x32");
   if (HasFailure()) return;
   std::printf("[ SPEED    ] static %.3f ms, dynamic (tile 32, depth 32) %.3f ms\n",
               cmp.baseline.median_ms, cmp.candidate.median_ms);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bank_conflict.cuh"
+#include "common/kit.cuh"
 #include "cudalab/bank_model.hpp"
 #include "cudalab/bench.cuh"
 #include "cudalab/ceilings.cuh"
@@ -486,18 +487,7 @@ TEST(DegreeVsMeterPerf, YourModelPredictsTheMeasuredDegree) {
 // ---------------------------------------------------------------------------
 // Races, memory errors, barriers (compute-sanitizer) over both microbenchmark kernels
 // ---------------------------------------------------------------------------
-TEST(MicrobenchSanitizer, RacecheckFindsNoSharedMemoryHazard) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", "MicrobenchGpu.*");
-}
-TEST(MicrobenchSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", "MicrobenchGpu.*");
-}
-TEST(MicrobenchSanitizer, SynccheckFindsNoInvalidBarrier) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", "MicrobenchGpu.*");
-}
+CUDALAB_SANITIZER_SUITE(MicrobenchSanitizer, "MicrobenchGpu.*", racecheck, memcheck, synccheck)
 
 // ---------------------------------------------------------------------------
 // Profiler: Nsight Compute counts shared-load wavefronts per load instruction.
