@@ -9,7 +9,6 @@
 #include <array>
 #include <cstdint>
 #include <functional>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -358,57 +357,25 @@ inline void expect_transpose_speedup(const TransposeLaunch& candidate, int n, do
 }
 
 /**
- * @brief Times @p candidate (captured) against the conflicting matmul at n x n x n on small
- * integers, the inputs alternating between two sets; checks 64 entries of the last timed
- * output against the host, bounds the rate by the FP32 ceiling and judges the speedup.
+ * @brief Times @p candidate (captured: only @p kernel) against the conflicting matmul
+ * (captured: only its kernel) at n x n x n on small integers with the kit's perf fixture
+ * (cudalab::kit::ProductRace: both inputs alternate between two sets, the last timed output
+ * must equal the conflicting matmul's on the same set and the host's on sampled rows, the
+ * rate is bounded by the FP32 ceiling), records both rates and judges the speedup.
  */
 inline void expect_matmul_speedup(const MatmulLaunch& candidate, int n, double threshold,
                                   const std::string& name, const cudalab::KernelInfo& kernel) {
-  const std::size_t count = std::size_t(n) * n;
-  std::vector<std::vector<float>> h_a = {cudalab::random_matrix(n, n, cudalab::Fill::SmallInt, 31),
-                                         cudalab::random_matrix(n, n, cudalab::Fill::SmallInt, 32)};
-  const auto h_b = cudalab::random_matrix(n, n, cudalab::Fill::SmallInt, 33);
-  cudalab::DeviceBuffer<float> d_a0(count), d_a1(count), d_a(count), d_b(count), d_base(count),
-      d_c(count);
-  d_a0.upload(h_a[0]);
-  d_a1.upload(h_a[1]);
-  d_a.upload(h_a[0]);
-  d_b.upload(h_b);
-  cudalab::testing::CapturedWork cap = cudalab::testing::CapturedWork::capture(
-      [&](cudaStream_t s) { candidate(d_a.data(), d_b.data(), d_c.data(), n, n, n, s); });
-  ASSERT_TRUE(cap.holds_only(only_kernel(kernel)));
-  cudalab::testing::poison(d_c.data(), count * sizeof(float));
-  AlternatingInput alt{&d_a, {&d_a0, &d_a1}};
-  auto opts = perf_options(7);
-  opts.before_candidate = [&](cudaStream_t s) { alt(s); };
-  const auto cmp = cudalab::compare(
-      [&](cudaStream_t s) {
-        conflicting_matmul(d_a0.data(), d_b.data(), d_base.data(), n, n, n, s);
-      },
-      cap.as_work(), opts);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  ASSERT_GE(alt.last, 0);
-  const auto got = d_c.to_host();
-  const auto& a = h_a[alt.last];
-  auto rng = cudalab::make_rng(3);
-  std::uniform_int_distribution<int> pick(0, n - 1);
-  for (int i = 0; i < 64; ++i) {
-    const int r = pick(rng);
-    const int c = pick(rng);
-    double dot = 0.0;
-    for (int k = 0; k < n; ++k) {
-      dot += double(a[static_cast<size_t>(r) * n + k]) * h_b[static_cast<size_t>(k) * n + c];
-    }
-    ASSERT_EQ(double(got[static_cast<size_t>(r) * n + c]), dot)
-        << "the timed " << name << " matmul is wrong at C(" << r << ", " << c
-        << "); no speed verdict. " << cudalab::seed_note();
-  }
-  const double tflops = 2.0 * n * double(n) * n / (cmp.candidate.median_ms * 1e9);
-  cudalab::testing::record_measurement(name + " matmul", tflops, "TFLOP/s");
-  cudalab::testing::record_measurement(
-      "conflicting matmul", 2.0 * n * double(n) * n / (cmp.baseline.median_ms * 1e9), "TFLOP/s");
-  cudalab::testing::expect_possible(tflops, cudalab::device_ceilings().fp32_tflops_max, "TFLOP/s",
-                                    name + " matmul");
+  cudalab::kit::ProductRace race({n, n, n}, 31);
+  const cudalab::Comparison cmp =
+      race.time({conflicting_matmul, only_kernel(smem_tiles::conflicting_matmul_kernel()),
+                 "the conflicting matmul"},
+                {candidate, only_kernel(kernel), "the " + name + " matmul"},
+                name + " vs conflicting matmul", perf_options(7));
+  if (::testing::Test::HasFailure()) return;  // no speed verdict for a wrong result
+  cudalab::testing::record_measurement(name + " matmul", race.tflops(cmp.candidate.median_ms),
+                                       "TFLOP/s");
+  cudalab::testing::record_measurement("conflicting matmul", race.tflops(cmp.baseline.median_ms),
+                                       "TFLOP/s");
   cudalab::testing::expect_speedup(cmp, threshold, name + " vs conflicting matmul");
 }
 
