@@ -299,21 +299,6 @@ inline cudalab::BenchOptions perf_options(int reps) {
   return o;
 }
 
-/// Alternates the contents of @p dst between two input sets before every timed run, so a
-/// result cannot be cached; last() is the set the latest run saw.
-struct AlternatingInput {
-  cudalab::DeviceBuffer<float>* dst;
-  const cudalab::DeviceBuffer<float>* sets[2];
-  int next = 0;
-  int last = -1;
-  void operator()(cudaStream_t s) {
-    CUDA_CHECK(cudaMemcpyAsync(dst->data(), sets[next]->data(), dst->size() * sizeof(float),
-                               cudaMemcpyDeviceToDevice, s));
-    last = next;
-    next ^= 1;
-  }
-};
-
 /**
  * @brief Times @p candidate (captured: only @p kernel) against the conflicting
  * transpose at n x n, with the input alternating between two sets; checks the last timed
@@ -326,24 +311,21 @@ inline void expect_transpose_speedup(const TransposeLaunch& candidate, int n, do
                                      const std::string& baseline_name = "conflicting") {
   const std::size_t count = std::size_t(n) * n;
   std::vector<std::vector<float>> h_sets = {transpose_input(n, n, 0), transpose_input(n, n, 1)};
-  cudalab::DeviceBuffer<float> d_set0(count), d_set1(count), d_in(count), d_base(count),
-      d_out(count);
-  d_set0.upload(h_sets[0]);
-  d_set1.upload(h_sets[1]);
-  d_in.upload(h_sets[0]);
+  // The candidate reads in.live, which holds set 0, then 1, 0, ... before each of its runs.
+  cudalab::testing::AlternatingInput<float> in(h_sets[0], h_sets[1]);
+  cudalab::DeviceBuffer<float> d_base(count), d_out(count);
   cudalab::testing::CapturedWork cap = cudalab::testing::CapturedWork::capture(
-      [&](cudaStream_t s) { candidate(d_in.data(), d_out.data(), n, n, s); });
+      [&](cudaStream_t s) { candidate(in.live.data(), d_out.data(), n, n, s); });
   ASSERT_TRUE(cap.holds_only(only_kernel(kernel)));
   cudalab::testing::poison(d_out.data(), count * sizeof(float));
-  AlternatingInput alt{&d_in, {&d_set0, &d_set1}};
   auto opts = perf_options(21);
-  opts.before_candidate = [&](cudaStream_t s) { alt(s); };
+  opts.before_candidate = [&](cudaStream_t s) { in.copy_next(s); };
   const auto cmp =
-      cudalab::compare([&](cudaStream_t s) { baseline(d_set0.data(), d_base.data(), n, n, s); },
+      cudalab::compare([&](cudaStream_t s) { baseline(in.sets[0].data(), d_base.data(), n, n, s); },
                        cap.as_work(), opts);
   CUDA_CHECK(cudaDeviceSynchronize());
-  ASSERT_GE(alt.last, 0);
-  ASSERT_TRUE(cudalab::testing::matrices_match(host_transpose(h_sets[alt.last], n, n),
+  ASSERT_GT(in.runs, 0);
+  ASSERT_TRUE(cudalab::testing::matrices_match(host_transpose(h_sets[in.last()], n, n),
                                                d_out.to_host(), n, n, 0.0))
       << "the timed " << name << " transpose is wrong; no speed verdict";
   const double bytes = 2.0 * double(count) * sizeof(float);

@@ -378,7 +378,8 @@ TEST(GivenSwizzledSharedMemoryGpu, MatmulUsesExactlyTwoUnpaddedTiles) {
 // Graded: the student's float4 kernel declares its own tile.
 TEST(Vec4SharedMemoryGpu, KernelUsesExactlyOneUnpaddedTile) {
   CUDALAB_REQUIRE_GPU();
-  expect_static_smem(lab07::vec4_kernel<lab07::InterleavedVec4>(), "vec4_transpose_kernel", 1);
+  const cudalab::KernelInfo vec4 = lab07::vec4_kernel<lab07::InterleavedVec4>();
+  expect_static_smem(vec4, vec4.name, 1);
 }
 
 // ---------------------------------------------------------------------------
