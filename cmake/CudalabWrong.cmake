@@ -297,6 +297,7 @@ function(cudalab_add_wrong_variants)
         # objects are linked into each variant's grader, never this library.
         target_link_libraries(${grader_objs} PRIVATE lab${nn}_impl cudalab::testing
                               cudalab::options)
+        target_include_directories(${grader_objs} PRIVATE "${PROJECT_SOURCE_DIR}/tests")  # the kit
       endif()
       cudalab_add_grader_executable(${exe} ${lib} $<TARGET_OBJECTS:${grader_objs}>)
 

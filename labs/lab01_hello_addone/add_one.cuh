@@ -10,6 +10,8 @@
 
 #include <cuda_runtime.h>
 
+#include "cudalab/launch_checks.hpp"
+
 namespace lab01 {
 
 /**
@@ -17,8 +19,17 @@ namespace lab01 {
  *
  * Launched with a 2-D grid of 2-D blocks; threads that fall outside the matrix (the
  * last blocks of a grid are usually partly outside) must not touch memory.
+ *
+ * Unlike the kernels of later labs, private to their file and known to the grader by the
+ * identity (cudalab::KernelInfo) that the file exports as labNN::<technique>_kernel(), this
+ * kernel is part of the interface: lab 01 teaches the launch itself, in a file of its own
+ * (add_one_launch.cu), which must see the kernel. Its identity therefore cannot take the
+ * kernel's name and is add_one_kernel_info().
  */
 __global__ void add_one_kernel(float* data, int rows, int cols);
+
+/// The identity of add_one_kernel, for the grader's provenance checks (add_one_kernel.cu).
+cudalab::KernelInfo add_one_kernel_info();
 
 /**
  * @brief The smallest grid of @p block-shaped blocks that covers cols (x) by rows (y).

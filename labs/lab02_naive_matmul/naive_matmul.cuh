@@ -10,12 +10,15 @@
  *
  * Any M, N, K >= 1 are allowed: rectangles, and sizes that are not multiples of the
  * block. Each launcher enqueues exactly one launch of its own kernel (private to its .cu
- * file) on the stream it is given, and nothing else; the handout (README.md) explains the
- * two mappings of work to threads and how they are graded.
+ * file, known to the grader by the identity the file exports) on the stream it is given, and
+ * nothing else; the handout (README.md) explains the two mappings of work to threads and how
+ * they are graded.
  */
 #pragma once
 
 #include <cuda_runtime.h>
+
+#include "cudalab/launch_checks.hpp"
 
 namespace lab02 {
 
@@ -40,6 +43,9 @@ namespace lab02 {
  */
 void row_per_block_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                           int threads, cudaStream_t stream = nullptr);
+
+/// The kernel row_per_block_matmul launches (row_per_block.cu): provenance, attributes.
+cudalab::KernelInfo row_per_block_kernel();
 
 // ---------------------------------------------------------------------------
 // (b) One thread per element of C (coalesced: x walks columns)
@@ -70,6 +76,9 @@ dim3 thread_per_element_grid(int m, int n, dim3 block);
  */
 void thread_per_element_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                                dim3 block, cudaStream_t stream = nullptr);
+
+/// The kernel thread_per_element_matmul launches (thread_per_element.cu): provenance, attributes.
+cudalab::KernelInfo thread_per_element_kernel();
 
 // ---------------------------------------------------------------------------
 // Given: argument checks shared by both launchers (launch_checks.cu)

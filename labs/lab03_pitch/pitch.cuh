@@ -21,6 +21,8 @@
 #include <utility>
 #include <vector>
 
+#include "cudalab/launch_checks.hpp"
+
 namespace lab03 {
 
 // ---------------------------------------------------------------------------
@@ -167,6 +169,9 @@ void pitched_matmul(const float* d_a, std::size_t pitch_a, const float* d_b, std
  */
 void pitched_matmul(const PitchedMatrix& a, const PitchedMatrix& b, PitchedMatrix& c, dim3 block,
                     cudaStream_t stream = nullptr);
+
+/// The kernel pitched_matmul() launches (pitched_matmul.cu): provenance, attributes.
+cudalab::KernelInfo pitched_matmul_kernel();
 
 // ---------------------------------------------------------------------------
 // Given baseline (unpitched_matmul.cu): the packed thread-per-element matmul of lab 02

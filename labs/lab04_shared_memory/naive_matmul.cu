@@ -29,9 +29,15 @@ void matmul_naive(const float* d_a, const float* d_b, float* d_c, int m, int n, 
   cudalab::check_positive_dims("matmul_naive", m, n, k);
   const dim3 threads(block, block);
   cudalab::check_block_shape("matmul_naive", threads);
-  const dim3 grid((n + block - 1) / block, (m + block - 1) / block);
+  const dim3 grid = cudalab::tile_grid(m, n, block, block, "matmul_naive");
   matmul_naive_kernel<<<grid, threads, 0, stream>>>(d_a, d_b, d_c, m, n, k);
   CUDA_CHECK_LAST_LAUNCH();
+}
+
+cudalab::KernelInfo naive_kernel() {
+  // Its block is the caller's (kNaiveBlock x kNaiveBlock by default).
+  return {reinterpret_cast<const void*>(matmul_naive_kernel), "matmul_naive_kernel", dim3(0, 0, 0),
+          0};
 }
 
 }  // namespace lab04

@@ -15,6 +15,8 @@
 
 #include <cstddef>
 
+#include "cudalab/launch_checks.hpp"
+
 namespace lab04 {
 
 // ---------------------------------------------------------------------------
@@ -31,6 +33,9 @@ inline constexpr int kNaiveBlock = 16;
  */
 void matmul_naive(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                   cudaStream_t stream = nullptr, int block = kNaiveBlock);
+
+/// The kernel matmul_naive() launches (naive_matmul.cu): provenance, attributes.
+cudalab::KernelInfo naive_kernel();
 
 // ---------------------------------------------------------------------------
 // Static tiles: `__shared__ float tile[T][T]`, T known at compile time.
@@ -55,6 +60,9 @@ static_assert(kStaticTile % 32 == 0 || 32 % kStaticTile == 0,
  */
 void matmul_tiled_static(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                          cudaStream_t stream = nullptr);
+
+/// The kernel matmul_tiled_static() launches (tiled_static.cu): provenance, attributes.
+cudalab::KernelInfo tiled_static_kernel();
 
 // ---------------------------------------------------------------------------
 // Dynamic tiles: one `extern __shared__ float smem[]` buffer, sized at launch and
@@ -116,5 +124,8 @@ DynamicTilePlan plan_dynamic_tile(const SmemLimits& limits, std::size_t budget_b
  */
 void matmul_tiled_dynamic(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                           const DynamicTilePlan& plan, cudaStream_t stream = nullptr);
+
+/// The kernel matmul_tiled_dynamic() launches (tiled_dynamic.cu): provenance, attributes.
+cudalab::KernelInfo tiled_dynamic_kernel();
 
 }  // namespace lab04

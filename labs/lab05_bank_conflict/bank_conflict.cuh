@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "cudalab/bank_model.hpp"
+#include "cudalab/launch_checks.hpp"
 
 namespace lab05 {
 
@@ -76,6 +77,9 @@ struct MicrobenchResult {
  */
 void launch_microbench(Microbench which, int steps, long long* d_cycles, int* d_final_word,
                        cudaStream_t stream = nullptr);
+
+/// The kernel launch_microbench() launches for @p which (microbench.cu): provenance, profiler.
+cudalab::KernelInfo microbench_kernel(Microbench which);
 
 /**
  * @brief Launches the kernel (1 block of 32 threads) @p launches times and keeps the

@@ -91,6 +91,14 @@ void launch_microbench(Microbench which, int steps, long long* d_cycles, int* d_
   CUDA_CHECK_LAST_LAUNCH();
 }
 
+cudalab::KernelInfo microbench_kernel(Microbench which) {
+  if (which == Microbench::ConflictFree) {
+    return {reinterpret_cast<const void*>(conflict_free_kernel), "conflict_free_kernel", dim3(32),
+            0};
+  }
+  return {reinterpret_cast<const void*>(all_conflict_kernel), "all_conflict_kernel", dim3(32), 0};
+}
+
 MicrobenchResult run_microbench(Microbench which, int steps, int launches) {
   if (steps < 1 || launches < 1) {
     throw std::invalid_argument("run_microbench: steps and launches must be positive");

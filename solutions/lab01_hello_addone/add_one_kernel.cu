@@ -20,4 +20,8 @@ __global__ void add_one_kernel(float* data, int rows, int cols) {
   // END TODO(lab01)
 }
 
+cudalab::KernelInfo add_one_kernel_info() {
+  return {reinterpret_cast<const void*>(&add_one_kernel), "add_one_kernel", dim3(0, 0, 0), 0};
+}
+
 }  // namespace lab01

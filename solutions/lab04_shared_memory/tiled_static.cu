@@ -58,10 +58,15 @@ void matmul_tiled_static(const float* d_a, const float* d_b, float* d_c, int m, 
                          cudaStream_t stream) {
   cudalab::check_positive_dims("matmul_tiled_static", m, n, k);
   constexpr int T = kStaticTile;
-  const dim3 block(T, T);                             // one thread per element of a C tile
-  const dim3 grid((n + T - 1) / T, (m + T - 1) / T);  // x: tiles across C's columns, y: rows
+  const dim3 block(T, T);  // one thread per element of a C tile
+  const dim3 grid = cudalab::tile_grid(m, n, T, T, "matmul_tiled_static");  // x: columns, y: rows
   matmul_tiled_static_kernel<<<grid, block, 0, stream>>>(d_a, d_b, d_c, m, n, k);
   CUDA_CHECK_LAST_LAUNCH();
+}
+
+cudalab::KernelInfo tiled_static_kernel() {
+  return {reinterpret_cast<const void*>(matmul_tiled_static_kernel), "matmul_tiled_static_kernel",
+          dim3(kStaticTile, kStaticTile), 0};
 }
 
 }  // namespace lab04

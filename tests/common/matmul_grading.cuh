@@ -39,19 +39,32 @@ using Launch = std::function<void(const float*, const float*, float*, int, int, 
 /// What the graph captured from a launcher may hold, for a product of shape @p s.
 using Rules = std::function<cudalab::testing::GraphRules(const Shape& s)>;
 
+/// Rules that hold nothing but @p kernel (a technique file's identity, matched by its
+/// function), its launch free.
+inline Rules only_kernel_rules(const cudalab::KernelInfo& kernel) {
+  return [kernel](const Shape&) { return only_kernel(kernel); };
+}
+
 /**
  * Rules of a tiled launch: nothing but @p kernel, launched on @p block-shaped blocks over the
  * grid of @p tile x @p tile tiles of C (x: ceil(n / tile) columns, y: ceil(m / tile) rows)
  * with @p smem bytes of dynamic shared memory (empty: the launcher's choice).
  */
-inline Rules tiled_launch(const char* kernel, int tile, dim3 block, std::optional<unsigned> smem,
-                          const std::string& source) {
+inline Rules tiled_launch(const cudalab::KernelInfo& kernel, int tile, dim3 block,
+                          std::optional<unsigned> smem, const std::string& source) {
   return [=](const Shape& s) {
     cudalab::testing::GraphRules rules = only_kernel(kernel);
     const dim3 grid((unsigned(s.n) + tile - 1) / tile, (unsigned(s.m) + tile - 1) / tile);
-    rules.expect_launch(kernel, grid, block, smem, source);
+    rules.expect_launch(kernel.name, grid, block, smem, source);
     return rules;
   };
+}
+
+/// tiled_launch() of the kernel named @p kernel (matched by name): grader-owned kernels.
+inline Rules tiled_launch(const char* kernel, int tile, dim3 block, std::optional<unsigned> smem,
+                          const std::string& source) {
+  return tiled_launch(cudalab::KernelInfo{nullptr, kernel, dim3(0, 0, 0), 0}, tile, block, smem,
+                      source);
 }
 
 /**

@@ -55,18 +55,18 @@ const dim3 kBlocks[] = {dim3(1, 1),   dim3(1024, 1), dim3(1, 1024),
 /// else, launched as the interface says: the requested block, the smallest grid covering
 /// cols (x) by rows (y) (the test's own count, not grid_for()), no dynamic shared memory.
 GraphRules add_one_rules(int rows, int cols, dim3 block) {
-  GraphRules r;
-  r.kernels = {"add_one_kernel"};
+  const cudalab::KernelInfo kernel = lab01::add_one_kernel_info();
+  GraphRules r = cudalab::kit::only_kernel(kernel);
   const dim3 grid((unsigned(cols) + block.x - 1) / block.x,
                   (unsigned(rows) + block.y - 1) / block.y);
-  r.expect_launch("add_one_kernel", grid, block, 0u,
+  r.expect_launch(kernel.name, grid, block, 0u,
                   "grid_for(rows, cols, block) blocks of the requested block");
   return r;
 }
 
 /// The grid the shape needs in y with this block (the test's own count, not grid_for()).
-unsigned long long blocks_in_y(int rows, dim3 block) {
-  return (static_cast<unsigned long long>(rows) + block.y - 1) / block.y;
+long long blocks_in_y(int rows, dim3 block) {
+  return (static_cast<long long>(rows) + block.y - 1) / block.y;
 }
 
 /// Captures add_one(d_data, rows, cols, block) and checks what the graph holds.
@@ -110,7 +110,7 @@ TEST_P(AddOneGpu, AddsOneEverywhereAndNothingOutside) {
   cudalab::DeviceBuffer<float> d(n + kGuard);
   int set = 0;
   for (const dim3 block : kBlocks) {
-    if (blocks_in_y(rows, block) > 65535) continue;  // beyond the grid's y limit
+    if (blocks_in_y(rows, block) > cudalab::kMaxGridYZ) continue;  // beyond the grid's y limit
     SCOPED_TRACE("block " + dims(block));
     CapturedWork cap = capture_add_one(d.data(), rows, cols, block);
     ASSERT_TRUE(cap.holds_only(add_one_rules(rows, cols, block)));
@@ -197,8 +197,8 @@ TEST(AddOnePerf, BandwidthIsAShareOfDeviceCopy) {
   const dim3 block(kPerfBlockX, kPerfBlockY);
   const std::vector<float> h_init =
       cudalab::random_matrix(kPerfRows, kPerfCols, cudalab::Fill::Uniform, 11);
-  cudalab::DeviceBuffer<float> d_init(n), d_data(n);
-  d_init.upload(h_init);
+  const cudalab::DeviceBuffer<float> d_init = cudalab::kit::upload(h_init);
+  cudalab::DeviceBuffer<float> d_data(n);
 
   CapturedWork cap = capture_add_one(d_data.data(), kPerfRows, kPerfCols, block);
   ASSERT_TRUE(cap.holds_only(add_one_rules(kPerfRows, kPerfCols, block)));

@@ -271,8 +271,9 @@ NamedLaunch row_per_block(int threads) {
         lab02::row_per_block_matmul(a, b, c, m, n, k, threads, st);
       },
       [threads](Shape s) {
-        GraphRules r = only_kernel("row_per_block_kernel");
-        r.expect_launch("row_per_block_kernel", dim3(unsigned(s.m)), dim3(unsigned(threads)), 0u,
+        const cudalab::KernelInfo kernel = lab02::row_per_block_kernel();
+        GraphRules r = only_kernel(kernel);
+        r.expect_launch(kernel.name, dim3(unsigned(s.m)), dim3(unsigned(threads)), 0u,
                         "M blocks of the requested threads");
         return r;
       }};
@@ -287,10 +288,11 @@ NamedLaunch thread_per_element(dim3 block) {
             lab02::thread_per_element_matmul(a, b, c, m, n, k, block, st);
           },
           [block](Shape s) {
-            GraphRules r = only_kernel("thread_per_element_kernel");
+            const cudalab::KernelInfo kernel = lab02::thread_per_element_kernel();
+            GraphRules r = only_kernel(kernel);
             const dim3 grid((unsigned(s.n) + block.x - 1) / block.x,
                             (unsigned(s.m) + block.y - 1) / block.y);
-            r.expect_launch("thread_per_element_kernel", grid, block, 0u,
+            r.expect_launch(kernel.name, grid, block, 0u,
                             "thread_per_element_grid() blocks of the requested block");
             return r;
           }};
@@ -326,7 +328,7 @@ TEST_P(ThreadPerElementGpu, MatchesHostReference) {
   const Shape s = std::get<0>(GetParam());
   std::vector<NamedLaunch> launches;
   for (const dim3 block : kElementBlocks) {
-    if ((unsigned(s.m) + block.y - 1) / block.y > 65535) continue;  // the launcher refuses it
+    if ((s.m + block.y - 1) / block.y > cudalab::kMaxGridYZ) continue;  // the launcher refuses it
     launches.push_back(thread_per_element(block));
   }
   expect_correct_for_each(s, std::get<1>(GetParam()), launches);
@@ -367,45 +369,52 @@ INSTANTIATE_TEST_SUITE_P(Shapes, LargeKGpu,
 // when computed in int (tests/common/matmul_grading.cuh). The big operand is filled on the
 // device from a hash of the element index; the host checks sampled elements of C.
 // ---------------------------------------------------------------------------
-constexpr const char* kRowPerBlockKernel = "row_per_block_kernel";
-constexpr const char* kThreadPerElementKernel = "thread_per_element_kernel";
 
 TEST(IndexRangeGpu, RowPerBlockPast2To31ElementsOfA) {
   CUDALAB_REQUIRE_GPU();
   // 2,097,120 x 1040 A: one block of 32 threads per row, 3 columns.
-  matmul_grading::expect_large_a_rows(row_per_block(32).launch, kRowPerBlockKernel, 32, 3);
+  matmul_grading::expect_large_a_rows(
+      row_per_block(32).launch, matmul_grading::only_kernel_rules(lab02::row_per_block_kernel()),
+      32, 3);
 }
 
 TEST(IndexRangeGpu, ThreadPerElementPast2To31ElementsOfA) {
   CUDALAB_REQUIRE_GPU();
   // 32 rows per block: 65535 blocks in y cover 2,097,120 rows of A.
-  matmul_grading::expect_large_a_rows(thread_per_element(dim3(32, 32)).launch,
-                                      kThreadPerElementKernel, 32, 3);
+  matmul_grading::expect_large_a_rows(
+      thread_per_element(dim3(32, 32)).launch,
+      matmul_grading::only_kernel_rules(lab02::thread_per_element_kernel()), 32, 3);
 }
 
 TEST(IndexRangeGpu, RowPerBlockPast2To31ElementsOfB) {
   CUDALAB_REQUIRE_GPU();
   // Two rows of C: two blocks of 1024 threads walk all 2^21 + 3 columns of B.
-  matmul_grading::expect_large_b_columns(row_per_block(1024).launch, kRowPerBlockKernel, 2, true);
+  matmul_grading::expect_large_b_columns(
+      row_per_block(1024).launch, matmul_grading::only_kernel_rules(lab02::row_per_block_kernel()),
+      2, true);
 }
 
 TEST(IndexRangeGpu, ThreadPerElementPast2To31ElementsOfB) {
   CUDALAB_REQUIRE_GPU();
-  matmul_grading::expect_large_b_columns(thread_per_element(dim3(32, 8)).launch,
-                                         kThreadPerElementKernel, 8, false);
+  matmul_grading::expect_large_b_columns(
+      thread_per_element(dim3(32, 8)).launch,
+      matmul_grading::only_kernel_rules(lab02::thread_per_element_kernel()), 8, false);
 }
 
 TEST(IndexRangeGpu, RowPerBlockPast2To31ElementsOfC) {
   CUDALAB_REQUIRE_GPU();
   // 65535 * 8 = 524,280 rows of C (one block each) x 4116 columns.
-  matmul_grading::expect_large_c_rows(row_per_block(256).launch, kRowPerBlockKernel, 8, false);
+  matmul_grading::expect_large_c_rows(
+      row_per_block(256).launch, matmul_grading::only_kernel_rules(lab02::row_per_block_kernel()),
+      8, false);
 }
 
 TEST(IndexRangeGpu, ThreadPerElementPast2To31ElementsOfC) {
   CUDALAB_REQUIRE_GPU();
   // 16 rows per block: 65535 blocks in y cover 1,048,560 rows of C, x 2071 columns.
-  matmul_grading::expect_large_c_rows(thread_per_element(dim3(16, 16)).launch,
-                                      kThreadPerElementKernel, 16, true);
+  matmul_grading::expect_large_c_rows(
+      thread_per_element(dim3(16, 16)).launch,
+      matmul_grading::only_kernel_rules(lab02::thread_per_element_kernel()), 16, true);
 }
 
 // ---------------------------------------------------------------------------
@@ -436,15 +445,11 @@ void expect_beats_uncoalesced(const NamedLaunch& candidate, double threshold) {
   const std::size_t bytes = count * sizeof(float);
   const dim3 block(kPerfBlockX, kPerfBlockY);
   // ±1 data: every element of C is an integer, computed exactly by every kernel.
-  cudalab::DeviceBuffer<float> d_sets[2][2] = {
-      {cudalab::DeviceBuffer<float>(count), cudalab::DeviceBuffer<float>(count)},
-      {cudalab::DeviceBuffer<float>(count), cudalab::DeviceBuffer<float>(count)}};
-  for (int set = 0; set < 2; ++set) {
-    d_sets[set][0].upload(
-        cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 1 + 2 * std::uint64_t(set)));
-    d_sets[set][1].upload(
-        cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 2 + 2 * std::uint64_t(set)));
-  }
+  const auto operand = [n](std::uint64_t seed) {
+    return cudalab::kit::upload(cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, seed));
+  };
+  const cudalab::DeviceBuffer<float> d_sets[2][2] = {{operand(1), operand(2)},
+                                                     {operand(3), operand(4)}};
   cudalab::DeviceBuffer<float> d_a(count), d_b(count), d_c_base(count), d_c_cand(count);
   d_c_base.fill_bytes(0xFF);
   d_c_cand.fill_bytes(0xFF);

@@ -34,10 +34,10 @@ using cudalab::testing::GraphRules;
 /// given (N columns in x, M rows in y, no spare block: the test's own count) and no dynamic
 /// shared memory.
 GraphRules pitched_rules(int m, int n, dim3 block) {
-  GraphRules r;
-  r.kernels = {"pitched_matmul_kernel"};
+  const cudalab::KernelInfo kernel = lab03::pitched_matmul_kernel();
+  GraphRules r = cudalab::kit::only_kernel(kernel);
   const dim3 grid((unsigned(n) + block.x - 1) / block.x, (unsigned(m) + block.y - 1) / block.y);
-  r.expect_launch("pitched_matmul_kernel", grid, block, 0u, "`grid` blocks of the requested block");
+  r.expect_launch(kernel.name, grid, block, 0u, "`grid` blocks of the requested block");
   return r;
 }
 
@@ -329,7 +329,7 @@ TEST_P(PitchedMatmulGpu, MatchesHostReferenceAndLeavesPaddingAlone) {
       SCOPED_TRACE(std::string(style_name(style)) + ": A " + std::to_string(a.pitch()) + ", B " +
                    std::to_string(b.pitch()) + ", C " + std::to_string(c.pitch()) +
                    " bytes; block " + dims(block));
-      if ((unsigned(s.m) + block.y - 1) / block.y > 65535) continue;  // refused by the launcher
+      if ((s.m + block.y - 1) / block.y > cudalab::kMaxGridYZ) continue;  // refused by the launcher
       CapturedWork cap = CapturedWork::capture([&](cudaStream_t st) {
         lab03::pitched_matmul(a.data(), a.pitch(), b.data(), b.pitch(), c.data(), c.pitch(), s.m,
                               s.n, s.k, block, st);
@@ -500,9 +500,9 @@ TEST(GivenUnpitchedBaselineGpu, MatchesHostReference) {
     SCOPED_TRACE(shape_text(s));
     const std::vector<float> h_a = cudalab::random_matrix(s.m, s.k, cudalab::Fill::SmallInt, 1);
     const std::vector<float> h_b = cudalab::random_matrix(s.k, s.n, cudalab::Fill::SmallInt, 2);
-    cudalab::DeviceBuffer<float> d_a(h_a.size()), d_b(h_b.size()), d_c(std::size_t(s.m) * s.n);
-    d_a.upload(h_a);
-    d_b.upload(h_b);
+    const cudalab::DeviceBuffer<float> d_a = cudalab::kit::upload(h_a);
+    const cudalab::DeviceBuffer<float> d_b = cudalab::kit::upload(h_b);
+    cudalab::DeviceBuffer<float> d_c(std::size_t(s.m) * s.n);
     d_c.fill_bytes(kPoisonByte);
     lab03::unpitched_matmul(d_a.data(), d_b.data(), d_c.data(), s.m, s.n, s.k, dim3(7, 5));
     EXPECT_TRUE(cudalab::testing::matrices_match(cudalab::reference_matmul(h_a, h_b, s.m, s.n, s.k),
@@ -527,9 +527,9 @@ TEST(PitchPerf, PitchedMatmulKeepsTwoThirdsOfUnpitchedSpeed) {
     h_in[set][0] = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 1 + 2 * set);
     h_in[set][1] = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 2 + 2 * set);
   }
-  cudalab::DeviceBuffer<float> d_a(count), d_b(count), d_c(count);
-  d_a.upload(h_in[0][0]);
-  d_b.upload(h_in[0][1]);
+  cudalab::DeviceBuffer<float> d_a = cudalab::kit::upload(h_in[0][0]);
+  cudalab::DeviceBuffer<float> d_b = cudalab::kit::upload(h_in[0][1]);
+  cudalab::DeviceBuffer<float> d_c(count);
   d_c.fill_bytes(kPoisonByte);
   GraderPitched p_a(n, n, pitch), p_b(n, n, pitch), p_c(n, n, pitch);
   GraderPitched sets[2][2] = {{GraderPitched(n, n, pitch), GraderPitched(n, n, pitch)},

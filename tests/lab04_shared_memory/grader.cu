@@ -48,10 +48,6 @@ constexpr double kDynamicOverNaiveThreshold = 0.87;
 constexpr double kDynamicSameShapeOverStaticThreshold = 0.50;
 constexpr int kPerfSize = 4096;
 
-constexpr const char* kNaiveKernel = "matmul_naive_kernel";
-constexpr const char* kStaticKernel = "matmul_tiled_static_kernel";
-constexpr const char* kDynamicKernel = "matmul_tiled_dynamic_kernel";
-
 using matmul_grading::expect_correct_product;
 using matmul_grading::expect_large_a_rows;
 using matmul_grading::float_tolerance;
@@ -119,15 +115,15 @@ void grader_static_tiled(const float* d_a, const float* d_b, float* d_c, int m, 
 /// The static launch the interface defines: block (T, T) over the T x T tiles of C, no
 /// dynamic shared memory.
 const matmul_grading::Rules kStaticRules = matmul_grading::tiled_launch(
-    kStaticKernel, lab04::kStaticTile, dim3(lab04::kStaticTile, lab04::kStaticTile), 0u,
-    "block (kStaticTile, kStaticTile) over the tiles of C");
+    lab04::tiled_static_kernel(), lab04::kStaticTile, dim3(lab04::kStaticTile, lab04::kStaticTile),
+    0u, "block (kStaticTile, kStaticTile) over the tiles of C");
 
 /// The dynamic launch @p plan defines: block (tile, tile) over the tile x tile tiles of C,
 /// plan.smem_bytes of dynamic shared memory (not more, not less).
 matmul_grading::Rules dynamic_rules(const lab04::DynamicTilePlan& plan) {
-  return matmul_grading::tiled_launch(kDynamicKernel, plan.tile, dim3(plan.tile, plan.tile),
-                                      static_cast<unsigned>(plan.smem_bytes),
-                                      "the plan: block (tile, tile), plan.smem_bytes");
+  return matmul_grading::tiled_launch(
+      lab04::tiled_dynamic_kernel(), plan.tile, dim3(plan.tile, plan.tile),
+      static_cast<unsigned>(plan.smem_bytes), "the plan: block (tile, tile), plan.smem_bytes");
 }
 
 /// The student's planner for @p budget on this device, then the student's launcher. The
@@ -251,7 +247,7 @@ TEST_P(GivenNaiveGpu, ExactOnOddShapes) {
   CUDALAB_REQUIRE_GPU();
   expect_correct_product([](const float* a, const float* b, float* c, int m, int n, int k,
                             cudaStream_t s) { lab04::matmul_naive(a, b, c, m, n, k, s); },
-                         kNaiveKernel, GetParam());
+                         matmul_grading::only_kernel_rules(lab04::naive_kernel()), GetParam());
 }
 INSTANTIATE_TEST_SUITE_P(Shapes, GivenNaiveGpu,
                          ::testing::Values(Shape{17, 33, 5}, Shape{129, 65, 257}), shape_name);
@@ -457,7 +453,7 @@ class TiledPerf : public ::testing::Test {
     return {[](const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t s) {
               lab04::matmul_naive(a, b, c, m, n, k, s);
             },
-            only_kernel(kNaiveKernel), "the naive kernel"};
+            only_kernel(lab04::naive_kernel()), "the naive kernel"};
   }
   /// The student's dynamic launcher with @p plan, held to the launch the plan defines.
   static cudalab::kit::Racer dynamic(const lab04::DynamicTilePlan& plan) {

@@ -296,15 +296,20 @@ void expect_chain_ends(lab05::Microbench which, const lab05::MicrobenchResult& r
   EXPECT_GT(r.cycles_per_access, 0.0) << name << ": no time was recorded";
 }
 
+/// The name of the microbenchmark's kernel for @p which, for messages.
+const char* kernel_name(lab05::Microbench which) {
+  return lab05::microbench_kernel(which).name;
+}
+
 TEST(MicrobenchGpu, ChainsEndOnTheExpectedWords) {
   CUDALAB_REQUIRE_GPU();
   const int steps = seeded_steps();
   expect_chain_ends(lab05::Microbench::ConflictFree,
                     lab05::run_microbench(lab05::Microbench::ConflictFree, steps, 1), steps,
-                    "conflict_free_kernel");
+                    kernel_name(lab05::Microbench::ConflictFree));
   expect_chain_ends(lab05::Microbench::AllConflict,
                     lab05::run_microbench(lab05::Microbench::AllConflict, steps, 1), steps,
-                    "all_conflict_kernel");
+                    kernel_name(lab05::Microbench::AllConflict));
 }
 
 /// One microbenchmark launch captured from the given launcher: the graph must hold exactly
@@ -314,10 +319,6 @@ struct CapturedBench {
   cudalab::DeviceBuffer<int> d_final{32};
   std::unique_ptr<cudalab::testing::CapturedWork> cap;
 };
-
-const char* kernel_name(lab05::Microbench which) {
-  return which == lab05::Microbench::ConflictFree ? "conflict_free_kernel" : "all_conflict_kernel";
-}
 
 std::unique_ptr<CapturedBench> capture_bench(lab05::Microbench which, int steps) {
   auto b = std::make_unique<CapturedBench>();
@@ -347,8 +348,8 @@ TEST(MicrobenchGpu, CapturedKernelsChainTwice) {
   CUDALAB_REQUIRE_GPU();
   const int steps = seeded_steps();
   for (const auto which : {lab05::Microbench::ConflictFree, lab05::Microbench::AllConflict}) {
-    cudalab::testing::GraphRules rules;
-    rules.kernels = {kernel_name(which)};
+    const cudalab::testing::GraphRules rules =
+        cudalab::kit::only_kernel(lab05::microbench_kernel(which));
     // Two step counts: two captures, each replayed twice with poisoned outputs and
     // poisoned shared memory (the kernel must fill its array itself, every launch).
     for (const int n : {steps, steps + 7}) {
@@ -370,8 +371,10 @@ TEST(MicrobenchPerf, AllConflictIsSlowerByTheThreshold) {
   const int steps = seeded_steps();
   const auto free_run = lab05::run_microbench(lab05::Microbench::ConflictFree, steps, 5);
   const auto worst_run = lab05::run_microbench(lab05::Microbench::AllConflict, steps, 5);
-  expect_chain_ends(lab05::Microbench::ConflictFree, free_run, steps, "conflict_free_kernel");
-  expect_chain_ends(lab05::Microbench::AllConflict, worst_run, steps, "all_conflict_kernel");
+  expect_chain_ends(lab05::Microbench::ConflictFree, free_run, steps,
+                    kernel_name(lab05::Microbench::ConflictFree));
+  expect_chain_ends(lab05::Microbench::AllConflict, worst_run, steps,
+                    kernel_name(lab05::Microbench::AllConflict));
   if (HasFailure()) return;  // no speed verdict for a wrong kernel
   const bank::MeterCalibration cal = bank::calibrate_meter();
   cudalab::testing::record_measurement("conflict_free_cycles", free_run.cycles_per_access,
@@ -409,8 +412,10 @@ TEST(MicrobenchPerf, KernelDurationsConfirmTheSlowdown) {
       cudalab::compare(free_b->cap->as_work(), worst_b->cap->as_work(), opts);
   const lab05::MicrobenchResult free_r = replay(*free_b, steps);
   const lab05::MicrobenchResult worst_r = replay(*worst_b, steps);
-  expect_chain_ends(lab05::Microbench::ConflictFree, free_r, steps, "conflict_free_kernel");
-  expect_chain_ends(lab05::Microbench::AllConflict, worst_r, steps, "all_conflict_kernel");
+  expect_chain_ends(lab05::Microbench::ConflictFree, free_r, steps,
+                    kernel_name(lab05::Microbench::ConflictFree));
+  expect_chain_ends(lab05::Microbench::AllConflict, worst_r, steps,
+                    kernel_name(lab05::Microbench::AllConflict));
   if (HasFailure()) return;
   // cycles / peak clock is the shortest time those cycles can take.
   const double max_mhz = cudalab::device_ceilings().max_clock_mhz;
@@ -497,13 +502,16 @@ TEST(MicrobenchProfiler, WavefrontsPerLoadMatchTheModel) {
   const std::string wavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
   const std::string loads = "smsp__sass_inst_executed_op_shared_ld.sum";
   const cudalab::testing::NcuRun run =
-      cudalab::testing::run_ncu({wavefronts, loads}, "conflict_free_kernel|all_conflict_kernel",
+      cudalab::testing::run_ncu({wavefronts, loads},
+                                std::string(kernel_name(lab05::Microbench::ConflictFree)) + "|" +
+                                    kernel_name(lab05::Microbench::AllConflict),
                                 "MicrobenchGpu.ChainsEndOnTheExpectedWords");
   if (!run.available) GTEST_SKIP() << run.skip_reason;
   ASSERT_EQ(run.exit_code, 0) << cudalab::testing::excerpt(run.output);
   int seen = 0;
   for (const auto& k : run.kernels) {
-    const bool worst = k.name.find("all_conflict_kernel") != std::string::npos;
+    const bool worst =
+        k.name.find(kernel_name(lab05::Microbench::AllConflict)) != std::string::npos;
     const int model = lab05::conflict_degree(bank::from_word_indices(lab05::start_words(
         worst ? lab05::Microbench::AllConflict : lab05::Microbench::ConflictFree)));
     const auto w = k.values.find(wavefronts), l = k.values.find(loads);
