@@ -15,6 +15,7 @@
 
 #include <cuda_runtime.h>
 
+#include "cudalab/launch_checks.hpp"
 #include "tile_kernels.cuh"
 
 namespace lab06 {
@@ -51,8 +52,11 @@ void padded_transpose(const float* d_in, float* d_out, int rows, int cols,
 void padded_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                    cudaStream_t stream = nullptr);
 
-/// The two kernels padded_transpose and padded_matmul launch (for cudaFuncGetAttributes).
-const void* padded_transpose_kernel();
-const void* padded_matmul_kernel();
+/// The kernel padded_transpose launches (the student's padded_tile_transpose_kernel, blocks
+/// of kTile x kTransposeBlockRows by default): provenance, attributes, profiling.
+cudalab::KernelInfo padded_transpose_kernel();
+/// The kernel padded_matmul launches: the given tile matmul with the padded layout, named
+/// "PaddedLayout" (smem_tiles::tile_matmul_info()).
+cudalab::KernelInfo padded_matmul_kernel();
 
 }  // namespace lab06

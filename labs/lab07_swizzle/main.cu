@@ -15,9 +15,9 @@ int main(int argc, char** argv) {
                                        lab07::swizzled_matmul_kernel()};
   const char* launch = "32x8 threads, float4";
   swizzled.extra_transposes = {
-      {"float4, plain", launch, lab07::vec4_transpose<lab07::PlainVec4>, nullptr},
+      {"float4, plain", launch, lab07::vec4_transpose<lab07::PlainVec4>, {}},
       {"float4, interleaved", launch, lab07::vec4_transpose<lab07::InterleavedVec4>,
-       lab07::interleaved_vec4_kernel()}};
+       lab07::vec4_kernel<lab07::InterleavedVec4>()}};
   return cudalab::run_demo(
       argc, argv, "lab07 swizzle: conflicting vs XOR-swizzled shared-memory tiles",
       smem_tiles::tile_demo_limits(),

@@ -16,6 +16,7 @@
 
 #include <cuda_runtime.h>
 
+#include "cudalab/launch_checks.hpp"
 #include "tile_kernels.cuh"
 
 namespace lab07 {
@@ -97,9 +98,19 @@ extern template void vec4_transpose<PlainVec4>(const float*, float*, int, int, c
 extern template void vec4_transpose<MirroredVec4>(const float*, float*, int, int, cudaStream_t);
 extern template void vec4_transpose<ProbeVec4>(const float*, float*, int, int, cudaStream_t);
 
-/// The kernels the launchers above launch (for cudaFuncGetAttributes).
-const void* swizzled_transpose_kernel();
-const void* swizzled_matmul_kernel();
-const void* interleaved_vec4_kernel();  ///< the InterleavedVec4 instance
+/// The kernels the scalar launchers launch: the given tile kernels with the swizzled layout,
+/// both named "SwizzledLayout" (smem_tiles::tile_transpose_info()): provenance, attributes.
+cudalab::KernelInfo swizzled_transpose_kernel();
+cudalab::KernelInfo swizzled_matmul_kernel();
+/// The kernel vec4_transpose<Vec4Layout> launches: the student's vec4_transpose_kernel with
+/// that layout (blocks of kTile x kTile / 4), one instance per layout, all of one name.
+/// Instantiated for the four layouts above.
+template <typename Vec4Layout>
+cudalab::KernelInfo vec4_kernel();
+
+extern template cudalab::KernelInfo vec4_kernel<InterleavedVec4>();
+extern template cudalab::KernelInfo vec4_kernel<PlainVec4>();
+extern template cudalab::KernelInfo vec4_kernel<MirroredVec4>();
+extern template cudalab::KernelInfo vec4_kernel<ProbeVec4>();
 
 }  // namespace lab07

@@ -66,8 +66,15 @@ template void vec4_transpose<PlainVec4>(const float*, float*, int, int, cudaStre
 template void vec4_transpose<MirroredVec4>(const float*, float*, int, int, cudaStream_t);
 template void vec4_transpose<ProbeVec4>(const float*, float*, int, int, cudaStream_t);
 
-const void* interleaved_vec4_kernel() {
-  return reinterpret_cast<const void*>(vec4_transpose_kernel<InterleavedVec4>);
+template <typename Vec4Layout>
+cudalab::KernelInfo vec4_kernel() {
+  return {reinterpret_cast<const void*>(vec4_transpose_kernel<Vec4Layout>), "vec4_transpose_kernel",
+          dim3(kTile, kBlockRows), 0};
 }
+
+template cudalab::KernelInfo vec4_kernel<InterleavedVec4>();
+template cudalab::KernelInfo vec4_kernel<PlainVec4>();
+template cudalab::KernelInfo vec4_kernel<MirroredVec4>();
+template cudalab::KernelInfo vec4_kernel<ProbeVec4>();
 
 }  // namespace lab07

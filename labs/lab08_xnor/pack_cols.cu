@@ -5,6 +5,7 @@
 
 #include "cudalab/bits.hpp"
 #include "cudalab/check.cuh"
+#include "cudalab/launch_checks.hpp"
 #include "xnor.cuh"
 
 namespace lab08 {
@@ -13,8 +14,6 @@ namespace {
 
 /// Threads per block of pack_cols_kernel (x walks the columns of B).
 constexpr int kPackColsThreads = 256;
-/// The grid's y dimension counts packed words, and gridDim.y is at most 65535.
-constexpr int kMaxWordsPerColumn = 65535;
 
 /**
  * Thread (x, y) packs word w = blockIdx.y of column j = x of B: the 32 elements
@@ -38,11 +37,16 @@ __global__ void pack_cols_kernel(const float* __restrict__ b, std::uint32_t* __r
 
 void pack_cols(const float* d_b, std::uint32_t* d_b_bits, int k, int n, cudaStream_t stream) {
   if (k <= 0 || n <= 0) throw std::invalid_argument("pack_cols: k and n must be positive");
-  const int words = cudalab::bits::words32(k);
-  if (words > kMaxWordsPerColumn) throw std::invalid_argument("pack_cols: k too large");
-  const dim3 grid((n + kPackColsThreads - 1) / kPackColsThreads, words);
+  // x: blocks of kPackColsThreads columns; y: one packed word per grid row (gridDim.y limit).
+  const dim3 grid =
+      cudalab::tile_grid(cudalab::bits::words32(k), n, 1, kPackColsThreads, "pack_cols");
   pack_cols_kernel<<<grid, kPackColsThreads, 0, stream>>>(d_b, d_b_bits, k, n);
   CUDA_CHECK_LAST_LAUNCH();
+}
+
+cudalab::KernelInfo column_packing_kernel() {
+  return {reinterpret_cast<const void*>(pack_cols_kernel), "pack_cols_kernel",
+          dim3(kPackColsThreads), 0};
 }
 
 }  // namespace lab08

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lab 08: packing the rows of A — one warp per packed word, the word is the warp's ballot.
-#include <climits>
 #include <stdexcept>
 
 #include "cudalab/bits.hpp"
 #include "cudalab/check.cuh"
+#include "cudalab/launch_checks.hpp"
 #include "xnor.cuh"
 
 namespace lab08 {
@@ -44,11 +44,16 @@ void pack_rows(const float* d_a, std::uint32_t* d_a_bits, int m, int k, cudaStre
   // and enough blocks for one warp per packed word (m * words warps).
   // HINT: how many threads do m * words warps hold, and how many blocks of kPackRowsThreads
   // HINT: does that take (rounded up)? Count in std::size_t; throw std::invalid_argument
-  // HINT: when the block count passes INT_MAX.
+  // HINT: when the block count passes cudalab::kMaxGridX (the largest gridDim.x).
   // Roughly 5 lines.
   cudalab::unused(d_a, d_a_bits, stream, kPackRowsThreads);
   // END TODO(lab08)
   CUDA_CHECK_LAST_LAUNCH();
+}
+
+cudalab::KernelInfo row_packing_kernel() {
+  return {reinterpret_cast<const void*>(pack_rows_kernel), "pack_rows_kernel",
+          dim3(kPackRowsThreads), 0};
 }
 
 }  // namespace lab08

@@ -34,6 +34,7 @@
 #include <cstdint>
 
 #include "cudalab/device_buffer.cuh"
+#include "cudalab/launch_checks.hpp"
 
 namespace lab08 {
 
@@ -131,5 +132,22 @@ void xnor_matmul_popc(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bi
  */
 void float_matmul_rows(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                        int threads = kSeedThreads, cudaStream_t stream = nullptr);
+
+// ---------------------------------------------------------------------------
+// The kernels the launchers launch (provenance, attributes, SASS), each defined in its
+// launcher's file. A block of 0 x 0 means "chosen per call" (the threads argument).
+// ---------------------------------------------------------------------------
+
+/// pack_rows_kernel, as pack_rows() launches it (pack_rows.cu).
+cudalab::KernelInfo row_packing_kernel();
+/// pack_cols_kernel, as pack_cols() launches it (pack_cols.cu).
+cudalab::KernelInfo column_packing_kernel();
+/// xnor_matmul_kernel with the table popcount, as xnor_matmul_table() launches it
+/// (xnor_matmul.cu). Named "xnor_matmul_kernel", like the __popc instance.
+cudalab::KernelInfo xnor_matmul_table_kernel();
+/// xnor_matmul_kernel with __popc, as xnor_matmul_popc() launches it (xnor_matmul.cu).
+cudalab::KernelInfo xnor_matmul_popc_kernel();
+/// Given: float_matmul_rows_kernel, as float_matmul_rows() launches it (float_naive.cu).
+cudalab::KernelInfo float_naive_kernel();
 
 }  // namespace lab08

@@ -28,6 +28,7 @@
 
 #include "cublas_ref.cuh"
 #include "cudalab/device_buffer.cuh"
+#include "cudalab/launch_checks.hpp"
 
 namespace lab09 {
 
@@ -117,6 +118,24 @@ void naive_xnor_table(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bi
 
 /// A 256-byte device table, entry i = number of 1 bits of i.
 cudalab::DeviceBuffer<std::uint8_t> make_popcount_table(cudaStream_t stream = nullptr);
+
+// ---------------------------------------------------------------------------
+// The kernels the launchers launch (provenance, attributes, SASS), each defined in its
+// launcher's file. The table and __popc instances of a kernel share its name.
+// ---------------------------------------------------------------------------
+
+/// tiled_xnor_kernel with the shared table, as tiled_xnor_table() launches it (tiled_xnor.cu).
+cudalab::KernelInfo tiled_xnor_table_kernel();
+/// tiled_xnor_kernel with __popc, as tiled_xnor_popc() launches it (tiled_xnor.cu).
+cudalab::KernelInfo tiled_xnor_popc_kernel();
+/// register_tiled_xnor_kernel, as register_tiled_xnor() launches it (register_tiled_xnor.cu).
+cudalab::KernelInfo register_tiling_kernel();
+/// Given: naive_xnor_kernel with __popc, as naive_xnor_popc() launches it (xnor_naive.cu).
+cudalab::KernelInfo naive_xnor_popc_kernel();
+/// Given: naive_xnor_kernel with the table, as naive_xnor_table() launches it.
+cudalab::KernelInfo naive_xnor_table_kernel();
+/// Given: fill_popcount_table_kernel, as make_popcount_table() launches it (popcount_table.cu).
+cudalab::KernelInfo popcount_table_kernel();
 
 // Given: cuBLAS SGEMM on the ±1 data as floats (labs/common/cublas_ref, shared with labs 13-14)
 using cublas_ref::cublas_sgemm;

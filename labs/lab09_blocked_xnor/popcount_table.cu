@@ -24,4 +24,9 @@ cudalab::DeviceBuffer<std::uint8_t> make_popcount_table(cudaStream_t stream) {
   return d_table;
 }
 
+cudalab::KernelInfo popcount_table_kernel() {
+  return {reinterpret_cast<const void*>(fill_popcount_table_kernel), "fill_popcount_table_kernel",
+          dim3(kTableEntries), 0};
+}
+
 }  // namespace lab09

@@ -6,6 +6,7 @@
 #include "blocked_xnor.cuh"
 #include "cudalab/bits.hpp"
 #include "cudalab/check.cuh"
+#include "cudalab/launch_checks.hpp"
 
 namespace lab09 {
 
@@ -23,8 +24,6 @@ constexpr int kRegN = kRegBlockN / kThreadsX;
 constexpr int kPitch = kRegBlockK + 1;
 /// Rows (of A) or columns (of B) one pass of the block stages: kRegBlockK threads per row.
 constexpr int kStageRows = kRegThreads / kRegBlockK;
-/// gridDim.y counts tiles of rows of C and is at most 65535.
-constexpr int kMaxGridY = 65535;
 
 static_assert(kRegThreads % kThreadsX == 0, "the threads must form a kThreadsX-wide grid");
 static_assert(kRegBlockM % kThreadsY == 0 && kRegBlockN % kThreadsX == 0,
@@ -78,11 +77,15 @@ void register_tiled_xnor(const std::uint64_t* d_a_bits, const std::uint64_t* d_b
   if (m <= 0 || n <= 0 || k <= 0) {
     throw std::invalid_argument("register_tiled_xnor: m, n and k must be positive");
   }
-  const dim3 grid((n + kRegBlockN - 1) / kRegBlockN, (m + kRegBlockM - 1) / kRegBlockM);
-  if (grid.y > unsigned(kMaxGridY)) throw std::invalid_argument("register_tiled_xnor: m too large");
+  const dim3 grid = cudalab::tile_grid(m, n, kRegBlockM, kRegBlockN, "register_tiled_xnor");
   register_tiled_xnor_kernel<<<grid, kRegThreads, 0, stream>>>(d_a_bits, d_b_bits, d_c, m, n, k,
                                                                cudalab::bits::words64(k));
   CUDA_CHECK_LAST_LAUNCH();
+}
+
+cudalab::KernelInfo register_tiling_kernel() {
+  return {reinterpret_cast<const void*>(register_tiled_xnor_kernel), "register_tiled_xnor_kernel",
+          dim3(kRegThreads), 0};
 }
 
 }  // namespace lab09

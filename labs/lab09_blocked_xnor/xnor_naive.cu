@@ -65,4 +65,14 @@ void naive_xnor_table(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bi
   launch_naive<true>(d_a_bits, d_b_bits, d_table, d_c, m, n, k, stream);
 }
 
+cudalab::KernelInfo naive_xnor_popc_kernel() {
+  return {reinterpret_cast<const void*>(naive_xnor_kernel<false>), "naive_xnor_kernel",
+          dim3(kNaiveThreads), 0};
+}
+
+cudalab::KernelInfo naive_xnor_table_kernel() {
+  return {reinterpret_cast<const void*>(naive_xnor_kernel<true>), "naive_xnor_kernel",
+          dim3(kNaiveThreads), 0};
+}
+
 }  // namespace lab09

@@ -98,12 +98,13 @@ void padded_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n,
   smem_tiles::launch_tile_matmul<PaddedLayout>(d_a, d_b, d_c, m, n, k, stream, "padded_matmul");
 }
 
-const void* padded_transpose_kernel() {
-  return reinterpret_cast<const void*>(padded_tile_transpose_kernel);
+cudalab::KernelInfo padded_transpose_kernel() {
+  return {reinterpret_cast<const void*>(padded_tile_transpose_kernel),
+          "padded_tile_transpose_kernel", dim3(kTile, kTransposeBlockRows), 0};
 }
 
-const void* padded_matmul_kernel() {
-  return reinterpret_cast<const void*>(smem_tiles::tile_matmul_kernel<PaddedLayout>);
+cudalab::KernelInfo padded_matmul_kernel() {
+  return smem_tiles::tile_matmul_info<PaddedLayout>("PaddedLayout");
 }
 
 }  // namespace lab06

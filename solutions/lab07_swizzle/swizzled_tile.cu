@@ -43,12 +43,12 @@ void swizzled_matmul(const float* d_a, const float* d_b, float* d_c, int m, int 
   smem_tiles::launch_tile_matmul<SwizzledLayout>(d_a, d_b, d_c, m, n, k, stream, "swizzled_matmul");
 }
 
-const void* swizzled_transpose_kernel() {
-  return reinterpret_cast<const void*>(smem_tiles::tile_transpose_kernel<SwizzledLayout>);
+cudalab::KernelInfo swizzled_transpose_kernel() {
+  return smem_tiles::tile_transpose_info<SwizzledLayout>("SwizzledLayout");
 }
 
-const void* swizzled_matmul_kernel() {
-  return reinterpret_cast<const void*>(smem_tiles::tile_matmul_kernel<SwizzledLayout>);
+cudalab::KernelInfo swizzled_matmul_kernel() {
+  return smem_tiles::tile_matmul_info<SwizzledLayout>("SwizzledLayout");
 }
 
 }  // namespace lab07

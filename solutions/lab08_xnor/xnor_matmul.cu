@@ -116,4 +116,14 @@ void xnor_matmul_popc(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bi
   CUDA_CHECK_LAST_LAUNCH();
 }
 
+cudalab::KernelInfo xnor_matmul_table_kernel() {
+  return {reinterpret_cast<const void*>(xnor_matmul_kernel<popcount_policy::TablePopcount>),
+          "xnor_matmul_kernel", dim3(0, 0), 0};
+}
+
+cudalab::KernelInfo xnor_matmul_popc_kernel() {
+  return {reinterpret_cast<const void*>(xnor_matmul_kernel<popcount_policy::IntrinsicPopcount>),
+          "xnor_matmul_kernel", dim3(0, 0), 0};
+}
+
 }  // namespace lab08

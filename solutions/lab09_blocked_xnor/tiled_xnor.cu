@@ -6,6 +6,7 @@
 #include "blocked_xnor.cuh"
 #include "cudalab/bits.hpp"
 #include "cudalab/check.cuh"
+#include "cudalab/launch_checks.hpp"
 
 namespace lab09 {
 
@@ -18,8 +19,6 @@ static_assert(kTile <= 32,
 constexpr int kTableEntries = 256;
 static_assert(kTableEntries <= kTile * kTile,
               "the block stages the popcount table in one pass, at most one entry per thread");
-/// gridDim.y counts tiles of rows of C and is at most 65535.
-constexpr int kMaxGridY = 65535;
 
 /**
  * Block (bx, by) computes the tile C[16 by .. 16 by + 15][16 bx .. 16 bx + 15]; thread
@@ -93,8 +92,7 @@ void launch_tiled(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,
     throw std::invalid_argument("tiled_xnor: m, n and k must be positive");
   }
   const dim3 block(kTile, kTile);
-  const dim3 grid((n + kTile - 1) / kTile, (m + kTile - 1) / kTile);  // x: columns, y: rows
-  if (grid.y > unsigned(kMaxGridY)) throw std::invalid_argument("tiled_xnor: m too large");
+  const dim3 grid = cudalab::tile_grid(m, n, kTile, kTile, "tiled_xnor");  // x: columns, y: rows
   tiled_xnor_kernel<kUseTable><<<grid, block, 0, stream>>>(d_a_bits, d_b_bits, d_table, d_c, m, n,
                                                            k, cudalab::bits::words32(k));
   CUDA_CHECK_LAST_LAUNCH();
@@ -111,6 +109,16 @@ void tiled_xnor_table(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bi
 void tiled_xnor_popc(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits, float* d_c,
                      int m, int n, int k, cudaStream_t stream) {
   launch_tiled<false>(d_a_bits, d_b_bits, nullptr, d_c, m, n, k, stream);
+}
+
+cudalab::KernelInfo tiled_xnor_table_kernel() {
+  return {reinterpret_cast<const void*>(tiled_xnor_kernel<true>), "tiled_xnor_kernel",
+          dim3(kTile, kTile), 0};
+}
+
+cudalab::KernelInfo tiled_xnor_popc_kernel() {
+  return {reinterpret_cast<const void*>(tiled_xnor_kernel<false>), "tiled_xnor_kernel",
+          dim3(kTile, kTile), 0};
 }
 
 }  // namespace lab09

@@ -9,7 +9,6 @@
 #include <array>
 #include <cstdint>
 #include <functional>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -24,6 +23,7 @@
 #include "cudalab/device_buffer.cuh"
 #include "cudalab/grading.hpp"
 #include "cudalab/graph_capture.cuh"
+#include "cudalab/launch_checks.hpp"
 #include "cudalab/matrix.hpp"
 #include "cudalab/testing.hpp"
 #include "cudalab/tools.hpp"
@@ -44,11 +44,11 @@ using MatmulLaunch =
 using Shape = cudalab::kit::Extent;
 /// A matmul problem: A is m x k, B is k x n (the kit's Shape).
 using MatmulShape = cudalab::kit::Shape;
-/// Test-name suffixes of the suites over Shape and MatmulShape ("100x2", "33x65x17").
+/// Test-name suffix of the suites over Shape and MatmulShape ("100x2", "33x65x17").
 using cudalab::kit::shape_name;
-inline std::string matmul_shape_name(const ::testing::TestParamInfo<MatmulShape>& p) {
-  return cudalab::kit::shape_name(p);
-}
+/// Graph rules "nothing but this kernel" (matched by its function: the instance of a given
+/// tile kernel with the lab's layout, not the conflicting one).
+using cudalab::kit::only_kernel;
 
 /// Graded shapes: odd shapes, rectangles, a single row, two columns, tiles cut at both edges.
 /// Every one fails with a layout that stores two elements of a tile in one word (the stub's).
@@ -148,21 +148,18 @@ using Work = std::function<void(cudaStream_t)>;
 
 /**
  * @brief Provenance and two data sets: captures @p work (the launcher on its stream),
- * checks that the graph holds only the kernels named by @p own_kernels (identifiers found in
- * the mangled kernel names, e.g. the lab's layout type), then twice: @p fill puts a new data
+ * checks that the graph holds only @p kernel, then twice: @p fill puts a new data
  * set behind the launcher's pointers (argument 0 or 1), the outputs (@p out) are poisoned
  * with NaN, the shared memory of every SM too, the graph replays, and @p check judges the
  * output against the reference of that data set.
  */
-inline void expect_captured_twice(const Work& work, const std::vector<std::string>& own_kernels,
+inline void expect_captured_twice(const Work& work, const cudalab::KernelInfo& kernel,
                                   const std::function<void(int)>& fill,
                                   cudalab::DeviceBuffer<float>& out,
                                   const std::function<::testing::AssertionResult(int)>& check) {
   namespace t = cudalab::testing;
   t::CapturedWork cap = t::CapturedWork::capture(work);
-  t::GraphRules rules;
-  rules.kernels = own_kernels;
-  ASSERT_TRUE(cap.holds_only(rules));
+  ASSERT_TRUE(cap.holds_only(only_kernel(kernel)));
   for (int set = 0; set < 2; ++set) {
     SCOPED_TRACE("data set " + std::to_string(set));
     fill(set);
@@ -180,15 +177,15 @@ inline std::vector<float> transpose_input(int rows, int cols, int set) {
 }
 
 /// @p launch transposes two random rows x cols matrices exactly, captured on its stream,
-/// holding only kernels whose names contain one of @p own_kernels.
+/// holding only @p kernel.
 inline void expect_transpose_ok(const TransposeLaunch& launch, int rows, int cols,
-                                const std::vector<std::string>& own_kernels) {
+                                const cudalab::KernelInfo& kernel) {
   const std::size_t count = std::size_t(rows) * cols;
   cudalab::DeviceBuffer<float> d_in(count);
   cudalab::DeviceBuffer<float> d_out(count);
   std::vector<float> h_in;
   expect_captured_twice([&](cudaStream_t s) { launch(d_in.data(), d_out.data(), rows, cols, s); },
-                        own_kernels,
+                        kernel,
                         [&](int set) {
                           h_in = transpose_input(rows, cols, set);
                           d_in.upload(h_in);
@@ -206,7 +203,7 @@ inline void expect_transpose_ok(const TransposeLaunch& launch, int rows, int col
  * uniform floats with the K-scaled tolerance otherwise.
  */
 inline void expect_matmul_ok(const MatmulLaunch& launch, MatmulShape s, cudalab::Fill fill,
-                             const std::vector<std::string>& own_kernels) {
+                             const cudalab::KernelInfo& kernel) {
   cudalab::DeviceBuffer<float> d_a(std::size_t(s.m) * s.k);
   cudalab::DeviceBuffer<float> d_b(std::size_t(s.k) * s.n);
   cudalab::DeviceBuffer<float> d_c(std::size_t(s.m) * s.n);
@@ -215,7 +212,7 @@ inline void expect_matmul_ok(const MatmulLaunch& launch, MatmulShape s, cudalab:
   const double tol = fill == cudalab::Fill::SmallInt ? 0.0 : cudalab::kit::matmul_tolerance(s.k);
   expect_captured_twice(
       [&](cudaStream_t st) { launch(d_a.data(), d_b.data(), d_c.data(), s.m, s.n, s.k, st); },
-      own_kernels,
+      kernel,
       [&](int set) {
         h_a = cudalab::random_matrix(s.m, s.k, fill, 21 + 2 * set);
         h_b = cudalab::random_matrix(s.k, s.n, fill, 22 + 2 * set);
@@ -259,28 +256,29 @@ inline ::testing::AssertionResult matmul_ok(const MatmulLaunch& launch, MatmulSh
 
 /// @p launch transposes exactly with blocks of 32 x r for every r dividing 32.
 inline void expect_transpose_with_every_block(const BlockRowsTranspose& launch, Shape s,
-                                              const std::vector<std::string>& own_kernels) {
+                                              const cudalab::KernelInfo& kernel) {
   for (int block_rows = 1; block_rows <= smem_tiles::kTile; block_rows *= 2) {
     SCOPED_TRACE("block " + std::to_string(smem_tiles::kTile) + "x" + std::to_string(block_rows));
     expect_transpose_ok([&](const float* in, float* out, int rows, int cols,
                             cudaStream_t st) { launch(in, out, rows, cols, block_rows, st); },
-                        s.rows, s.cols, own_kernels);
+                        s.rows, s.cols, kernel);
   }
 }
 
 /// The edge shapes of the given tile kernels (kGivenEdge*Shapes) with the lab's launchers:
 /// exact, captured, every transpose block shape. The body of the labs' Given edge tests.
 inline void expect_given_edge_shapes_exact(const BlockRowsTranspose& transpose,
+                                           const cudalab::KernelInfo& transpose_kernel,
                                            const MatmulLaunch& matmul,
-                                           const std::vector<std::string>& own_kernels) {
+                                           const cudalab::KernelInfo& matmul_kernel) {
   for (const Shape s : kGivenEdgeTransposeShapes) {
     SCOPED_TRACE("transpose " + std::to_string(s.rows) + "x" + std::to_string(s.cols));
-    expect_transpose_with_every_block(transpose, s, own_kernels);
+    expect_transpose_with_every_block(transpose, s, transpose_kernel);
   }
   for (const MatmulShape s : kGivenEdgeMatmulShapes) {
     SCOPED_TRACE("matmul " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
                  std::to_string(s.k));
-    expect_matmul_ok(matmul, s, cudalab::Fill::SmallInt, own_kernels);
+    expect_matmul_ok(matmul, s, cudalab::Fill::SmallInt, matmul_kernel);
   }
 }
 
@@ -301,54 +299,33 @@ inline cudalab::BenchOptions perf_options(int reps) {
   return o;
 }
 
-/// Alternates the contents of @p dst between two input sets before every timed run, so a
-/// result cannot be cached; last() is the set the latest run saw.
-struct AlternatingInput {
-  cudalab::DeviceBuffer<float>* dst;
-  const cudalab::DeviceBuffer<float>* sets[2];
-  int next = 0;
-  int last = -1;
-  void operator()(cudaStream_t s) {
-    CUDA_CHECK(cudaMemcpyAsync(dst->data(), sets[next]->data(), dst->size() * sizeof(float),
-                               cudaMemcpyDeviceToDevice, s));
-    last = next;
-    next ^= 1;
-  }
-};
-
 /**
- * @brief Times @p candidate (captured: only @p own_kernels) against the conflicting
+ * @brief Times @p candidate (captured: only @p kernel) against the conflicting
  * transpose at n x n, with the input alternating between two sets; checks the last timed
  * output exactly, bounds the bandwidth by the DRAM ceiling, records both bandwidths and
  * judges the speedup. @p baseline defaults to the conflicting transpose.
  */
 inline void expect_transpose_speedup(const TransposeLaunch& candidate, int n, double threshold,
-                                     const std::string& name,
-                                     const std::vector<std::string>& own_kernels,
+                                     const std::string& name, const cudalab::KernelInfo& kernel,
                                      const TransposeLaunch& baseline = conflicting_transpose,
                                      const std::string& baseline_name = "conflicting") {
   const std::size_t count = std::size_t(n) * n;
   std::vector<std::vector<float>> h_sets = {transpose_input(n, n, 0), transpose_input(n, n, 1)};
-  cudalab::DeviceBuffer<float> d_set0(count), d_set1(count), d_in(count), d_base(count),
-      d_out(count);
-  d_set0.upload(h_sets[0]);
-  d_set1.upload(h_sets[1]);
-  d_in.upload(h_sets[0]);
+  // The candidate reads in.live, which holds set 0, then 1, 0, ... before each of its runs.
+  cudalab::testing::AlternatingInput<float> in(h_sets[0], h_sets[1]);
+  cudalab::DeviceBuffer<float> d_base(count), d_out(count);
   cudalab::testing::CapturedWork cap = cudalab::testing::CapturedWork::capture(
-      [&](cudaStream_t s) { candidate(d_in.data(), d_out.data(), n, n, s); });
-  cudalab::testing::GraphRules rules;
-  rules.kernels = own_kernels;
-  ASSERT_TRUE(cap.holds_only(rules));
+      [&](cudaStream_t s) { candidate(in.live.data(), d_out.data(), n, n, s); });
+  ASSERT_TRUE(cap.holds_only(only_kernel(kernel)));
   cudalab::testing::poison(d_out.data(), count * sizeof(float));
-  AlternatingInput alt{&d_in, {&d_set0, &d_set1}};
   auto opts = perf_options(21);
-  opts.before_candidate = [&](cudaStream_t s) { alt(s); };
+  opts.before_candidate = [&](cudaStream_t s) { in.copy_next(s); };
   const auto cmp =
-      cudalab::compare([&](cudaStream_t s) { baseline(d_set0.data(), d_base.data(), n, n, s); },
+      cudalab::compare([&](cudaStream_t s) { baseline(in.sets[0].data(), d_base.data(), n, n, s); },
                        cap.as_work(), opts);
   CUDA_CHECK(cudaDeviceSynchronize());
-  ASSERT_GE(alt.last, 0);
-  ASSERT_TRUE(cudalab::testing::matrices_match(host_transpose(h_sets[alt.last], n, n),
+  ASSERT_GT(in.runs, 0);
+  ASSERT_TRUE(cudalab::testing::matrices_match(host_transpose(h_sets[in.last()], n, n),
                                                d_out.to_host(), n, n, 0.0))
       << "the timed " << name << " transpose is wrong; no speed verdict";
   const double bytes = 2.0 * double(count) * sizeof(float);
@@ -362,60 +339,25 @@ inline void expect_transpose_speedup(const TransposeLaunch& candidate, int n, do
 }
 
 /**
- * @brief Times @p candidate (captured) against the conflicting matmul at n x n x n on small
- * integers, the inputs alternating between two sets; checks 64 entries of the last timed
- * output against the host, bounds the rate by the FP32 ceiling and judges the speedup.
+ * @brief Times @p candidate (captured: only @p kernel) against the conflicting matmul
+ * (captured: only its kernel) at n x n x n on small integers with the kit's perf fixture
+ * (cudalab::kit::ProductRace: both inputs alternate between two sets, the last timed output
+ * must equal the conflicting matmul's on the same set and the host's on sampled rows, the
+ * rate is bounded by the FP32 ceiling), records both rates and judges the speedup.
  */
 inline void expect_matmul_speedup(const MatmulLaunch& candidate, int n, double threshold,
-                                  const std::string& name,
-                                  const std::vector<std::string>& own_kernels) {
-  const std::size_t count = std::size_t(n) * n;
-  std::vector<std::vector<float>> h_a = {cudalab::random_matrix(n, n, cudalab::Fill::SmallInt, 31),
-                                         cudalab::random_matrix(n, n, cudalab::Fill::SmallInt, 32)};
-  const auto h_b = cudalab::random_matrix(n, n, cudalab::Fill::SmallInt, 33);
-  cudalab::DeviceBuffer<float> d_a0(count), d_a1(count), d_a(count), d_b(count), d_base(count),
-      d_c(count);
-  d_a0.upload(h_a[0]);
-  d_a1.upload(h_a[1]);
-  d_a.upload(h_a[0]);
-  d_b.upload(h_b);
-  cudalab::testing::CapturedWork cap = cudalab::testing::CapturedWork::capture(
-      [&](cudaStream_t s) { candidate(d_a.data(), d_b.data(), d_c.data(), n, n, n, s); });
-  cudalab::testing::GraphRules rules;
-  rules.kernels = own_kernels;
-  ASSERT_TRUE(cap.holds_only(rules));
-  cudalab::testing::poison(d_c.data(), count * sizeof(float));
-  AlternatingInput alt{&d_a, {&d_a0, &d_a1}};
-  auto opts = perf_options(7);
-  opts.before_candidate = [&](cudaStream_t s) { alt(s); };
-  const auto cmp = cudalab::compare(
-      [&](cudaStream_t s) {
-        conflicting_matmul(d_a0.data(), d_b.data(), d_base.data(), n, n, n, s);
-      },
-      cap.as_work(), opts);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  ASSERT_GE(alt.last, 0);
-  const auto got = d_c.to_host();
-  const auto& a = h_a[alt.last];
-  auto rng = cudalab::make_rng(3);
-  std::uniform_int_distribution<int> pick(0, n - 1);
-  for (int i = 0; i < 64; ++i) {
-    const int r = pick(rng);
-    const int c = pick(rng);
-    double dot = 0.0;
-    for (int k = 0; k < n; ++k) {
-      dot += double(a[static_cast<size_t>(r) * n + k]) * h_b[static_cast<size_t>(k) * n + c];
-    }
-    ASSERT_EQ(double(got[static_cast<size_t>(r) * n + c]), dot)
-        << "the timed " << name << " matmul is wrong at C(" << r << ", " << c
-        << "); no speed verdict. " << cudalab::seed_note();
-  }
-  const double tflops = 2.0 * n * double(n) * n / (cmp.candidate.median_ms * 1e9);
-  cudalab::testing::record_measurement(name + " matmul", tflops, "TFLOP/s");
-  cudalab::testing::record_measurement(
-      "conflicting matmul", 2.0 * n * double(n) * n / (cmp.baseline.median_ms * 1e9), "TFLOP/s");
-  cudalab::testing::expect_possible(tflops, cudalab::device_ceilings().fp32_tflops_max, "TFLOP/s",
-                                    name + " matmul");
+                                  const std::string& name, const cudalab::KernelInfo& kernel) {
+  cudalab::kit::ProductRace race({n, n, n}, 31);
+  const cudalab::Comparison cmp =
+      race.time({conflicting_matmul, only_kernel(smem_tiles::conflicting_matmul_kernel()),
+                 "the conflicting matmul"},
+                {candidate, only_kernel(kernel), "the " + name + " matmul"},
+                name + " vs conflicting matmul", perf_options(7));
+  if (::testing::Test::HasFailure()) return;  // no speed verdict for a wrong result
+  cudalab::testing::record_measurement(name + " matmul", race.tflops(cmp.candidate.median_ms),
+                                       "TFLOP/s");
+  cudalab::testing::record_measurement("conflicting matmul", race.tflops(cmp.baseline.median_ms),
+                                       "TFLOP/s");
   cudalab::testing::expect_speedup(cmp, threshold, name + " vs conflicting matmul");
 }
 
@@ -446,15 +388,30 @@ struct ConflictComparison {
   ProfiledKernel base;
 };
 
-/// The given tile kernels (transpose and matmul) with the lab's layout (type name @p layout)
-/// against the same kernels with the plain layout.
-inline std::vector<ConflictComparison> tile_kernel_comparisons(const std::string& layout) {
-  std::vector<ConflictComparison> c;
-  for (const std::string kernel : {"tile_transpose_kernel", "tile_matmul_kernel"}) {
-    c.push_back({{kernel + "<" + layout + ">", {kernel, layout}},
-                 {kernel + "<PlainLayout>", {kernel, "PlainLayout"}}});
-  }
-  return c;
+/// A lab kernel profiled under its own name.
+inline ProfiledKernel profiled(const cudalab::KernelInfo& kernel) {
+  return {kernel.name, {kernel.name}};
+}
+
+/// An instance of a given tile kernel (@p kernel_name: smem_tiles::kTileTransposeKernelName or
+/// kTileMatmulKernelName) whose KernelInfo @p layout names its layout type.
+inline ProfiledKernel profiled_tile_kernel(const std::string& kernel_name,
+                                           const cudalab::KernelInfo& layout) {
+  return {kernel_name + "<" + layout.name + ">", {kernel_name, layout.name}};
+}
+
+/// The given tile transpose with the lab's layout against the same kernel with the plain layout.
+inline ConflictComparison tile_transpose_comparison(const cudalab::KernelInfo& transpose) {
+  return {profiled_tile_kernel(smem_tiles::kTileTransposeKernelName, transpose),
+          profiled_tile_kernel(smem_tiles::kTileTransposeKernelName,
+                               smem_tiles::conflicting_transpose_kernel())};
+}
+
+/// The given tile matmul with the lab's layout against the same kernel with the plain layout.
+inline ConflictComparison tile_matmul_comparison(const cudalab::KernelInfo& matmul) {
+  return {profiled_tile_kernel(smem_tiles::kTileMatmulKernelName, matmul),
+          profiled_tile_kernel(smem_tiles::kTileMatmulKernelName,
+                               smem_tiles::conflicting_matmul_kernel())};
 }
 
 /// The ncu kernel filter of @p comparisons: their identifiers as alternatives.
@@ -491,21 +448,10 @@ inline ConflictCount sum_for(const cudalab::testing::NcuRun& run, const Profiled
 }
 
 /**
- * @brief Profiles the kernels of @p gtest_filter with ncu and, for the transpose and the
- * matmul, expects at most @p max_per_inst bank conflicts per shared instruction in the
- * tile kernels run with the lab's layout (type name @p layout) and at least
- * @p min_base in the conflicting one. Skips when ncu cannot run.
+ * @brief Profiles the kernels that @p comparisons name in the tests of @p gtest_filter with
+ * ncu and expects at most @p max_per_inst bank conflicts per shared instruction in each lab
+ * kernel and at least @p min_base in its baseline. Skips when ncu cannot run.
  * Must be called directly from the test body (it may GTEST_SKIP()).
- */
-#define TILE_GRADING_EXPECT_FEW_CONFLICTS(layout, gtest_filter, max_per_inst, min_base) \
-  TILE_GRADING_EXPECT_FEW_CONFLICTS_IN(::tile_grading::tile_kernel_comparisons(layout), \
-                                       (gtest_filter), (max_per_inst), (min_base))
-
-/**
- * @brief The same for any lab kernels: profiles the kernels that @p comparisons name in the
- * tests of @p gtest_filter and expects at most @p max_per_inst bank conflicts per shared
- * instruction in each lab kernel and at least @p min_base in its baseline. Skips when ncu
- * cannot run. Must be called directly from the test body (it may GTEST_SKIP()).
  */
 #define TILE_GRADING_EXPECT_FEW_CONFLICTS_IN(comparisons, gtest_filter, max_per_inst, min_base)   \
   do {                                                                                            \

@@ -42,12 +42,10 @@ constexpr double kMinBaselineConflictsPerInstruction = 2.0;
 constexpr int kPerfSize = 4096;
 
 constexpr int kTile = lab06::kTile;
-/// What the captured graph of padded_transpose may hold: the student's kernel, nothing else
-/// (not the given tile transpose with the padded layout, nor the conflicting baseline).
-const std::vector<std::string> kTransposeKernels = {"padded_tile_transpose_kernel"};
-/// ... and of padded_matmul: the given tile matmul with the padded layout (its mangled name
-/// carries the layout type), nothing else.
-const std::vector<std::string> kMatmulKernels = {"PaddedLayout"};
+// What the captured graph of padded_transpose may hold: lab06::padded_transpose_kernel(), the
+// student's kernel, nothing else (not the given tile transpose with the padded layout, nor the
+// conflicting baseline); of padded_matmul: lab06::padded_matmul_kernel(), the given tile matmul
+// with the padded layout (named after the layout type, which only its instances carry).
 
 /// The graded transpose shapes: the tile labs' shapes (ragged tiles at both edges, single rows,
 /// rectangles), single columns and one element, and large ragged ones.
@@ -125,7 +123,7 @@ class PaddedTransposeGpu : public ::testing::TestWithParam<Shape> {};
 TEST_P(PaddedTransposeGpu, MatchesTheHostTranspose) {
   CUDALAB_REQUIRE_GPU();
   tile_grading::expect_transpose_with_every_block(lab06::padded_transpose, GetParam(),
-                                                  kTransposeKernels);
+                                                  lab06::padded_transpose_kernel());
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, PaddedTransposeGpu, ::testing::ValuesIn(transpose_shapes()),
@@ -136,16 +134,17 @@ class PaddedMatmulGpu : public ::testing::TestWithParam<MatmulShape> {};
 TEST_P(PaddedMatmulGpu, MatchesTheHostMatmulExactly) {
   CUDALAB_REQUIRE_GPU();
   tile_grading::expect_matmul_ok(padded_matmul, GetParam(), cudalab::Fill::SmallInt,
-                                 kMatmulKernels);
+                                 lab06::padded_matmul_kernel());
 }
 
 TEST_P(PaddedMatmulGpu, MatchesTheHostMatmulOnFloats) {
   CUDALAB_REQUIRE_GPU();
-  tile_grading::expect_matmul_ok(padded_matmul, GetParam(), cudalab::Fill::Uniform, kMatmulKernels);
+  tile_grading::expect_matmul_ok(padded_matmul, GetParam(), cudalab::Fill::Uniform,
+                                 lab06::padded_matmul_kernel());
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, PaddedMatmulGpu, ::testing::ValuesIn(tile_grading::kMatmulShapes),
-                         tile_grading::matmul_shape_name);
+                         tile_grading::shape_name);
 
 // Edge shapes of the given tile matmul (one element, one column) with the padded layout:
 // any layout that keeps the elements of a tile row apart passes them, so not graded (the
@@ -153,8 +152,9 @@ INSTANTIATE_TEST_SUITE_P(Shapes, PaddedMatmulGpu, ::testing::ValuesIn(tile_gradi
 TEST(GivenTileEdgesGpu, PaddedMatmulHandlesOneElementAndOneColumn) {
   CUDALAB_REQUIRE_GPU();
   for (const MatmulShape s : tile_grading::kGivenEdgeMatmulShapes) {
-    SCOPED_TRACE(tile_grading::matmul_shape_name({s, 0}));
-    tile_grading::expect_matmul_ok(padded_matmul, s, cudalab::Fill::SmallInt, kMatmulKernels);
+    SCOPED_TRACE(cudalab::kit::to_string(s));
+    tile_grading::expect_matmul_ok(padded_matmul, s, cudalab::Fill::SmallInt,
+                                   lab06::padded_matmul_kernel());
   }
 }
 
@@ -189,7 +189,7 @@ TEST(PaddedSharedMemoryGpu, KernelsDeclareThePaddedTile) {
        {std::make_tuple(lab06::padded_transpose_kernel(), "transpose", 0),
         std::make_tuple(lab06::padded_matmul_kernel(), "matmul", 1)}) {
     cudaFuncAttributes attr{};
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel.function));
     const std::size_t expected =
         std::size_t(lab06::padded_tile_words()) * sizeof(float) + plain_tiles * plain_tile;
     cudalab::testing::record_measurement(std::string(name) + " static shared memory",
@@ -234,33 +234,22 @@ TEST(PaddedMeterGpu, RowAccessMeasuresConflictFree) {
 TEST(PaddedPerf, TransposeBeatsTheConflictingTranspose) {
   CUDALAB_REQUIRE_GPU();
   tile_grading::expect_transpose_speedup(padded_transpose, kPerfSize, kTransposeSpeedup, "padded",
-                                         kTransposeKernels);
+                                         lab06::padded_transpose_kernel());
 }
 
 TEST(PaddedPerf, MatmulBeatsTheConflictingMatmul) {
   CUDALAB_REQUIRE_GPU();
   tile_grading::expect_matmul_speedup(padded_matmul, kPerfSize, kMatmulSpeedup, "padded",
-                                      kMatmulKernels);
+                                      lab06::padded_matmul_kernel());
 }
 
 // ---------------------------------------------------------------------------
 // compute-sanitizer over SmallShapesGpu: races (a missing __syncthreads()), out-of-bounds
 // accesses (a missing edge check), barrier misuse.
 // ---------------------------------------------------------------------------
-TEST(PaddedSanitizer, RacecheckIsClean) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", "SmallShapesGpu.*");
-}
-
-TEST(PaddedSanitizer, MemcheckIsClean) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", "SmallShapesGpu.*");
-}
-
-TEST(PaddedSanitizer, SynccheckIsClean) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", "SmallShapesGpu.*");
-}
+CUDALAB_SANITIZER_TEST(PaddedSanitizer, RacecheckIsClean, "racecheck", "SmallShapesGpu.*")
+CUDALAB_SANITIZER_TEST(PaddedSanitizer, MemcheckIsClean, "memcheck", "SmallShapesGpu.*")
+CUDALAB_SANITIZER_TEST(PaddedSanitizer, SynccheckIsClean, "synccheck", "SmallShapesGpu.*")
 
 // ---------------------------------------------------------------------------
 // Nsight Compute: bank conflicts per shared-memory instruction, padded vs conflicting.
@@ -270,9 +259,10 @@ TEST(PaddedSanitizer, SynccheckIsClean) {
 TEST(PaddedProfiler, PaddedKernelsHaveNoBankConflicts) {
   CUDALAB_REQUIRE_GPU();
   const std::vector<tile_grading::ConflictComparison> kernels = {
-      {{"padded_tile_transpose_kernel", {"padded_tile_transpose_kernel"}},
-       {"tile_transpose_kernel<PlainLayout>", {"tile_transpose_kernel", "PlainLayout"}}},
-      tile_grading::tile_kernel_comparisons("PaddedLayout")[1]};
+      {tile_grading::profiled(lab06::padded_transpose_kernel()),
+       tile_grading::profiled_tile_kernel(smem_tiles::kTileTransposeKernelName,
+                                          smem_tiles::conflicting_transpose_kernel())},
+      tile_grading::tile_matmul_comparison(lab06::padded_matmul_kernel())};
   TILE_GRADING_EXPECT_FEW_CONFLICTS_IN(kernels, "SmallShapesGpu.*", kMaxConflictsPerInstruction,
                                        kMinBaselineConflictsPerInstruction);
 }

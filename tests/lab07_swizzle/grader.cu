@@ -47,11 +47,10 @@ constexpr double kVec4LayoutSpeedup = 0.79;
 constexpr double kVec4CopyShare = 0.62;
 
 constexpr int kTile = lab07::kTile;
-/// What the captured graph of a scalar launcher may hold: the tile kernels with the swizzled
-/// layout (their mangled names carry the layout type).
-const std::vector<std::string> kOwnKernels = {"SwizzledLayout"};
-/// ... and of the float4 launcher: the student's float4 transpose.
-const std::vector<std::string> kVec4Kernels = {"vec4_transpose_kernel"};
+// What the captured graph of a scalar launcher may hold: lab07::swizzled_transpose_kernel()
+// or swizzled_matmul_kernel(), the tile kernels with the swizzled layout (named after the
+// layout type, which only its instances carry); of the float4 launcher with layout L:
+// lab07::vec4_kernel<L>(), the student's float4 transpose with that layout.
 constexpr int kVecs = lab07::kVec4PerRow;
 /// Rows over which the maps are checked: tiles may be taller than one warp (e.g. 64 x 32
 /// or 128 x 32 A tiles), so the swizzle must hold for every row, not only rows 0..31.
@@ -177,7 +176,7 @@ class SwizzledTransposeGpu : public ::testing::TestWithParam<Shape> {};
 TEST_P(SwizzledTransposeGpu, MatchesTheHostTranspose) {
   CUDALAB_REQUIRE_GPU();
   tile_grading::expect_transpose_with_every_block(lab07::swizzled_transpose, GetParam(),
-                                                  kOwnKernels);
+                                                  lab07::swizzled_transpose_kernel());
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, SwizzledTransposeGpu,
@@ -188,12 +187,14 @@ class SwizzledMatmulGpu : public ::testing::TestWithParam<MatmulShape> {};
 
 TEST_P(SwizzledMatmulGpu, MatchesTheHostMatmulExactly) {
   CUDALAB_REQUIRE_GPU();
-  tile_grading::expect_matmul_ok(swizzled_matmul, GetParam(), cudalab::Fill::SmallInt, kOwnKernels);
+  tile_grading::expect_matmul_ok(swizzled_matmul, GetParam(), cudalab::Fill::SmallInt,
+                                 lab07::swizzled_matmul_kernel());
 }
 
 TEST_P(SwizzledMatmulGpu, MatchesTheHostMatmulOnFloats) {
   CUDALAB_REQUIRE_GPU();
-  tile_grading::expect_matmul_ok(swizzled_matmul, GetParam(), cudalab::Fill::Uniform, kOwnKernels);
+  tile_grading::expect_matmul_ok(swizzled_matmul, GetParam(), cudalab::Fill::Uniform,
+                                 lab07::swizzled_matmul_kernel());
 }
 
 // ---------------------------------------------------------------------------
@@ -207,7 +208,7 @@ class Vec4TransposeGpu : public ::testing::TestWithParam<Shape> {};
 TEST_P(Vec4TransposeGpu, MatchesTheHostTranspose) {
   CUDALAB_REQUIRE_GPU();
   tile_grading::expect_transpose_ok(lab07::vec4_transpose<lab07::InterleavedVec4>, GetParam().rows,
-                                    GetParam().cols, kVec4Kernels);
+                                    GetParam().cols, lab07::vec4_kernel<lab07::InterleavedVec4>());
 }
 
 // Any valid float4 layout must give the same transpose: the kernel stores and loads through
@@ -215,7 +216,7 @@ TEST_P(Vec4TransposeGpu, MatchesTheHostTranspose) {
 TEST_P(Vec4TransposeGpu, IsExactWithAnotherValidLayout) {
   CUDALAB_REQUIRE_GPU();
   tile_grading::expect_transpose_ok(lab07::vec4_transpose<lab07::MirroredVec4>, GetParam().rows,
-                                    GetParam().cols, kVec4Kernels);
+                                    GetParam().cols, lab07::vec4_kernel<lab07::MirroredVec4>());
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, Vec4TransposeGpu, ::testing::ValuesIn(kVec4Shapes),
@@ -256,15 +257,18 @@ __global__ void grader_plain_vec4_tile_kernel(const float* __restrict__ in, floa
   }
 }
 
-const std::vector<std::string> kGraderPlainVec4Kernels = {"grader_plain_vec4_tile_kernel"};
+/// The grader's kernel, as its launch below runs it.
+const cudalab::KernelInfo kGraderPlainVec4Kernel = {
+    reinterpret_cast<const void*>(grader_plain_vec4_tile_kernel), "grader_plain_vec4_tile_kernel",
+    dim3(kTile, lab07::kTileVec4s / kTile), 0};
 
 /// The solution's vec4_transpose<PlainVec4> launch, with the grader's kernel (cols % 4 == 0,
 /// 16-byte aligned input: the graders' buffers are).
 void grader_plain_vec4_transpose(const float* d_in, float* d_out, int rows, int cols,
                                  cudaStream_t stream) {
   const dim3 grid = smem_tiles::tile_grid(rows, cols, "grader_plain_vec4_transpose");
-  grader_plain_vec4_tile_kernel<<<grid, dim3(kTile, lab07::kTileVec4s / kTile), 0, stream>>>(
-      d_in, d_out, rows, cols);
+  grader_plain_vec4_tile_kernel<<<grid, kGraderPlainVec4Kernel.block, 0, stream>>>(d_in, d_out,
+                                                                                   rows, cols);
   CUDA_CHECK_LAST_LAUNCH();
 }
 
@@ -274,7 +278,7 @@ TEST(GivenGraderBaselineGpu, PlainFloat4TransposeMatchesTheHostTranspose) {
   for (const Shape s : kVec4Shapes) {
     SCOPED_TRACE(std::to_string(s.rows) + "x" + std::to_string(s.cols));
     tile_grading::expect_transpose_ok(grader_plain_vec4_transpose, s.rows, s.cols,
-                                      kGraderPlainVec4Kernels);
+                                      kGraderPlainVec4Kernel);
   }
 }
 
@@ -323,14 +327,15 @@ TEST(Vec4LayoutUseGpu, ABrokenLayoutBreaksTheTranspose) {
 
 INSTANTIATE_TEST_SUITE_P(Shapes, SwizzledMatmulGpu,
                          ::testing::ValuesIn(tile_grading::kMatmulShapes),
-                         tile_grading::matmul_shape_name);
+                         tile_grading::shape_name);
 
 // Edge shapes of the given tile kernels (one element, one column) with the swizzled layout:
 // the stub's layout (every element at column 0 of its row) passes them, so not graded.
 TEST(GivenTileEdgesGpu, SwizzledKernelsHandleOneElementAndOneColumn) {
   CUDALAB_REQUIRE_GPU();
-  tile_grading::expect_given_edge_shapes_exact(lab07::swizzled_transpose, swizzled_matmul,
-                                               kOwnKernels);
+  tile_grading::expect_given_edge_shapes_exact(lab07::swizzled_transpose,
+                                               lab07::swizzled_transpose_kernel(), swizzled_matmul,
+                                               lab07::swizzled_matmul_kernel());
 }
 
 // Every kernel, swizzled and conflicting, once on small odd shapes: what the sanitizer and
@@ -346,9 +351,9 @@ TEST(SmallShapesGpu, SwizzledAndConflictingKernelsAreExact) {
 // Swizzling costs no memory: static shared memory equals the unpadded tiles (the scalar
 // kernels are given and declare Layout::kWords; the float4 kernel is the student's).
 // ---------------------------------------------------------------------------
-void expect_static_smem(const void* kernel, const std::string& name, int tiles) {
+void expect_static_smem(const cudalab::KernelInfo& kernel, const std::string& name, int tiles) {
   cudaFuncAttributes attr{};
-  CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+  CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel.function));
   const std::size_t expected = std::size_t(tiles) * lab07::kTileWords * sizeof(float);
   cudalab::testing::record_measurement(name + " static shared memory", double(attr.sharedSizeBytes),
                                        "bytes", double(expected));
@@ -373,7 +378,8 @@ TEST(GivenSwizzledSharedMemoryGpu, MatmulUsesExactlyTwoUnpaddedTiles) {
 // Graded: the student's float4 kernel declares its own tile.
 TEST(Vec4SharedMemoryGpu, KernelUsesExactlyOneUnpaddedTile) {
   CUDALAB_REQUIRE_GPU();
-  expect_static_smem(lab07::interleaved_vec4_kernel(), "vec4_transpose_kernel", 1);
+  const cudalab::KernelInfo vec4 = lab07::vec4_kernel<lab07::InterleavedVec4>();
+  expect_static_smem(vec4, vec4.name, 1);
 }
 
 // ---------------------------------------------------------------------------
@@ -402,13 +408,13 @@ TEST(SwizzledMeterGpu, RowAccessMeasuresConflictFree) {
 TEST(SwizzledPerf, TransposeBeatsTheConflictingTranspose) {
   CUDALAB_REQUIRE_GPU();
   tile_grading::expect_transpose_speedup(swizzled_transpose, kPerfSize, kTransposeSpeedup,
-                                         "swizzled", kOwnKernels);
+                                         "swizzled", lab07::swizzled_transpose_kernel());
 }
 
 TEST(SwizzledPerf, MatmulBeatsTheConflictingMatmul) {
   CUDALAB_REQUIRE_GPU();
   tile_grading::expect_matmul_speedup(swizzled_matmul, kPerfSize, kMatmulSpeedup, "swizzled",
-                                      kOwnKernels);
+                                      lab07::swizzled_matmul_kernel());
 }
 
 // The interleave against the plain float4 layout: the student's kernel vs the grader's copy of
@@ -416,7 +422,8 @@ TEST(SwizzledPerf, MatmulBeatsTheConflictingMatmul) {
 TEST(Vec4Perf, InterleavedKeepsUpWithThePlainFloat4Layout) {
   CUDALAB_REQUIRE_GPU();
   tile_grading::expect_transpose_speedup(lab07::vec4_transpose<lab07::InterleavedVec4>, kPerfSize,
-                                         kVec4LayoutSpeedup, "float4 interleaved", kVec4Kernels,
+                                         kVec4LayoutSpeedup, "float4 interleaved",
+                                         lab07::vec4_kernel<lab07::InterleavedVec4>(),
                                          grader_plain_vec4_transpose, "float4 plain");
 }
 
@@ -432,9 +439,8 @@ TEST(Vec4Perf, ReachesAShareOfTheCopyBandwidth) {
     lab07::vec4_transpose<lab07::InterleavedVec4>(d_in.data(), d_out.data(), kPerfSize, kPerfSize,
                                                   s);
   });
-  cudalab::testing::GraphRules rules;
-  rules.kernels = kVec4Kernels;
-  ASSERT_TRUE(cap.holds_only(rules));
+  ASSERT_TRUE(
+      cap.holds_only(tile_grading::only_kernel(lab07::vec4_kernel<lab07::InterleavedVec4>())));
   cudalab::testing::poison(d_out.data(), count * sizeof(float));
   const auto stats = cudalab::benchmark(cap.as_work(), tile_grading::perf_options(21));
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -453,29 +459,20 @@ TEST(Vec4Perf, ReachesAShareOfTheCopyBandwidth) {
 // ---------------------------------------------------------------------------
 // compute-sanitizer over SmallShapesGpu.
 // ---------------------------------------------------------------------------
-TEST(SwizzledSanitizer, RacecheckIsClean) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", "SmallShapesGpu.*");
-}
-
-TEST(SwizzledSanitizer, MemcheckIsClean) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", "SmallShapesGpu.*");
-}
-
-TEST(SwizzledSanitizer, SynccheckIsClean) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", "SmallShapesGpu.*");
-}
+CUDALAB_SANITIZER_TEST(SwizzledSanitizer, RacecheckIsClean, "racecheck", "SmallShapesGpu.*")
+CUDALAB_SANITIZER_TEST(SwizzledSanitizer, MemcheckIsClean, "memcheck", "SmallShapesGpu.*")
+CUDALAB_SANITIZER_TEST(SwizzledSanitizer, SynccheckIsClean, "synccheck", "SmallShapesGpu.*")
 
 // ---------------------------------------------------------------------------
 // Nsight Compute: bank conflicts per shared-memory instruction, swizzled vs conflicting.
 // ---------------------------------------------------------------------------
 TEST(SwizzledProfiler, SwizzledKernelsHaveNoBankConflicts) {
   CUDALAB_REQUIRE_GPU();
-  TILE_GRADING_EXPECT_FEW_CONFLICTS("SwizzledLayout", "SmallShapesGpu.*",
-                                    kMaxConflictsPerInstruction,
-                                    kMinBaselineConflictsPerInstruction);
+  const std::vector<tile_grading::ConflictComparison> kernels = {
+      tile_grading::tile_transpose_comparison(lab07::swizzled_transpose_kernel()),
+      tile_grading::tile_matmul_comparison(lab07::swizzled_matmul_kernel())};
+  TILE_GRADING_EXPECT_FEW_CONFLICTS_IN(kernels, "SmallShapesGpu.*", kMaxConflictsPerInstruction,
+                                       kMinBaselineConflictsPerInstruction);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/kit.cuh"
 #include "cudalab/bits.hpp"
 #include "cudalab/ceilings.cuh"
 #include "cudalab/check.cuh"
@@ -54,17 +55,10 @@ constexpr int kPackPerfRows = 4096;
 constexpr int kPackPerfCols = 8192;
 
 namespace bits = cudalab::bits;
+using cudalab::kit::only_kernel;
 using cudalab::testing::AlternatingInput;
 using cudalab::testing::CapturedWork;
 using cudalab::testing::GraphRules;
-
-/// The graph of one launcher call may hold only @p kernel: no copy, memset, host node or
-/// other kernel (a given baseline), and it must hold it (else the work ran elsewhere).
-GraphRules only_kernel(const char* kernel) {
-  GraphRules rules;
-  rules.kernels = {kernel};
-  return rules;
-}
 
 std::string hex(std::uint32_t x) {
   char buf[16];
@@ -200,14 +194,8 @@ TEST(PopcountTableGpu, UploadHoldsEveryCount) {
 // GPU: packers, bit for bit against cudalab::bits. Each packer is captured once (the graph
 // may hold only its kernel), then replayed on a second input behind the same pointer.
 // ---------------------------------------------------------------------------
-struct PackShape {
-  int rows;  // vectors packed (M for rows of A, N for columns of B)
-  int k;     // elements per vector
-};
-
-std::string pack_name(const ::testing::TestParamInfo<PackShape>& p) {
-  return std::to_string(p.param.rows) + "x" + std::to_string(p.param.k);
-}
+/// rows: vectors packed (M for rows of A, N for columns of B); cols: elements per vector (K).
+using PackShape = cudalab::kit::Extent;
 
 const PackShape kPackShapes[] = {{1, 1},    {1, 31},   {3, 32},    {5, 33},    {17, 1000}, {64, 64},
                                  {1000, 1}, {257, 95}, {33, 4097}, {2, 20000}, {3, 70001}};
@@ -241,12 +229,12 @@ class PackRowsGpu : public ::testing::TestWithParam<PackShape> {};
 
 TEST_P(PackRowsGpu, MatchesHostPackerBitForBit) {
   CUDALAB_REQUIRE_GPU();
-  const int m = GetParam().rows, k = GetParam().k;
+  const int m = GetParam().rows, k = GetParam().cols;
   cudalab::DeviceBuffer<float> d_a(std::size_t(m) * k);
   cudalab::DeviceBuffer<std::uint32_t> d_out(std::size_t(m) * bits::words32(k) + kGuardWords);
   const CapturedWork cap = CapturedWork::capture(
       [&](cudaStream_t s) { lab08::pack_rows(d_a.data(), d_out.data(), m, k, s); });
-  ASSERT_TRUE(cap.holds_only(only_kernel("pack_rows_kernel")));
+  ASSERT_TRUE(cap.holds_only(only_kernel(lab08::row_packing_kernel())));
   for (int run = 0; run < 2; ++run) {  // two inputs behind the same pointer
     SCOPED_TRACE("replay " + std::to_string(run + 1) + " of the captured pack_rows");
     const auto h_a = cudalab::random_matrix(m, k, cudalab::Fill::PlusMinusOne, 10 + run);
@@ -258,18 +246,19 @@ TEST_P(PackRowsGpu, MatchesHostPackerBitForBit) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, PackRowsGpu, ::testing::ValuesIn(kPackShapes), pack_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, PackRowsGpu, ::testing::ValuesIn(kPackShapes),
+                         cudalab::kit::shape_name);
 
 class PackColsGpu : public ::testing::TestWithParam<PackShape> {};
 
 TEST_P(PackColsGpu, MatchesHostPackerBitForBit) {
   CUDALAB_REQUIRE_GPU();
-  const int n = GetParam().rows, k = GetParam().k;
+  const int n = GetParam().rows, k = GetParam().cols;
   cudalab::DeviceBuffer<float> d_b(std::size_t(k) * n);
   cudalab::DeviceBuffer<std::uint32_t> d_out(std::size_t(n) * bits::words32(k) + kGuardWords);
   const CapturedWork cap = CapturedWork::capture(
       [&](cudaStream_t s) { lab08::pack_cols(d_b.data(), d_out.data(), k, n, s); });
-  ASSERT_TRUE(cap.holds_only(only_kernel("pack_cols_kernel")));
+  ASSERT_TRUE(cap.holds_only(only_kernel(lab08::column_packing_kernel())));
   for (int run = 0; run < 2; ++run) {
     SCOPED_TRACE("replay " + std::to_string(run + 1) + " of the captured pack_cols");
     const auto h_b = cudalab::random_matrix(k, n, cudalab::Fill::PlusMinusOne, 20 + run);
@@ -281,19 +270,13 @@ TEST_P(PackColsGpu, MatchesHostPackerBitForBit) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, PackColsGpu, ::testing::ValuesIn(kPackShapes), pack_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, PackColsGpu, ::testing::ValuesIn(kPackShapes),
+                         cudalab::kit::shape_name);
 
 // ---------------------------------------------------------------------------
 // GPU: XNOR matmul, exactly the float matmul of the same ±1 matrices.
 // ---------------------------------------------------------------------------
-struct MatmulShape {
-  int m, n, k;
-};
-
-std::string matmul_name(const ::testing::TestParamInfo<MatmulShape>& p) {
-  return std::to_string(p.param.m) + "x" + std::to_string(p.param.n) + "x" +
-         std::to_string(p.param.k);
-}
+using MatmulShape = cudalab::kit::Shape;
 
 /// K = 20001 and 70001 go far past the 4100 of the first version: a kernel that stages a
 /// packed row in a fixed-size buffer fails there.
@@ -341,9 +324,10 @@ struct MatmulCase {
 class XnorMatmulGpu : public ::testing::TestWithParam<MatmulShape> {
  protected:
   /// Captures @p launch(threads, stream) for every block size, checks the graph holds only
-  /// xnor_matmul_kernel, and replays it on two new inputs.
+  /// @p kernel, and replays it on two new inputs.
   template <typename Launch>
-  void expect_exact_for_every_block_size(const char* what, Launch launch) {
+  void expect_exact_for_every_block_size(const char* what, const cudalab::KernelInfo& kernel,
+                                         Launch launch) {
     const auto [m, n, k] = GetParam();
     MatmulCase c(m, n, k);
     std::uint64_t stream = 100;
@@ -351,7 +335,7 @@ class XnorMatmulGpu : public ::testing::TestWithParam<MatmulShape> {
       SCOPED_TRACE("<<<" + std::to_string(m) + ", " + std::to_string(threads) + ">>>, " + what);
       const CapturedWork cap =
           CapturedWork::capture([&](cudaStream_t s) { launch(c, threads, s); });
-      ASSERT_TRUE(cap.holds_only(only_kernel("xnor_matmul_kernel")));
+      ASSERT_TRUE(cap.holds_only(only_kernel(kernel)));
       for (int run = 0; run < 2; ++run, stream += 2) {
         c.load(stream);
         ASSERT_TRUE(c.replay_matches(cap, c.expected)) << "replay " << run + 1;
@@ -363,22 +347,25 @@ class XnorMatmulGpu : public ::testing::TestWithParam<MatmulShape> {
 TEST_P(XnorMatmulGpu, TablePopcountEqualsFloatMatmul) {
   CUDALAB_REQUIRE_GPU();
   const cudalab::DeviceBuffer<std::uint8_t> d_table = lab08::upload_popcount_table();
-  expect_exact_for_every_block_size(
-      "table popcount", [&](MatmulCase& c, int threads, cudaStream_t s) {
-        lab08::xnor_matmul_table(c.d_a_bits.data(), c.d_b_bits.data(), d_table.data(), c.d_c.data(),
-                                 c.m, c.n, c.k, threads, s);
-      });
+  expect_exact_for_every_block_size("table popcount", lab08::xnor_matmul_table_kernel(),
+                                    [&](MatmulCase& c, int threads, cudaStream_t s) {
+                                      lab08::xnor_matmul_table(c.d_a_bits.data(), c.d_b_bits.data(),
+                                                               d_table.data(), c.d_c.data(), c.m,
+                                                               c.n, c.k, threads, s);
+                                    });
 }
 
 TEST_P(XnorMatmulGpu, IntrinsicPopcountEqualsFloatMatmul) {
   CUDALAB_REQUIRE_GPU();
-  expect_exact_for_every_block_size("__popc", [&](MatmulCase& c, int threads, cudaStream_t s) {
-    lab08::xnor_matmul_popc(c.d_a_bits.data(), c.d_b_bits.data(), c.d_c.data(), c.m, c.n, c.k,
-                            threads, s);
-  });
+  expect_exact_for_every_block_size(
+      "__popc", lab08::xnor_matmul_popc_kernel(), [&](MatmulCase& c, int threads, cudaStream_t s) {
+        lab08::xnor_matmul_popc(c.d_a_bits.data(), c.d_b_bits.data(), c.d_c.data(), c.m, c.n, c.k,
+                                threads, s);
+      });
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, XnorMatmulGpu, ::testing::ValuesIn(kMatmulShapes), matmul_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, XnorMatmulGpu, ::testing::ValuesIn(kMatmulShapes),
+                         cudalab::kit::shape_name);
 
 // ---------------------------------------------------------------------------
 // GPU: the table kernel reads the table it is given: handed
@@ -421,7 +408,7 @@ TEST(XnorTableGpu, ResultFollowsTheTableItIsGiven) {
       lab08::xnor_matmul_table(c.d_a_bits.data(), c.d_b_bits.data(), d_table.data(), c.d_c.data(),
                                c.m, c.n, c.k, lab08::kSeedThreads, s);
     });
-    ASSERT_TRUE(cap.holds_only(only_kernel("xnor_matmul_kernel")));
+    ASSERT_TRUE(cap.holds_only(only_kernel(lab08::xnor_matmul_table_kernel())));
     c.load(300);
     EXPECT_TRUE(c.replay_matches(cap, product_with_table(table, c.a_bits, c.b_bits, c.m, c.n, c.k)))
         << "xnor_matmul_table must count bits with the table it is handed (d_table), not with "
@@ -517,7 +504,7 @@ TEST_F(XnorRangeGpu, PopcCountsPastTwoToThe24Bits) {
     lab08::xnor_matmul_popc(c->d_a_bits.data(), c->d_b_bits.data(), c->d_c.data(), m, n, k,
                             lab08::kSeedThreads, s);
   });
-  ASSERT_TRUE(cap.holds_only(only_kernel("xnor_matmul_kernel")));
+  ASSERT_TRUE(cap.holds_only(only_kernel(lab08::xnor_matmul_popc_kernel())));
   load(400);
   EXPECT_TRUE(c->replay_matches(cap, c->expected))
       << "K = " << k << " bits (> 2^24): count the bits in an integer type that holds K";
@@ -529,7 +516,7 @@ TEST_F(XnorRangeGpu, TableCountsPastTwoToThe24Bits) {
     lab08::xnor_matmul_table(c->d_a_bits.data(), c->d_b_bits.data(), d_table.data(), c->d_c.data(),
                              m, n, k, lab08::kSeedThreads, s);
   });
-  ASSERT_TRUE(cap.holds_only(only_kernel("xnor_matmul_kernel")));
+  ASSERT_TRUE(cap.holds_only(only_kernel(lab08::xnor_matmul_table_kernel())));
   load(500);
   EXPECT_TRUE(c->replay_matches(cap, c->expected))
       << "K = " << k << " bits (> 2^24): count the bits in an integer type that holds K";
@@ -554,7 +541,7 @@ TEST(XnorIndexGpu, OffsetsPastTwoToThe31ElementsOfC) {
   const CapturedWork cap = CapturedWork::capture([&](cudaStream_t s) {
     lab08::xnor_matmul_popc(d_a_bits.data(), d_b_bits.data(), d_c.data(), m, n, k, 256, s);
   });
-  ASSERT_TRUE(cap.holds_only(only_kernel("xnor_matmul_kernel")));
+  ASSERT_TRUE(cap.holds_only(only_kernel(lab08::xnor_matmul_popc_kernel())));
   d_a_bits.upload(a_bits);
   d_b_bits.upload(b_bits);
   cudalab::testing::poison(d_c.data(), c_bytes);
@@ -587,7 +574,8 @@ TEST(XnorPipelineGpu, DevicePackersThenMatmulEqualFloatMatmul) {
                             lab08::kSeedThreads, s);
   });
   GraphRules rules;
-  rules.kernels = {"pack_rows_kernel", "pack_cols_kernel", "xnor_matmul_kernel"};
+  rules.kernels = {lab08::row_packing_kernel().name, lab08::column_packing_kernel().name,
+                   lab08::xnor_matmul_popc_kernel().name};
   ASSERT_TRUE(cap.holds_only(rules));
   const auto h_a = cudalab::random_matrix(m, k, cudalab::Fill::PlusMinusOne, 700);
   const auto h_b = cudalab::random_matrix(k, n, cudalab::Fill::PlusMinusOne, 701);
@@ -628,18 +616,11 @@ TEST(XnorLaunchGpu, RejectsBadArguments) {
 constexpr const char* kSanitizedTests =
     "Shapes/PackRowsGpu.*/257x95:Shapes/PackColsGpu.*/257x95:Shapes/XnorMatmulGpu.*/7x9x33:"
     "Shapes/XnorMatmulGpu.*/17x257x1025";
-TEST(XnorSanitizer, RacecheckFindsNoSharedMemoryHazard) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", kSanitizedTests);
-}
-TEST(XnorSanitizer, SynccheckFindsNoInvalidBarrierOrWarpSync) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", kSanitizedTests);
-}
-TEST(XnorSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", kSanitizedTests);
-}
+CUDALAB_SANITIZER_SUITE(XnorSanitizer, kSanitizedTests, racecheck)
+// synccheck also checks the packers' warp-synchronous ballot (hence the test's name).
+CUDALAB_SANITIZER_TEST(XnorSanitizer, SynccheckFindsNoInvalidBarrierOrWarpSync, "synccheck",
+                       kSanitizedTests)
+CUDALAB_SANITIZER_SUITE(XnorSanitizer, kSanitizedTests, memcheck)
 
 // ---------------------------------------------------------------------------
 // Perf: the packers as a share of a device-to-device copy; XNOR against the float
@@ -684,7 +665,7 @@ TEST_F(PackPerf, PackRowsReachesShareOfCopyBandwidth) {
   cudalab::DeviceBuffer<std::uint32_t> d_out(std::size_t(rows) * bits::words32(cols));
   const CapturedWork cap = CapturedWork::capture(
       [&](cudaStream_t s) { lab08::pack_rows(in.live.data(), d_out.data(), rows, cols, s); });
-  ASSERT_TRUE(cap.holds_only(only_kernel("pack_rows_kernel")));
+  ASSERT_TRUE(cap.holds_only(only_kernel(lab08::row_packing_kernel())));
   judge(
       cap, in, d_out, h,
       [&](const std::vector<float>& a) { return bits::pack_rows(a, rows, cols); },
@@ -700,7 +681,7 @@ TEST_F(PackPerf, PackColsReachesShareOfCopyBandwidth) {
   cudalab::DeviceBuffer<std::uint32_t> d_out(std::size_t(bits::words32(k)) * n);
   const CapturedWork cap = CapturedWork::capture(
       [&](cudaStream_t s) { lab08::pack_cols(in.live.data(), d_out.data(), k, n, s); });
-  ASSERT_TRUE(cap.holds_only(only_kernel("pack_cols_kernel")));
+  ASSERT_TRUE(cap.holds_only(only_kernel(lab08::column_packing_kernel())));
   judge(
       cap, in, d_out, h,
       [&](const std::vector<float>& b) { return bits::pack_cols_word_major(b, k, n); },
@@ -737,12 +718,14 @@ class XnorPerf : public ::testing::Test {
                              s);
   }
 
-  /// Times the float kernel against the captured XNOR launch @p launch (fed alternating
-  /// inputs), checks the last XNOR output on sampled rows and judges speed and ceiling.
+  /// Times the float kernel against the captured XNOR launch @p launch (the graph may hold
+  /// only @p kernel; fed alternating inputs), checks the last XNOR output on sampled rows and
+  /// judges speed and ceiling.
   template <typename Launch>
-  void judge(Launch launch, double threshold, const std::string& name, const std::string& what) {
+  void judge(const cudalab::KernelInfo& kernel, Launch launch, double threshold,
+             const std::string& name, const std::string& what) {
     const CapturedWork cap = CapturedWork::capture(launch);
-    ASSERT_TRUE(cap.holds_only(only_kernel("xnor_matmul_kernel")));
+    ASSERT_TRUE(cap.holds_only(only_kernel(kernel)));
     cudalab::BenchOptions bo;
     bo.before_candidate = [&](cudaStream_t s) {
       a_in->copy_next(s);
@@ -782,6 +765,7 @@ class XnorPerf : public ::testing::Test {
 
 TEST_F(XnorPerf, PopcIsFasterThanFloatOneBlockPerRow) {
   judge(
+      lab08::xnor_matmul_popc_kernel(),
       [&](cudaStream_t s) {
         lab08::xnor_matmul_popc(a_in->live.data(), b_in->live.data(), d_c_xnor.data(), n, n, n,
                                 lab08::kSeedThreads, s);
@@ -793,6 +777,7 @@ TEST_F(XnorPerf, PopcIsFasterThanFloatOneBlockPerRow) {
 TEST_F(XnorPerf, TableIsFasterThanFloatOneBlockPerRow) {
   const cudalab::DeviceBuffer<std::uint8_t> d_table = lab08::upload_popcount_table();
   judge(
+      lab08::xnor_matmul_table_kernel(),
       [&](cudaStream_t s) {
         lab08::xnor_matmul_table(a_in->live.data(), b_in->live.data(), d_table.data(),
                                  d_c_xnor.data(), n, n, n, lab08::kSeedThreads, s);

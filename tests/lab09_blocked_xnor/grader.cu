@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "blocked_xnor.cuh"
+#include "common/kit.cuh"
 #include "cudalab/bits.hpp"
 #include "cudalab/ceilings.cuh"
 #include "cudalab/check.cuh"
@@ -56,32 +57,12 @@ constexpr double kRegisterTiledCeilingPercent = 75.0;
 constexpr int kPerfSize = 4096;
 
 namespace bits = cudalab::bits;
+using cudalab::kit::only_kernel;
+using cudalab::kit::Shape;
+using cudalab::kit::shape_name;
+using cudalab::kit::upload;
 using cudalab::testing::AlternatingInput;
 using cudalab::testing::CapturedWork;
-using cudalab::testing::GraphRules;
-
-/// The graph of one launcher call may hold only @p kernel, and must hold it.
-GraphRules only_kernel(const char* kernel) {
-  GraphRules rules;
-  rules.kernels = {kernel};
-  return rules;
-}
-
-struct Shape {
-  int m, n, k;
-};
-
-std::string shape_name(const ::testing::TestParamInfo<Shape>& p) {
-  return std::to_string(p.param.m) + "x" + std::to_string(p.param.n) + "x" +
-         std::to_string(p.param.k);
-}
-
-template <typename T>
-cudalab::DeviceBuffer<T> upload(const std::vector<T>& h) {
-  cudalab::DeviceBuffer<T> d(h.size());
-  d.upload(h);
-  return d;
-}
 
 /// Words of a packed vector of @p k elements in words of type Word.
 template <typename Word>
@@ -139,7 +120,8 @@ struct PackedProblem {
 /// Captures @p launch once (the graph may hold only @p kernel) and replays it on two new
 /// inputs behind the same pointers.
 template <typename Word, typename Launch>
-void expect_exact_on_two_inputs(PackedProblem<Word>& p, const char* kernel, Launch launch) {
+void expect_exact_on_two_inputs(PackedProblem<Word>& p, const cudalab::KernelInfo& kernel,
+                                Launch launch) {
   const CapturedWork cap = CapturedWork::capture([&](cudaStream_t s) { launch(p, s); });
   ASSERT_TRUE(cap.holds_only(only_kernel(kernel)));
   for (int run = 0; run < 2; ++run) {  // new data each time; a race may also hide in one run
@@ -205,7 +187,7 @@ TEST_P(TiledXnorGpu, TableVariantIsExact) {
   CUDALAB_REQUIRE_GPU();
   PackedProblem<std::uint32_t> p(GetParam().m, GetParam().n, GetParam().k);
   const cudalab::DeviceBuffer<std::uint8_t> d_table = lab09::make_popcount_table();
-  expect_exact_on_two_inputs(p, "tiled_xnor_kernel", [&](auto& q, cudaStream_t s) {
+  expect_exact_on_two_inputs(p, lab09::tiled_xnor_table_kernel(), [&](auto& q, cudaStream_t s) {
     lab09::tiled_xnor_table(q.d_a.data(), q.d_b.data(), d_table.data(), q.d_c.data(), q.m, q.n, q.k,
                             s);
   });
@@ -214,7 +196,7 @@ TEST_P(TiledXnorGpu, TableVariantIsExact) {
 TEST_P(TiledXnorGpu, IntrinsicPopcountIsExact) {
   CUDALAB_REQUIRE_GPU();
   PackedProblem<std::uint32_t> p(GetParam().m, GetParam().n, GetParam().k);
-  expect_exact_on_two_inputs(p, "tiled_xnor_kernel", [&](auto& q, cudaStream_t s) {
+  expect_exact_on_two_inputs(p, lab09::tiled_xnor_popc_kernel(), [&](auto& q, cudaStream_t s) {
     lab09::tiled_xnor_popc(q.d_a.data(), q.d_b.data(), q.d_c.data(), q.m, q.n, q.k, s);
   });
 }
@@ -240,7 +222,7 @@ TEST(TiledTableGpu, ResultFollowsTheTableItIsGiven) {
       lab09::tiled_xnor_table(p.d_a.data(), p.d_b.data(), d_table.data(), p.d_c.data(), p.m, p.n,
                               p.k, s);
     });
-    ASSERT_TRUE(cap.holds_only(only_kernel("tiled_xnor_kernel")));
+    ASSERT_TRUE(cap.holds_only(only_kernel(lab09::tiled_xnor_table_kernel())));
     p.load(30);
     const int words = bits::words32(p.k);
     std::vector<float> want(std::size_t(p.m) * p.n);
@@ -275,7 +257,7 @@ class RegisterTiledGpu : public ::testing::TestWithParam<Shape> {};
 TEST_P(RegisterTiledGpu, SixtyFourBitRegisterTileIsExact) {
   CUDALAB_REQUIRE_GPU();
   PackedProblem<std::uint64_t> p(GetParam().m, GetParam().n, GetParam().k);
-  expect_exact_on_two_inputs(p, "register_tiled_xnor_kernel", [&](auto& q, cudaStream_t s) {
+  expect_exact_on_two_inputs(p, lab09::register_tiling_kernel(), [&](auto& q, cudaStream_t s) {
     lab09::register_tiled_xnor(q.d_a.data(), q.d_b.data(), q.d_c.data(), q.m, q.n, q.k, s);
   });
 }
@@ -348,7 +330,7 @@ TEST_F(TiledRangeGpu, PopcCountsPastTwoToThe24Bits) {
   const CapturedWork cap = CapturedWork::capture([&](cudaStream_t s) {
     lab09::tiled_xnor_popc(p.d_a.data(), p.d_b.data(), p.d_c.data(), m, n, k, s);
   });
-  ASSERT_TRUE(cap.holds_only(only_kernel("tiled_xnor_kernel")));
+  ASSERT_TRUE(cap.holds_only(only_kernel(lab09::tiled_xnor_popc_kernel())));
   const auto want = load(p, 40);
   EXPECT_TRUE(p.replay_matches(cap, want))
       << "K = " << k << " bits (> 2^24): count in an integer type that holds K";
@@ -360,7 +342,7 @@ TEST_F(TiledRangeGpu, TableCountsPastTwoToThe24Bits) {
   const CapturedWork cap = CapturedWork::capture([&](cudaStream_t s) {
     lab09::tiled_xnor_table(p.d_a.data(), p.d_b.data(), d_table.data(), p.d_c.data(), m, n, k, s);
   });
-  ASSERT_TRUE(cap.holds_only(only_kernel("tiled_xnor_kernel")));
+  ASSERT_TRUE(cap.holds_only(only_kernel(lab09::tiled_xnor_table_kernel())));
   const auto want = load(p, 50);
   EXPECT_TRUE(p.replay_matches(cap, want))
       << "K = " << k << " bits (> 2^24): count in an integer type that holds K";
@@ -373,7 +355,7 @@ TEST_F(RegisterTiledRangeGpu, CountsPastTwoToThe24Bits) {
   const CapturedWork cap = CapturedWork::capture([&](cudaStream_t s) {
     lab09::register_tiled_xnor(p.d_a.data(), p.d_b.data(), p.d_c.data(), m, n, k, s);
   });
-  ASSERT_TRUE(cap.holds_only(only_kernel("register_tiled_xnor_kernel")));
+  ASSERT_TRUE(cap.holds_only(only_kernel(lab09::register_tiling_kernel())));
   const auto want = load(p, 60);
   EXPECT_TRUE(p.replay_matches(cap, want))
       << "K = " << k << " bits (> 2^24): count in an integer type that holds K";
@@ -388,30 +370,9 @@ constexpr const char* kTiledSanitized =
     "Shapes/TiledXnorGpu.*/17x15x33:Shapes/TiledXnorGpu.*/33x47x515:TiledTableGpu.*";
 constexpr const char* kRegisterSanitized = "Shapes/RegisterTiledGpu.*/129x130x513";
 
-TEST(TiledXnorSanitizer, RacecheckFindsNoSharedMemoryHazard) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", kTiledSanitized);
-}
-TEST(TiledXnorSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", kTiledSanitized);
-}
-TEST(TiledXnorSanitizer, SynccheckFindsNoInvalidBarrier) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", kTiledSanitized);
-}
-TEST(RegisterTiledXnorSanitizer, RacecheckFindsNoSharedMemoryHazard) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("racecheck", kRegisterSanitized);
-}
-TEST(RegisterTiledXnorSanitizer, MemcheckFindsNoOutOfBoundsAccess) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("memcheck", kRegisterSanitized);
-}
-TEST(RegisterTiledXnorSanitizer, SynccheckFindsNoInvalidBarrier) {
-  CUDALAB_REQUIRE_GPU();
-  CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", kRegisterSanitized);
-}
+CUDALAB_SANITIZER_SUITE(TiledXnorSanitizer, kTiledSanitized, racecheck, memcheck, synccheck)
+CUDALAB_SANITIZER_SUITE(RegisterTiledXnorSanitizer, kRegisterSanitized, racecheck, memcheck,
+                        synccheck)
 
 // ---------------------------------------------------------------------------
 // Perf, 4096^2. The candidate is timed as its captured graph; before each timed run one of
@@ -467,8 +428,9 @@ class PerfFixture : public ::testing::Test {
   /// Times @p baseline against the captured @p launch (graph may hold only @p kernel), fed
   /// alternating inputs; checks the last output; records rates and the ceiling bound.
   template <typename Launch>
-  cudalab::Comparison time_candidate(const cudalab::GpuWork& baseline, const char* kernel,
-                                     Launch launch, const char* what) {
+  cudalab::Comparison time_candidate(const cudalab::GpuWork& baseline,
+                                     const cudalab::KernelInfo& kernel, Launch launch,
+                                     const char* what) {
     const CapturedWork cap = CapturedWork::capture(launch);
     EXPECT_TRUE(cap.holds_only(only_kernel(kernel)));
     cudalab::BenchOptions bo;
@@ -538,7 +500,7 @@ TEST_F(TiledPerf, PopcTiledIsFasterThanNaiveXnor) {
         lab09::naive_xnor_popc(d_a32_base.data(), d_b32_word_major.data(), d_c_base.data(), n, n, n,
                                s);
       },
-      "tiled_xnor_kernel",
+      lab09::tiled_xnor_popc_kernel(),
       [&](cudaStream_t s) {
         lab09::tiled_xnor_popc(a_in32->live.data(), b_in32->live.data(), d_c.data(), n, n, n, s);
       },
@@ -556,7 +518,7 @@ TEST_F(TiledPerf, TableTiledKeepsNineTenthsOfNaiveTableSpeed) {
         lab09::naive_xnor_table(d_a32_base.data(), d_b32_word_major.data(), d_table.data(),
                                 d_c_base.data(), n, n, n, s);
       },
-      "tiled_xnor_kernel",
+      lab09::tiled_xnor_table_kernel(),
       [&](cudaStream_t s) {
         lab09::tiled_xnor_table(a_in32->live.data(), b_in32->live.data(), d_table.data(),
                                 d_c.data(), n, n, n, s);
@@ -574,7 +536,7 @@ TEST_F(CublasPerf, TiledBinaryGemmBeatsCublasSgemm) {
   use_packed32();
   use_floats();
   const cudalab::Comparison cmp = time_candidate(
-      [&](cudaStream_t s) { cublas(s); }, "tiled_xnor_kernel",
+      [&](cudaStream_t s) { cublas(s); }, lab09::tiled_xnor_popc_kernel(),
       [&](cudaStream_t s) {
         lab09::tiled_xnor_popc(a_in32->live.data(), b_in32->live.data(), d_c.data(), n, n, n, s);
       },
@@ -592,7 +554,7 @@ TEST_F(RegisterTiledPerf, ReachesThreeQuartersOfThePopcCeiling) {
   const CapturedWork cap = CapturedWork::capture([&](cudaStream_t s) {
     lab09::register_tiled_xnor(a_in64->live.data(), b_in64->live.data(), d_c.data(), n, n, n, s);
   });
-  ASSERT_TRUE(cap.holds_only(only_kernel("register_tiled_xnor_kernel")));
+  ASSERT_TRUE(cap.holds_only(only_kernel(lab09::register_tiling_kernel())));
   cudalab::BenchOptions bo;
   bo.reps = 15;
   bo.before_candidate = [&](cudaStream_t s) {
@@ -630,7 +592,7 @@ TEST_F(RegisterTiledPerf, BeatsCublasSgemm) {
   use_packed64();
   use_floats();
   const cudalab::Comparison cmp =
-      time_candidate([&](cudaStream_t s) { cublas(s); }, "register_tiled_xnor_kernel",
+      time_candidate([&](cudaStream_t s) { cublas(s); }, lab09::register_tiling_kernel(),
                      [&](cudaStream_t s) {
                        lab09::register_tiled_xnor(a_in64->live.data(), b_in64->live.data(),
                                                   d_c.data(), n, n, n, s);

@@ -7,18 +7,6 @@
 
 namespace smem_tiles {
 
-dim3 tile_grid(int rows, int cols, const char* who) {
-  if (rows <= 0 || cols <= 0) {
-    throw std::invalid_argument(std::string(who) + ": sizes must be positive");
-  }
-  const int tiles_y = (rows + kTile - 1) / kTile;
-  if (tiles_y > 65535) {
-    throw std::invalid_argument(std::string(who) + ": " + std::to_string(rows) +
-                                " rows need more than 65535 tile rows");
-  }
-  return dim3((cols + kTile - 1) / kTile, tiles_y, 1);
-}
-
 void check_block_rows(int block_rows, const char* who) {
   if (block_rows < 1 || block_rows > kTile || kTile % block_rows != 0) {
     throw std::invalid_argument(std::string(who) + ": block_rows must divide " +
@@ -37,12 +25,12 @@ void conflicting_matmul(const float* d_a, const float* d_b, float* d_c, int m, i
   launch_tile_matmul<PlainLayout>(d_a, d_b, d_c, m, n, k, stream, "conflicting_matmul");
 }
 
-const void* conflicting_transpose_kernel() {
-  return reinterpret_cast<const void*>(tile_transpose_kernel<PlainLayout>);
+cudalab::KernelInfo conflicting_transpose_kernel() {
+  return tile_transpose_info<PlainLayout>("PlainLayout");
 }
 
-const void* conflicting_matmul_kernel() {
-  return reinterpret_cast<const void*>(tile_matmul_kernel<PlainLayout>);
+cudalab::KernelInfo conflicting_matmul_kernel() {
+  return tile_matmul_info<PlainLayout>("PlainLayout");
 }
 
 }  // namespace smem_tiles

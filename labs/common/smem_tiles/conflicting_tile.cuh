@@ -23,8 +23,9 @@ void conflicting_transpose(const float* d_in, float* d_out, int rows, int cols,
 void conflicting_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                         cudaStream_t stream = nullptr);
 
-/// The baselines' kernels, for the demo's shared-memory column.
-const void* conflicting_transpose_kernel();
-const void* conflicting_matmul_kernel();
+/// The baselines' kernels (the tile kernels with PlainLayout, named "PlainLayout"): for the
+/// demo's shared-memory column and the graders' profiler comparisons.
+cudalab::KernelInfo conflicting_transpose_kernel();
+cudalab::KernelInfo conflicting_matmul_kernel();
 
 }  // namespace smem_tiles

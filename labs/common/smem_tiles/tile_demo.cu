@@ -25,16 +25,16 @@ struct Variant {
   std::string name;
   std::string launch;
   cudalab::GpuWork work;
-  double units;        ///< bytes moved (transpose) or flops (matmul) per run
-  std::string unit;    ///< "GB/s" or "GFLOP/s"
-  bool is_baseline;    ///< the conflicting kernel the next rows are compared with
-  const void* kernel;  ///< the kernel, for its static shared memory
+  double units;                ///< bytes moved (transpose) or flops (matmul) per run
+  std::string unit;            ///< "GB/s" or "GFLOP/s"
+  bool is_baseline;            ///< the conflicting kernel the next rows are compared with
+  cudalab::KernelInfo kernel;  ///< the kernel, for its static shared memory
 };
 
-std::string static_smem(const void* kernel) {
-  if (kernel == nullptr) return "-";
+std::string static_smem(const cudalab::KernelInfo& kernel) {
+  if (kernel.function == nullptr) return "-";
   cudaFuncAttributes attr{};
-  CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+  CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel.function));
   return std::to_string(attr.sharedSizeBytes) + " B";
 }
 

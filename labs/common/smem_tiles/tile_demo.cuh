@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cudalab/demo.hpp"
+#include "cudalab/launch_checks.hpp"
 
 namespace smem_tiles {
 
@@ -21,8 +22,8 @@ struct ExtraTranspose {
   std::string name;    ///< e.g. "float4, interleaved"
   std::string launch;  ///< the launch configuration as printed
   std::function<void(const float* in, float* out, int rows, int cols, cudaStream_t stream)>
-      transpose;       ///< out (cols x rows) = in^T
-  const void* kernel;  ///< the kernel, for its static shared memory
+      transpose;               ///< out (cols x rows) = in^T
+  cudalab::KernelInfo kernel;  ///< the kernel, for its static shared memory (none: "-")
 };
 
 /// The conflict-free kernels of one lab, as the demo runs them.
@@ -37,8 +38,8 @@ struct TileDemoKernels {
   std::function<void(const float* a, const float* b, float* c, int m, int n, int k,
                      cudaStream_t stream)>
       matmul;
-  const void* transpose_kernel;  ///< the transpose kernel, for its static shared memory
-  const void* matmul_kernel;     ///< the matmul kernel, for its static shared memory
+  cudalab::KernelInfo transpose_kernel;  ///< the transpose kernel, for its static shared memory
+  cudalab::KernelInfo matmul_kernel;     ///< the matmul kernel, for its static shared memory
   std::vector<ExtraTranspose> extra_transposes = {};  ///< more rows after the lab's transpose
 };
 

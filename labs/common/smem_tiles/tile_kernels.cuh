@@ -12,12 +12,19 @@
  * padded layout, lab 07 a swizzled one. The kernels touch their tiles only through
  * Layout::offset(), so the layout a grader checks is the one the kernel runs.
  * See labs/lab06_padding/README.md for the access patterns.
+ *
+ * Unlike a lab's own kernels, the two kernels are public: they are the interface these labs
+ * teach through (a lab hands them its layout type), and a template is instantiated where the
+ * layout is. Each instance is a different kernel; its KernelInfo (tile_transpose_info(),
+ * tile_matmul_info()) is named after the layout type, the identifier that tells the
+ * instances apart in a captured graph.
  */
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include "cudalab/check.cuh"
+#include "cudalab/launch_checks.hpp"
 
 namespace smem_tiles {
 
@@ -73,11 +80,13 @@ struct ProbeVec4 {
 
 /**
  * @brief The smallest grid of kTile x kTile tiles over a rows x cols matrix (x: tile
- *        columns, y: tile rows).
+ *        columns, y: tile rows): cudalab::tile_grid() with this library's tile.
  * @throws std::invalid_argument naming @p who for rows or cols <= 0, or more tile rows than
  *         gridDim.y allows (65535)
  */
-dim3 tile_grid(int rows, int cols, const char* who);
+inline dim3 tile_grid(int rows, int cols, const char* who) {
+  return cudalab::tile_grid(rows, cols, kTile, kTile, who);
+}
 
 /// Throws std::invalid_argument naming @p who unless @p block_rows divides kTile.
 void check_block_rows(int block_rows, const char* who);
@@ -147,6 +156,29 @@ __global__ void tile_matmul_kernel(const float* __restrict__ a, const float* __r
   const int row = row0 + tx;
   const int col = col0 + ty;
   if (row < m && col < n) c[static_cast<size_t>(row) * n + col] = acc;
+}
+
+/// The identifiers of the two kernels (unqualified, as ncu and a captured graph name them).
+inline constexpr const char* kTileTransposeKernelName = "tile_transpose_kernel";
+inline constexpr const char* kTileMatmulKernelName = "tile_matmul_kernel";
+
+/**
+ * @brief tile_transpose_kernel<Layout> as launch_tile_transpose launches it by default
+ *        (blocks of kTile x kTransposeBlockRows, no dynamic shared memory), named @p layout:
+ *        the identifier of the Layout type, which this instance's (mangled) name carries and
+ *        the other layouts' instances lack.
+ */
+template <typename Layout>
+cudalab::KernelInfo tile_transpose_info(const char* layout) {
+  return {reinterpret_cast<const void*>(tile_transpose_kernel<Layout>), layout,
+          dim3(kTile, kTransposeBlockRows), 0};
+}
+
+/// tile_matmul_kernel<Layout> as launch_tile_matmul launches it (blocks of kTile x kTile),
+/// named @p layout as in tile_transpose_info().
+template <typename Layout>
+cudalab::KernelInfo tile_matmul_info(const char* layout) {
+  return {reinterpret_cast<const void*>(tile_matmul_kernel<Layout>), layout, dim3(kTile, kTile), 0};
 }
 
 /// Launches tile_transpose_kernel<Layout> (blocks of kTile x block_rows) and checks the launch.
