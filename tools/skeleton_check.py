@@ -29,7 +29,11 @@ For every lab (labs/labNN_topic/ with a CMakeLists.txt calling cudalab_add_lab):
   * correct alternatives (tests/labNN_topic/right/<variant>.patch): a first line saying
     what the alternative is, SOURCES files only, applies cleanly, changes something;
   * tests/labNN_topic/wrong/ and right/ hold only .patch files; tests/ holds no folder
-    labNN_topic of no lab.
+    labNN_topic of no lab;
+  * kernel identity: every `__global__` function of a lab's .cu files is private to its file
+    (an anonymous namespace or `static`) unless the lab's header declares it (a kernel the
+    lesson makes part of the interface), and every SOURCES file that defines a kernel exports
+    its identity, a function returning `cudalab::KernelInfo` (labNN::<technique>_kernel()).
 A patch whose hunks apply only at an offset (the solution gained or lost lines above them)
 is reported as a note, not a problem: `python3 tools/variant_patches.py refresh` re-derives it.
 Each problem is printed as `path:line: message` (for a patched file:
@@ -211,6 +215,76 @@ def compare_files(stub: Path, other: Path, nn: str, problems: Problems, what: st
     return len(problems.items) == n_before
 
 
+_GLOBAL = re.compile(r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?[\w:<>]+\s+(\w+)\s*\(")
+_KERNEL_INFO = re.compile(r"cudalab::KernelInfo\s+\w+\s*\(")
+_SCOPE = re.compile(r"namespace\s+(\w+(?:::\w+)*)?\s*\{|\{|\}|__global__")
+
+
+def blank_comments(text: str) -> str:
+    """@p text with comments and string/character literals blanked (line breaks kept)."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+        elif text[i] in "\"'":
+            j = i + 1
+            while j < n and text[j] != text[i] and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            j = min(j + 1, n)
+        else:
+            out.append(text[i])
+            i += 1
+            continue
+        out.append(re.sub(r"[^\n]", " ", text[i:j]))
+        i = j
+    return "".join(out)
+
+
+def kernels_of(path: Path) -> list[tuple[int, str, bool]]:
+    """(line, name, private) of every `__global__` function a file defines or declares:
+    private when it lies in an anonymous namespace or is declared `static`."""
+    text = blank_comments(path.read_text(encoding="utf-8", errors="replace"))
+    found, scopes = [], []
+    for m in _SCOPE.finditer(text):
+        token = m.group(0)
+        if token.startswith("namespace"):
+            scopes.append("named" if m.group(1) else "anonymous")
+        elif token == "{":
+            scopes.append("block")
+        elif token == "}":
+            if scopes:
+                scopes.pop()
+        elif (g := _GLOBAL.match(text, m.start())):
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            static = re.search(r"\bstatic\s+(template\s*<[^>]*>\s*)?$",
+                               text[line_start:m.start()]) is not None
+            found.append((text.count("\n", 0, m.start()) + 1, g.group(1),
+                          "anonymous" in scopes or static))
+    return found
+
+
+def check_kernel_identity(lab_dir: Path, sources: list[str], problems: Problems) -> None:
+    """Kernels private to their file unless the header declares them; every SOURCES file
+    with a kernel exports a cudalab::KernelInfo."""
+    interface = {name for h in sorted(lab_dir.iterdir()) if h.suffix in HEADER_SUFFIXES
+                 for _, name, _ in kernels_of(h)}
+    for f in sorted(lab_dir.glob("*.cu")):
+        found = kernels_of(f)
+        for line, name, private in found:
+            if not private and name not in interface:
+                problems.add(f, line, f"kernel {name} is public: make it private to its file "
+                                      f"(an anonymous namespace) and export its identity, or "
+                                      f"declare it in the lab's header if the lesson makes it "
+                                      f"part of the interface")
+        if found and f.name in sources and not _KERNEL_INFO.search(f.read_text(errors="replace")):
+            problems.add(f, None, "defines a kernel but exports no identity (a function "
+                                  "returning cudalab::KernelInfo, labNN::<technique>_kernel())")
+
+
 def _show(line: str | None) -> str:
     if line is None:
         return "<end of file>"
@@ -251,6 +325,8 @@ def check_lab(root: Path, lab_dir: Path, problems: Problems, min_wrong: int) -> 
             problems.add(lab_dir / f, None, "listed in GIVEN/DEMO but missing in labs/")
     if not any(p.suffix in HEADER_SUFFIXES for p in lab_dir.iterdir()):
         problems.add(lab_dir, None, "no interface header (.cuh/.h/.hpp) in labs/")
+
+    check_kernel_identity(lab_dir, sources, problems)
 
     compared = 0
     sol_root = root / "solutions"

@@ -10,6 +10,7 @@
  * - only_kernel(), the graph rules "nothing but this kernel", taking the kernel identity a
  *   technique file exports (cudalab::KernelInfo) or, for kernels the grader owns, a name;
  * - upload(), a device buffer holding a copy of host data;
+ * - SignProduct, random ±1 operands packed as bits and their exact product (binary labs);
  * - matmul_tolerance(), the one tolerance rule of float matrix products;
  * - ProductRace, the perf fixture: candidate vs baseline, alternating inputs, verified outputs;
  * - CUDALAB_SANITIZER_SUITE / CUDALAB_SANITIZER_TEST, a sanitizer suite in one line.
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "cudalab/bench.cuh"
+#include "cudalab/bits.hpp"
 #include "cudalab/ceilings.cuh"
 #include "cudalab/check.cuh"
 #include "cudalab/device_buffer.cuh"
@@ -123,6 +125,32 @@ cudalab::DeviceBuffer<T> upload(const std::vector<T>& host) {
 /// max(1, |expected|): 8 * gamma_k + u, u = 2^-24. Its derivation and assumptions are stated
 /// at its one definition, cudalab::matmul_tolerance (cudalab/matrix.hpp).
 using cudalab::matmul_tolerance;
+
+/**
+ * @brief Random ±1 operands of an m x n x k product, packed one bit per element as the binary
+ * labs store them (A by rows, B by columns, 32-bit words: cudalab::bits), and their exact
+ * product: the float reference where it is cheap (m n k <= 5e7), else the packed host
+ * product (tested against the float one in common_test).
+ */
+struct SignProduct {
+  std::vector<float> a;                 ///< A (m x k), ±1
+  std::vector<float> b;                 ///< B (k x n), ±1
+  std::vector<std::uint32_t> a32, b32;  ///< A packed by rows, B by columns
+  std::vector<float> expected;          ///< C = A * B, exact
+
+  /// New operands from random streams @p stream (A) and @p stream + 1 (B).
+  static SignProduct random(const Shape& s, std::uint64_t stream) {
+    namespace bits = cudalab::bits;
+    SignProduct p;
+    p.a = cudalab::random_matrix(s.m, s.k, cudalab::Fill::PlusMinusOne, stream);
+    p.b = cudalab::random_matrix(s.k, s.n, cudalab::Fill::PlusMinusOne, stream + 1);
+    p.a32 = bits::pack_rows(p.a, s.m, s.k);
+    p.b32 = bits::pack_cols(p.b, s.k, s.n);
+    p.expected = double(s.m) * s.n * s.k <= 5e7 ? cudalab::reference_matmul(p.a, p.b, s.m, s.n, s.k)
+                                                : bits::binary_matmul(p.a32, p.b32, s.m, s.n, s.k);
+    return p;
+  }
+};
 
 /// A launcher of C (m x n) = A (m x k) * B (k x n) on a stream (pointers, m, n, k, stream).
 using ProductLaunch =

@@ -26,12 +26,6 @@ namespace matmul_grading {
 using cudalab::kit::only_kernel;
 using cudalab::kit::Shape;
 using cudalab::kit::shape_name;
-/// "129x65x257": cudalab::kit::to_string.
-inline std::string shape_text(const Shape& s) {
-  return cudalab::kit::to_string(s);
-}
-/// The kit's one tolerance rule (cudalab::kit::matmul_tolerance), under its old name.
-inline constexpr auto& float_tolerance = cudalab::kit::matmul_tolerance;
 
 /// A launcher call on a stream: what the tests capture.
 using Launch = std::function<void(const float*, const float*, float*, int, int, int, cudaStream_t)>;
@@ -151,8 +145,8 @@ __global__ void fill_hashed(float* p, std::size_t count, std::uint32_t seed) {
  * Skips when the GPU lacks the memory.
  */
 inline void expect_large_a_rows(const Launch& launch, const Rules& rules, int tile, int n) {
-  const int k = 1040;          // rows * k passes 2^31 from row 2,064,917 on
-  const int m = 65535 * tile;  // the largest grid.y the launchers allow, times the tile
+  const int k = 1040;                             // rows * k passes 2^31 from row 2,064,917 on
+  const int m = int(cudalab::kMaxGridYZ) * tile;  // the largest grid.y, times the tile
   const std::size_t a_count = std::size_t(m) * k;
   ASSERT_GT(a_count, std::size_t{1} << 31) << "the case must pass 2^31 elements";
   CUDALAB_REQUIRE_FREE_MEMORY(a_count * sizeof(float));
@@ -260,7 +254,7 @@ inline void expect_large_b_columns(const Launch& launch, const Rules& rules, int
  */
 inline void expect_large_c_rows(const Launch& launch, const Rules& rules, int tile, bool odd_n) {
   const int k = 40;
-  const int m = 65535 * tile;  // the largest grid.y the launchers allow, times the tile
+  const int m = int(cudalab::kMaxGridYZ) * tile;  // the largest grid.y, times the tile
   const int n =
       static_cast<int>(((std::size_t{1} << 31) / std::size_t(m) + 20) / 4 * 4) + (odd_n ? 3 : 0);
   const std::size_t c_count = std::size_t(m) * n;

@@ -40,11 +40,11 @@ using BlockRowsTranspose = std::function<void(const float*, float*, int, int, in
 using MatmulLaunch =
     std::function<void(const float*, const float*, float*, int, int, int, cudaStream_t)>;
 
-/// A transpose problem: the input is rows x cols (the kit's Extent, under the graders' name).
-using Shape = cudalab::kit::Extent;
-/// A matmul problem: A is m x k, B is k x n (the kit's Shape).
-using MatmulShape = cudalab::kit::Shape;
-/// Test-name suffix of the suites over Shape and MatmulShape ("100x2", "33x65x17").
+/// A transpose problem: the input is rows x cols.
+using cudalab::kit::Extent;
+/// A matmul problem: A is m x k, B is k x n.
+using cudalab::kit::Shape;
+/// Test-name suffix of the suites over Extent and Shape ("100x2", "33x65x17").
 using cudalab::kit::shape_name;
 /// Graph rules "nothing but this kernel" (matched by its function: the instance of a given
 /// tile kernel with the lab's layout, not the conflicting one).
@@ -52,16 +52,15 @@ using cudalab::kit::only_kernel;
 
 /// Graded shapes: odd shapes, rectangles, a single row, two columns, tiles cut at both edges.
 /// Every one fails with a layout that stores two elements of a tile in one word (the stub's).
-inline const Shape kTransposeShapes[] = {{1, 100},  {100, 2},   {31, 33},    {33, 65},  {64, 64},
-                                         {257, 31}, {96, 1000}, {1000, 999}, {2049, 67}};
-inline const MatmulShape kMatmulShapes[] = {{32, 32, 32},  {33, 65, 17},   {100, 37, 129},
-                                            {31, 300, 33}, {257, 130, 45}, {64, 1, 200},
-                                            {1, 96, 64}};
+inline const Extent kTransposeShapes[] = {{1, 100},  {100, 2},   {31, 33},    {33, 65},  {64, 64},
+                                          {257, 31}, {96, 1000}, {1000, 999}, {2049, 67}};
+inline const Shape kMatmulShapes[] = {{32, 32, 32},   {33, 65, 17}, {100, 37, 129}, {31, 300, 33},
+                                      {257, 130, 45}, {64, 1, 200}, {1, 96, 64}};
 /// Edge shapes of the given tile kernels (one element, one column): a layout that sends
 /// every element of a row to one word still transposes them right (one element per row of
 /// the tile), so they grade the given kernels' bounds, not the layout (Given suites).
-inline const Shape kGivenEdgeTransposeShapes[] = {{1, 1}, {100, 1}};
-inline const MatmulShape kGivenEdgeMatmulShapes[] = {{1, 1, 1}, {40, 3, 1}};
+inline const Extent kGivenEdgeTransposeShapes[] = {{1, 1}, {100, 1}};
+inline const Shape kGivenEdgeMatmulShapes[] = {{1, 1, 1}, {40, 3, 1}};
 
 /// The conflicting baselines in the launcher signatures.
 inline void conflicting_transpose(const float* in, float* out, int rows, int cols, cudaStream_t s) {
@@ -202,7 +201,7 @@ inline void expect_transpose_ok(const TransposeLaunch& launch, int rows, int col
  * integers (every sum exact in float, so compared bit for bit) when @p fill is SmallInt,
  * uniform floats with the K-scaled tolerance otherwise.
  */
-inline void expect_matmul_ok(const MatmulLaunch& launch, MatmulShape s, cudalab::Fill fill,
+inline void expect_matmul_ok(const MatmulLaunch& launch, Shape s, cudalab::Fill fill,
                              const cudalab::KernelInfo& kernel) {
   cudalab::DeviceBuffer<float> d_a(std::size_t(s.m) * s.k);
   cudalab::DeviceBuffer<float> d_b(std::size_t(s.k) * s.n);
@@ -239,7 +238,7 @@ inline ::testing::AssertionResult transpose_ok(const TransposeLaunch& launch, in
                                           rows, 0.0);
 }
 
-inline ::testing::AssertionResult matmul_ok(const MatmulLaunch& launch, MatmulShape s) {
+inline ::testing::AssertionResult matmul_ok(const MatmulLaunch& launch, Shape s) {
   const auto h_a = cudalab::random_matrix(s.m, s.k, cudalab::Fill::SmallInt, 1);
   const auto h_b = cudalab::random_matrix(s.k, s.n, cudalab::Fill::SmallInt, 2);
   cudalab::DeviceBuffer<float> d_a(h_a.size());
@@ -255,7 +254,7 @@ inline ::testing::AssertionResult matmul_ok(const MatmulLaunch& launch, MatmulSh
 }
 
 /// @p launch transposes exactly with blocks of 32 x r for every r dividing 32.
-inline void expect_transpose_with_every_block(const BlockRowsTranspose& launch, Shape s,
+inline void expect_transpose_with_every_block(const BlockRowsTranspose& launch, Extent s,
                                               const cudalab::KernelInfo& kernel) {
   for (int block_rows = 1; block_rows <= smem_tiles::kTile; block_rows *= 2) {
     SCOPED_TRACE("block " + std::to_string(smem_tiles::kTile) + "x" + std::to_string(block_rows));
@@ -271,11 +270,11 @@ inline void expect_given_edge_shapes_exact(const BlockRowsTranspose& transpose,
                                            const cudalab::KernelInfo& transpose_kernel,
                                            const MatmulLaunch& matmul,
                                            const cudalab::KernelInfo& matmul_kernel) {
-  for (const Shape s : kGivenEdgeTransposeShapes) {
+  for (const Extent s : kGivenEdgeTransposeShapes) {
     SCOPED_TRACE("transpose " + std::to_string(s.rows) + "x" + std::to_string(s.cols));
     expect_transpose_with_every_block(transpose, s, transpose_kernel);
   }
-  for (const MatmulShape s : kGivenEdgeMatmulShapes) {
+  for (const Shape s : kGivenEdgeMatmulShapes) {
     SCOPED_TRACE("matmul " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
                  std::to_string(s.k));
     expect_matmul_ok(matmul, s, cudalab::Fill::SmallInt, matmul_kernel);

@@ -50,12 +50,10 @@ constexpr int kPerfSize = 4096;
 
 using matmul_grading::expect_correct_product;
 using matmul_grading::expect_large_a_rows;
-using matmul_grading::float_tolerance;
 using matmul_grading::Launch;
 using matmul_grading::only_kernel;
 using matmul_grading::Shape;
 using matmul_grading::shape_name;
-using matmul_grading::shape_text;
 
 // Odd shapes: 1, primes, one past a tile, rectangles both ways, k below and above tiles.
 const Shape kShapes[] = {{1, 1, 1},      {17, 33, 5},  {129, 65, 257}, {1000, 3, 777},

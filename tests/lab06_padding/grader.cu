@@ -17,8 +17,8 @@
 
 namespace {
 
+using tile_grading::Extent;
 using tile_grading::Lanes;
-using tile_grading::MatmulShape;
 using tile_grading::Shape;
 
 // ---------------------------------------------------------------------------
@@ -49,9 +49,9 @@ constexpr int kTile = lab06::kTile;
 
 /// The graded transpose shapes: the tile labs' shapes (ragged tiles at both edges, single rows,
 /// rectangles), single columns and one element, and large ragged ones.
-std::vector<tile_grading::Shape> transpose_shapes() {
-  std::vector<tile_grading::Shape> shapes(std::begin(tile_grading::kTransposeShapes),
-                                          std::end(tile_grading::kTransposeShapes));
+std::vector<tile_grading::Extent> transpose_shapes() {
+  std::vector<tile_grading::Extent> shapes(std::begin(tile_grading::kTransposeShapes),
+                                           std::end(tile_grading::kTransposeShapes));
   shapes.insert(shapes.end(), {{1, 1}, {100, 1}, {4097, 3}, {3, 4097}, {1023, 4099}});
   return shapes;
 }
@@ -118,7 +118,7 @@ TEST(PaddedLayoutCpu, ColumnAccessIsConflictFree) {
 // ---------------------------------------------------------------------------
 // Padded transpose and matmul (GPU): exact on odd shapes and rectangles.
 // ---------------------------------------------------------------------------
-class PaddedTransposeGpu : public ::testing::TestWithParam<Shape> {};
+class PaddedTransposeGpu : public ::testing::TestWithParam<Extent> {};
 
 TEST_P(PaddedTransposeGpu, MatchesTheHostTranspose) {
   CUDALAB_REQUIRE_GPU();
@@ -129,7 +129,7 @@ TEST_P(PaddedTransposeGpu, MatchesTheHostTranspose) {
 INSTANTIATE_TEST_SUITE_P(Shapes, PaddedTransposeGpu, ::testing::ValuesIn(transpose_shapes()),
                          tile_grading::shape_name);
 
-class PaddedMatmulGpu : public ::testing::TestWithParam<MatmulShape> {};
+class PaddedMatmulGpu : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(PaddedMatmulGpu, MatchesTheHostMatmulExactly) {
   CUDALAB_REQUIRE_GPU();
@@ -151,7 +151,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, PaddedMatmulGpu, ::testing::ValuesIn(tile_gradi
 // transpose is the student's: its edge shapes are graded in PaddedTransposeGpu).
 TEST(GivenTileEdgesGpu, PaddedMatmulHandlesOneElementAndOneColumn) {
   CUDALAB_REQUIRE_GPU();
-  for (const MatmulShape s : tile_grading::kGivenEdgeMatmulShapes) {
+  for (const Shape s : tile_grading::kGivenEdgeMatmulShapes) {
     SCOPED_TRACE(cudalab::kit::to_string(s));
     tile_grading::expect_matmul_ok(padded_matmul, s, cudalab::Fill::SmallInt,
                                    lab06::padded_matmul_kernel());
@@ -165,7 +165,7 @@ TEST(GivenTileEdgesGpu, PaddedMatmulHandlesOneElementAndOneColumn) {
 TEST(SmallShapesGpu, PaddedAndConflictingKernelsAreExact) {
   CUDALAB_REQUIRE_GPU();
   tile_grading::expect_small_shapes_exact(padded_transpose, padded_matmul, "padded");
-  for (const Shape s : {Shape{1, 1}, Shape{100, 1}, Shape{33, 65}}) {
+  for (const Extent s : {Extent{1, 1}, Extent{100, 1}, Extent{33, 65}}) {
     for (const int block_rows : {1, kTile}) {
       EXPECT_TRUE(tile_grading::transpose_ok(
           [block_rows](const float* in, float* out, int rows, int cols, cudaStream_t st) {

@@ -15,8 +15,8 @@
 
 namespace {
 
+using tile_grading::Extent;
 using tile_grading::Lanes;
-using tile_grading::MatmulShape;
 using tile_grading::Shape;
 
 // ---------------------------------------------------------------------------
@@ -171,7 +171,7 @@ TEST(GivenVec4ModelCpu, PlainFloat4ColumnAccessIsAnEightWayConflict) {
 // ---------------------------------------------------------------------------
 // Swizzled transpose and matmul (GPU): exact on odd shapes and rectangles.
 // ---------------------------------------------------------------------------
-class SwizzledTransposeGpu : public ::testing::TestWithParam<Shape> {};
+class SwizzledTransposeGpu : public ::testing::TestWithParam<Extent> {};
 
 TEST_P(SwizzledTransposeGpu, MatchesTheHostTranspose) {
   CUDALAB_REQUIRE_GPU();
@@ -183,7 +183,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, SwizzledTransposeGpu,
                          ::testing::ValuesIn(tile_grading::kTransposeShapes),
                          tile_grading::shape_name);
 
-class SwizzledMatmulGpu : public ::testing::TestWithParam<MatmulShape> {};
+class SwizzledMatmulGpu : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(SwizzledMatmulGpu, MatchesTheHostMatmulExactly) {
   CUDALAB_REQUIRE_GPU();
@@ -200,10 +200,10 @@ TEST_P(SwizzledMatmulGpu, MatchesTheHostMatmulOnFloats) {
 // ---------------------------------------------------------------------------
 // The float4 transpose (GPU): exact on shapes with cols % 4 == 0, through its layout.
 // ---------------------------------------------------------------------------
-const Shape kVec4Shapes[] = {{1, 4},   {100, 4},  {4, 100},   {31, 36},    {33, 64},
-                             {64, 64}, {257, 28}, {96, 1000}, {1000, 996}, {2049, 68}};
+const Extent kVec4Shapes[] = {{1, 4},   {100, 4},  {4, 100},   {31, 36},    {33, 64},
+                              {64, 64}, {257, 28}, {96, 1000}, {1000, 996}, {2049, 68}};
 
-class Vec4TransposeGpu : public ::testing::TestWithParam<Shape> {};
+class Vec4TransposeGpu : public ::testing::TestWithParam<Extent> {};
 
 TEST_P(Vec4TransposeGpu, MatchesTheHostTranspose) {
   CUDALAB_REQUIRE_GPU();
@@ -275,7 +275,7 @@ void grader_plain_vec4_transpose(const float* d_in, float* d_out, int rows, int 
 // The grader's plain-float4 baseline of the perf test is itself correct (not graded).
 TEST(GivenGraderBaselineGpu, PlainFloat4TransposeMatchesTheHostTranspose) {
   CUDALAB_REQUIRE_GPU();
-  for (const Shape s : kVec4Shapes) {
+  for (const Extent s : kVec4Shapes) {
     SCOPED_TRACE(std::to_string(s.rows) + "x" + std::to_string(s.cols));
     tile_grading::expect_transpose_ok(grader_plain_vec4_transpose, s.rows, s.cols,
                                       kGraderPlainVec4Kernel);

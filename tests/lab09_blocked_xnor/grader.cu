@@ -84,21 +84,17 @@ struct PackedProblem {
         d_c(std::size_t(m_) * n_) {}
 
   void load(std::uint64_t stream) {
-    const auto h_a = cudalab::random_matrix(m, k, cudalab::Fill::PlusMinusOne, stream);
-    const auto h_b = cudalab::random_matrix(k, n, cudalab::Fill::PlusMinusOne, stream + 1);
-    a32 = bits::pack_rows(h_a, m, k);
-    b32 = bits::pack_cols(h_b, k, n);
-    // The float product where it is cheap; the packed host product (tested against it in
-    // common_test) for the large shapes.
-    expected = double(m) * n * k <= 5e7 ? cudalab::reference_matmul(h_a, h_b, m, n, k)
-                                        : bits::binary_matmul(a32, b32, m, n, k);
+    cudalab::kit::SignProduct p = cudalab::kit::SignProduct::random({m, n, k}, stream);
     if constexpr (std::is_same_v<Word, std::uint64_t>) {
-      d_a.upload(bits::pack_rows64(h_a, m, k));
-      d_b.upload(bits::pack_cols64(h_b, k, n));
+      d_a.upload(bits::pack_rows64(p.a, m, k));
+      d_b.upload(bits::pack_cols64(p.b, k, n));
     } else {
-      d_a.upload(a32);
-      d_b.upload(b32);
+      d_a.upload(p.a32);
+      d_b.upload(p.b32);
     }
+    a32 = std::move(p.a32);
+    b32 = std::move(p.b32);
+    expected = std::move(p.expected);
   }
 
   /// Poisons C and every SM's shared memory, replays @p cap, compares C with @p want.

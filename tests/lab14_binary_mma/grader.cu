@@ -110,14 +110,12 @@ struct Problem {
         d_c(std::size_t(m_) * n_) {}
 
   void load(std::uint64_t stream) {
-    const auto h_a = cudalab::random_matrix(m, k, cudalab::Fill::PlusMinusOne, stream);
-    const auto h_b = cudalab::random_matrix(k, n, cudalab::Fill::PlusMinusOne, stream + 1);
-    a32 = bits::pack_rows(h_a, m, k);
-    b32 = bits::pack_cols(h_b, k, n);
-    expected = double(m) * n * k <= 5e7 ? cudalab::reference_matmul(h_a, h_b, m, n, k)
-                                        : bits::binary_matmul(a32, b32, m, n, k);
-    d_a.upload(repitch(a32, m, k));
-    d_b.upload(repitch(b32, n, k));
+    cudalab::kit::SignProduct p = cudalab::kit::SignProduct::random({m, n, k}, stream);
+    d_a.upload(repitch(p.a32, m, k));
+    d_b.upload(repitch(p.b32, n, k));
+    a32 = std::move(p.a32);
+    b32 = std::move(p.b32);
+    expected = std::move(p.expected);
   }
 
   /// Poisons C, the workspace and every SM's shared memory, replays @p cap, compares C.
