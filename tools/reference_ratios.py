@@ -31,6 +31,9 @@ FIXED_BARS = {
         "75 % of the popc ceiling, the lab's stated goal",
     ("lab11.CopyPerf.Float4CopyReachesTheDeviceCopyBandwidth", "share"):
         "85 % of the device-to-device copy, the lab's stated goal",
+    ("lab11.CopyPerf.Float4BeatsScalarWithFourWarpsPerSm", "speedup"):
+        "1.3x: 30 % above the scalar copy (the technique removed, 1.0x by construction) and "
+        "20 % below the slowest correct design measured (an int4 copy two per step, 1.62x)",
     ("lab11.CopyPerf.Float4KeepsUpWithScalarAtFullOccupancy", "speedup"):
         "0.95x: float4 must not lose at full occupancy",
     ("lab11.TileStagePerf.InterleavedTransposeBeatsPaddedAndNearsTheCopy", "share"):

@@ -46,11 +46,13 @@ namespace kit = cudalab::kit;
 /// H200 solution: 0.911 (3 runs: 0.912, 0.911, 0.914).
 constexpr double kCopyShare = 0.85;
 /// float4 vs scalar copy with one block of 4 warps per SM (latency-bound: bytes in flight per
-/// instruction decide). H200 calibration (tests/calibration/nvidia-h200.tsv, 2026-11-26): 3 runs
-/// 2.420, 2.426, 2.419; 0.7 x lowest = 1.693, rounded down to two significant digits: 1.6. A
-/// correct int4 copy read through __ldg two per step measured 1.646x
-/// (tests/lab11_vectorized/right/int4_two_per_step.patch).
-constexpr double kFewWarpsSpeedup = 1.6;
+/// instruction decide). A fixed course bar between the technique removed and the slowest
+/// correct design: the scalar copy itself is 1.0x by construction, the reference measured
+/// 2.420, 2.426, 2.419 on the H200 (tests/calibration/nvidia-h200.tsv, 2026-11-26), and a
+/// correct int4 copy read through __ldg two per step 1.646x and 1.62x
+/// (tests/lab11_vectorized/right/int4_two_per_step.patch), which 0.7 x the reference (1.6)
+/// passed by 1 %. 1.3 stands 30 % above the scalar copy and 20 % below that alternative.
+constexpr double kFewWarpsSpeedup = 1.3;
 /// float4 vs scalar copy at full occupancy: the course's bar (no regression). H200 solution:
 /// 1.81 (3 runs: 1.814, 1.818, 1.817; the scalar copy, one float per thread, is
 /// instruction-bound here).
