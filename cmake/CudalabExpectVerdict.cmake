@@ -146,7 +146,7 @@ endif()
 if(ran EQUAL 0)
   message("${out}")
   message(FATAL_ERROR "the filter '${FILTER}' selected no test of the grader: fix the "
-                      "'filter:' line in tests/wrong/${VARIANT}/WRONG.md")
+                      "'filter:' line in the header of the variant's patch (${VARIANT}.patch)")
 endif()
 if(ran LESS 0)
   message("${out}")

@@ -219,7 +219,7 @@ function(cudalab_add_wrong_variants)
   find_package(Git QUIET)
   if(NOT GIT_FOUND)
     message(FATAL_ERROR "CUDALAB_WRONG=ON needs git: it applies the variant patches of "
-                        "tests/labNN_topic/${mode}/ (git apply). Install git or configure with -DCUDALAB_WRONG=OFF.")
+                        "tests/<labNN_topic>/${mode}/ (git apply). Install git or configure with -DCUDALAB_WRONG=OFF.")
   endif()
   get_property(labs GLOBAL PROPERTY CUDALAB_LABS)
 

@@ -437,7 +437,7 @@ elseif(CASE STREQUAL "PointsMustNameGradedSuitesAndAddUp")
     message(FATAL_ERROR "the grading project does not build:\n${build_out}")
   endif()
   expect_manifest_problem("a graded suite the declaration lacks" "${good_declaration}"
-                          "lab98" "SmallTileGpu" "tests/lab98_fake/objectives.json"
+                          "lab98" "SmallTileGpu" "lab98_fake/objectives.json"
                           "does not declare it")
   string(REPLACE "\n}" ",\n \"helpers\": {\"SmallTileGpu\": \"what RaceSanitizer runs\"}\n}"
          with_helper "${good_declaration}")
@@ -455,7 +455,7 @@ elseif(CASE STREQUAL "PointsMustNameGradedSuitesAndAddUp")
   string(REPLACE "\"DemoGpu\": 12}" "\"DemoGpu\": 12, \"NoSuchGpu\": 0}" unknown
          "${with_helper}")
   expect_manifest_problem("a declared suite the grader lacks" "${unknown}" "lab98" "NoSuchGpu"
-                          "tests/lab98_fake/objectives.json" "does not list")
+                          "lab98_fake/objectives.json" "does not list")
   string(REPLACE "\"DemoGpu\": 12}" "\"DemoGpu\": 12, \"GivenBaselineGpu\": 0}" given
          "${with_helper}")
   expect_manifest_problem("a given suite declared as an objective" "${given}" "GivenBaselineGpu"

@@ -3,8 +3,8 @@
  * @file kit.cuh
  * @brief The grading kit: what every grader needs and none re-creates.
  *
- * Include as "common/kit.cuh". A grader keeps only its shapes, thresholds and the probes
- * specific to its lesson; the rest is here:
+ * Graders include it as common/kit.cuh (tests/ is on their include path). A grader keeps only its
+ * shapes, thresholds and the probes specific to its lesson; the rest is here:
  * - Shape (m x n x k products) and Extent (rows x cols problems), their printers and
  *   shape_name, the test-name suffix of a parameterized suite over them;
  * - only_kernel(), the graph rules "nothing but this kernel", taking the kernel identity a

@@ -43,9 +43,13 @@ constexpr double kStaticOverNaiveThreshold = 1.10;
 // before: 0.99x). Set 30 % below: 0.87. Lead: recalibrate over three full runs.
 constexpr double kDynamicOverNaiveThreshold = 0.87;
 // Dynamic tiles with the static kernel's shape (tile 32, depth 32) over the static kernel:
-// what "dynamic" alone costs. H200 reference runs (three, one session): 0.718x, 0.72x,
-// 0.72x (before: 0.44x). Set 30 % below: 0.50. Lead: recalibrate over three full runs.
-constexpr double kDynamicSameShapeOverStaticThreshold = 0.50;
+// what "dynamic" alone costs. A fixed course bar between the slow design the handout rejects
+// and the slowest correct design: the reference measured 0.7186-0.7187 (H200) and 0.708
+// (H100); a kernel with its tile edge at run time in every index (right/runtime_tile_edge,
+// marked slow) 0.43 on an H100 (0.44 on the H200); a flat block-stride staging loop
+// (right/flat_staging_loop) 0.51 on both, which 0.7 x the reference (0.50) passed by 2 %.
+// 0.47 stands 9 % above the one and 8 % below the other (run-to-run spread under 0.1 %).
+constexpr double kDynamicSameShapeOverStaticThreshold = 0.47;
 constexpr int kPerfSize = 4096;
 
 using matmul_grading::expect_correct_product;

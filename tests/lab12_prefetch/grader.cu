@@ -43,13 +43,18 @@ constexpr double kPrefetchFullOccupancy = 0.78;
 /// 0.7 x lowest = 0.6897, rounded down to two significant digits: 0.68.
 constexpr double kTmaFullOccupancy = 0.68;
 /// Latency exposed (one block per SM, long k): the two-stage pipeline over the synchronous
-/// kernel; one 4-byte copy per element measured 1.25 and passes too.
-/// H200 calibration (tests/calibration/nvidia-h200.tsv, 2026-11-26): 3 runs 1.475, 1.476, 1.476
-/// (16-byte copies); 0.7 x lowest = 1.032, rounded down to two significant digits: 1.0.
-constexpr double kPipelinedLatencyExposed = 1.0;
-/// Latency exposed: register prefetch over the synchronous kernel.
-/// H200 solution: 1.47 (3 runs: 1.472, 1.472, 1.473).
-constexpr double kPrefetchLatencyExposed = 1.00;
+/// kernel. A fixed course bar between the technique removed and the slowest correct design:
+/// the synchronous kernel itself is 1.0x by construction (a "pipeline" that waits for each
+/// copy runs at its speed: 0.7 x the reference, 1.0, let it pass), the reference measured
+/// 1.475, 1.476, 1.476 on the H200 (tests/calibration/nvidia-h200.tsv) and 1.452-1.454 on an
+/// H100, and one 4-byte copy per element (tests/lab12_prefetch/right/one_float_per_copy.patch)
+/// 1.25. 1.1 stands 10 % above the one and 12 % below the other.
+constexpr double kPipelinedLatencyExposed = 1.1;
+/// Latency exposed: register prefetch over the synchronous kernel; the same fixed bar. The
+/// reference measured 1.472-1.473 (H200) and 1.449 (H100); the technique removed is 1.0x. A
+/// correct double-buffered variant with one barrier per step hid no latency here (1.02x on an
+/// H100, 1.03x on the H200: right/prefetch_two_stages_one_barrier.patch, marked slow).
+constexpr double kPrefetchLatencyExposed = 1.1;
 /// Latency exposed: the bulk-copy pipeline over the synchronous kernel: one 128-byte bulk
 /// copy per tile row is too small for the copy engine to win here (see the handout).
 /// H200 solution: 0.92 (3 runs: 0.917, 0.920, 0.917).
