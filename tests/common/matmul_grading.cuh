@@ -139,6 +139,26 @@ __global__ void fill_hashed(float* p, std::size_t count, std::uint32_t seed) {
 }
 
 /**
+ * One data set of an index-range replay: @p small gets host small integers from random stream
+ * @p seed (returned), @p hashed (@p hashed_count elements) is filled on the device from the
+ * element hash, C (@p c_count elements) is NaN and so is every SM's shared memory; then the
+ * captured work @p cap replays.
+ */
+inline std::vector<float> replay_range_set(const cudalab::testing::CapturedWork& cap,
+                                           cudalab::DeviceBuffer<float>& small, int rows, int cols,
+                                           float* hashed, std::size_t hashed_count, float* c,
+                                           std::size_t c_count, std::uint32_t seed) {
+  auto h_small = cudalab::random_matrix(rows, cols, cudalab::Fill::SmallInt, seed);
+  small.upload(h_small);
+  fill_hashed<<<1024, 256>>>(hashed, hashed_count, seed);
+  CUDA_CHECK_LAST_LAUNCH();
+  cudalab::testing::poison(c, c_count * sizeof(float));
+  cudalab::testing::poison_shared_memory();
+  cap.run();
+  return h_small;
+}
+
+/**
  * Captures @p launch for an m x n x 1040 product whose A passes 2^31 elements (m = 65535 *
  * @p tile rows, the largest grid the launchers allow), checks the graph holds only
  * @p kernel, then replays it on two hashed data sets and checks rows around the 2^31 mark.
@@ -157,13 +177,8 @@ inline void expect_large_a_rows(const Launch& launch, const Rules& rules, int ti
   const int first_past = static_cast<int>((std::size_t{1} << 31) / k);
   const int rows[] = {0, first_past - 1, first_past, first_past + 1, m - 33, m - 1};
   for (const std::uint32_t seed : {17u, 29u}) {
-    const auto h_b = cudalab::random_matrix(k, n, cudalab::Fill::SmallInt, seed);
-    d_b.upload(h_b);
-    fill_hashed<<<1024, 256>>>(d_a.data(), a_count, seed);
-    CUDA_CHECK_LAST_LAUNCH();
-    cudalab::testing::poison(d_c.data(), std::size_t(m) * n * sizeof(float));
-    cudalab::testing::poison_shared_memory();
-    cap.run();
+    const auto h_b =
+        replay_range_set(cap, d_b, k, n, d_a.data(), a_count, d_c.data(), std::size_t(m) * n, seed);
     const std::vector<float> h_c = d_c.to_host();
     for (const int r : rows) {
       for (int c = 0; c < n; ++c) {
@@ -214,13 +229,8 @@ inline void expect_large_b_columns(const Launch& launch, const Rules& rules, int
   const int starts[] = {0, n / 2 - 1, n - 5};                           // 5, 3 and 5 columns
   const int widths[] = {5, 3, 5};
   for (const std::uint32_t seed : {17u, 29u}) {
-    const auto h_a = cudalab::random_matrix(m, k, cudalab::Fill::SmallInt, seed);
-    d_a.upload(h_a);
-    fill_hashed<<<1024, 256>>>(d_b.data(), b_count, seed);
-    CUDA_CHECK_LAST_LAUNCH();
-    cudalab::testing::poison(d_c.data(), c_count * sizeof(float));
-    cudalab::testing::poison_shared_memory();
-    cap.run();
+    const auto h_a =
+        replay_range_set(cap, d_a, m, k, d_b.data(), b_count, d_c.data(), c_count, seed);
     for (int r = 0; r < m; ++r) {
       for (int part = 0; part < 3; ++part) {
         const std::vector<float> got =
@@ -269,13 +279,8 @@ inline void expect_large_c_rows(const Launch& launch, const Rules& rules, int ti
   const int first_past = static_cast<int>((std::size_t{1} << 31) / n);  // C's first row past
   const int rows[] = {0, first_past - 1, first_past, first_past + 1, m - 33, m - 1};
   for (const std::uint32_t seed : {17u, 29u}) {
-    const auto h_b = cudalab::random_matrix(k, n, cudalab::Fill::SmallInt, seed);
-    d_b.upload(h_b);
-    fill_hashed<<<1024, 256>>>(d_a.data(), a_count, seed);
-    CUDA_CHECK_LAST_LAUNCH();
-    cudalab::testing::poison(d_c.data(), c_count * sizeof(float));
-    cudalab::testing::poison_shared_memory();
-    cap.run();
+    const auto h_b =
+        replay_range_set(cap, d_b, k, n, d_a.data(), a_count, d_c.data(), c_count, seed);
     for (const int r : rows) {
       const std::vector<float> got = fetch_floats(d_c.data(), std::size_t(r) * n, std::size_t(n));
       for (int c = 0; c < n; ++c) {
