@@ -21,7 +21,7 @@ namespace lab01 {
  * last blocks of a grid are usually partly outside) must not touch memory.
  *
  * Unlike the kernels of later labs, private to their file and known to the grader by the
- * identity (cudalab::KernelInfo) that the file exports as labNN::<technique>_kernel(), this
+ * identity (cudalab::KernelInfo) that the file exports as `labNN::<technique>_kernel()`, this
  * kernel is part of the interface: lab 01 teaches the launch itself, in a file of its own
  * (add_one_launch.cu), which must see the kernel. Its identity therefore cannot take the
  * kernel's name and is add_one_kernel_info().
