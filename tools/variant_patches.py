@@ -7,7 +7,6 @@ and tests/labNN_topic/right/, each one unified diff against solutions/.
     python3 tools/variant_patches.py diff LAB FILE ...     the diff of edited copies of solution files
     python3 tools/variant_patches.py apply PATCH DIR       the patched files of PATCH into DIR
     python3 tools/variant_patches.py refresh [PATCH ...]   re-derive patches whose hunks moved
-    python3 tools/variant_patches.py convert [--from DIR]  old variant folders -> patches
 
 A variant is tests/labNN_topic/<kind>/<variant>.patch (kind: wrong or right):
 
@@ -40,7 +39,6 @@ Python 3 standard library and git only; instructor tool (not part of a student r
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import re
 import shutil
@@ -52,7 +50,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = ("wrong", "right")
-SPEC_NAME = {"wrong": "WRONG.md", "right": "RIGHT.md"}
 # The first line of the diff proper: what git apply, patch and CMake look for.
 DIFF_START = re.compile(r"^(diff |--- )", re.M)
 # A/b paths of the diff: a/solutions/labNN_topic/<file> (or /dev/null, never used here).
@@ -173,151 +170,6 @@ def make_diff(lab: str, name: str, old: Path, new: Path) -> str:
 
 
 # ---------------------------------------------------------------------------
-# convert: tests/<kind>/<lab>/<variant>/{WRONG.md,RIGHT.md,<files>} -> <variant>.patch
-# ---------------------------------------------------------------------------
-def _strip_comments(lines: list[str]) -> str:
-    """The code of lines without comments and whitespace (string literals kept)."""
-    text = "".join(lines)
-    out = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i:j + 1])
-            i = j + 1
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            i = n if j < 0 else j + 2
-        else:
-            out.append(c)
-            i += 1
-    return re.sub(r"\s+", "", "".join(out))
-
-
-def _solution_history(root: Path, sol: Path) -> set[str]:
-    """Every line the solution file ever lost (its commits' removed lines, stripped)."""
-    r = subprocess.run(["git", "-C", str(root), "log", "-p", "--format=", "--no-color",
-                        "--", str(sol.relative_to(root))], capture_output=True, text=True,
-                       check=False, encoding="utf-8", errors="surrogateescape")
-    return {line[1:].strip() for line in r.stdout.splitlines()
-            if line.startswith("-") and not line.startswith("---")}
-
-
-def _read(path: Path) -> list[str]:
-    return path.read_bytes().decode("utf-8", "surrogateescape").splitlines(keepends=True)
-
-
-def _leading_comments(lines: list[str]) -> int:
-    n = 0
-    while n < len(lines) and lines[n].lstrip().startswith("//"):
-        n += 1
-    return n
-
-
-def split_drift(sol: list[str], copy: list[str], history: set[str], stub: set[str]
-                ) -> tuple[list[str], list[tuple[int, list[str], list[str]]]]:
-    """The copy with its drift undone, and the drift (solution line, solution lines, copy
-    lines). Drift: a change of comments or whitespace only; and, in front of a change of
-    code, the solution's comment lines that the student sees too (the TODO text and HINTs of
-    the stub) where the copy has other comments or none. Comment lines of the copy that the
-    solution never had are the variant's own notes on its bug: kept."""
-    target: list[str] = []
-    drift = []
-
-    def notes_of(lines: list[str], others: list[str]) -> list[str]:
-        return [t for t in lines if t.lstrip().startswith("//")
-                and t.strip() not in history and t not in others]
-
-    sm = difflib.SequenceMatcher(None, sol, copy, autojunk=False)
-    for op, i1, i2, j1, j2 in sm.get_opcodes():
-        was, now = sol[i1:i2], copy[j1:j2]
-        if op == "equal":
-            target += was
-        elif _strip_comments(was) == _strip_comments(now):
-            notes = notes_of(now, was)
-            if notes and op == "insert":
-                target += notes
-                continue
-            target += notes + was
-            drift.append((i1 + 1, was, [t for t in now if t not in notes]))
-        else:
-            # A change of code: the solution's student-facing comments in front of it stay.
-            ns = _leading_comments(was)
-            while ns and was[ns - 1].strip() not in stub:
-                ns -= 1
-            if ns and all(t.strip() in stub for t in was[:ns]):
-                nc = _leading_comments(now)
-                notes = notes_of(now[:nc], was)
-                target += was[:ns] + notes + now[nc:]
-                dropped = [t for t in now[:nc] if t not in notes]
-                if was[:ns] != dropped:
-                    drift.append((i1 + 1, was[:ns], dropped))
-            else:
-                target += now
-    return target, drift
-
-
-def convert(root: Path, source: Path, dry_run: bool) -> int:
-    """source/<kind>/<lab>/<variant>/ (the old layout) -> root/tests/<kind>/<lab>/<variant>.patch"""
-    problems = 0
-    for kind in KINDS:
-        for vdir in sorted((source / kind).glob("lab[0-9][0-9]_*/*/")):
-            lab, name = vdir.parent.name, vdir.name
-            spec = vdir / SPEC_NAME[kind]
-            rel = Path("tests", *vdir.relative_to(source).parts)
-            if not spec.is_file():
-                print(f"{rel}: no {spec.name}; not converted")
-                problems += 1
-                continue
-            header = spec.read_text(encoding="utf-8", errors="surrogateescape")
-            if DIFF_START.search(header):
-                print(f"{rel}/{spec.name}: a line starts with 'diff ' or '--- '; not converted")
-                problems += 1
-                continue
-            header = header.rstrip("\n") + "\n\n"
-            diffs = []
-            for copy in sorted(p for p in vdir.iterdir() if p.name != spec.name):
-                sol = root / "solutions" / lab / copy.name
-                if not sol.is_file():
-                    print(f"{rel}/{copy.name}: no solutions/{lab}/{copy.name}; not converted")
-                    problems += 1
-                    continue
-                stub = root / "labs" / lab / copy.name
-                stub_lines = {t.strip() for t in _read(stub)} if stub.is_file() else set()
-                target, drift = split_drift(_read(sol), _read(copy), _solution_history(root, sol),
-                                            stub_lines)
-                for line, was, now in drift:
-                    print(f"{rel}/{copy.name}: drift dropped at solutions/{lab}/{copy.name}:"
-                          f"{line}: -{len(was)} +{len(now)} line(s) of comments/whitespace")
-                    for t in was:
-                        print(f"    solution: {t.rstrip()}")
-                    for t in now:
-                        print(f"    copy:     {t.rstrip()}")
-                with tempfile.TemporaryDirectory() as tmp:
-                    fixed = Path(tmp) / copy.name
-                    fixed.write_bytes("".join(target).encode("utf-8", "surrogateescape"))
-                    d = make_diff(lab, copy.name, sol, fixed)
-                if not d:
-                    print(f"{rel}/{copy.name}: nothing but drift: the copy equals the solution")
-                    problems += 1
-                diffs.append(d)
-            out = root / "tests" / lab / kind / f"{name}.patch"
-            if not dry_run and diffs and all(diffs):
-                out.write_bytes((header + "".join(diffs)).encode("utf-8", "surrogateescape"))
-                # Round trip: the patch re-creates the drift-free copies.
-                v = read_variant(out, root)
-                with tempfile.TemporaryDirectory() as tmp:
-                    apply_variant(v, Path(tmp), root)
-    return 1 if problems else 0
-
-
-# ---------------------------------------------------------------------------
 # refresh: re-derive a patch whose hunks apply only at an offset
 # ---------------------------------------------------------------------------
 def refresh(root: Path, paths: list[Path]) -> int:
@@ -354,10 +206,6 @@ def main(argv: list[str] | None = None) -> int:
     a.add_argument("dir", type=Path)
     r = sub.add_parser("refresh", help="re-derive patches whose hunks apply at an offset")
     r.add_argument("patches", nargs="*", type=Path)
-    c = sub.add_parser("convert", help="turn variant folders into patches (one-time)")
-    c.add_argument("--dry-run", action="store_true", help="report the drift, write nothing")
-    c.add_argument("--from", dest="source", type=Path,
-                   help="the folder holding wrong/ and right/ in the old layout (default: tests/)")
     args = ap.parse_args(argv)
     root = args.root.resolve()
     try:
@@ -378,8 +226,6 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"applied with hunks moved by {offsets}: run `refresh` on it")
         elif args.cmd == "refresh":
             return refresh(root, args.patches)
-        elif args.cmd == "convert":
-            return convert(root, (args.source or root / "tests").resolve(), args.dry_run)
     except PatchError as e:
         print(f"variant_patches: {e}", file=sys.stderr)
         return 1
