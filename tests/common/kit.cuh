@@ -9,7 +9,6 @@
  *   shape_name, the test-name suffix of a parameterized suite over them;
  * - only_kernel(), the graph rules "nothing but this kernel", taking the kernel identity a
  *   technique file exports (cudalab::KernelInfo) or, for kernels the grader owns, a name;
- * - upload(), a device buffer holding a copy of host data;
  * - SignProduct, random ±1 operands packed as bits and their exact product (binary labs);
  * - matmul_tolerance(), the one tolerance rule of float matrix products;
  * - ProductRace, the perf fixture: candidate vs baseline, alternating inputs, verified outputs;
@@ -113,14 +112,6 @@ inline cudalab::testing::GraphRules only_kernel(const char* kernel_name) {
   return rules;
 }
 
-/// A device buffer holding a copy of @p host.
-template <class T>
-cudalab::DeviceBuffer<T> upload(const std::vector<T>& host) {
-  cudalab::DeviceBuffer<T> d(host.size());
-  d.upload(host);
-  return d;
-}
-
 /// THE tolerance rule of float matrix products with inner dimension k, relative to
 /// max(1, |expected|): 8 * gamma_k + u, u = 2^-24. Its derivation and assumptions are stated
 /// at its one definition, cudalab::matmul_tolerance (cudalab/matrix.hpp).
@@ -204,8 +195,8 @@ class ProductRace {
              cudalab::random_matrix(shape.k, shape.n, cudalab::Fill::SmallInt, seed + 3)},
         a_in_(h_a_[0], h_a_[1]),
         b_in_(h_b_[0], h_b_[1]),
-        d_base_a_(upload(h_a_[0])),
-        d_base_b_(upload(h_b_[0])),
+        d_base_a_(cudalab::DeviceBuffer(h_a_[0])),
+        d_base_b_(cudalab::DeviceBuffer(h_b_[0])),
         d_c_(std::size_t(shape.m) * shape.n),
         d_c_base_(std::size_t(shape.m) * shape.n) {}
 
@@ -265,8 +256,8 @@ class ProductRace {
     const int set = a_in_.last();
     const std::vector<float> got = d_c_.to_host();
     {
-      cudalab::DeviceBuffer<float> d_a = upload(h_a_[set]);
-      cudalab::DeviceBuffer<float> d_b = upload(h_b_[set]);
+      cudalab::DeviceBuffer<float> d_a = cudalab::DeviceBuffer(h_a_[set]);
+      cudalab::DeviceBuffer<float> d_b = cudalab::DeviceBuffer(h_b_[set]);
       cudalab::DeviceBuffer<float> d_ref(std::size_t(s_.m) * s_.n);
       baseline.launch(d_a.data(), d_b.data(), d_ref.data(), s_.m, s_.n, s_.k, nullptr);
       CUDA_CHECK(cudaDeviceSynchronize());

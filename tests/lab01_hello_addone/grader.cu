@@ -197,7 +197,7 @@ TEST(AddOnePerf, BandwidthIsAShareOfDeviceCopy) {
   const dim3 block(kPerfBlockX, kPerfBlockY);
   const std::vector<float> h_init =
       cudalab::random_matrix(kPerfRows, kPerfCols, cudalab::Fill::Uniform, 11);
-  const cudalab::DeviceBuffer<float> d_init = cudalab::kit::upload(h_init);
+  const cudalab::DeviceBuffer<float> d_init = cudalab::DeviceBuffer(h_init);
   cudalab::DeviceBuffer<float> d_data(n);
 
   CapturedWork cap = capture_add_one(d_data.data(), kPerfRows, kPerfCols, block);

@@ -446,7 +446,7 @@ void expect_beats_uncoalesced(const NamedLaunch& candidate, double threshold) {
   const dim3 block(kPerfBlockX, kPerfBlockY);
   // ±1 data: every element of C is an integer, computed exactly by every kernel.
   const auto operand = [n](std::uint64_t seed) {
-    return cudalab::kit::upload(cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, seed));
+    return cudalab::DeviceBuffer(cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, seed));
   };
   const cudalab::DeviceBuffer<float> d_sets[2][2] = {{operand(1), operand(2)},
                                                      {operand(3), operand(4)}};

@@ -500,8 +500,8 @@ TEST(GivenUnpitchedBaselineGpu, MatchesHostReference) {
     SCOPED_TRACE(shape_text(s));
     const std::vector<float> h_a = cudalab::random_matrix(s.m, s.k, cudalab::Fill::SmallInt, 1);
     const std::vector<float> h_b = cudalab::random_matrix(s.k, s.n, cudalab::Fill::SmallInt, 2);
-    const cudalab::DeviceBuffer<float> d_a = cudalab::kit::upload(h_a);
-    const cudalab::DeviceBuffer<float> d_b = cudalab::kit::upload(h_b);
+    const cudalab::DeviceBuffer<float> d_a = cudalab::DeviceBuffer(h_a);
+    const cudalab::DeviceBuffer<float> d_b = cudalab::DeviceBuffer(h_b);
     cudalab::DeviceBuffer<float> d_c(std::size_t(s.m) * s.n);
     d_c.fill_bytes(kPoisonByte);
     lab03::unpitched_matmul(d_a.data(), d_b.data(), d_c.data(), s.m, s.n, s.k, dim3(7, 5));
@@ -527,8 +527,8 @@ TEST(PitchPerf, PitchedMatmulKeepsTwoThirdsOfUnpitchedSpeed) {
     h_in[set][0] = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 1 + 2 * set);
     h_in[set][1] = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 2 + 2 * set);
   }
-  cudalab::DeviceBuffer<float> d_a = cudalab::kit::upload(h_in[0][0]);
-  cudalab::DeviceBuffer<float> d_b = cudalab::kit::upload(h_in[0][1]);
+  cudalab::DeviceBuffer<float> d_a = cudalab::DeviceBuffer(h_in[0][0]);
+  cudalab::DeviceBuffer<float> d_b = cudalab::DeviceBuffer(h_in[0][1]);
   cudalab::DeviceBuffer<float> d_c(count);
   d_c.fill_bytes(kPoisonByte);
   GraderPitched p_a(n, n, pitch), p_b(n, n, pitch), p_c(n, n, pitch);

@@ -60,7 +60,6 @@ namespace bits = cudalab::bits;
 using cudalab::kit::only_kernel;
 using cudalab::kit::Shape;
 using cudalab::kit::shape_name;
-using cudalab::kit::upload;
 using cudalab::testing::AlternatingInput;
 using cudalab::testing::CapturedWork;
 
@@ -140,8 +139,8 @@ TEST_P(GivenBaselinesGpu, NaiveXnorAndCublasAreExact) {
   const auto h_a = cudalab::random_matrix(m, k, cudalab::Fill::PlusMinusOne, 1);
   const auto h_b = cudalab::random_matrix(k, n, cudalab::Fill::PlusMinusOne, 2);
   const auto expected = cudalab::reference_matmul(h_a, h_b, m, n, k);
-  const auto d_a32 = upload(bits::pack_rows(h_a, m, k));
-  const auto d_b32_word_major = upload(bits::pack_cols_word_major(h_b, k, n));
+  const auto d_a32 = cudalab::DeviceBuffer(bits::pack_rows(h_a, m, k));
+  const auto d_b32_word_major = cudalab::DeviceBuffer(bits::pack_cols_word_major(h_b, k, n));
   cudalab::DeviceBuffer<float> d_c(std::size_t(m) * n);
   const auto check = [&](const char* what, auto launch) {
     d_c.fill_bytes(0xFF);
@@ -156,8 +155,8 @@ TEST_P(GivenBaselinesGpu, NaiveXnorAndCublasAreExact) {
     lab09::naive_xnor_table(d_a32.data(), d_b32_word_major.data(), d_table.data(), d_c.data(), m, n,
                             k);
   });
-  const auto d_a = upload(h_a);
-  const auto d_b = upload(h_b);
+  const auto d_a = cudalab::DeviceBuffer(h_a);
+  const auto d_b = cudalab::DeviceBuffer(h_b);
   const lab09::CublasHandle cublas;
   check("cuBLAS SGEMM",
         [&] { lab09::cublas_sgemm(cublas, d_a.data(), d_b.data(), d_c.data(), m, n, k); });
@@ -407,13 +406,13 @@ class PerfFixture : public ::testing::Test {
   }
   /// The naive baseline's word-major B of set 0 (and A of set 0).
   void use_naive_inputs() {
-    d_a32_base = upload(a32[0]);
-    d_b32_word_major = upload(bits::pack_cols_word_major(h_b[0], n, n));
+    d_a32_base = cudalab::DeviceBuffer(a32[0]);
+    d_b32_word_major = cudalab::DeviceBuffer(bits::pack_cols_word_major(h_b[0], n, n));
   }
   /// The float data of set 0 for cuBLAS.
   void use_floats() {
-    d_a = upload(h_a[0]);
-    d_b = upload(h_b[0]);
+    d_a = cudalab::DeviceBuffer(h_a[0]);
+    d_b = cudalab::DeviceBuffer(h_b[0]);
     handle = std::make_unique<lab09::CublasHandle>();
   }
 
@@ -457,8 +456,8 @@ class PerfFixture : public ::testing::Test {
   void expect_output_correct(const char* what) {
     const std::vector<float> got = d_c.to_host();
     {
-      const auto d_a_set = upload(h_a[last_set]);
-      const auto d_b_set = upload(h_b[last_set]);
+      const auto d_a_set = cudalab::DeviceBuffer(h_a[last_set]);
+      const auto d_b_set = cudalab::DeviceBuffer(h_b[last_set]);
       cudalab::DeviceBuffer<float> d_ref(std::size_t(n) * n);
       const lab09::CublasHandle h;
       lab09::cublas_sgemm(h, d_a_set.data(), d_b_set.data(), d_ref.data(), n, n, n);

@@ -686,7 +686,7 @@ TEST(GivenNaiveConversionGpu, NaiveIsExact) {
     const std::size_t count = std::size_t(n) * fields;
     std::vector<float> aos(count);
     for (std::size_t e = 0; e < count; ++e) aos[e] = float(e % 1009) - 500.0f;
-    const auto d_aos = kit::upload(aos);
+    const auto d_aos = cudalab::DeviceBuffer(aos);
     cudalab::DeviceBuffer<float> d_soa(count);
     d_soa.fill_bytes(0xFF);
     lab10::aos_to_soa_naive(d_aos.data(), d_soa.data(), n, fields);

@@ -39,7 +39,6 @@ using cudalab::KernelInfo;
 using kit::Extent;
 using kit::Shape;
 using kit::shape_name;
-using kit::upload;
 using t::AlternatingInput;
 using t::CapturedWork;
 using t::GraphRules;
@@ -172,8 +171,8 @@ TEST_P(GivenBaselinesGpu, CublasIsExact) {
     launch();
     EXPECT_TRUE(t::matrices_match(expected, d_c.to_host(), m, n, 0.0)) << what;
   };
-  const auto d_a = upload(h_a);
-  const auto d_b = upload(h_b);
+  const auto d_a = cudalab::DeviceBuffer(h_a);
+  const auto d_b = cudalab::DeviceBuffer(h_b);
   const lab14::CublasHandle cublas;
   check("cuBLAS SGEMM",
         [&] { lab14::cublas_sgemm(cublas, d_a.data(), d_b.data(), d_c.data(), m, n, k); });
@@ -185,8 +184,8 @@ TEST_P(GivenBaselinesGpu, CublasIsExact) {
     for (int j = 0; j < n; ++j)
       b8[std::size_t(j) * k + r] = static_cast<std::int8_t>(h_b[std::size_t(r) * n + j]);
   }
-  const auto d_a8 = upload(a8);
-  const auto d_b8 = upload(b8);
+  const auto d_a8 = cudalab::DeviceBuffer(a8);
+  const auto d_b8 = cudalab::DeviceBuffer(b8);
   cudalab::DeviceBuffer<std::int32_t> d_c32(std::size_t(m) * n);
   d_c32.fill_bytes(0xFF);
   lab14::cublas_int8(cublas, d_a8.data(), d_b8.data(), d_c32.data(), m, n, k);
@@ -547,8 +546,8 @@ class PerfFixture : public ::testing::Test {
   void expect_output_correct(const char* what) {
     const std::vector<float> got = d_c.to_host();
     {
-      const auto d_a_set = upload(unpack_rows(a32[last_set], n));
-      const auto d_b_set = upload(unpack_columns(b32[last_set], n));
+      const auto d_a_set = cudalab::DeviceBuffer(unpack_rows(a32[last_set], n));
+      const auto d_b_set = cudalab::DeviceBuffer(unpack_columns(b32[last_set], n));
       cudalab::DeviceBuffer<float> d_ref(std::size_t(n) * n);
       const lab14::CublasHandle handle;
       lab14::cublas_sgemm(handle, d_a_set.data(), d_b_set.data(), d_ref.data(), n, n, n);
@@ -707,10 +706,10 @@ TEST_F(GivenCublasPerf, RecordsCublasOnTheSameData) {
       b8[std::size_t(j) * n + e] = static_cast<std::int8_t>(b[std::size_t(e) * n + j]);
     }
   }
-  const auto d_a = upload(a);
-  const auto d_b = upload(b);
-  const auto d_a8 = upload(a8);
-  const auto d_b8 = upload(b8);
+  const auto d_a = cudalab::DeviceBuffer(a);
+  const auto d_b = cudalab::DeviceBuffer(b);
+  const auto d_a8 = cudalab::DeviceBuffer(a8);
+  const auto d_b8 = cudalab::DeviceBuffer(b8);
   cudalab::DeviceBuffer<std::int32_t> d_c32(count);
   const lab14::CublasHandle handle;
   const CapturedWork cap = capture(lab14::MmaKernel::kPipelined);

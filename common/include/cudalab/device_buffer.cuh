@@ -23,6 +23,7 @@ namespace cudalab {
  *   d_a.upload(h_a);            // host vector -> device
  *   kernel<<<grid, block>>>(d_a.data(), n);
  *   d_a.download(h_a);          // device -> host vector
+ *   const cudalab::DeviceBuffer d_b(h_b);  // allocated and filled from a host vector
  * @endcode
  */
 template <typename T>
@@ -35,6 +36,8 @@ class DeviceBuffer {
       CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), bytes()));
     }
   }
+  /// Allocates host.size() elements and copies @p host into them (synchronous).
+  explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { upload(host); }
   ~DeviceBuffer() {
     if (ptr_ != nullptr) {
       cudaFree(ptr_);  // never throw from a destructor
