@@ -54,13 +54,6 @@ inline Rules tiled_launch(const cudalab::KernelInfo& kernel, int tile, dim3 bloc
   };
 }
 
-/// tiled_launch() of the kernel named @p kernel (matched by name): grader-owned kernels.
-inline Rules tiled_launch(const char* kernel, int tile, dim3 block, std::optional<unsigned> smem,
-                          const std::string& source) {
-  return tiled_launch(cudalab::KernelInfo{nullptr, kernel, dim3(0, 0, 0), 0}, tile, block, smem,
-                      source);
-}
-
 /**
  * Captures @p launch for an m x n x k product, checks the graph holds only @p kernel, then
  * replays it on small integers (exact) and on uniform floats (tolerance). Before each replay
@@ -296,24 +289,6 @@ inline void expect_large_c_rows(const Launch& launch, const Rules& rules, int ti
       }
     }
   }
-}
-
-/// expect_large_a_rows() with rules that only name the kernel (its launch is free).
-inline void expect_large_a_rows(const Launch& launch, const char* kernel, int tile, int n) {
-  expect_large_a_rows(
-      launch, [kernel](const Shape&) { return only_kernel(kernel); }, tile, n);
-}
-
-/// expect_large_b_columns() with rules that only name the kernel (its launch is free).
-inline void expect_large_b_columns(const Launch& launch, const char* kernel, int m, bool odd_n) {
-  expect_large_b_columns(
-      launch, [kernel](const Shape&) { return only_kernel(kernel); }, m, odd_n);
-}
-
-/// expect_large_c_rows() with rules that only name the kernel (its launch is free).
-inline void expect_large_c_rows(const Launch& launch, const char* kernel, int tile, bool odd_n) {
-  expect_large_c_rows(
-      launch, [kernel](const Shape&) { return only_kernel(kernel); }, tile, odd_n);
 }
 
 }  // namespace matmul_grading
