@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 
 #include "cudalab/bench.cuh"
@@ -8,6 +11,50 @@
 #include "cudalab/testing.hpp"
 
 namespace cudalab::testing {
+
+namespace {
+
+template <typename T>
+__global__ void copy_changed_kernel(T* live, const T* source, std::size_t elements,
+                                    std::uint64_t key, std::size_t count) {
+  for (std::size_t j = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; j < count;
+       j += std::size_t(gridDim.x) * blockDim.x) {
+    const std::size_t p = changed_position(key, j, elements);
+    live[p] = source[p];
+  }
+}
+
+template <typename T>
+void launch_copy_changed(void* live, const void* source, std::size_t elements, std::uint64_t key,
+                         std::size_t count, cudaStream_t s) {
+  const int block = 256;
+  const int grid = int(std::min<std::size_t>((count + block - 1) / block, 1024));
+  copy_changed_kernel<<<grid, block, 0, s>>>(static_cast<T*>(live), static_cast<const T*>(source),
+                                             elements, key, count);
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+}  // namespace
+
+void copy_changed_elements(void* live, const void* source, std::size_t elements,
+                           std::size_t elem_bytes, std::uint64_t key, std::size_t count,
+                           cudaStream_t s) {
+  switch (elem_bytes) {
+    case 1:
+      return launch_copy_changed<std::uint8_t>(live, source, elements, key, count, s);
+    case 2:
+      return launch_copy_changed<std::uint16_t>(live, source, elements, key, count, s);
+    case 4:
+      return launch_copy_changed<std::uint32_t>(live, source, elements, key, count, s);
+    case 8:
+      return launch_copy_changed<std::uint64_t>(live, source, elements, key, count, s);
+    case 16:
+      return launch_copy_changed<uint4>(live, source, elements, key, count, s);
+    default:
+      throw std::invalid_argument("copy_changed_elements: element size " +
+                                  std::to_string(elem_bytes) + " is not 1, 2, 4, 8 or 16 bytes");
+  }
+}
 
 std::string free_memory_shortfall(std::size_t bytes) {
   std::size_t free_bytes = 0;

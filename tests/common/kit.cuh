@@ -255,26 +255,28 @@ class ProductRace {
   void verify_last_output(const Racer& baseline, const std::string& what) {
     const int set = a_in_.last();
     const std::vector<float> got = d_c_.to_host();
+    const std::vector<float> h_a = a_in_.last_input();  // set `set` with the run's changes
+    const std::vector<float> h_b = b_in_.last_input();
     {
-      cudalab::DeviceBuffer<float> d_a = cudalab::DeviceBuffer(h_a_[set]);
-      cudalab::DeviceBuffer<float> d_b = cudalab::DeviceBuffer(h_b_[set]);
+      cudalab::DeviceBuffer<float> d_a = cudalab::DeviceBuffer(h_a);
+      cudalab::DeviceBuffer<float> d_b = cudalab::DeviceBuffer(h_b);
       cudalab::DeviceBuffer<float> d_ref(std::size_t(s_.m) * s_.n);
       baseline.launch(d_a.data(), d_b.data(), d_ref.data(), s_.m, s_.n, s_.k, nullptr);
       CUDA_CHECK(cudaDeviceSynchronize());
       EXPECT_TRUE(cudalab::testing::matrices_match(d_ref.to_host(), got, s_.m, s_.n, 0.0))
-          << what << ": the output of the last timed run (input set " << set << ") differs from "
-          << baseline.name << "'s on the same data";
+          << what << ": the output of the last timed run (input set " << set
+          << " with that run's changed elements) differs from " << baseline.name
+          << "'s on the same data";
     }
     for (const int r : {0, s_.m / 2, s_.m - 1}) {
       for (int col = 0; col < s_.n; col += 7) {
         double sum = 0.0;
         for (int i = 0; i < s_.k; ++i) {
-          sum +=
-              double(h_a_[set][std::size_t(r) * s_.k + i]) * h_b_[set][std::size_t(i) * s_.n + col];
+          sum += double(h_a[std::size_t(r) * s_.k + i]) * h_b[std::size_t(i) * s_.n + col];
         }
         if (got[std::size_t(r) * s_.n + col] != sum) {
           ADD_FAILURE() << what << ": the output of the last timed run (input set " << set
-                        << ") is wrong at C(" << r << ", " << col
+                        << " with that run's changed elements) is wrong at C(" << r << ", " << col
                         << "): " << got[std::size_t(r) * s_.n + col] << ", the host computes "
                         << sum << ". " << cudalab::seed_note();
           return;
