@@ -51,9 +51,11 @@ constexpr double kStrideOneOverStride32Speedup = 8.5;
 /// digits: 1.4.
 constexpr double kAllFieldsBandLow = 0.7;
 constexpr double kAllFieldsBandHigh = 1.4;
-/// Tiled conversion over the given naive one, records of kPerfFields floats.
-/// H200 solution: 1.92 (3 runs: 1.93, 1.93, 1.92). Threshold 32 % below (0.7 x 1.92 = 1.34).
-constexpr double kTiledOverNaiveSpeedup = 1.3;
+/// Tiled conversion over the given naive one, records of kPerfFields floats. A fixed bar between
+/// the technique removed (the naive strided copy under the tiled name: 1.0 by construction) and
+/// the slower reference GPU: H100 1.45 to 1.46 (H200 1.91 to 1.93), so 20 % above the one and
+/// 17 % below the other. 0.7 x the H100 runs gave 1.0, which the naive copy itself passed.
+constexpr double kTiledOverNaiveSpeedup = 1.2;
 /// Shares of a device-to-device copy's bandwidth (bytes read + written per second) that each
 /// kernel's useful bytes per second must reach. H200 calibration
 /// (tests/calibration/nvidia-h200.tsv, 2026-11-26), 0.7 x the lowest of 3 runs, rounded down to two
