@@ -266,9 +266,9 @@ const SassListing& sass_of_this_grader() {
     if (!s.skip_reason.empty()) return s;
     static const std::regex arch_line(R"(arch\s*=\s*(sm_[0-9]+[a-z]?))");
     static const std::regex function_line(R"(Function\s*:\s*(\S+))");
-    // `/*0700*/   @!P0 BMMA.168256.AND.POPC R12, ...` -> BMMA.168256.AND.POPC
+    // `/*0700*/   @!P0 BMMA.168256.AND.POPC R12, ... ;` -> BMMA.168256.AND.POPC, "R12, ..."
     static const std::regex instruction(
-        R"(/\*[0-9a-f]+\*/\s+(?:@!?U?P[0-9T]+\s+)?([A-Z][A-Z0-9_.]*))");
+        R"(/\*[0-9a-f]+\*/\s+(?:@!?U?P[0-9T]+\s+)?([A-Z][A-Z0-9_.]*)\s*([^;]*))");
     std::string arch;
     std::istringstream lines(out);
     for (std::string line; std::getline(lines, line);) {
@@ -276,9 +276,12 @@ const SassListing& sass_of_this_grader() {
       if (std::regex_search(line, m, arch_line)) {
         arch = m[1];
       } else if (std::regex_search(line, m, function_line)) {
-        s.functions.push_back(SassFunction{arch, m[1], {}});
+        s.functions.push_back(SassFunction{arch, m[1], {}, {}});
       } else if (!s.functions.empty() && std::regex_search(line, m, instruction)) {
+        std::string operands = m[2];
+        operands.erase(operands.find_last_not_of(" \t") + 1);
         s.functions.back().opcodes.push_back(m[1]);
+        s.functions.back().operands.push_back(operands);
       }
     }
     s.excerpt = excerpt(out, 20);

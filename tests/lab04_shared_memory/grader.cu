@@ -375,6 +375,31 @@ TEST(TiledDynamicOptInGpu, PlannedMoreThan48KBWorksAfterOptIn) {
   expect_dynamic_product(100 * 1024, s);
 }
 
+TEST(TiledDynamicOptInGpu, OptedInPlanPrefersTheLargestCarveout) {
+  // The launcher's TODO: a plan above 48 KB opts in AND prefers the largest shared-memory
+  // carve-out (cudaSharedmemCarveoutMaxShared). The driver reads the preference back; nothing
+  // else in this grader sets it, so a launcher that skips it leaves the default (-1).
+  CUDALAB_REQUIRE_GPU();
+  const lab04::SmemLimits lim = lab04::current_smem_limits();
+  const lab04::DynamicTilePlan plan = forced_plan(32, 7 * 32);  // 56 KB: between 48 and 64 KB
+  if (plan.smem_bytes > lim.per_block_optin) {
+    GTEST_SKIP() << "this GPU offers only " << lim.per_block_optin
+                 << " bytes of shared memory per block with opt-in (the test needs "
+                 << plan.smem_bytes << ")";
+  }
+  ASSERT_TRUE(plan.needs_optin) << "a " << plan.smem_bytes << "-byte plan should need opt-in";
+  expect_correct_product(launch_dynamic(plan), dynamic_rules(plan), Shape{70, 90, 300});
+  if (HasFatalFailure()) return;
+  cudaFuncAttributes attr{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attr, lab04::tiled_dynamic_kernel().function));
+  EXPECT_GE(attr.maxDynamicSharedSizeBytes, static_cast<int>(plan.smem_bytes))
+      << "the kernel's dynamic shared-memory limit after the launcher ran the plan";
+  EXPECT_EQ(attr.preferredShmemCarveout, static_cast<int>(cudaSharedmemCarveoutMaxShared))
+      << "after a " << plan.smem_bytes << "-byte plan the driver reports preferredShmemCarveout "
+      << "= " << attr.preferredShmemCarveout << ": with the opt-in, set "
+      << "cudaFuncAttributePreferredSharedMemoryCarveout to cudaSharedmemCarveoutMaxShared";
+}
+
 // ---------------------------------------------------------------------------
 // Index range (GPU): A holds more than 2^31 elements, so a row offset row * k computed in
 // int overflows. A is filled on the device from a hash of the element index; the host

@@ -96,6 +96,9 @@ struct SassFunction {
   std::string arch;                  ///< "sm_90" (from cuobjdump's `arch = sm_90` line)
   std::string name;                  ///< the mangled function name
   std::vector<std::string> opcodes;  ///< each instruction's opcode with its modifiers, in order
+  /// Each instruction's operands as printed, parallel to opcodes: "SB0, 0x1" for
+  /// `DEPBAR.LE SB0, 0x1 ;` ("" when it has none).
+  std::vector<std::string> operands;
 };
 
 /// The SASS of this grader (`cuobjdump -sass` of this executable, read once).
