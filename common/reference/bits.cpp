@@ -58,6 +58,32 @@ std::vector<Word> pack(const std::vector<float>& m, int count, int k, std::size_
   return packed;
 }
 
+/// The inverse of pack(): element e of vector v of `packed` (count vectors of k elements)
+/// goes to m[v * v_stride + e * e_stride] as +1 or -1; m holds count * k elements.
+template <typename Word>
+std::vector<float> unpack(const char* what, const std::vector<Word>& packed, int count, int k,
+                          std::size_t v_stride, std::size_t e_stride) {
+  constexpr int kWordBits = static_cast<int>(sizeof(Word) * 8);
+  if (count < 0 || k < 0) throw std::invalid_argument(std::string(what) + ": negative size");
+  const std::size_t words = (std::size_t(k) + kWordBits - 1) / kWordBits;
+  if (packed.size() != std::size_t(count) * words) {
+    throw std::invalid_argument(std::string(what) + ": " + std::to_string(packed.size()) +
+                                " words, not " + std::to_string(count) + " vectors x " +
+                                std::to_string(words));
+  }
+  std::vector<float> m(std::size_t(count) * std::size_t(k));
+  parallel_ranges(std::size_t(count), 64, [&](std::size_t first, std::size_t last) {
+    for (std::size_t v = first; v < last; ++v) {
+      const Word* in = packed.data() + v * words;
+      for (int e = 0; e < k; ++e) {
+        const bool one = (in[e / kWordBits] >> (e % kWordBits)) & Word{1};
+        m[v * v_stride + std::size_t(e) * e_stride] = one ? 1.0f : -1.0f;
+      }
+    }
+  });
+  return m;
+}
+
 template <typename Word>
 int dot(const Word* p, const Word* q, int k) {
   constexpr int kWordBits = static_cast<int>(sizeof(Word) * 8);
@@ -101,6 +127,22 @@ std::vector<std::uint64_t> pack_rows64(const std::vector<float>& a, int rows, in
 std::vector<std::uint64_t> pack_cols64(const std::vector<float>& b, int k, int cols) {
   check_shape("pack_cols64", b.size(), k, cols);
   return pack<std::uint64_t>(b, cols, k, 1, std::size_t(cols));
+}
+
+std::vector<float> unpack_rows(const std::vector<std::uint32_t>& a_rows, int rows, int k) {
+  return unpack("unpack_rows", a_rows, rows, k, std::size_t(k), 1);
+}
+
+std::vector<float> unpack_cols(const std::vector<std::uint32_t>& b_cols, int k, int cols) {
+  return unpack("unpack_cols", b_cols, cols, k, 1, std::size_t(cols));
+}
+
+std::vector<float> unpack_rows64(const std::vector<std::uint64_t>& a_rows, int rows, int k) {
+  return unpack("unpack_rows64", a_rows, rows, k, std::size_t(k), 1);
+}
+
+std::vector<float> unpack_cols64(const std::vector<std::uint64_t>& b_cols, int k, int cols) {
+  return unpack("unpack_cols64", b_cols, cols, k, 1, std::size_t(cols));
 }
 
 int binary_dot(const std::uint32_t* p, const std::uint32_t* q, int k) {

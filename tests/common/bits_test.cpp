@@ -114,6 +114,22 @@ TEST(GivenBitsCpu, PackColsWordMajorIsPackColsTransposed) {
   }
 }
 
+TEST(GivenBitsCpu, UnpackInvertsPackAndRejectsWrongSizes) {
+  for (const int k : {1, 31, 32, 33, 64, 100}) {
+    SCOPED_TRACE("K = " + std::to_string(k));
+    const int m = 5, n = 7;
+    const auto a = cudalab::random_matrix(m, k, cudalab::Fill::PlusMinusOne, 60 + k);
+    const auto b = cudalab::random_matrix(k, n, cudalab::Fill::PlusMinusOne, 61 + k);
+    EXPECT_EQ(bits::unpack_rows(bits::pack_rows(a, m, k), m, k), a);
+    EXPECT_EQ(bits::unpack_cols(bits::pack_cols(b, k, n), k, n), b);
+    EXPECT_EQ(bits::unpack_rows64(bits::pack_rows64(a, m, k), m, k), a);
+    EXPECT_EQ(bits::unpack_cols64(bits::pack_cols64(b, k, n), k, n), b);
+  }
+  EXPECT_THROW(bits::unpack_rows(std::vector<std::uint32_t>(3), 2, 32), std::invalid_argument);
+  EXPECT_THROW(bits::unpack_cols64(std::vector<std::uint64_t>(3), 65, 2), std::invalid_argument);
+  EXPECT_THROW(bits::unpack_rows(std::vector<std::uint32_t>(), -1, 0), std::invalid_argument);
+}
+
 TEST(GivenBitsCpu, SixtyFourBitLayoutIsTwoThirtyTwoBitWordsLowFirst) {
   const int k = 100;  // words32 = 4 (even), words64 = 2
   const auto a = cudalab::random_matrix(3, k, cudalab::Fill::PlusMinusOne, 3);

@@ -111,6 +111,29 @@ std::vector<std::uint64_t> pack_rows64(const std::vector<float>& a, int rows, in
 std::vector<std::uint64_t> pack_cols64(const std::vector<float>& b, int k, int cols);
 
 /**
+ * @brief The inverse of pack_rows(): the ±1 row-major @p rows x @p k matrix whose rows
+ * @p a_rows packs (padding bits are ignored). Graders use it to rebuild the float operands
+ * of packed inputs a run actually read (e.g. cuBLAS on the same data).
+ * @param a_rows rows x words32(k) words, row-major
+ * @throws std::invalid_argument when the packed size does not match rows and k
+ */
+std::vector<float> unpack_rows(const std::vector<std::uint32_t>& a_rows, int rows, int k);
+
+/**
+ * @brief The inverse of pack_cols(): the ±1 row-major @p k x @p cols matrix whose columns
+ * @p b_cols packs (padding bits are ignored).
+ * @param b_cols cols x words32(k) words: column j's words at [j * words32(k) + w]
+ * @throws std::invalid_argument when the packed size does not match k and cols
+ */
+std::vector<float> unpack_cols(const std::vector<std::uint32_t>& b_cols, int k, int cols);
+
+/// 64-bit version of unpack_rows(): the inverse of pack_rows64().
+std::vector<float> unpack_rows64(const std::vector<std::uint64_t>& a_rows, int rows, int k);
+
+/// 64-bit version of unpack_cols(): the inverse of pack_cols64().
+std::vector<float> unpack_cols64(const std::vector<std::uint64_t>& b_cols, int k, int cols);
+
+/**
  * @brief Dot product of two packed ±1 vectors of @p k elements: k - 2 * popcount(XOR).
  * @param p, q words32(k) words each, padding bits zero
  * @param k    number of ±1 elements in each vector (K); k >= 0
