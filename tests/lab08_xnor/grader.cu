@@ -625,8 +625,8 @@ CUDALAB_SANITIZER_SUITE(XnorSanitizer, kSanitizedTests, memcheck)
 // ---------------------------------------------------------------------------
 // Perf: the packers as a share of a device-to-device copy; XNOR against the float
 // one-block-per-row kernel, 4096^2. The candidate is timed as its captured graph; before
-// each timed run one of two input sets is copied behind its pointers (untimed) with about one
-// element in 64 changed at positions no code of the lab can predict, and the last output is
+// each timed run one of two input sets is copied behind its pointers (untimed) with about
+// sqrt(size) elements changed at positions no code of the lab can predict, and the last output is
 // checked against the host reference of exactly what that run read (last_input()).
 // ---------------------------------------------------------------------------
 

@@ -371,7 +371,7 @@ CUDALAB_SANITIZER_SUITE(RegisterTiledXnorSanitizer, kRegisterSanitized, racechec
 
 // ---------------------------------------------------------------------------
 // Perf, 4096^2. The candidate is timed as its captured graph; before each timed run one of
-// two input sets is copied behind its pointers (untimed) with about one word in 64 changed at
+// two input sets is copied behind its pointers (untimed) with about sqrt(size) words changed at
 // positions no code of the lab can predict, and the last output is checked in full against
 // cuBLAS on exactly what that run read (last_input(), unpacked; exact on ±1 data) and on a
 // few rows against the host. Each fixture allocates only what its tests use.

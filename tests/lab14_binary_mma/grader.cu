@@ -657,8 +657,8 @@ TEST(PopcountPerf, ReadsAtAShareOfCopyBandwidth) {
   d_counts.fill_bytes(0xFF);  // -1 until the timed kernel writes it
   const cudalab::BenchStats stats = cudalab::benchmark(cap.as_work(), bo);
   const std::vector<int> got = d_counts.to_host();
-  // Every vector, against exactly what the last timed run read: about one word in 64 changed
-  // (half a word per vector), so a few sampled vectors could miss a result remembered from an
+  // Every vector, against exactly what the last timed run read: about sqrt(size) words changed
+  // (a few vectors in a hundred), so a few sampled vectors would miss a result remembered from an
   // earlier run of the same set.
   const std::vector<std::uint32_t> last = in.last_input();
   int wrong = 0;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -70,12 +71,16 @@ __host__ __device__ inline std::size_t changed_position(std::uint64_t key, std::
 /**
  * @brief Two input sets behind one device buffer, so that no timed repetition can be
  * satisfied by a remembered result. copy_next() (an untimed BenchOptions::before_candidate
- * step) copies set (run % 2) into live and then replaces about one element in 64 (at least
- * 16), at positions drawn from std::random_device for every run, by the other set's element
- * at the same position. So every run's input is new: a sampled hash of it cannot tell runs
- * apart, and a full comparison finds changes spread over every row. The values stay those of
- * a valid input at that position (padding stays padding). last_input() rebuilds on the host
- * exactly what the last run read, which the grader checks the output against.
+ * step) copies set (run % 2) into live and then replaces about sqrt(size) elements (at least
+ * 16), at positions drawn from std::random_device for every run, by the other set's element at
+ * the same position. Every run's input is therefore new, yet a sampled hash of it almost never
+ * sees a change (s samples of an n-element input notice one with probability about
+ * s / sqrt(n): 32 samples of a 4096^2 matrix, 0.8 %). A kernel that serves a remembered result
+ * when its sample matches thus serves a stale one on nearly every run, the last included, and
+ * the changes reach every row of a product (about one per row of A and of B), so the stale
+ * output differs from the right one almost everywhere. The values stay those of a valid input
+ * at that position (padding stays padding). last_input() rebuilds on the host exactly what the
+ * last run read, which the grader checks the output against.
  */
 template <typename T>
 struct AlternatingInput {
@@ -93,8 +98,10 @@ struct AlternatingInput {
     sets[1].upload(set1);
     live.upload(set0);
   }
-  /// Elements changed per run: one in 64, at least 16.
-  std::size_t changes() const { return std::max<std::size_t>(16, live.size() / 64); }
+  /// Elements changed per run: about sqrt(size), at least 16.
+  std::size_t changes() const {
+    return std::max<std::size_t>(16, std::size_t(std::sqrt(double(live.size()))));
+  }
   /// Enqueues the copy of the next set into live, then the changes, on @p s.
   void copy_next(cudaStream_t s) {
     const int next = int(runs++ % 2);
