@@ -337,6 +337,18 @@ TEST_P(ThreadPerElementGpu, MatchesHostReference) {
 INSTANTIATE_TEST_SUITE_P(Shapes, ThreadPerElementGpu, kAllShapesAndFills, param_name);
 
 // ---------------------------------------------------------------------------
+// Memory errors (compute-sanitizer memcheck): both kernels on every shape and block size of
+// the two suites above, small-integer data. A and B are each their own allocation of exactly
+// M*K and K*N floats (MatmulProblem) and most shapes are ragged and odd-sized (17x33x5,
+// 129x65x257, 1000x3x777, ...), so a read past either operand (B's row K, the element after
+// A's last one) falls outside every allocation even where its value is thrown away. Writes
+// past C land in C's NaN guard, which the suites themselves check.
+// ---------------------------------------------------------------------------
+CUDALAB_SANITIZER_SUITE(NaiveSanitizer,
+                        "Shapes/RowPerBlockGpu.*SmallInt:Shapes/ThreadPerElementGpu.*SmallInt",
+                        memcheck)
+
+// ---------------------------------------------------------------------------
 // Range edge (GPU): K far larger than any fixed-size staging buffer, small C; small
 // integers (exact: every partial sum stays below 2^24) and uniform floats.
 // ---------------------------------------------------------------------------

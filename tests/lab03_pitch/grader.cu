@@ -191,16 +191,27 @@ TEST(PitchedRowCpu, OffsetsBeyond4GiBDoNotOverflow) {
 // GPU helpers
 // ===========================================================================
 
+/// What follows the last row's data in a GraderPitched allocation.
+enum class Tail {
+  kGuard,  ///< the last row's padding and kGuardBytes more: a write there is seen by value
+  kExact,  ///< nothing: the allocation ends at the last element (memcheck sees a read past it)
+};
+
 /**
  * A pitched matrix made by the grader itself (one linear allocation of rows * pitch bytes
- * plus a guard), so the matmul is graded independently of the PitchedMatrix code and with
- * pitches cudaMallocPitch would not choose. Padding and guard bytes are poisoned and must
- * stay so.
+ * plus a guard, or, with Tail::kExact, ending at the last row's last element), so the matmul
+ * is graded independently of the PitchedMatrix code and with pitches cudaMallocPitch would
+ * not choose. Padding and guard bytes are poisoned (NaN floats) and must stay so.
  */
 class GraderPitched {
  public:
-  GraderPitched(int rows, int cols, std::size_t pitch)
-      : rows_(rows), cols_(cols), pitch_(pitch), d_bytes_(std::size_t(rows) * pitch + kGuardBytes) {
+  GraderPitched(int rows, int cols, std::size_t pitch, Tail tail = Tail::kGuard)
+      : rows_(rows),
+        cols_(cols),
+        pitch_(pitch),
+        d_bytes_(tail == Tail::kGuard
+                     ? std::size_t(rows) * pitch + kGuardBytes
+                     : std::size_t(rows - 1) * pitch + std::size_t(cols) * sizeof(float)) {
     poison();
   }
   /// Writes a packed host matrix into the rows; padding and guard poisoned.
@@ -222,7 +233,8 @@ class GraderPitched {
     h_packed.assign(std::size_t(rows_) * cols_, 0.0f);
     for (int r = 0; r < rows_; ++r) {
       std::memcpy(&h_packed[std::size_t(r) * cols_], &image[r * pitch_], row_bytes());
-      for (std::size_t byte = row_bytes(); byte < pitch_; ++byte) {
+      for (std::size_t byte = row_bytes(); byte < pitch_ && r * pitch_ + byte < image.size();
+           ++byte) {
         if (image[r * pitch_ + byte] != kPoisonByte) {
           return ::testing::AssertionFailure()
                  << "padding byte " << byte << " of row " << r << " (pitch " << pitch_ << " bytes, "
@@ -303,12 +315,14 @@ std::string matmul_param_name(const ::testing::TestParamInfo<MatmulParam>& p) {
          cudalab::fill_name(std::get<1>(p.param));
 }
 
-class PitchedMatmulGpu : public ::testing::TestWithParam<MatmulParam> {};
-
-TEST_P(PitchedMatmulGpu, MatchesHostReferenceAndLeavesPaddingAlone) {
-  CUDALAB_REQUIRE_GPU();
-  const Shape s = std::get<0>(GetParam());
-  const cudalab::Fill fill = std::get<1>(GetParam());
+/**
+ * pitched_matmul on an m x n x k product of @p fill data, for each pitch style and each of
+ * @p blocks: captured (only its own kernel, on the grid of the block), then replayed on two
+ * data sets with C, the padding and what follows the rows (@p tail) poisoned; C must match
+ * the host and the padding and guard must stay poisoned.
+ */
+void expect_pitched_matmul(Shape s, cudalab::Fill fill, Tail tail,
+                           const std::vector<dim3>& blocks) {
   SCOPED_TRACE(shape_text(s) + ", " + cudalab::fill_name(fill) + " data");
   const std::vector<float> h_a = cudalab::random_matrix(s.m, s.k, fill, 1);
   const std::vector<float> h_b = cudalab::random_matrix(s.k, s.n, fill, 2);
@@ -321,11 +335,10 @@ TEST_P(PitchedMatmulGpu, MatchesHostReferenceAndLeavesPaddingAlone) {
   const std::vector<float> expected2 = cudalab::reference_matmul(h_a2, h_b2, s.m, s.n, s.k);
 
   for (const PitchStyle style : {PitchStyle::Aligned512, PitchStyle::Packed, PitchStyle::Odd}) {
-    GraderPitched a(s.m, s.k, pitch_for(style, s.k, 0));
-    GraderPitched b(s.k, s.n, pitch_for(style, s.n, 1));
-    GraderPitched c(s.m, s.n, pitch_for(style, s.n, 2));
-    for (const dim3 block :
-         {dim3(16, 16), dim3(32, 8), dim3(7, 5), dim3(1, 1), dim3(1024, 1), dim3(1, 1024)}) {
+    GraderPitched a(s.m, s.k, pitch_for(style, s.k, 0), tail);
+    GraderPitched b(s.k, s.n, pitch_for(style, s.n, 1), tail);
+    GraderPitched c(s.m, s.n, pitch_for(style, s.n, 2), tail);
+    for (const dim3 block : blocks) {
       SCOPED_TRACE(std::string(style_name(style)) + ": A " + std::to_string(a.pitch()) + ", B " +
                    std::to_string(b.pitch()) + ", C " + std::to_string(c.pitch()) +
                    " bytes; block " + dims(block));
@@ -351,10 +364,33 @@ TEST_P(PitchedMatmulGpu, MatchesHostReferenceAndLeavesPaddingAlone) {
   }
 }
 
+class PitchedMatmulGpu : public ::testing::TestWithParam<MatmulParam> {};
+
+TEST_P(PitchedMatmulGpu, MatchesHostReferenceAndLeavesPaddingAlone) {
+  CUDALAB_REQUIRE_GPU();
+  expect_pitched_matmul(
+      std::get<0>(GetParam()), std::get<1>(GetParam()), Tail::kGuard,
+      {dim3(16, 16), dim3(32, 8), dim3(7, 5), dim3(1, 1), dim3(1024, 1), dim3(1, 1024)});
+}
+
 INSTANTIATE_TEST_SUITE_P(Shapes, PitchedMatmulGpu,
                          ::testing::Combine(::testing::ValuesIn(kShapes),
                                             ::testing::ValuesIn(kFills)),
                          matmul_param_name);
+
+// Small products for memcheck (PitchSanitizer): A, B and C each one allocation that ends at
+// its last row's last element (no padding after the last row, no guard), every pitch style,
+// ragged shapes and blocks. A read past the last row is outside the allocation; a read of a
+// row's padding reads NaN (the padding is poisoned) and shows in C.
+TEST(SmallPitchedGpu, ExactAllocationsOnRaggedShapes) {
+  CUDALAB_REQUIRE_GPU();
+  for (const Shape s : {Shape{1, 1, 1}, Shape{17, 33, 5}, Shape{129, 65, 257}}) {
+    expect_pitched_matmul(s, cudalab::Fill::SmallInt, Tail::kExact,
+                          {dim3(16, 16), dim3(7, 5), dim3(1024, 1)});
+  }
+}
+
+CUDALAB_SANITIZER_SUITE(PitchSanitizer, "SmallPitchedGpu.*", memcheck)
 
 // ===========================================================================
 // PitchedMatrix (GPU): cudaMallocPitch, and cudaMemcpy2D in both directions.

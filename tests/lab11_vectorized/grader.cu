@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -250,7 +251,12 @@ const CopyCase kCopyCases[] = {
     {4099, 129, 0, 2, 0, 0},
 };
 
-/// A pitched copy's device buffers and its host mirrors.
+/**
+ * A pitched copy's device buffers and its host mirrors. The source ends at its last row's
+ * last element (memcheck sees a read past it, e.g. a ragged tail read as one float4); the
+ * destination keeps its last row's padding and 8 floats after it, all poisoned, so a write
+ * past a row shows by value.
+ */
 struct CopyBuffers {
   CopyCase c;
   std::size_t sp, dp;  ///< pitches in bytes
@@ -261,11 +267,8 @@ struct CopyBuffers {
       : c(cc),
         sp(pitch_of(cc, cc.src_pitch)),
         dp(pitch_of(cc, cc.dst_pitch)),
-        d_src(words(cc.src_off, sp, cc.rows)),
-        d_dst(words(cc.dst_off, dp, cc.rows)) {}
-  static std::size_t words(int off, std::size_t pitch, int rows) {
-    return std::size_t(off) + pitch / 4 * std::size_t(rows) + 8;
-  }
+        d_src(std::size_t(cc.src_off) + sp / 4 * std::size_t(cc.rows - 1) + std::size_t(cc.width)),
+        d_dst(std::size_t(cc.dst_off) + dp / 4 * std::size_t(cc.rows) + 8) {}
   const float* src() const { return d_src.data() + c.src_off; }
   float* dst() { return d_dst.data() + c.dst_off; }
   /// Data set @p set behind the source (uniform floats or small integers).
@@ -399,6 +402,11 @@ const TransposeShape kTransposeShapes[] = {{1, 1},      {1, 5},    {3, 1},    {3
 
 /// The pitched transpose problem: in pitch rounded to 512 bytes, out pitch deliberately
 /// not a multiple of 16 (4 floats of slack).
+/**
+ * A pitched transpose's buffers: the input ends at its last row's last element (memcheck sees
+ * a read past it) and its rows' padding holds NaN (a padding float that reaches the output
+ * shows); the output keeps every row's padding, poisoned, so a write past a row shows.
+ */
 struct TransposeBuffers {
   int rows, cols;
   std::size_t ip, op;
@@ -409,12 +417,16 @@ struct TransposeBuffers {
         cols(c),
         ip(round_up(std::size_t(c) * 4, 512)),
         op(std::size_t(r) * 4 + 12),
-        d_in(ip / 4 * std::size_t(r)),
+        d_in(ip / 4 * std::size_t(r - 1) + std::size_t(c)),
         d_out(op / 4 * std::size_t(c)) {}
+  /// Data set @p set in the rows (host mirror: whole rows of ip bytes), NaN in the padding.
   void fill(int set) {
     h_in = cudalab::random_matrix(
         rows, int(ip / 4), set == 0 ? cudalab::Fill::Uniform : cudalab::Fill::SmallInt, 61 + set);
-    d_in.upload(h_in);
+    for (std::size_t i = 0; i < h_in.size(); ++i) {
+      if (i % (ip / 4) >= std::size_t(cols)) h_in[i] = std::numeric_limits<float>::quiet_NaN();
+    }
+    d_in.upload(h_in.data());  // the first d_in.size() floats: up to the last row's end
   }
   ::testing::AssertionResult check() const {
     const std::vector<float> got = d_out.to_host();
@@ -738,8 +750,10 @@ TEST(TileStagePerf, InterleavedTransposeBeatsPaddedAndNearsTheCopy) {
 }
 
 // ---------------------------------------------------------------------------
-// compute-sanitizer: the copy under memcheck (a misaligned float4 is an error); the tile
-// stage under racecheck, memcheck and synccheck.
+// compute-sanitizer: the copy under memcheck (a misaligned float4 is an error, and so is a
+// read past the source, which ends at its last row's last element: CopyBuffers); the tile
+// stage under racecheck, memcheck and synccheck (its input ends the same way, NaN padded:
+// TransposeBuffers).
 // ---------------------------------------------------------------------------
 constexpr const char* kTileSanitized = "SmallShapesGpu.TileStageOnRaggedShapes";
 CUDALAB_SANITIZER_TEST(CopySanitizer, MemcheckIsClean, "memcheck",
