@@ -146,7 +146,11 @@ std::string excerpt(const std::string& output, std::size_t max_lines) {
 ToolRun run_sanitizer(const std::string& tool, const std::string& gtest_filter) {
   ToolRun r = start("compute-sanitizer", "CUDALAB_COMPUTE_SANITIZER");
   if (!r.available) return r;
-  r.command = "CUDALAB_UNDER_TOOL=1 " + r.command + " --tool " + shell_quote(tool) +
+  // memcheck sees an access only outside every allocation; --padding leaves 512 unallocated
+  // bytes after each one, so a read just past an operand whose size is a multiple of the
+  // allocation granularity cannot land unseen in the next operand.
+  const std::string padding = tool == "memcheck" ? " --padding 512" : "";
+  r.command = "CUDALAB_UNDER_TOOL=1 " + r.command + " --tool " + shell_quote(tool) + padding +
               " --error-exitcode 86 --print-limit 20 " + inner_command(gtest_filter);
   r.exit_code = run_command(r.command, r.output);
   if (const std::string why = refusal_reason("compute-sanitizer", r.output); !why.empty()) {
