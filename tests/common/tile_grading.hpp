@@ -300,33 +300,42 @@ inline cudalab::BenchOptions perf_options(int reps) {
 
 /**
  * @brief Times @p candidate (captured: only @p kernel) against the conflicting
- * transpose at n x n, with the input alternating between two sets; checks the last timed
- * output exactly, bounds the bandwidth by the DRAM ceiling, records both bandwidths and
- * judges the speedup. @p baseline defaults to the conflicting transpose.
+ * transpose at n x n, both reading one input that alternates between two sets
+ * (cudalab::testing::AlternatingInput: before every timed run of either, an untimed copy puts
+ * the next set there with about sqrt(n) elements replaced at positions drawn for that run,
+ * and the run's output is poisoned); checks the last timed output exactly against the
+ * transpose of that run's input (last_input()), bounds the bandwidth by the DRAM ceiling,
+ * records both bandwidths and judges the speedup. @p baseline defaults to the conflicting
+ * transpose.
  */
 inline void expect_transpose_speedup(const TransposeLaunch& candidate, int n, double threshold,
                                      const std::string& name, const cudalab::KernelInfo& kernel,
                                      const TransposeLaunch& baseline = conflicting_transpose,
                                      const std::string& baseline_name = "conflicting") {
   const std::size_t count = std::size_t(n) * n;
-  std::vector<std::vector<float>> h_sets = {transpose_input(n, n, 0), transpose_input(n, n, 1)};
-  // The candidate reads in.live, which holds set 0, then 1, 0, ... before each of its runs.
-  cudalab::testing::AlternatingInput<float> in(h_sets[0], h_sets[1]);
+  cudalab::testing::AlternatingInput<float> in(transpose_input(n, n, 0), transpose_input(n, n, 1));
   cudalab::DeviceBuffer<float> d_base(count), d_out(count);
   cudalab::testing::CapturedWork cap = cudalab::testing::CapturedWork::capture(
       [&](cudaStream_t s) { candidate(in.live.data(), d_out.data(), n, n, s); });
   ASSERT_TRUE(cap.holds_only(only_kernel(kernel)));
-  cudalab::testing::poison(d_out.data(), count * sizeof(float));
   auto opts = perf_options(21);
-  opts.before_candidate = [&](cudaStream_t s) { in.copy_next(s); };
+  opts.before_baseline = [&](cudaStream_t s) {
+    in.copy_next(s);
+    cudalab::testing::poison(d_base.data(), d_base.bytes(), s);
+  };
+  opts.before_candidate = [&](cudaStream_t s) {
+    in.copy_next(s);
+    cudalab::testing::poison(d_out.data(), d_out.bytes(), s);
+  };
   const auto cmp =
-      cudalab::compare([&](cudaStream_t s) { baseline(in.sets[0].data(), d_base.data(), n, n, s); },
+      cudalab::compare([&](cudaStream_t s) { baseline(in.live.data(), d_base.data(), n, n, s); },
                        cap.as_work(), opts);
   CUDA_CHECK(cudaDeviceSynchronize());
   ASSERT_GT(in.runs, 0);
-  ASSERT_TRUE(cudalab::testing::matrices_match(host_transpose(h_sets[in.last()], n, n),
+  ASSERT_TRUE(cudalab::testing::matrices_match(host_transpose(in.last_input(), n, n),
                                                d_out.to_host(), n, n, 0.0))
-      << "the timed " << name << " transpose is wrong; no speed verdict";
+      << "the timed " << name << " transpose is wrong (input set " << in.last()
+      << " with that run's changed elements); no speed verdict";
   const double bytes = 2.0 * double(count) * sizeof(float);
   const double gbps = bytes / (cmp.candidate.median_ms * 1e6);
   cudalab::testing::record_measurement(name + " transpose", gbps, "GB/s");

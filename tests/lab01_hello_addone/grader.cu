@@ -195,26 +195,26 @@ TEST(AddOnePerf, BandwidthIsAShareOfDeviceCopy) {
   const std::size_t n = std::size_t(kPerfRows) * kPerfCols;
   const std::size_t bytes = n * sizeof(float);
   const dim3 block(kPerfBlockX, kPerfBlockY);
-  const std::vector<float> h_init =
-      cudalab::random_matrix(kPerfRows, kPerfCols, cudalab::Fill::Uniform, 11);
-  const cudalab::DeviceBuffer<float> d_init = cudalab::DeviceBuffer(h_init);
-  cudalab::DeviceBuffer<float> d_data(n);
+  // Two random matrices alternate behind one pointer (AlternatingInput): before each timed run an
+  // untimed copy puts the next there with about sqrt(n) elements replaced at positions
+  // drawn for that run, so no run's input is one an earlier run saw. The kernel works in
+  // place; the result of the last run must be exactly that run's input + 1.
+  cudalab::testing::AlternatingInput<float> in(
+      cudalab::random_matrix(kPerfRows, kPerfCols, cudalab::Fill::Uniform, 11),
+      cudalab::random_matrix(kPerfRows, kPerfCols, cudalab::Fill::Uniform, 12));
 
-  CapturedWork cap = capture_add_one(d_data.data(), kPerfRows, kPerfCols, block);
+  CapturedWork cap = capture_add_one(in.live.data(), kPerfRows, kPerfCols, block);
   ASSERT_TRUE(cap.holds_only(add_one_rules(kPerfRows, kPerfCols, block)));
-  // Each timed run starts from the same initial matrix (an untimed copy), so the result of
-  // the last run must be exactly initial + 1.
   cudalab::BenchOptions o;
-  o.before_candidate = [&](cudaStream_t s) {
-    CUDA_CHECK(cudaMemcpyAsync(d_data.data(), d_init.data(), bytes, cudaMemcpyDeviceToDevice, s));
-  };
+  o.before_candidate = [&](cudaStream_t s) { in.copy_next(s); };
   const cudalab::BenchStats stats = cudalab::benchmark(cap.as_work(), o);
   CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<float> expected(h_init);
+  std::vector<float> expected = in.last_input();
   for (auto& x : expected) x += 1.0f;
   ASSERT_TRUE(
-      cudalab::testing::matrices_match(expected, d_data.to_host(), kPerfRows, kPerfCols, 0.0))
-      << "the output of the last timed run (block " << dims(block) << ")";
+      cudalab::testing::matrices_match(expected, in.live.to_host(), kPerfRows, kPerfCols, 0.0))
+      << "the output of the last timed run (block " << dims(block) << ", input set " << in.last()
+      << " with that run's changed elements)";
 
   const double gbps = 2.0 * double(bytes) / (stats.median_ms * 1e-3) / 1e9;
   const double copy_gbps = cudalab::testing::d2d_copy_gbps(bytes);

@@ -447,55 +447,70 @@ TEST(GivenUncoalescedBaselineGpu, MatchesHostReference) {
 
 // ---------------------------------------------------------------------------
 // Coalescing (perf): both kernels against the given uncoalesced baseline (x walks rows).
-// The candidate is timed as the graph captured from its launcher; before each timed run an
-// untimed copy puts the other of two input sets behind the same pointers, and the output of
-// the last run is compared with the baseline's on the same inputs.
+// The candidate is timed as the graph captured from its launcher. A and B each alternate
+// between two ±1 sets behind one pointer (cudalab::testing::AlternatingInput): before every
+// timed run, of the baseline and of the candidate alike, an untimed copy puts the next set
+// there with about sqrt(n) elements replaced at positions drawn for that run, and both
+// outputs are poisoned. The output of the candidate's last run (the last timed run) must equal
+// the baseline's on a fresh copy of exactly that run's inputs, and the host's on sampled rows.
 // ---------------------------------------------------------------------------
 void expect_beats_uncoalesced(const NamedLaunch& candidate, double threshold) {
+  namespace t = cudalab::testing;
   const int n = kPerfSize;  // M = N = K = n
   const std::size_t count = std::size_t(n) * n;
-  const std::size_t bytes = count * sizeof(float);
   const dim3 block(kPerfBlockX, kPerfBlockY);
   // ±1 data: every element of C is an integer, computed exactly by every kernel.
   const auto operand = [n](std::uint64_t seed) {
-    return cudalab::DeviceBuffer(cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, seed));
+    return cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, seed);
   };
-  const cudalab::DeviceBuffer<float> d_sets[2][2] = {{operand(1), operand(2)},
-                                                     {operand(3), operand(4)}};
-  cudalab::DeviceBuffer<float> d_a(count), d_b(count), d_c_base(count), d_c_cand(count);
-  d_c_base.fill_bytes(0xFF);
-  d_c_cand.fill_bytes(0xFF);
+  t::AlternatingInput<float> a_in(operand(1), operand(3)), b_in(operand(2), operand(4));
+  cudalab::DeviceBuffer<float> d_c_base(count), d_c_cand(count);
   CapturedWork cap = CapturedWork::capture([&](cudaStream_t st) {
-    candidate.launch(d_a.data(), d_b.data(), d_c_cand.data(), n, n, n, st);
+    candidate.launch(a_in.live.data(), b_in.live.data(), d_c_cand.data(), n, n, n, st);
   });
   ASSERT_TRUE(cap.holds_only(candidate.rules(Shape{n, n, n}))) << candidate.what;
 
-  int runs = 0;  // timed runs of the candidate so far: set runs % 2 is behind the pointers
-  cudalab::BenchOptions o;
-  o.before_candidate = [&](cudaStream_t st) {
-    const int set = runs++ % 2;
-    CUDA_CHECK(
-        cudaMemcpyAsync(d_a.data(), d_sets[set][0].data(), bytes, cudaMemcpyDeviceToDevice, st));
-    CUDA_CHECK(
-        cudaMemcpyAsync(d_b.data(), d_sets[set][1].data(), bytes, cudaMemcpyDeviceToDevice, st));
+  const auto next_inputs = [&](float* c) {
+    return [&a_in, &b_in, c, count](cudaStream_t st) {
+      a_in.copy_next(st);
+      b_in.copy_next(st);
+      t::poison(c, count * sizeof(float), st);
+    };
   };
-  o.before_candidate(nullptr);  // the warm-up runs see real data too
-  CUDA_CHECK(cudaDeviceSynchronize());
-  runs = 0;
+  cudalab::BenchOptions o;
+  o.before_baseline = next_inputs(d_c_base.data());
+  o.before_candidate = next_inputs(d_c_cand.data());
   const cudalab::Comparison cmp = cudalab::compare(
       [&](cudaStream_t st) {
-        uncoalesced_matmul(d_a.data(), d_b.data(), d_c_base.data(), n, n, n, block, st);
+        uncoalesced_matmul(a_in.live.data(), b_in.live.data(), d_c_base.data(), n, n, n, block, st);
       },
       cap.as_work(), o);
   CUDA_CHECK(cudaDeviceSynchronize());
 
-  // No speed verdict for a wrong result: the last timed output must equal the baseline's on
-  // the same inputs (the baseline is checked against the host by GivenUncoalescedBaselineGpu).
-  uncoalesced_matmul(d_a.data(), d_b.data(), d_c_base.data(), n, n, n, block, nullptr);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  ASSERT_TRUE(cudalab::testing::matrices_match(d_c_base.to_host(), d_c_cand.to_host(), n, n, 0.0))
-      << candidate.what << ", " << n << "^3 (expected = the given baseline's result on the "
-      << "inputs of the last timed run)";
+  // No speed verdict for a wrong result: the last timed output must equal the given baseline's
+  // (checked against the host by GivenUncoalescedBaselineGpu) on a fresh copy of that run's
+  // inputs, and the host's product on sampled rows.
+  const std::vector<float> got = d_c_cand.to_host();
+  const std::vector<float> h_a = a_in.last_input(), h_b = b_in.last_input();
+  {
+    const cudalab::DeviceBuffer<float> d_a(h_a), d_b(h_b);
+    cudalab::DeviceBuffer<float> d_ref(count);
+    uncoalesced_matmul(d_a.data(), d_b.data(), d_ref.data(), n, n, n, block, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    ASSERT_TRUE(cudalab::testing::matrices_match(d_ref.to_host(), got, n, n, 0.0))
+        << candidate.what << ", " << n << "^3 (expected = the given baseline's result on the "
+        << "inputs of the last timed run: set " << a_in.last() << " with that run's changes)";
+  }
+  for (const int r : {0, n / 2, n - 1}) {
+    for (int col = 0; col < n; col += 7) {
+      double sum = 0.0;
+      for (int i = 0; i < n; ++i)
+        sum += double(h_a[std::size_t(r) * n + i]) * h_b[std::size_t(i) * n + col];
+      ASSERT_EQ(got[std::size_t(r) * n + col], sum)
+          << candidate.what << ": the last timed output is wrong at C(" << r << ", " << col << "); "
+          << cudalab::seed_note();
+    }
+  }
 
   const double gflop = 2.0 * n * double(n) * n * 1e-9;
   const double base_gflops = gflop / (cmp.baseline.median_ms * 1e-3);

@@ -223,6 +223,26 @@ class GraderPitched {
     d_bytes_.upload(image);
   }
   void poison() { d_bytes_.fill_bytes(kPoisonByte); }
+  /// The allocation's image (rows, padding and guard) of a packed host matrix, as floats:
+  /// padding and guard are the poison NaN. pitch must be a multiple of 4 bytes.
+  std::vector<float> image_of(const std::vector<float>& h_packed) const {
+    std::vector<float> image(d_bytes_.size() / sizeof(float));
+    std::memset(image.data(), kPoisonByte, image.size() * sizeof(float));
+    for (int r = 0; r < rows_; ++r) {
+      std::memcpy(&image[r * pitch_ / sizeof(float)], &h_packed[std::size_t(r) * cols_],
+                  row_bytes());
+    }
+    return image;
+  }
+  /// The packed matrix held in the rows of @p image (image_of() backwards).
+  std::vector<float> packed_of(const std::vector<float>& image) const {
+    std::vector<float> h_packed(std::size_t(rows_) * cols_);
+    for (int r = 0; r < rows_; ++r) {
+      std::memcpy(&h_packed[std::size_t(r) * cols_], &image[r * pitch_ / sizeof(float)],
+                  row_bytes());
+    }
+    return h_packed;
+  }
   /// The whole allocation (rows, padding and guard), e.g. to copy one matrix into another.
   cudalab::DeviceBuffer<unsigned char>& bytes() { return d_bytes_; }
   float* data() { return reinterpret_cast<float*>(d_bytes_.data()); }
@@ -555,62 +575,64 @@ TEST(PitchPerf, PitchedMatmulKeepsTwoThirdsOfUnpitchedSpeed) {
   const std::size_t count = std::size_t(n) * n;
   const std::size_t pitch = round_up(std::size_t(n) * sizeof(float), 512);
   const dim3 block(kPerfBlockX, kPerfBlockY);
-  // ±1 data: every element of C is an integer, computed exactly by both kernels. Two input
-  // sets; before each timed run of the pitched kernel an untimed copy puts the other set
-  // behind its pointers (so a cached result cannot pass).
+  // ±1 data: every element of C is an integer, computed exactly by both kernels. A and B each
+  // alternate between two sets behind one pointer (cudalab::testing::AlternatingInput), the
+  // pitched kernel's as pitched images (padding and guard NaN), the packed baseline's packed:
+  // before every timed run of either an untimed copy puts the next set there with about sqrt(n)
+  // elements replaced at positions drawn for that run (padding stays padding), and the
+  // run's output is poisoned.
   std::vector<float> h_in[2][2];
   for (int set = 0; set < 2; ++set) {
     h_in[set][0] = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 1 + 2 * set);
     h_in[set][1] = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 2 + 2 * set);
   }
-  cudalab::DeviceBuffer<float> d_a = cudalab::DeviceBuffer(h_in[0][0]);
-  cudalab::DeviceBuffer<float> d_b = cudalab::DeviceBuffer(h_in[0][1]);
+  GraderPitched p_c(n, n, pitch);
+  const GraderPitched& layout = p_c;  // A and B have C's shape and pitch
+  using cudalab::testing::AlternatingInput;
+  AlternatingInput<float> p_a(layout.image_of(h_in[0][0]), layout.image_of(h_in[1][0]));
+  AlternatingInput<float> p_b(layout.image_of(h_in[0][1]), layout.image_of(h_in[1][1]));
+  AlternatingInput<float> d_a(h_in[0][0], h_in[1][0]), d_b(h_in[0][1], h_in[1][1]);
   cudalab::DeviceBuffer<float> d_c(count);
-  d_c.fill_bytes(kPoisonByte);
-  GraderPitched p_a(n, n, pitch), p_b(n, n, pitch), p_c(n, n, pitch);
-  GraderPitched sets[2][2] = {{GraderPitched(n, n, pitch), GraderPitched(n, n, pitch)},
-                              {GraderPitched(n, n, pitch), GraderPitched(n, n, pitch)}};
-  for (int set = 0; set < 2; ++set) {
-    sets[set][0].upload(h_in[set][0]);
-    sets[set][1].upload(h_in[set][1]);
-  }
-  p_a.upload(h_in[0][0]);
-  p_b.upload(h_in[0][1]);
 
   CapturedWork cap = CapturedWork::capture([&](cudaStream_t st) {
-    lab03::pitched_matmul(p_a.data(), pitch, p_b.data(), pitch, p_c.data(), pitch, n, n, n, block,
-                          st);
+    lab03::pitched_matmul(p_a.live.data(), pitch, p_b.live.data(), pitch, p_c.data(), pitch, n, n,
+                          n, block, st);
   });
   ASSERT_TRUE(cap.holds_only(pitched_rules(n, n, block)));
-  int runs = 0;
-  int last_set = 0;
   cudalab::BenchOptions o;
+  o.before_baseline = [&](cudaStream_t st) {
+    d_a.copy_next(st);
+    d_b.copy_next(st);
+    cudalab::testing::poison(d_c.data(), d_c.bytes(), st);
+  };
   o.before_candidate = [&](cudaStream_t st) {
-    last_set = ++runs % 2;
-    for (int which = 0; which < 2; ++which) {
-      GraderPitched& dst = which == 0 ? p_a : p_b;
-      CUDA_CHECK(cudaMemcpyAsync(dst.bytes().data(), sets[last_set][which].bytes().data(),
-                                 dst.bytes().bytes(), cudaMemcpyDeviceToDevice, st));
-    }
+    p_a.copy_next(st);
+    p_b.copy_next(st);
+    cudalab::testing::poison(p_c.bytes().data(), p_c.bytes().bytes(), st);
   };
   const cudalab::Comparison cmp = cudalab::compare(
       [&](cudaStream_t st) {
-        lab03::unpitched_matmul(d_a.data(), d_b.data(), d_c.data(), n, n, n, block, st);
+        lab03::unpitched_matmul(d_a.live.data(), d_b.live.data(), d_c.data(), n, n, n, block, st);
       },
       cap.as_work(), o);
   CUDA_CHECK(cudaDeviceSynchronize());
 
-  // No speed verdict for a wrong result: the last timed output must equal the given packed
-  // kernel's on the same inputs (itself checked by GivenUnpitchedBaselineGpu).
-  d_a.upload(h_in[last_set][0]);
-  d_b.upload(h_in[last_set][1]);
-  lab03::unpitched_matmul(d_a.data(), d_b.data(), d_c.data(), n, n, n, block);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<float> got;
-  ASSERT_TRUE(p_c.read(got)) << "pitched_matmul " << n << "^3, pitch " << pitch << " bytes";
-  ASSERT_TRUE(cudalab::testing::matrices_match(d_c.to_host(), got, n, n, 0.0))
-      << "pitched_matmul " << n << "^3, pitch " << pitch << " bytes, block " << dims(block)
-      << " (expected = the given baseline's result on the inputs of the last timed run)";
+  // No speed verdict for a wrong result: the last timed output (rows, padding and guard) must
+  // equal the given packed kernel's (itself checked by GivenUnpitchedBaselineGpu) on a fresh
+  // copy of exactly the inputs of that run.
+  {
+    const cudalab::DeviceBuffer<float> a(layout.packed_of(p_a.last_input()));
+    const cudalab::DeviceBuffer<float> b(layout.packed_of(p_b.last_input()));
+    cudalab::DeviceBuffer<float> ref(count);
+    lab03::unpitched_matmul(a.data(), b.data(), ref.data(), n, n, n, block);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<float> got;
+    ASSERT_TRUE(p_c.read(got)) << "pitched_matmul " << n << "^3, pitch " << pitch << " bytes";
+    ASSERT_TRUE(cudalab::testing::matrices_match(ref.to_host(), got, n, n, 0.0))
+        << "pitched_matmul " << n << "^3, pitch " << pitch << " bytes, block " << dims(block)
+        << " (expected = the given baseline's result on the inputs of the last timed run: set "
+        << p_a.last() << " with that run's changes)";
+  }
 
   const double gflop = 2.0 * n * double(n) * n * 1e-9;
   const double pitched_gflops = gflop / (cmp.candidate.median_ms * 1e-3);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Grader of lab 05: the bank-conflict model (CPU) and the conflict microbenchmarks (GPU).
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <memory>
 #include <numeric>
@@ -398,9 +399,60 @@ TEST(MicrobenchPerf, AllConflictIsSlowerByTheThreshold) {
                               << "x): do all 32 lanes really hit one bank on different words?";
 }
 
+/**
+ * One captured launch of a microbenchmark per run of a timing (warm-up and timed), each with
+ * its own outputs and its own step count: base + an offset in [0, 64) drawn from
+ * std::random_device, no two alike. The step count is the microbenchmark's only input, so no
+ * launch repeats the arguments of an earlier one and none can be answered from a remembered
+ * result (the work differs by under 0.5 % between runs). work() launches the next one.
+ */
+struct FreshBenches {
+  struct Run {
+    int steps;
+    std::unique_ptr<CapturedBench> bench;
+  };
+  std::vector<Run> runs;
+  std::size_t next = 0;
+  FreshBenches(lab05::Microbench which, int base, int count) {
+    std::vector<int> offsets(64);
+    std::iota(offsets.begin(), offsets.end(), 0);
+    std::random_device rd;
+    std::shuffle(offsets.begin(), offsets.end(), std::mt19937(rd()));
+    const cudalab::testing::GraphRules rules =
+        cudalab::kit::only_kernel(lab05::microbench_kernel(which));
+    for (int i = 0; i < count; ++i) {
+      const int steps = base + offsets.at(std::size_t(i));
+      Run r{steps, capture_bench(which, steps)};
+      EXPECT_TRUE(r.bench->cap->holds_only(rules)) << kernel_name(which);
+      cudalab::testing::poison(r.bench->d_cycles.data(), r.bench->d_cycles.bytes());
+      cudalab::testing::poison(r.bench->d_final.data(), r.bench->d_final.bytes());
+      runs.push_back(std::move(r));
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  cudalab::GpuWork work() {
+    return [this](cudaStream_t s) { runs.at(next++).bench->cap->launch(s); };
+  }
+  /// Every launch that ran ended its chains where its own step count says.
+  void expect_chains_end(lab05::Microbench which) const {
+    for (std::size_t i = 0; i < next; ++i) {
+      lab05::MicrobenchResult r;
+      std::array<long long, 32> cycles{};
+      runs[i].bench->d_cycles.download(cycles.data());
+      runs[i].bench->d_final.download(r.final_word.data());
+      r.cycles_per_access = static_cast<double>(cycles[0]) / runs[i].steps;
+      SCOPED_TRACE("timing run " + std::to_string(i) + " (" + std::to_string(runs[i].steps) +
+                   " steps)");
+      expect_chain_ends(which, r, runs[i].steps, kernel_name(which));
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+};
+
 // The kernels' own cycle counts are numbers they write themselves. Here the two kernels are
 // timed from outside (captured graphs, events, interleaved) and the 32-way kernel must be
-// slower by the threshold; and no kernel may report more cycles than it ran for.
+// slower by the threshold; and no kernel may report more cycles than it ran for. Every timed
+// launch has a step count of its own (FreshBenches) and its chain ends are checked.
 TEST(MicrobenchPerf, KernelDurationsConfirmTheSlowdown) {
   CUDALAB_REQUIRE_GPU();
   const int steps = 4 * seeded_steps();  // long chains: the chase dominates the launch
@@ -408,8 +460,13 @@ TEST(MicrobenchPerf, KernelDurationsConfirmTheSlowdown) {
   const auto worst_b = capture_bench(lab05::Microbench::AllConflict, steps);
   cudalab::BenchOptions opts;
   opts.flush_l2 = false;  // shared memory only
-  const cudalab::Comparison cmp =
-      cudalab::compare(free_b->cap->as_work(), worst_b->cap->as_work(), opts);
+  FreshBenches free_runs(lab05::Microbench::ConflictFree, steps, opts.warmup + opts.reps);
+  FreshBenches worst_runs(lab05::Microbench::AllConflict, steps, opts.warmup + opts.reps);
+  if (HasFailure()) return;
+  const cudalab::Comparison cmp = cudalab::compare(free_runs.work(), worst_runs.work(), opts);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  free_runs.expect_chains_end(lab05::Microbench::ConflictFree);
+  worst_runs.expect_chains_end(lab05::Microbench::AllConflict);
   const lab05::MicrobenchResult free_r = replay(*free_b, steps);
   const lab05::MicrobenchResult worst_r = replay(*worst_b, steps);
   expect_chain_ends(lab05::Microbench::ConflictFree, free_r, steps,

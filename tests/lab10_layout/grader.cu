@@ -328,16 +328,38 @@ __global__ void grader_count(const float* base, long long stride, long long n, f
   atomicAdd(count, mine);
 }
 
+/// The weighted distance of a particle (x, y, z) of mass m from @p c (exact on small integers).
+__device__ inline float weighted_distance(float x, float y, float z, float m, float3 c) {
+  const float dx = x - c.x, dy = y - c.y, dz = z - c.z;
+  return m * (dx * dx + dy * dy + dz * dz);
+}
+
 /// Counts wrong distances of data set @p salt; remembers the smallest wrong index.
 __global__ void grader_check_distance(const float* out, long long n, float3 c, std::uint64_t salt,
                                       unsigned long long* bad, unsigned long long* first_bad) {
   const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += step) {
-    const float dx = hashed_value(salt, i, 0) - c.x;
-    const float dy = hashed_value(salt, i, 1) - c.y;
-    const float dz = hashed_value(salt, i, 2) - c.z;
-    const float want = hashed_value(salt, i, 3) * (dx * dx + dy * dy + dz * dz);  // exact
+    const float want = weighted_distance(hashed_value(salt, i, 0), hashed_value(salt, i, 1),
+                                         hashed_value(salt, i, 2), hashed_value(salt, i, 3), c);
+    if (!(out[i] == want)) {
+      atomicAdd(bad, 1ull);
+      atomicMin(first_bad, static_cast<unsigned long long>(i));
+    }
+  }
+}
+
+/// Counts wrong distances of the particles in @p in (field f of particle i at
+/// in[f * field_step + i * stride]: SoA field_step n, stride 1; AoS4 1, 4).
+__global__ void grader_check_distance_of(const float* out, const float* in, long long n,
+                                         long long field_step, long long stride, float3 c,
+                                         unsigned long long* bad, unsigned long long* first_bad) {
+  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += step) {
+    const float* p = in + i * stride;
+    const float want =
+        weighted_distance(p[0], p[field_step], p[2 * field_step], p[3 * field_step], c);
     if (!(out[i] == want)) {
       atomicAdd(bad, 1ull);
       atomicMin(first_bad, static_cast<unsigned long long>(i));
@@ -354,6 +376,21 @@ __global__ void grader_check_soa(const float* soa, long long n, int fields, std:
        k += step) {
     const long long f = k / n, i = k - f * n;  // soa[f * n + i] = aos[i * fields + f]
     if (!(soa[k] == hashed_record(salt, i * fields + f))) {
+      atomicAdd(bad, 1ull);
+      atomicMin(first_bad, static_cast<unsigned long long>(k));
+    }
+  }
+}
+
+/// Counts wrong elements of soa (n records of `fields` floats) against the records in @p aos.
+__global__ void grader_check_soa_of(const float* soa, const float* aos, long long n, int fields,
+                                    unsigned long long* bad, unsigned long long* first_bad) {
+  const long long total = n * fields;
+  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; k < total;
+       k += step) {
+    const long long f = k / n, i = k - f * n;  // soa[f * n + i] = aos[i * fields + f]
+    if (!(soa[k] == aos[i * fields + f])) {
       atomicAdd(bad, 1ull);
       atomicMin(first_bad, static_cast<unsigned long long>(k));
     }
@@ -924,38 +961,44 @@ CUDALAB_SANITIZER_SUITE(ConversionSanitizer, kConversionSanitized, racecheck, sy
 CUDALAB_SANITIZER_SUITE(PointsSanitizer, kPointsSanitized, memcheck)
 
 // ---------------------------------------------------------------------------
-// Perf. Inputs are hashed on the device, a new data set before every timed run (untimed), so no
-// result can be cached; the last timed outputs are checked in full on the device.
+// Perf. Every input alternates between two data sets hashed on the device
+// (cudalab::testing::AlternatingInput): before every timed run, of the baseline and of the
+// candidate alike, an untimed copy puts the next set behind the input pointer with about sqrt(n)
+// elements replaced at positions drawn for that run, and the run's output is poisoned; so
+// no run can be satisfied by a remembered result. The last timed outputs are checked in full on
+// the device against exactly the input of their run (rebuilt there by last_input_to()).
 // ---------------------------------------------------------------------------
+namespace t = cudalab::testing;
 
-/// Times two captured launches interleaved; @p refill_baseline / @p refill_candidate put data
-/// set `run % 2` behind their pointers before each run.
-struct TimedPair {
-  cudalab::Comparison cmp;
-  std::uint64_t baseline_salt = 0;   // the data set the last baseline run saw
-  std::uint64_t candidate_salt = 0;  // the data set the last candidate run saw
-};
+/// Two data sets of @p elements floats, zeroed and then written by @p fill(buffer, salt,
+/// stream) with salts @p salt0 and another, alternating behind one live buffer.
+template <typename Fill>
+t::AlternatingInput<float> hashed_sets(std::size_t elements, std::uint64_t salt0, Fill fill) {
+  cudalab::DeviceBuffer<float> sets[2] = {cudalab::DeviceBuffer<float>(elements),
+                                          cudalab::DeviceBuffer<float>(elements)};
+  for (int i = 0; i < 2; ++i) {
+    sets[i].fill_bytes(0);  // what a strided field skips
+    fill(sets[i].data(), salt0 + std::uint64_t(i) * 0x10000000000ull, nullptr);
+  }
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return t::AlternatingInput<float>(std::move(sets[0]), std::move(sets[1]));
+}
 
-template <typename RefillB, typename RefillC>
-TimedPair time_pair(const CapturedWork& baseline, const CapturedWork& candidate,
-                    std::uint64_t salt0, RefillB refill_baseline, RefillC refill_candidate) {
-  TimedPair t;
-  long runs_b = 0, runs_c = 0;
-  cudalab::BenchOptions bo;
-  bo.before_baseline = [&](cudaStream_t s) {
-    t.baseline_salt = salt0 + std::uint64_t(runs_b++ % 2) * 0x10000000000ull;
-    refill_baseline(t.baseline_salt, s);
+/// The untimed step before a timed run: the next input of @p in, and @p bytes of @p out
+/// poisoned.
+cudalab::GpuWork next_run(t::AlternatingInput<float>& in, void* out, std::size_t bytes) {
+  return [&in, out, bytes](cudaStream_t s) {
+    in.copy_next(s);
+    t::poison(out, bytes, s);
   };
-  bo.before_candidate = [&](cudaStream_t s) {
-    t.candidate_salt = salt0 + std::uint64_t(runs_c++ % 2) * 0x10000000000ull;
-    refill_candidate(t.candidate_salt, s);
-  };
-  // The warm-up runs see set 0 too.
-  refill_baseline(salt0, nullptr);
-  refill_candidate(salt0, nullptr);
-  t.baseline_salt = t.candidate_salt = salt0;
-  t.cmp = cudalab::compare(baseline.as_work(), candidate.as_work(), bo);
-  return t;
+}
+
+/// What the last run of @p in read, rebuilt on the device.
+cudalab::DeviceBuffer<float> last_input_on_device(const t::AlternatingInput<float>& in) {
+  cudalab::DeviceBuffer<float> last(in.live.size());
+  in.last_input_to(last.data());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return last;
 }
 
 /// Records @p gbps and judges it as a share of a device-to-device copy and against the DRAM
@@ -973,162 +1016,213 @@ class PointsPerf : public ::testing::Test {
   void SetUp() override { CUDALAB_REQUIRE_GPU(); }
 };
 
-/// Count launches of a field (stride floats apart) with their own count buffer.
+/// Count launches of a field (stride floats apart) with their own count buffer, over an
+/// alternating input of hashed data sets.
 struct CountCase {
-  cudalab::DeviceBuffer<float> buf;
+  t::AlternatingInput<float> in;
   cudalab::DeviceBuffer<unsigned int> count{1};
   int stride;
   int n;
-  CountCase(int stride_, int n_) : buf(std::size_t(n_) * stride_), stride(stride_), n(n_) {}
+  CountCase(int stride_, int n_, std::uint64_t salt)
+      : in(hashed_sets(std::size_t(n_) * stride_, salt,
+                       [stride_, n_](float* b, std::uint64_t s, cudaStream_t st) {
+                         fill_field(b, stride_, n_, 0, s, st);
+                       })),
+        stride(stride_),
+        n(n_) {}
   CapturedWork capture(float x0) {
     return CapturedWork::capture([this, x0](cudaStream_t s) {
-      lab10::count_below(buf.data(), stride, n, x0, count.data(), s);
+      lab10::count_below(in.live.data(), stride, n, x0, count.data(), s);
     });
   }
   /// The grader's count (the baseline of a ratio) on this case.
   CapturedWork capture_grader(float x0) {
     return CapturedWork::capture([this, x0](cudaStream_t s) {
-      grader_count_below(buf.data(), stride, n, x0, count.data(), s);
+      grader_count_below(in.live.data(), stride, n, x0, count.data(), s);
     });
   }
-  void refill(std::uint64_t salt, cudaStream_t s) { fill_field(buf.data(), stride, n, 0, salt, s); }
-  /// Checks the last count against the reference count of data set @p salt.
-  void expect_count(std::uint64_t salt, float x0, const std::string& what) {
-    fill_field(buf.data(), stride, n, 0, salt, nullptr);  // the same set again (idempotent)
-    const unsigned long long want = reference_count(buf.data(), stride, n, x0);
-    EXPECT_EQ(count.to_host()[0], want) << what << ": the last timed count is wrong";
+  /// The untimed step before each timed run: the count of the run before it is kept with the
+  /// grader's count of the input it read (still live), then the next input, the count
+  /// poisoned. A count is one number: every run's is checked, not only the last's.
+  cudalab::GpuWork next_run(float x0) {
+    return [this, x0](cudaStream_t s) {
+      if (kept < kKept) {
+        CUDA_CHECK(cudaMemcpyAsync(got.data() + kept, count.data(), sizeof(unsigned int),
+                                   cudaMemcpyDeviceToDevice, s));
+        CUDA_CHECK(cudaMemsetAsync(want.data() + kept, 0, sizeof(unsigned long long), s));
+        grader_count<<<kGraderBlocks, kGraderThreads, 0, s>>>(in.live.data(), stride, n, x0,
+                                                              want.data() + kept);
+        CUDA_CHECK_LAST_LAUNCH();
+        ++kept;
+      }
+      ::next_run(in, count.data(), count.bytes())(s);
+    };
   }
+  /// Checks every kept count, and the last against the reference count of exactly the input
+  /// its run read.
+  void expect_counts(float x0, const std::string& what) {
+    const std::vector<unsigned int> h_got = got.to_host();
+    const std::vector<unsigned long long> h_want = want.to_host();
+    for (int i = 0; i < kept; ++i) {
+      EXPECT_EQ(h_got[std::size_t(i)], h_want[std::size_t(i)])
+          << what << ": the count of run " << i << " (warm-up last, then timed) is wrong";
+    }
+    const cudalab::DeviceBuffer<float> last = last_input_on_device(in);
+    EXPECT_EQ(count.to_host()[0], reference_count(last.data(), stride, n, x0))
+        << what << ": the last timed count is wrong (input set " << in.last()
+        << " with that run's changed elements)";
+  }
+  static constexpr int kKept = 64;  ///< more than the runs of a timing
+  cudalab::DeviceBuffer<unsigned int> got{kKept};
+  cudalab::DeviceBuffer<unsigned long long> want{kKept};
+  int kept = 0;
 };
+
+/// Times the baseline and candidate counts interleaved, each on its own alternating input.
+cudalab::Comparison time_counts(CountCase& base, const CapturedWork& cap_base, CountCase& cand,
+                                const CapturedWork& cap_cand, float x0) {
+  cudalab::BenchOptions bo;
+  bo.before_baseline = base.next_run(x0);
+  bo.before_candidate = cand.next_run(x0);
+  return cudalab::compare(cap_base.as_work(), cap_cand.as_work(), bo);
+}
 
 TEST_F(PointsPerf, XOnlySoaIsFasterThanAos4) {
   constexpr int kN = 1 << 26;
   constexpr float kX0 = 0.5f;
-  CountCase soa(1, kN), aos4(4, kN);
+  CountCase soa(1, kN, salt_for(60)), aos4(4, kN, salt_for(64));
   const CapturedWork cap_soa = soa.capture(kX0), cap_aos4 = aos4.capture_grader(kX0);
   ASSERT_TRUE(cap_soa.holds_only(count_rules(soa.count.data())));
   ASSERT_TRUE(cap_aos4.holds_only(grader_count_rules(aos4.count.data())));
-  const TimedPair t = time_pair(
-      cap_aos4, cap_soa, salt_for(60),
-      [&](std::uint64_t s, cudaStream_t st) { aos4.refill(s, st); },
-      [&](std::uint64_t s, cudaStream_t st) { soa.refill(s, st); });
-  aos4.expect_count(t.baseline_salt, kX0, "AoS4 p.x (stride 4)");
-  soa.expect_count(t.candidate_salt, kX0, "SoA x (stride 1)");
+  const cudalab::Comparison cmp = time_counts(aos4, cap_aos4, soa, cap_soa, kX0);
+  aos4.expect_counts(kX0, "AoS4 p.x (stride 4)");
+  soa.expect_counts(kX0, "SoA x (stride 1)");
   const double copy = cudalab::testing::d2d_copy_gbps(std::size_t(kN) * sizeof(float));
-  judge_bandwidth(4.0 * kN / (t.cmp.candidate.median_ms * 1e6), copy, kCountShareOfCopy,
-                  "count_soa");
-  cudalab::testing::expect_speedup(t.cmp, kXOnlySoaOverAos4Speedup,
+  judge_bandwidth(4.0 * kN / (cmp.candidate.median_ms * 1e6), copy, kCountShareOfCopy, "count_soa");
+  cudalab::testing::expect_speedup(cmp, kXOnlySoaOverAos4Speedup,
                                    "x-only count: SoA x (stride 1) vs AoS4 p.x (stride 4)");
 }
 
 TEST_F(PointsPerf, StrideOneIsFasterThanStride32) {
   constexpr int kN = 1 << 25;
   constexpr float kX0 = 0.5f;
-  CountCase strided(32, kN), dense(1, kN);
+  CountCase strided(32, kN, salt_for(61)), dense(1, kN, salt_for(65));
   const CapturedWork cap_strided = strided.capture_grader(kX0), cap_dense = dense.capture(kX0);
   ASSERT_TRUE(cap_strided.holds_only(grader_count_rules(strided.count.data())));
   ASSERT_TRUE(cap_dense.holds_only(count_rules(dense.count.data())));
-  const TimedPair t = time_pair(
-      cap_strided, cap_dense, salt_for(61),
-      [&](std::uint64_t s, cudaStream_t st) { strided.refill(s, st); },
-      [&](std::uint64_t s, cudaStream_t st) { dense.refill(s, st); });
-  strided.expect_count(t.baseline_salt, kX0, "stride 32");
-  dense.expect_count(t.candidate_salt, kX0, "stride 1");
-  cudalab::testing::record_measurement("stride32_ms", t.cmp.baseline.median_ms, "ms");
-  cudalab::testing::expect_speedup(t.cmp, kStrideOneOverStride32Speedup,
+  const cudalab::Comparison cmp = time_counts(strided, cap_strided, dense, cap_dense, kX0);
+  strided.expect_counts(kX0, "stride 32");
+  dense.expect_counts(kX0, "stride 1");
+  cudalab::testing::record_measurement("stride32_ms", cmp.baseline.median_ms, "ms");
+  cudalab::testing::expect_speedup(cmp, kStrideOneOverStride32Speedup,
                                    "x-only count: stride 1 vs stride 32 (a float per 128 bytes)");
 }
 
 TEST_F(PointsPerf, AllFieldsAos4KeepsPaceWithSoa) {
   constexpr int kN = 1 << 25;
   const float3 c{1.0f, -1.0f, 2.0f};
-  cudalab::DeviceBuffer<float> d_soa(4 * std::size_t(kN)), d_aos(4 * std::size_t(kN));
+  const std::uint64_t salt = salt_for(62);
+  t::AlternatingInput<float> soa_in =
+      hashed_sets(4 * std::size_t(kN), salt, [](float* b, std::uint64_t s, cudaStream_t st) {
+        for (int f = 0; f < 4; ++f) fill_field(b + std::size_t(f) * kN, 1, kN, f, s, st);
+      });
+  t::AlternatingInput<float> aos_in =
+      hashed_sets(4 * std::size_t(kN), salt, [](float* b, std::uint64_t s, cudaStream_t st) {
+        for (int f = 0; f < 4; ++f) fill_field(b + f, 4, kN, f, s, st);
+      });
   cudalab::DeviceBuffer<float> d_out_soa(kN), d_out_aos(kN);
-  const lab10::PointsSoA p{d_soa.data(), d_soa.data() + kN, d_soa.data() + 2 * std::size_t(kN),
-                           d_soa.data() + 3 * std::size_t(kN)};
-  const auto* p4 = reinterpret_cast<const float4*>(d_aos.data());
+  float* const soa = soa_in.live.data();
+  const lab10::PointsSoA p{soa, soa + kN, soa + 2 * std::size_t(kN), soa + 3 * std::size_t(kN)};
+  const auto* p4 = reinterpret_cast<const float4*>(aos_in.live.data());
   const CapturedWork cap_soa = CapturedWork::capture(
       [&](cudaStream_t s) { lab10::weighted_distance_soa(p, c, d_out_soa.data(), kN, s); });
   const CapturedWork cap_aos = CapturedWork::capture(
       [&](cudaStream_t s) { lab10::weighted_distance_aos4(p4, c, d_out_aos.data(), kN, s); });
   ASSERT_TRUE(cap_soa.holds_only(only_kernel(lab10::weighted_distance_soa_kernel())));
   ASSERT_TRUE(cap_aos.holds_only(only_kernel(lab10::weighted_distance_aos4_kernel())));
-  d_out_soa.fill_bytes(0xFF);
-  d_out_aos.fill_bytes(0xFF);
-  const TimedPair t = time_pair(
-      cap_soa, cap_aos, salt_for(62),
-      [&](std::uint64_t s, cudaStream_t st) {
-        for (int f = 0; f < 4; ++f) fill_field(d_soa.data() + std::size_t(f) * kN, 1, kN, f, s, st);
-      },
-      [&](std::uint64_t s, cudaStream_t st) {
-        for (int f = 0; f < 4; ++f) fill_field(d_aos.data() + f, 4, kN, f, s, st);
-      });
-  for (const auto& check : {std::tuple{&d_out_soa, t.baseline_salt, "SoA"},
-                            std::tuple{&d_out_aos, t.candidate_salt, "AoS4"}}) {
+  cudalab::BenchOptions bo;
+  bo.before_baseline = next_run(soa_in, d_out_soa.data(), d_out_soa.bytes());
+  bo.before_candidate = next_run(aos_in, d_out_aos.data(), d_out_aos.bytes());
+  const cudalab::Comparison cmp = cudalab::compare(cap_soa.as_work(), cap_aos.as_work(), bo);
+  // field f of particle i at in[f * field_step + i * stride]
+  for (const auto& check : {std::tuple{&d_out_soa, &soa_in, kN, 1, "SoA"},
+                            std::tuple{&d_out_aos, &aos_in, 1, 4, "AoS4"}}) {
     const float* out = std::get<0>(check)->data();
-    const std::uint64_t salt = std::get<1>(check);
-    const char* what = std::get<2>(check);
+    const t::AlternatingInput<float>& in = *std::get<1>(check);
+    const cudalab::DeviceBuffer<float> last = last_input_on_device(in);
     const DeviceVerdict v = device_verdict([&](auto* bad, auto* first) {
-      grader_check_distance<<<kGraderBlocks, kGraderThreads>>>(out, kN, c, salt, bad, first);
+      grader_check_distance_of<<<kGraderBlocks, kGraderThreads>>>(
+          out, last.data(), kN, std::get<2>(check), std::get<3>(check), c, bad, first);
     });
-    EXPECT_EQ(v.bad, 0u) << what << ": the last timed output is wrong from index " << v.first;
+    EXPECT_EQ(v.bad, 0u) << std::get<4>(check) << ": the last timed output is wrong from index "
+                         << v.first << " (input set " << in.last()
+                         << " with that run's changed elements)";
   }
   const double copy = cudalab::testing::d2d_copy_gbps(std::size_t(kN) * 4 * sizeof(float));
   const double bytes = 5.0 * sizeof(float) * kN;  // 4 floats read, 1 written per particle
-  judge_bandwidth(bytes / (t.cmp.baseline.median_ms * 1e6), copy, kDistanceShareOfCopy,
+  judge_bandwidth(bytes / (cmp.baseline.median_ms * 1e6), copy, kDistanceShareOfCopy,
                   "distance_soa");
-  judge_bandwidth(bytes / (t.cmp.candidate.median_ms * 1e6), copy, kDistanceShareOfCopy,
+  judge_bandwidth(bytes / (cmp.candidate.median_ms * 1e6), copy, kDistanceShareOfCopy,
                   "distance_aos4");
   // A two-sided band: neither layout may be much slower than the other when every field is used.
   const double scale = cudalab::speedup_scale();
   using cudalab::testing::Bound;
   const double band_low =
-      cudalab::testing::speed_bar("speedup", kAllFieldsBandLow, Bound::kAtLeast, t.cmp.speedup);
+      cudalab::testing::speed_bar("speedup", kAllFieldsBandLow, Bound::kAtLeast, cmp.speedup);
   const double band_high = cudalab::testing::speed_bar("speedup_upper_bound", kAllFieldsBandHigh,
-                                                       Bound::kAtMost, t.cmp.speedup);
+                                                       Bound::kAtMost, cmp.speedup);
   const double low = band_low * scale, high = band_high / scale;
   char text[300];
   std::snprintf(text, sizeof text,
                 "all fields: AoS4 vs SoA speedup %.3fx, needs %.2fx .. %.2fx (band %.2f .. %.2f, "
                 "CUDALAB_SPEEDUP_SCALE %.2f)",
-                t.cmp.speedup, low, high, band_low, band_high, scale);
+                cmp.speedup, low, high, band_low, band_high, scale);
   std::printf("[ SPEED    ] %s\n", text);
-  cudalab::testing::record_measurement("speedup", t.cmp.speedup, "x", low,
+  cudalab::testing::record_measurement("speedup", cmp.speedup, "x", low,
                                        cudalab::testing::Bound::kAtLeast);
-  cudalab::testing::record_measurement("speedup_upper_bound", t.cmp.speedup, "x", high,
+  cudalab::testing::record_measurement("speedup_upper_bound", cmp.speedup, "x", high,
                                        cudalab::testing::Bound::kAtMost);
-  EXPECT_GE(t.cmp.speedup, low) << text << ": the AoS4 kernel is too slow";
-  EXPECT_LE(t.cmp.speedup, high) << text << ": the SoA kernel is too slow";
+  EXPECT_GE(cmp.speedup, low) << text << ": the AoS4 kernel is too slow";
+  EXPECT_LE(cmp.speedup, high) << text << ": the SoA kernel is too slow";
 }
 
 TEST(ConversionPerf, TiledIsFasterThanNaive) {
   CUDALAB_REQUIRE_GPU();
   constexpr int kN = (1 << 27) / kPerfFields;  // 512 MiB of records
   const long long total = static_cast<long long>(kN) * kPerfFields;
-  cudalab::DeviceBuffer<float> d_aos(total), d_soa(total), d_aos_base(total), d_soa_base(total);
+  // Both conversions read one alternating input (each run its own changes) into their own
+  // output.
+  t::AlternatingInput<float> in = hashed_sets(
+      std::size_t(total), salt_for(63),
+      [total](float* b, std::uint64_t s, cudaStream_t st) { fill_records(b, total, s, st); });
+  cudalab::DeviceBuffer<float> d_soa(total), d_soa_base(total);
   const CapturedWork cap_naive = CapturedWork::capture([&](cudaStream_t s) {
-    lab10::aos_to_soa_naive(d_aos_base.data(), d_soa_base.data(), kN, kPerfFields, s);
+    lab10::aos_to_soa_naive(in.live.data(), d_soa_base.data(), kN, kPerfFields, s);
   });
   const CapturedWork cap_tiled = CapturedWork::capture([&](cudaStream_t s) {
-    lab10::aos_to_soa_tiled(d_aos.data(), d_soa.data(), kN, kPerfFields, s);
+    lab10::aos_to_soa_tiled(in.live.data(), d_soa.data(), kN, kPerfFields, s);
   });
   ASSERT_TRUE(cap_naive.holds_only(only_kernel(lab10::aos_to_soa_naive_kernel())));
   ASSERT_TRUE(cap_tiled.holds_only(only_kernel(lab10::aos_to_soa_tiled_kernel())));
-  d_soa.fill_bytes(0xFF);
-  const TimedPair t = time_pair(
-      cap_naive, cap_tiled, salt_for(63),
-      [&](std::uint64_t s, cudaStream_t st) { fill_records(d_aos_base.data(), total, s, st); },
-      [&](std::uint64_t s, cudaStream_t st) { fill_records(d_aos.data(), total, s, st); });
-  const DeviceVerdict v = device_verdict([&](auto* bad, auto* first) {
-    grader_check_soa<<<kGraderBlocks, kGraderThreads>>>(d_soa.data(), kN, kPerfFields,
-                                                        t.candidate_salt, bad, first);
-  });
-  EXPECT_EQ(v.bad, 0u) << "the last timed conversion is wrong from soa[" << v.first << "]";
+  cudalab::BenchOptions bo;
+  bo.before_baseline = next_run(in, d_soa_base.data(), d_soa_base.bytes());
+  bo.before_candidate = next_run(in, d_soa.data(), d_soa.bytes());
+  const cudalab::Comparison cmp = cudalab::compare(cap_naive.as_work(), cap_tiled.as_work(), bo);
+  {
+    const cudalab::DeviceBuffer<float> last = last_input_on_device(in);
+    const DeviceVerdict v = device_verdict([&](auto* bad, auto* first) {
+      grader_check_soa_of<<<kGraderBlocks, kGraderThreads>>>(d_soa.data(), last.data(), kN,
+                                                             kPerfFields, bad, first);
+    });
+    EXPECT_EQ(v.bad, 0u) << "the last timed conversion is wrong from soa[" << v.first
+                         << "] (input set " << in.last() << " with that run's changed elements)";
+  }
   const double copy = cudalab::testing::d2d_copy_gbps(std::size_t(total) * sizeof(float));
-  judge_bandwidth(2.0 * sizeof(float) * total / (t.cmp.candidate.median_ms * 1e6), copy,
+  judge_bandwidth(2.0 * sizeof(float) * total / (cmp.candidate.median_ms * 1e6), copy,
                   kTiledShareOfCopy, "tiled_conversion");
-  cudalab::testing::record_measurement("naive_ms", t.cmp.baseline.median_ms, "ms");
+  cudalab::testing::record_measurement("naive_ms", cmp.baseline.median_ms, "ms");
   cudalab::testing::expect_speedup(
-      t.cmp, kTiledOverNaiveSpeedup,
+      cmp, kTiledOverNaiveSpeedup,
       "AoS -> SoA, " + std::to_string(kPerfFields) + " fields: tiled vs the naive strided copy");
 }
 

@@ -591,41 +591,38 @@ cudalab::BenchOptions perf_options(int reps) {
   return o;
 }
 
-/// Two 8192^2 inputs (filled on the device from a per-run salt; no host generation) behind
-/// one live buffer: copy_next() (an untimed before_candidate step) copies set runs % 2.
-struct PatternSets {
-  static constexpr std::size_t kCount = std::size_t(kPerfSide) * kPerfSide;
-  std::uint32_t salts[2];
-  cudalab::DeviceBuffer<float> sets[2] = {cudalab::DeviceBuffer<float>(kCount),
-                                          cudalab::DeviceBuffer<float>(kCount)};
-  cudalab::DeviceBuffer<float> live{kCount};
-  long runs = 0;
-  explicit PatternSets(std::uint64_t stream) {
-    auto rng = cudalab::make_rng(stream);
-    for (int i = 0; i < 2; ++i) {
-      salts[i] = std::uint32_t(rng());
-      fill_pattern_kernel<<<dim3(8, 2048), 256>>>(sets[i].data(), kPerfSide * sizeof(float),
-                                                  kPerfSide, kPerfSide, salts[i]);
-      CUDA_CHECK_LAST_LAUNCH();
-    }
-    CUDA_CHECK(cudaMemcpy(live.data(), sets[0].data(), live.bytes(), cudaMemcpyDeviceToDevice));
+constexpr std::size_t kPerfCount = std::size_t(kPerfSide) * kPerfSide;
+
+/// Two 8192^2 inputs filled on the device from per-run salts (no host generation), alternating
+/// behind one live buffer (AlternatingInput): copy_next() (an untimed before_* step) copies the
+/// next set there and replaces about sqrt(n) elements at positions drawn for that run.
+t::AlternatingInput<float> pattern_sets(std::uint64_t stream) {
+  auto rng = cudalab::make_rng(stream);
+  cudalab::DeviceBuffer<float> sets[2] = {cudalab::DeviceBuffer<float>(kPerfCount),
+                                          cudalab::DeviceBuffer<float>(kPerfCount)};
+  for (auto& set : sets) {
+    fill_pattern_kernel<<<dim3(8, 2048), 256>>>(set.data(), kPerfSide * sizeof(float), kPerfSide,
+                                                kPerfSide, std::uint32_t(rng()));
+    CUDA_CHECK_LAST_LAUNCH();
   }
-  void copy_next(cudaStream_t s) {
-    const int next = int(runs++ % 2);
-    CUDA_CHECK(
-        cudaMemcpyAsync(live.data(), sets[next].data(), live.bytes(), cudaMemcpyDeviceToDevice, s));
-  }
-  /// The salt of the set the last copy_next() put in live.
-  std::uint32_t last_salt() const { return salts[runs == 0 ? 0 : (runs - 1) % 2]; }
-};
+  return t::AlternatingInput<float>(std::move(sets[0]), std::move(sets[1]));
+}
+
+/// The next input and a poisoned @p out before a timed run (the same for both sides).
+cudalab::GpuWork next_run(t::AlternatingInput<float>& in, cudalab::DeviceBuffer<float>& out) {
+  return [&in, &out](cudaStream_t s) {
+    in.copy_next(s);
+    t::poison(out.data(), out.bytes(), s);
+  };
+}
 
 /// The float4 copy of 8192^2 floats, captured (only the student's kernel), and its check.
 struct PerfCopy {
   static constexpr std::size_t kPitch = std::size_t(kPerfSide) * 4;
-  PatternSets in{71};
-  cudalab::DeviceBuffer<float> d_out{PatternSets::kCount};
-  cudalab::DeviceBuffer<float> d_base{PatternSets::kCount};
-  double bytes() const { return 2.0 * double(PatternSets::kCount) * sizeof(float); }
+  t::AlternatingInput<float> in = pattern_sets(71);
+  cudalab::DeviceBuffer<float> d_out{kPerfCount};
+  cudalab::DeviceBuffer<float> d_base{kPerfCount};
+  double bytes() const { return 2.0 * double(kPerfCount) * sizeof(float); }
 
   t::CapturedWork capture(const lab11::CopyLaunch& launch) {
     t::CapturedWork cap = t::CapturedWork::capture([&](cudaStream_t s) {
@@ -635,20 +632,12 @@ struct PerfCopy {
     EXPECT_TRUE(cap.holds_only(kit::only_kernel(lab11::vec4_copy_kernel())));
     return cap;
   }
-  /// The last timed output is the input set it read.
+  /// The last timed output is exactly the input its run read (last_input()).
   ::testing::AssertionResult output_ok() const {
-    const std::vector<float> got = d_out.to_host();
-    const std::uint32_t salt = in.last_salt();
-    for (int r = 0; r < kPerfSide; ++r) {
-      for (int c = 0; c < kPerfSide; ++c) {
-        if (got[std::size_t(r) * kPerfSide + c] != pattern(r, c, salt)) {
-          return ::testing::AssertionFailure()
-                 << "the timed float4 copy is wrong at row " << r << ", col " << c
-                 << "; no speed verdict. " << cudalab::seed_note();
-        }
-      }
-    }
-    return ::testing::AssertionSuccess();
+    return cudalab::testing::matrices_match(in.last_input(), d_out.to_host(), kPerfSide, kPerfSide,
+                                            0.0)
+           << " (the timed float4 copy, input set " << in.last()
+           << " with that run's changed elements; no speed verdict)";
   }
 };
 
@@ -658,14 +647,13 @@ TEST(CopyPerf, Float4CopyReachesTheDeviceCopyBandwidth) {
   t::CapturedWork cap = p.capture({});
   if (HasFailure()) return;
   auto opts = perf_options(15);
-  opts.before_candidate = [&](cudaStream_t s) { p.in.copy_next(s); };
-  t::poison(p.d_out.data(), p.d_out.bytes());
+  opts.before_candidate = next_run(p.in, p.d_out);
   const auto stats = cudalab::benchmark(cap.as_work(), opts);
   CUDA_CHECK(cudaDeviceSynchronize());
   ASSERT_TRUE(p.output_ok());
   const double gbps = p.bytes() / (stats.median_ms * 1e6);
   t::expect_possible(gbps, cudalab::device_ceilings().dram_gbps, "GB/s", "float4 copy");
-  t::expect_share(gbps, t::d2d_copy_gbps(PatternSets::kCount * sizeof(float)), kCopyShare, "GB/s",
+  t::expect_share(gbps, t::d2d_copy_gbps(kPerfCount * sizeof(float)), kCopyShare, "GB/s",
                   "float4 copy vs cudaMemcpyAsync device-to-device");
 }
 
@@ -676,11 +664,11 @@ void expect_copy_speedup(const lab11::CopyLaunch& launch, double threshold,
   t::CapturedWork cap = p.capture(launch);
   if (::testing::Test::HasFailure()) return;
   auto opts = perf_options(9);
-  opts.before_candidate = [&](cudaStream_t s) { p.in.copy_next(s); };
-  t::poison(p.d_out.data(), p.d_out.bytes());
+  opts.before_baseline = next_run(p.in, p.d_base);
+  opts.before_candidate = next_run(p.in, p.d_out);
   const auto cmp = cudalab::compare(
       [&](cudaStream_t s) {
-        lab11::scalar_copy(p.in.sets[0].data(), PerfCopy::kPitch, p.d_base.data(), PerfCopy::kPitch,
+        lab11::scalar_copy(p.in.live.data(), PerfCopy::kPitch, p.d_base.data(), PerfCopy::kPitch,
                            kPerfSide, kPerfSide, launch, s);
       },
       cap.as_work(), opts);
@@ -711,36 +699,37 @@ TEST(CopyPerf, Float4KeepsUpWithScalarAtFullOccupancy) {
 TEST(TileStagePerf, InterleavedTransposeBeatsPaddedAndNearsTheCopy) {
   CUDALAB_REQUIRE_GPU();
   constexpr std::size_t kPitch = std::size_t(kPerfSide) * 4;
-  PatternSets in(81);
-  cudalab::DeviceBuffer<float> d_out(PatternSets::kCount), d_base(PatternSets::kCount);
+  t::AlternatingInput<float> in = pattern_sets(81);
+  cudalab::DeviceBuffer<float> d_out(kPerfCount), d_base(kPerfCount);
   t::CapturedWork cap = t::CapturedWork::capture([&](cudaStream_t s) {
     lab11::vec4_tile_transpose<lab11::InterleavedVec4>(in.live.data(), kPitch, d_out.data(), kPitch,
                                                        kPerfSide, kPerfSide, s);
   });
   ASSERT_TRUE(cap.holds_only(
       kit::only_kernel(lab11::vec4_tile_transpose_kernel<lab11::InterleavedVec4>())));
-  t::poison(d_out.data(), d_out.bytes());
   auto opts = perf_options(15);
-  opts.before_candidate = [&](cudaStream_t s) { in.copy_next(s); };
+  opts.before_baseline = next_run(in, d_base);
+  opts.before_candidate = next_run(in, d_out);
   const auto cmp = cudalab::compare(
       [&](cudaStream_t s) {
-        lab11::padded_transpose(in.sets[0].data(), d_base.data(), kPerfSide, kPerfSide, s);
+        lab11::padded_transpose(in.live.data(), d_base.data(), kPerfSide, kPerfSide, s);
       },
       cap.as_work(), opts);
   CUDA_CHECK(cudaDeviceSynchronize());
   const std::vector<float> got = d_out.to_host();
-  const std::uint32_t salt = in.last_salt();
+  const std::vector<float> want = in.last_input();
   for (int r = 0; r < kPerfSide; ++r) {
     for (int c = 0; c < kPerfSide; ++c) {
-      if (got[std::size_t(r) * kPerfSide + c] != pattern(c, r, salt)) {
-        FAIL() << "the timed float4 transpose is wrong at out(" << r << ", " << c
-               << "); no speed verdict. " << cudalab::seed_note();
+      if (got[std::size_t(r) * kPerfSide + c] != want[std::size_t(c) * kPerfSide + r]) {
+        FAIL() << "the timed float4 transpose is wrong at out(" << r << ", " << c << ") (input set "
+               << in.last() << " with that run's changed elements); no "
+               << "speed verdict. " << cudalab::seed_note();
       }
     }
   }
-  const double bytes = 2.0 * double(PatternSets::kCount) * sizeof(float);
+  const double bytes = 2.0 * double(kPerfCount) * sizeof(float);
   const double gbps = bytes / (cmp.candidate.median_ms * 1e6);
-  const double copy = t::d2d_copy_gbps(PatternSets::kCount * sizeof(float));
+  const double copy = t::d2d_copy_gbps(kPerfCount * sizeof(float));
   t::record_measurement("padded transpose share of the device copy",
                         bytes / (cmp.baseline.median_ms * 1e6) / copy, "");
   t::expect_possible(gbps, cudalab::device_ceilings().dram_gbps, "GB/s", "float4 transpose");

@@ -463,7 +463,7 @@ TEST(PipelinedMmaSanitizer, SynccheckFindsNoInvalidBarrier) {
 // ---------------------------------------------------------------------------
 // Perf, 4096^3 bits. The candidate is timed as its captured graph (popcounts + MMA kernel);
 // before each timed run one of two input sets is copied behind its pointers (untimed) with about
-// one word in 64 changed at positions no code of the lab can predict, and the last output is
+// sqrt(n) words changed at positions no code of the lab can predict, and the last output is
 // checked in full against cuBLAS SGEMM on exactly what that run read (last_input(), unpacked;
 // exact on ±1 data) and on rows against the host.
 // ---------------------------------------------------------------------------

@@ -98,6 +98,15 @@ struct AlternatingInput {
     sets[1].upload(set1);
     live.upload(set0);
   }
+  /// Two sets already on the device (e.g. filled there by a kernel: large inputs need no host
+  /// copy); last_input() downloads them when it is asked.
+  AlternatingInput(DeviceBuffer<T>&& set0, DeviceBuffer<T>&& set1)
+      : live(set0.size()), sets{std::move(set0), std::move(set1)} {
+    if (sets[0].size() != sets[1].size() || sets[0].size() == 0) {
+      throw std::invalid_argument("AlternatingInput: two non-empty sets of one size");
+    }
+    CUDA_CHECK(cudaMemcpy(live.data(), sets[0].data(), live.bytes(), cudaMemcpyDeviceToDevice));
+  }
   /// Elements changed per run: about sqrt(size), at least 16.
   std::size_t changes() const {
     return std::max<std::size_t>(16, std::size_t(std::sqrt(double(live.size()))));
@@ -115,6 +124,10 @@ struct AlternatingInput {
   int last() const { return runs == 0 ? 0 : int((runs - 1) % 2); }
   /// What live held for the last run (set 0 before any run), rebuilt on the host.
   std::vector<T> last_input() const {
+    if (host_[0].empty()) {  // device-built sets
+      host_[0] = sets[0].to_host();
+      host_[1] = sets[1].to_host();
+    }
     std::vector<T> v = host_[last()];
     if (runs == 0) return v;
     const std::vector<T>& other = host_[1 - last()];
@@ -124,14 +137,22 @@ struct AlternatingInput {
     }
     return v;
   }
+  /// Enqueues on @p s the rebuild of last_input() on the device, into @p dst (live.size()
+  /// elements): for inputs too large to check on the host.
+  void last_input_to(T* dst, cudaStream_t s = nullptr) const {
+    CUDA_CHECK(
+        cudaMemcpyAsync(dst, sets[last()].data(), live.bytes(), cudaMemcpyDeviceToDevice, s));
+    if (runs == 0) return;
+    copy_changed_elements(dst, sets[1 - last()].data(), live.size(), sizeof(T), key_, changes(), s);
+  }
   DeviceBuffer<T> live;     ///< the buffer the timed work reads
   DeviceBuffer<T> sets[2];  ///< the two input sets
   long runs = 0;            ///< copies enqueued so far
 
  private:
-  std::vector<T> host_[2];     ///< the two sets, for last_input()
-  std::random_device random_;  ///< not the run seed: host code of a lab cannot predict it
-  std::uint64_t key_ = 0;      ///< positions of the last run's changes
+  mutable std::vector<T> host_[2];  ///< the two sets, for last_input() (lazy if device-built)
+  std::random_device random_;       ///< not the run seed: host code of a lab cannot predict it
+  std::uint64_t key_ = 0;           ///< positions of the last run's changes
 };
 
 /**
