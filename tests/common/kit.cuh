@@ -12,7 +12,8 @@
  * - SignProduct, random ±1 operands packed as bits and their exact product (binary labs);
  * - matmul_tolerance(), the one tolerance rule of float matrix products;
  * - ProductRace, the perf fixture: candidate vs baseline, alternating inputs, verified outputs;
- * - CUDALAB_SANITIZER_SUITE / CUDALAB_SANITIZER_TEST, a sanitizer suite in one line.
+ * - CUDALAB_SANITIZER_SUITE / CUDALAB_SANITIZER_TEST, a sanitizer suite in one line;
+ * - expect_sass() and its SassRule (sass_rules.hpp): the technique's opcodes in a kernel's SASS.
  */
 #pragma once
 
@@ -37,6 +38,7 @@
 #include "cudalab/matrix.hpp"
 #include "cudalab/testing.hpp"
 #include "cudalab/tools.hpp"
+#include "sass_rules.hpp"
 
 namespace cudalab::kit {
 

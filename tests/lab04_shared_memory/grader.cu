@@ -529,4 +529,26 @@ TEST_F(TiledPerf, DynamicWithTheStaticShapeAgainstStatic) {
                                    "dynamic 32x32 depth 32 vs static 32x32 (no large regression)");
 }
 
+// ---------------------------------------------------------------------------
+// The technique in the machine code (cuobjdump -sass of this grader, no GPU): both tiled
+// kernels stage their tiles in shared memory and wait for them at a barrier. A kernel that
+// computes straight from global memory under the tiled name has none of STS, LDS, BAR.SYNC.
+// ---------------------------------------------------------------------------
+std::vector<cudalab::kit::SassRule> shared_tile_rules() {
+  using cudalab::kit::sass_requires;
+  return {sass_requires({"STS"}, "the tiles must be stored to shared memory (no STS)"),
+          sass_requires({"LDS"}, "the products must read the tiles from shared memory (no LDS)"),
+          sass_requires({"BAR.SYNC"},
+                        "the block must wait at a barrier (__syncthreads) before "
+                        "reading the tiles its threads staged")};
+}
+
+TEST(TiledSassCpu, StaticKernelStagesItsTilesInSharedMemory) {
+  cudalab::kit::expect_sass(lab04::tiled_static_kernel(), shared_tile_rules());
+}
+
+TEST(TiledSassCpu, DynamicKernelStagesItsTilesInSharedMemory) {
+  cudalab::kit::expect_sass(lab04::tiled_dynamic_kernel(), shared_tile_rules());
+}
+
 }  // namespace

@@ -790,4 +790,17 @@ TEST_F(XnorPerf, TableIsFasterThanFloatOneBlockPerRow) {
       "XNOR table <<<4096, 32>>> vs float one-block-per-row <<<4096, 32>>>");
 }
 
+// ---------------------------------------------------------------------------
+// The technique in the machine code (cuobjdump -sass of this grader, no GPU): the popc
+// instance of the kernel counts bits with the hardware instruction, not a loop or a table.
+// ---------------------------------------------------------------------------
+TEST(XnorSassCpu, PopcKernelCountsBitsWithThePopcInstruction) {
+  cudalab::kit::expect_sass(
+      lab08::xnor_matmul_popc_kernel(),
+      {cudalab::kit::sass_requires({"POPC"},
+                                   "the popc kernel must count the bits of each XNOR "
+                                   "word with __popc (the POPC instruction)")},
+      "IntrinsicPopcount>");
+}
+
 }  // namespace

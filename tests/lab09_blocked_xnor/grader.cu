@@ -605,4 +605,31 @@ TEST_F(RegisterTiledPerf, BeatsCublasSgemm) {
                                    "register-tiled 64-bit vs cublasSgemm on the same ±1 data");
 }
 
+// ---------------------------------------------------------------------------
+// The technique in the machine code (cuobjdump -sass of this grader, no GPU): both instances
+// of the tiled kernel stage their tiles in shared memory behind a barrier, and the popc one
+// counts with the POPC instruction. The naive kernel under the tiled name has no STS/LDS.
+// ---------------------------------------------------------------------------
+std::vector<cudalab::kit::SassRule> tiled_rules() {
+  using cudalab::kit::sass_requires;
+  return {sass_requires({"STS"},
+                        "the 16x16 tiles of packed words must be stored to shared "
+                        "memory (no STS)"),
+          sass_requires({"LDS"}, "the words must be read back from shared memory (no LDS)"),
+          sass_requires({"BAR.SYNC"},
+                        "the block must wait at a barrier (__syncthreads) before "
+                        "reading the tiles its threads staged")};
+}
+
+TEST(TiledSassCpu, TableKernelStagesItsTilesInSharedMemory) {
+  cudalab::kit::expect_sass(lab09::tiled_xnor_table_kernel(), tiled_rules(), "<true>");
+}
+
+TEST(TiledSassCpu, PopcKernelStagesItsTilesAndCountsWithPopc) {
+  std::vector<cudalab::kit::SassRule> rules = tiled_rules();
+  rules.push_back(cudalab::kit::sass_requires(
+      {"POPC"}, "the popc kernel must count the differing bits with __popc (POPC)"));
+  cudalab::kit::expect_sass(lab09::tiled_xnor_popc_kernel(), rules, "<false>");
+}
+
 }  // namespace

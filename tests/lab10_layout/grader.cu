@@ -1226,4 +1226,20 @@ TEST(ConversionPerf, TiledIsFasterThanNaive) {
       "AoS -> SoA, " + std::to_string(kPerfFields) + " fields: tiled vs the naive strided copy");
 }
 
+// ---------------------------------------------------------------------------
+// The technique in the machine code (cuobjdump -sass of this grader, no GPU): the tiled
+// conversion stages its records in shared memory behind a barrier. The naive strided copy
+// under the tiled name has no STS/LDS.
+// ---------------------------------------------------------------------------
+TEST(ConversionSassCpu, TiledKernelStagesItsRecordsInSharedMemory) {
+  using cudalab::kit::sass_requires;
+  kit::expect_sass(
+      lab10::aos_to_soa_tiled_kernel(),
+      {sass_requires({"STS"}, "the tile of records must be stored to shared memory (no STS)"),
+       sass_requires({"LDS"}, "the fields must be read back from shared memory (no LDS)"),
+       sass_requires({"BAR.SYNC"},
+                     "the block must wait at a barrier (__syncthreads) before "
+                     "reading records other threads staged")});
+}
+
 }  // namespace

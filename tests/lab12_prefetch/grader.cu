@@ -596,4 +596,39 @@ TEST(PipelinedProfiler, FewerLongScoreboardStallsPerInstruction) {
                              "multiply, not waited for right after they are issued";
 }
 
+// ---------------------------------------------------------------------------
+// The technique in the machine code (cuobjdump -sass of this grader, no GPU). The two-stage
+// kernel copies with cp.async (LDGSTS), commits groups (LDGDEPBAR) and waits on them (DEPBAR);
+// sm_80 and later. The bulk-copy kernel copies with the TMA unit (UBLKCP, or UTMALDG for a
+// tensor map), completes on mbarriers (SYNCS) and holds no cp.async: part 2's kernel under its
+// name fails; sm_90 and later.
+// ---------------------------------------------------------------------------
+TEST(PipelineSassCpu, PipelinedKernelCopiesWithCpAsyncGroups) {
+  using kit::sass_requires;
+  kit::expect_sass(lab12::pipelined_kernel(),
+                   {sass_requires({"LDGSTS"}, "the tiles must reach shared memory by cp.async"),
+                    sass_requires({"LDGDEPBAR"},
+                                  "each step's copies must be committed as a group "
+                                  "(__pipeline_commit / cp.async.commit_group)"),
+                    sass_requires({"DEPBAR"},
+                                  "the kernel must wait for a group of copies "
+                                  "(__pipeline_wait_prior / cp.async.wait_group)")},
+                   "", 80);
+}
+
+TEST(PipelineSassCpu, TmaKernelCopiesWithBulkCopiesOnMbarriers) {
+  kit::expect_sass(
+      lab12::tma_kernel(),
+      {kit::sass_requires({"UBLKCP", "UTMALDG"},
+                          "the tile rows must be copied by the TMA unit (cuda::memcpy_async of "
+                          "aligned_size_t<16> on a block-scope cuda::barrier: cp.async.bulk)"),
+       kit::sass_requires({"SYNCS"},
+                          "the stages must complete on mbarriers (cuda::barrier in "
+                          "shared memory)"),
+       kit::sass_forbids({"LDGSTS"},
+                         "the bulk-copy kernel must not copy with cp.async "
+                         "(part 2's technique)")},
+      "", 90);
+}
+
 }  // namespace

@@ -349,15 +349,7 @@ std::string and_popc_verdict(const MmaPlacement& p) {
   return os.str();
 }
 
-/// 90 for "sm_90" or "sm_90a"; 0 when @p arch names no sm_ architecture.
-int sm_number(const std::string& arch) {
-  if (!starts_with(arch, "sm_")) return 0;
-  int v = 0;
-  for (std::size_t i = 3; i < arch.size() && arch[i] >= '0' && arch[i] <= '9'; ++i) {
-    v = 10 * v + (arch[i] - '0');
-  }
-  return v;
-}
+using kit::sm_number;  // 90 for "sm_90" or "sm_90a"; 0 for no sm_ architecture
 
 /// Every sm_80 .. sm_90 SASS function named like @p info holds a BMMA ... .AND in its own code.
 void expect_and_popc_mma(const KernelInfo& info) {
@@ -391,6 +383,14 @@ TEST(NaiveSassCpu, KernelUsesTheAndPopcTensorCoreMma) {
 
 TEST(PipelinedSassCpu, KernelUsesTheAndPopcTensorCoreMma) {
   expect_and_popc_mma(lab14::mma_pipelined_kernel());
+}
+
+TEST(PipelinedSassCpu, KernelCopiesItsTilesWithCpAsync) {
+  kit::expect_sass(lab14::mma_pipelined_kernel(),
+                   {kit::sass_requires({"LDGSTS"},
+                                       "the pipelined kernel must fill its stages "
+                                       "with cp.async (__pipeline_memcpy_async)")},
+                   "", 80);
 }
 
 // Given (not graded): the rules above on hand-written listings, and cuobjdump's output read as
