@@ -3,6 +3,8 @@
 // shared-memory poisoning, and the device ceilings.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "cudalab/ceilings.cuh"
@@ -182,6 +184,36 @@ TEST(GivenGraphCaptureGpu, PoisonedSharedMemoryReadsAsNaN) {
     nan = std::max(nan, n);
   }
   EXPECT_EQ(nan, words) << "only " << nan << " of " << words << " unwritten shared words read NaN";
+}
+
+TEST(GivenAlternatingInputGpu, EveryRunReadsANewInputThatTheHostRebuilds) {
+  CUDALAB_REQUIRE_GPU();
+  const std::size_t n = 1 << 16;  // 256 changes per run
+  std::vector<std::uint32_t> set0(n), set1(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    set0[i] = std::uint32_t(2 * i);
+    set1[i] = std::uint32_t(2 * i + 1);  // differs from set 0 everywhere
+  }
+  cudalab::testing::AlternatingInput<std::uint32_t> in(set0, set1);
+  EXPECT_EQ(in.changes(), std::size_t(256));
+  EXPECT_EQ(in.last_input(), set0);  // before any run: set 0 as uploaded
+  std::vector<std::vector<std::uint32_t>> seen;
+  for (int run = 0; run < 4; ++run) {
+    in.copy_next(nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<std::uint32_t> live = in.live.to_host();
+    ASSERT_EQ(live, in.last_input()) << "run " << run << ": the host rebuild differs";
+    ASSERT_EQ(live, in.input_of_run(run)) << "run " << run;
+    const std::vector<std::uint32_t>& base = run % 2 == 0 ? set0 : set1;
+    std::size_t changed = 0;
+    for (std::size_t i = 0; i < n; ++i) changed += live[i] != base[i];
+    EXPECT_GT(changed, std::size_t(200)) << "run " << run << " (positions may repeat)";
+    EXPECT_LE(changed, in.changes()) << "run " << run;
+    for (const auto& earlier : seen) EXPECT_NE(live, earlier) << "run " << run << " repeats";
+    seen.push_back(live);
+  }
+  for (int run = 0; run < 4; ++run) EXPECT_EQ(in.input_of_run(run), seen[std::size_t(run)]);
+  EXPECT_THROW(in.input_of_run(4), std::out_of_range);
 }
 
 TEST(GivenCeilingsGpu, MeasuredClockAndCopyStayBelowTheCeilings) {

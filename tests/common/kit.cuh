@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -168,12 +169,15 @@ struct Racer {
  * 1. captures the candidate (reading the live inputs, writing its own C) and checks its graph
  *    against its rules; captures the baseline (set 0, its own C) and checks its graph, unless
  *    it has no rules (then it runs uncaptured);
- * 2. times both interleaved (cudalab::compare, L2 flushed); before every run of the candidate
- *    (warm-up and timed) the next input set is copied behind its pointers (set 0, 1, 0, ...)
- *    and its C is filled with NaN, untimed: no repetition can reuse a cached result;
+ * 2. times both interleaved (cudalab::compare, L2 flushed); before every timed run of the
+ *    candidate the next input set is copied behind its pointers (set 0, 1, 0, ..., with about
+ *    sqrt(n) elements changed every run: cudalab::testing::AlternatingInput) and its C is
+ *    filled with NaN, untimed: no repetition can reuse a remembered result;
  * 3. verifies the output of the candidate's last run: exactly the baseline's output on the
- *    same input set (the baseline rerun on it), and the host's on three rows (first, middle,
- *    last; every 7th column);
+ *    same input (the baseline rerun on it), and the host's on three rows (first, middle,
+ *    last; every 7th column); and the same three rows of every earlier timed run (and of the
+ *    last warm-up), downloaded before the next run's input is copied, against the host's
+ *    product of exactly what that run read: a remembered result fails whichever run served it;
  * 4. bounds the candidate's rate by the FP32 ceiling (expect_possible).
  * Failures are gtest failures naming @p what; the grader returns on HasFailure() (no speed
  * verdict for a wrong result) and judges the returned comparison with
@@ -233,7 +237,9 @@ class ProductRace {
     if (::testing::Test::HasFailure()) return {};
     float* c = d_c_.data();
     const std::size_t c_bytes = d_c_.bytes();
+    recorded_.clear();
     opts.before_candidate = [this, c, c_bytes](cudaStream_t s) {
+      record_checked_rows(s);  // the output of the run before this one
       a_in_.copy_next(s);
       b_in_.copy_next(s);
       t::poison(c, c_bytes, s);
@@ -245,6 +251,7 @@ class ProductRace {
         });
     const cudalab::Comparison cmp = cudalab::compare(base_work, cand.as_work(), opts);
     CUDA_CHECK(cudaDeviceSynchronize());
+    verify_recorded_runs(what);
     verify_last_output(baseline, what);
     if (::testing::Test::HasFailure()) return {};
     t::expect_possible(tflops(cmp.candidate.median_ms), cudalab::device_ceilings().fp32_tflops_max,
@@ -253,6 +260,53 @@ class ProductRace {
   }
 
  private:
+  /// Rows of C the host checks in every run (first, middle, last; every 7th column).
+  std::array<int, 3> checked_rows() const { return {0, s_.m / 2, s_.m - 1}; }
+
+  /// Enqueues on @p s the download of the checked rows of C as the run before this hook left
+  /// them (the last warm-up run for the first hook), with the runs of the inputs it read.
+  void record_checked_rows(cudaStream_t s) {
+    Recorded r{a_in_.runs - 1, b_in_.runs - 1, std::vector<float>(3 * std::size_t(s_.n))};
+    const std::array<int, 3> rows = checked_rows();
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      CUDA_CHECK(cudaMemcpyAsync(r.rows.data() + i * s_.n,
+                                 d_c_.data() + std::size_t(rows[i]) * s_.n, s_.n * sizeof(float),
+                                 cudaMemcpyDeviceToHost, s));
+    }
+    recorded_.push_back(std::move(r));
+  }
+
+  /**
+   * @brief The checked rows of every recorded run against the host's product of exactly what
+   * that run read (AlternatingInput::input_of_run()): a result remembered from an earlier run
+   * fails here whichever run served it, not only when it was the last.
+   */
+  void verify_recorded_runs(const std::string& what) {
+    const std::array<int, 3> rows = checked_rows();
+    for (std::size_t run = 0; run < recorded_.size(); ++run) {
+      const Recorded& rec = recorded_[run];
+      const std::vector<float> a = a_in_.input_of_run(rec.a_run);
+      const std::vector<float> b = b_in_.input_of_run(rec.b_run);
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        for (int col = 0; col < s_.n; col += 7) {
+          double sum = 0.0;
+          for (int p = 0; p < s_.k; ++p) {
+            sum += double(a[std::size_t(rows[i]) * s_.k + p]) * b[std::size_t(p) * s_.n + col];
+          }
+          const float got = rec.rows[i * s_.n + col];
+          if (got != sum) {
+            ADD_FAILURE() << what << ": the output of run " << run << " (" << recorded_.size()
+                          << " checked before the last; run 0 is the last warm-up) is wrong at C("
+                          << rows[i] << ", " << col << "): " << got << ", the host computes " << sum
+                          << " on exactly what that run read. A result remembered from "
+                          << "an earlier run? " << cudalab::seed_note();
+            return;
+          }
+        }
+      }
+    }
+  }
+
   /// The candidate's last timed output against the baseline on the same set and the host.
   void verify_last_output(const Racer& baseline, const std::string& what) {
     const int set = a_in_.last();
@@ -291,6 +345,12 @@ class ProductRace {
   std::vector<float> h_a_[2], h_b_[2];
   cudalab::testing::AlternatingInput<float> a_in_, b_in_;
   cudalab::DeviceBuffer<float> d_base_a_, d_base_b_, d_c_, d_c_base_;
+  /// Checked rows of C after a run, and the runs of A and B it read (-1: set 0, no run yet).
+  struct Recorded {
+    long a_run, b_run;
+    std::vector<float> rows;
+  };
+  std::vector<Recorded> recorded_;  ///< one per hook of the last time() call
 };
 
 }  // namespace cudalab::kit

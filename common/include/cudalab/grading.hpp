@@ -115,6 +115,7 @@ struct AlternatingInput {
   void copy_next(cudaStream_t s) {
     const int next = int(runs++ % 2);
     key_ = (std::uint64_t(random_()) << 32) ^ random_();
+    keys_.push_back(key_);
     CUDA_CHECK(
         cudaMemcpyAsync(live.data(), sets[next].data(), live.bytes(), cudaMemcpyDeviceToDevice, s));
     copy_changed_elements(live.data(), sets[1 - next].data(), live.size(), sizeof(T), key_,
@@ -124,15 +125,22 @@ struct AlternatingInput {
   int last() const { return runs == 0 ? 0 : int((runs - 1) % 2); }
   /// What live held for the last run (set 0 before any run), rebuilt on the host.
   std::vector<T> last_input() const {
+    return runs == 0 ? input_of_run(-1) : input_of_run(runs - 1);
+  }
+  /// What live held for run @p r (0 = after the first copy_next(); -1 = set 0 before any),
+  /// rebuilt on the host: lets a grader check the output of every run, not only the last.
+  std::vector<T> input_of_run(long r) const {
+    if (r < -1 || r >= runs) throw std::out_of_range("AlternatingInput: no such run");
     if (host_[0].empty()) {  // device-built sets
       host_[0] = sets[0].to_host();
       host_[1] = sets[1].to_host();
     }
-    std::vector<T> v = host_[last()];
-    if (runs == 0) return v;
-    const std::vector<T>& other = host_[1 - last()];
+    if (r < 0) return host_[0];
+    const int set = int(r % 2);
+    std::vector<T> v = host_[set];
+    const std::vector<T>& other = host_[1 - set];
     for (std::size_t j = 0; j < changes(); ++j) {
-      const std::size_t p = changed_position(key_, j, v.size());
+      const std::size_t p = changed_position(keys_[std::size_t(r)], j, v.size());
       v[p] = other[p];
     }
     return v;
@@ -150,9 +158,10 @@ struct AlternatingInput {
   long runs = 0;            ///< copies enqueued so far
 
  private:
-  mutable std::vector<T> host_[2];  ///< the two sets, for last_input() (lazy if device-built)
-  std::random_device random_;       ///< not the run seed: host code of a lab cannot predict it
-  std::uint64_t key_ = 0;           ///< positions of the last run's changes
+  mutable std::vector<T> host_[2];   ///< the two sets, for last_input() (lazy if device-built)
+  std::random_device random_;        ///< not the run seed: host code of a lab cannot predict it
+  std::uint64_t key_ = 0;            ///< positions of the last run's changes
+  std::vector<std::uint64_t> keys_;  ///< every run's key, for input_of_run()
 };
 
 /**
