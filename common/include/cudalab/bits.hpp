@@ -115,6 +115,8 @@ std::vector<std::uint64_t> pack_cols64(const std::vector<float>& b, int k, int c
  * @p a_rows packs (padding bits are ignored). Graders use it to rebuild the float operands
  * of packed inputs a run actually read (e.g. cuBLAS on the same data).
  * @param a_rows rows x words32(k) words, row-major
+ * @param rows   rows of the matrix
+ * @param k      columns of the matrix (bits per packed row)
  * @throws std::invalid_argument when the packed size does not match rows and k
  */
 std::vector<float> unpack_rows(const std::vector<std::uint32_t>& a_rows, int rows, int k);
@@ -123,6 +125,8 @@ std::vector<float> unpack_rows(const std::vector<std::uint32_t>& a_rows, int row
  * @brief The inverse of pack_cols(): the ±1 row-major @p k x @p cols matrix whose columns
  * @p b_cols packs (padding bits are ignored).
  * @param b_cols cols x words32(k) words: column j's words at [j * words32(k) + w]
+ * @param k      rows of the matrix (bits per packed column)
+ * @param cols   columns of the matrix
  * @throws std::invalid_argument when the packed size does not match k and cols
  */
 std::vector<float> unpack_cols(const std::vector<std::uint32_t>& b_cols, int k, int cols);
