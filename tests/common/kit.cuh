@@ -19,7 +19,6 @@
 
 #include <gtest/gtest.h>
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -161,6 +160,47 @@ struct Racer {
 };
 
 /**
+ * @brief A few rows of a timed kernel's output, as every run left them, for checking every
+ * run and not only the last. From a BenchOptions::before_candidate hook, record() (before the
+ * hook copies the next input) downloads the rows the previous run wrote, tagged with the run
+ * of the inputs it read (AlternatingInput::runs - 1; -1 for the warm-ups on the first set).
+ * After timing, the grader rebuilds each run's input (AlternatingInput::input_of_run()) and
+ * checks its rows: a result remembered from an earlier run fails whichever run served it.
+ */
+template <typename T>
+class RunRows {
+ public:
+  /// The rows @p rows (each @p cols elements) of the row-major output at @p out.
+  RunRows(const T* out, int cols, std::vector<int> rows)
+      : out_(out), cols_(cols), rows_(std::move(rows)) {}
+  /// Enqueues on @p s the download of the rows as the last run left them (pageable memory:
+  /// the call returns once they are copied), tagged with @p input_run.
+  void record(long input_run, cudaStream_t s) {
+    Record r{input_run, std::vector<T>(rows_.size() * std::size_t(cols_))};
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+      CUDA_CHECK(cudaMemcpyAsync(r.values.data() + i * cols_, out_ + std::size_t(rows_[i]) * cols_,
+                                 cols_ * sizeof(T), cudaMemcpyDeviceToHost, s));
+    }
+    records_.push_back(std::move(r));
+  }
+  /// One recorded run: the run of the inputs it read and its rows, one after the other.
+  struct Record {
+    long input_run;
+    std::vector<T> values;
+  };
+  const std::vector<Record>& records() const noexcept { return records_; }
+  const std::vector<int>& rows() const noexcept { return rows_; }
+  int cols() const noexcept { return cols_; }
+  void clear() { records_.clear(); }
+
+ private:
+  const T* out_;
+  int cols_;
+  std::vector<int> rows_;
+  std::vector<Record> records_;
+};
+
+/**
  * @brief The perf fixture: "candidate vs baseline with alternating inputs and verified
  * outputs" for an m x n x k float product on small integers (every sum exact in float).
  *
@@ -237,9 +277,9 @@ class ProductRace {
     if (::testing::Test::HasFailure()) return {};
     float* c = d_c_.data();
     const std::size_t c_bytes = d_c_.bytes();
-    recorded_.clear();
+    run_rows_.clear();
     opts.before_candidate = [this, c, c_bytes](cudaStream_t s) {
-      record_checked_rows(s);  // the output of the run before this one
+      run_rows_.record(a_in_.runs - 1, s);  // the output of the run before this one
       a_in_.copy_next(s);
       b_in_.copy_next(s);
       t::poison(c, c_bytes, s);
@@ -260,42 +300,27 @@ class ProductRace {
   }
 
  private:
-  /// Rows of C the host checks in every run (first, middle, last; every 7th column).
-  std::array<int, 3> checked_rows() const { return {0, s_.m / 2, s_.m - 1}; }
-
-  /// Enqueues on @p s the download of the checked rows of C as the run before this hook left
-  /// them (the last warm-up run for the first hook), with the runs of the inputs it read.
-  void record_checked_rows(cudaStream_t s) {
-    Recorded r{a_in_.runs - 1, b_in_.runs - 1, std::vector<float>(3 * std::size_t(s_.n))};
-    const std::array<int, 3> rows = checked_rows();
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      CUDA_CHECK(cudaMemcpyAsync(r.rows.data() + i * s_.n,
-                                 d_c_.data() + std::size_t(rows[i]) * s_.n, s_.n * sizeof(float),
-                                 cudaMemcpyDeviceToHost, s));
-    }
-    recorded_.push_back(std::move(r));
-  }
-
   /**
    * @brief The checked rows of every recorded run against the host's product of exactly what
    * that run read (AlternatingInput::input_of_run()): a result remembered from an earlier run
    * fails here whichever run served it, not only when it was the last.
    */
   void verify_recorded_runs(const std::string& what) {
-    const std::array<int, 3> rows = checked_rows();
-    for (std::size_t run = 0; run < recorded_.size(); ++run) {
-      const Recorded& rec = recorded_[run];
-      const std::vector<float> a = a_in_.input_of_run(rec.a_run);
-      const std::vector<float> b = b_in_.input_of_run(rec.b_run);
+    const std::vector<int>& rows = run_rows_.rows();
+    const auto& records = run_rows_.records();
+    for (std::size_t run = 0; run < records.size(); ++run) {
+      const auto& rec = records[run];
+      const std::vector<float> a = a_in_.input_of_run(rec.input_run);  // A and B advance
+      const std::vector<float> b = b_in_.input_of_run(rec.input_run);  // together
       for (std::size_t i = 0; i < rows.size(); ++i) {
         for (int col = 0; col < s_.n; col += 7) {
           double sum = 0.0;
           for (int p = 0; p < s_.k; ++p) {
             sum += double(a[std::size_t(rows[i]) * s_.k + p]) * b[std::size_t(p) * s_.n + col];
           }
-          const float got = rec.rows[i * s_.n + col];
+          const float got = rec.values[i * s_.n + col];
           if (got != sum) {
-            ADD_FAILURE() << what << ": the output of run " << run << " (" << recorded_.size()
+            ADD_FAILURE() << what << ": the output of run " << run << " (" << records.size()
                           << " checked before the last; run 0 is the last warm-up) is wrong at C("
                           << rows[i] << ", " << col << "): " << got << ", the host computes " << sum
                           << " on exactly what that run read. A result remembered from "
@@ -345,12 +370,8 @@ class ProductRace {
   std::vector<float> h_a_[2], h_b_[2];
   cudalab::testing::AlternatingInput<float> a_in_, b_in_;
   cudalab::DeviceBuffer<float> d_base_a_, d_base_b_, d_c_, d_c_base_;
-  /// Checked rows of C after a run, and the runs of A and B it read (-1: set 0, no run yet).
-  struct Recorded {
-    long a_run, b_run;
-    std::vector<float> rows;
-  };
-  std::vector<Recorded> recorded_;  ///< one per hook of the last time() call
+  /// Three rows of C (first, middle, last) after every run of the last time() call.
+  RunRows<float> run_rows_{d_c_.data(), s_.n, {0, s_.m / 2, s_.m - 1}};
 };
 
 }  // namespace cudalab::kit

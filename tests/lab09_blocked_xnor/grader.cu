@@ -5,11 +5,14 @@
 // launcher runs under stream capture (the graph may hold only the lab's kernel), then on new
 // inputs behind the same pointers, with NaN-poisoned outputs and shared memory.
 #include <algorithm>
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <random>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "blocked_xnor.cuh"
@@ -391,6 +394,54 @@ class PerfFixture : public ::testing::Test {
     }
     d_c = cudalab::DeviceBuffer<float>(std::size_t(n) * n);
     d_c_base = cudalab::DeviceBuffer<float>(std::size_t(n) * n);
+    run_rows = std::make_unique<cudalab::kit::RunRows<float>>(
+        d_c.data(), n, std::vector<int>(kCheckedRows.begin(), kCheckedRows.end()));
+  }
+
+  /// The before_candidate step: keeps the checked rows of C as the previous run left them,
+  /// then copies the next inputs (a set with that run's changed words) behind the pointers.
+  void next_inputs(cudaStream_t s) {
+    if (a_in32) {
+      run_rows->record(a_in32->runs - 1, s);
+      a_in32->copy_next(s);
+      b_in32->copy_next(s);
+      last_set = a_in32->last();
+    } else {
+      run_rows->record(a_in64->runs - 1, s);
+      a_in64->copy_next(s);
+      b_in64->copy_next(s);
+      last_set = a_in64->last();
+    }
+  }
+
+  /// A's packed rows and B's packed columns (32-bit words) as run @p r read them.
+  std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> packed_inputs_of_run(long r) {
+    if (a_in32) return {a_in32->input_of_run(r), b_in32->input_of_run(r)};
+    return {bits::pack_rows(bits::unpack_rows64(a_in64->input_of_run(r), n, n), n, n),
+            bits::pack_cols(bits::unpack_cols64(b_in64->input_of_run(r), n, n), n, n)};
+  }
+
+  /// The checked rows of every run before the last (and of the last warm-up) against the
+  /// host's product of exactly what that run read: a remembered result fails whichever run
+  /// served it.
+  void expect_every_run_correct(const char* what) {
+    const auto& records = run_rows->records();
+    for (std::size_t run = 0; run < records.size(); ++run) {
+      const auto [a_rows, b_cols] = packed_inputs_of_run(records[run].input_run);
+      for (std::size_t i = 0; i < kCheckedRows.size(); ++i) {
+        const int row = kCheckedRows[i];
+        const auto first = records[run].values.begin() + std::ptrdiff_t(i) * n;
+        if (!cudalab::testing::matrices_match(
+                bits::binary_matmul_rows(a_rows, b_cols, n, n, row, row + 1),
+                std::vector<float>(first, first + n), 1, n, 0.0)) {
+          ADD_FAILURE() << what << ": row " << row << " of run " << run << " (" << records.size()
+                        << " checked before the last; run 0 is the last "
+                        << "warm-up) differs from the host's product of what that run read: a "
+                        << "result remembered from an earlier run?";
+          return;
+        }
+      }
+    }
   }
 
   /// The 32-bit operands of the tiled kernels, alternating between the two sets.
@@ -430,19 +481,11 @@ class PerfFixture : public ::testing::Test {
     const CapturedWork cap = CapturedWork::capture(launch);
     EXPECT_TRUE(cap.holds_only(only_kernel(kernel)));
     cudalab::BenchOptions bo;
-    bo.before_candidate = [&](cudaStream_t s) {
-      if (a_in32) {
-        a_in32->copy_next(s);
-        b_in32->copy_next(s);
-        last_set = a_in32->last();
-      } else {
-        a_in64->copy_next(s);
-        b_in64->copy_next(s);
-        last_set = a_in64->last();
-      }
-    };
+    bo.before_candidate = [&](cudaStream_t s) { next_inputs(s); };
     d_c.fill_bytes(0xFF);  // NaN until the timed kernel writes it
+    run_rows->clear();
     const cudalab::Comparison cmp = cudalab::compare(baseline, cap.as_work(), bo);
+    expect_every_run_correct(what);
     expect_output_correct(what);
     const double rate = double(n) * n * n / (cmp.candidate.median_ms * 1e9);  // Tbit-op/s
     cudalab::testing::record_measurement(std::string(what) + "_tbitops", rate, "Tbit-op/s");
@@ -473,7 +516,7 @@ class PerfFixture : public ::testing::Test {
     }
     const std::vector<std::uint32_t> a_rows = bits::pack_rows(a_last, n, n);
     const std::vector<std::uint32_t> b_cols = bits::pack_cols(b_last, n, n);
-    for (const int row : {0, n / 2 + 3, n - 1}) {
+    for (const int row : kCheckedRows) {
       EXPECT_TRUE(cudalab::testing::matrices_match(
           bits::binary_matmul_rows(a_rows, b_cols, n, n, row, row + 1),
           std::vector<float>(got.begin() + std::ptrdiff_t(row) * n,
@@ -491,6 +534,9 @@ class PerfFixture : public ::testing::Test {
   std::unique_ptr<AlternatingInput<std::uint32_t>> a_in32, b_in32;
   std::unique_ptr<AlternatingInput<std::uint64_t>> a_in64, b_in64;
   std::unique_ptr<lab09::CublasHandle> handle;
+  /// Rows of C the host checks in every run.
+  static constexpr std::array<int, 3> kCheckedRows = {0, n / 2 + 3, n - 1};
+  std::unique_ptr<cudalab::kit::RunRows<float>> run_rows;  ///< kCheckedRows after every run
 };
 
 class TiledPerf : public PerfFixture {};
@@ -560,13 +606,11 @@ TEST_F(RegisterTiledPerf, ReachesThreeQuartersOfThePopcCeiling) {
   ASSERT_TRUE(cap.holds_only(only_kernel(lab09::register_tiling_kernel())));
   cudalab::BenchOptions bo;
   bo.reps = 15;
-  bo.before_candidate = [&](cudaStream_t s) {
-    a_in64->copy_next(s);
-    b_in64->copy_next(s);
-    last_set = a_in64->last();
-  };
+  bo.before_candidate = [&](cudaStream_t s) { next_inputs(s); };
   d_c.fill_bytes(0xFF);
+  run_rows->clear();
   const cudalab::BenchStats stats = cudalab::benchmark(cap.as_work(), bo);
+  expect_every_run_correct("register_tiled_xnor");
   expect_output_correct("register_tiled_xnor");
   // The popcount ceiling at the clock measured now (cudalab::device_ceilings(): SMs x POPC
   // per clock of this compute capability x 32 bits x measured SM clock).

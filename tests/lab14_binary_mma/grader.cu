@@ -7,6 +7,8 @@
 // on the same data recorded (not graded). Every graded launcher runs under stream capture (the
 // graph may hold only the lab's kernels), then on new inputs behind the same pointers, with
 // NaN-poisoned outputs and shared memory.
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -498,6 +500,8 @@ class PerfFixture : public ::testing::Test {
     d_pop = cudalab::DeviceBuffer<int>(2 * std::size_t(n));
     d_c = cudalab::DeviceBuffer<float>(std::size_t(n) * n);
     d_c_base = cudalab::DeviceBuffer<float>(std::size_t(n) * n);
+    run_rows = std::make_unique<cudalab::kit::RunRows<float>>(
+        d_c.data(), n, std::vector<int>(kCheckedRows.begin(), kCheckedRows.end()));
   }
 
   CapturedWork capture(lab14::MmaKernel kernel) {
@@ -509,9 +513,13 @@ class PerfFixture : public ::testing::Test {
     return cap;
   }
 
+  /// Options whose before_candidate step keeps the checked rows of C as the previous run left
+  /// them, then copies the next inputs (a set with that run's changed words).
   cudalab::BenchOptions alternating() {
+    run_rows->clear();
     cudalab::BenchOptions bo;
     bo.before_candidate = [this](cudaStream_t s) {
+      run_rows->record(a_in->runs - 1, s);
       a_in->copy_next(s);
       b_in->copy_next(s);
       last_set = a_in->last();
@@ -525,7 +533,26 @@ class PerfFixture : public ::testing::Test {
   /// kernel's epilogue uses need no separate check of consistency: binary_gemm() computes them
   /// inside the timed graph from the same live operands, so they always describe the bits the
   /// MMA kernel read, and C is checked against a reference computed from those bits alone.
+  /// First, the checked rows of every earlier run (and of the last warm-up) against the host's
+  /// product of exactly what that run read: a remembered result fails whichever run served it.
   void expect_output_correct(const char* what) {
+    const auto& records = run_rows->records();
+    for (std::size_t run = 0; run < records.size(); ++run) {
+      const std::vector<std::uint32_t> a_run = a_in->input_of_run(records[run].input_run);
+      const std::vector<std::uint32_t> b_run = b_in->input_of_run(records[run].input_run);
+      for (std::size_t i = 0; i < kCheckedRows.size(); ++i) {
+        const int row = kCheckedRows[i];
+        const auto first = records[run].values.begin() + std::ptrdiff_t(i) * n;
+        if (!t::matrices_match(bits::binary_matmul_rows(a_run, b_run, n, n, row, row + 1),
+                               std::vector<float>(first, first + n), 1, n, 0.0)) {
+          ADD_FAILURE() << what << ": row " << row << " of run " << run << " (" << records.size()
+                        << " checked before the last; run 0 is the last warm-up) differs from "
+                        << "the host's product of what that run read: a result remembered from "
+                        << "an earlier run?";
+          break;
+        }
+      }
+    }
     const std::vector<float> got = d_c.to_host();
     const std::vector<std::uint32_t> a_last = a_in->last_input();
     const std::vector<std::uint32_t> b_last = b_in->last_input();
@@ -539,7 +566,7 @@ class PerfFixture : public ::testing::Test {
           << what << ": the last timed result (input set " << last_set
           << " with that run's changed words) differs from cuBLAS SGEMM on the same data";
     }
-    for (const int row : {0, n / 2 + 3, n - 1}) {
+    for (const int row : kCheckedRows) {
       EXPECT_TRUE(t::matrices_match(bits::binary_matmul_rows(a_last, b_last, n, n, row, row + 1),
                                     std::vector<float>(got.begin() + std::ptrdiff_t(row) * n,
                                                        got.begin() + std::ptrdiff_t(row + 1) * n),
@@ -582,6 +609,9 @@ class PerfFixture : public ::testing::Test {
   std::unique_ptr<AlternatingInput<std::uint32_t>> a_in, b_in;
   cudalab::DeviceBuffer<int> d_pop;
   cudalab::DeviceBuffer<float> d_c, d_c_base;
+  /// Rows of C the host checks in every run.
+  static constexpr std::array<int, 3> kCheckedRows = {0, n / 2 + 3, n - 1};
+  std::unique_ptr<cudalab::kit::RunRows<float>> run_rows;  ///< kCheckedRows after every run
 };
 
 class PipelinedPerf : public PerfFixture {};
