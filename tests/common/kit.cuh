@@ -201,6 +201,42 @@ class RunRows {
 };
 
 /**
+ * @brief The recorded rows of every run of an m x n x k float product (every 7th column)
+ * against the host's product of exactly what that run read (@p a and @p b rebuilt with
+ * AlternatingInput::input_of_run(); A and B advance together). Exact: the inputs are small
+ * integers or ±1. A result remembered from an earlier run fails whichever run served it.
+ */
+inline void expect_every_run_product(const RunRows<float>& rows,
+                                     const cudalab::testing::AlternatingInput<float>& a,
+                                     const cudalab::testing::AlternatingInput<float>& b,
+                                     const Shape& s, const std::string& what) {
+  const auto& records = rows.records();
+  for (std::size_t run = 0; run < records.size(); ++run) {
+    const auto& rec = records[run];
+    const std::vector<float> h_a = a.input_of_run(rec.input_run);
+    const std::vector<float> h_b = b.input_of_run(rec.input_run);
+    for (std::size_t i = 0; i < rows.rows().size(); ++i) {
+      const int r = rows.rows()[i];
+      for (int col = 0; col < s.n; col += 7) {
+        double sum = 0.0;
+        for (int p = 0; p < s.k; ++p) {
+          sum += double(h_a[std::size_t(r) * s.k + p]) * h_b[std::size_t(p) * s.n + col];
+        }
+        const float got = rec.values[i * s.n + col];
+        if (got != sum) {
+          ADD_FAILURE() << what << ": the output of run " << run << " (" << records.size()
+                        << " checked before the last; run 0 is the last warm-up) is wrong at C("
+                        << r << ", " << col << "): " << got << ", the host computes " << sum
+                        << " on exactly what that run read. A result remembered from an earlier "
+                        << "run? " << cudalab::seed_note();
+          return;
+        }
+      }
+    }
+  }
+}
+
+/**
  * @brief The perf fixture: "candidate vs baseline with alternating inputs and verified
  * outputs" for an m x n x k float product on small integers (every sum exact in float).
  *
@@ -300,36 +336,8 @@ class ProductRace {
   }
 
  private:
-  /**
-   * @brief The checked rows of every recorded run against the host's product of exactly what
-   * that run read (AlternatingInput::input_of_run()): a result remembered from an earlier run
-   * fails here whichever run served it, not only when it was the last.
-   */
   void verify_recorded_runs(const std::string& what) {
-    const std::vector<int>& rows = run_rows_.rows();
-    const auto& records = run_rows_.records();
-    for (std::size_t run = 0; run < records.size(); ++run) {
-      const auto& rec = records[run];
-      const std::vector<float> a = a_in_.input_of_run(rec.input_run);  // A and B advance
-      const std::vector<float> b = b_in_.input_of_run(rec.input_run);  // together
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        for (int col = 0; col < s_.n; col += 7) {
-          double sum = 0.0;
-          for (int p = 0; p < s_.k; ++p) {
-            sum += double(a[std::size_t(rows[i]) * s_.k + p]) * b[std::size_t(p) * s_.n + col];
-          }
-          const float got = rec.values[i * s_.n + col];
-          if (got != sum) {
-            ADD_FAILURE() << what << ": the output of run " << run << " (" << records.size()
-                          << " checked before the last; run 0 is the last warm-up) is wrong at C("
-                          << rows[i] << ", " << col << "): " << got << ", the host computes " << sum
-                          << " on exactly what that run read. A result remembered from "
-                          << "an earlier run? " << cudalab::seed_note();
-            return;
-          }
-        }
-      }
-    }
+    expect_every_run_product(run_rows_, a_in_, b_in_, s_, what);
   }
 
   /// The candidate's last timed output against the baseline on the same set and the host.

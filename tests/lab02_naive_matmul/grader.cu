@@ -451,8 +451,10 @@ TEST(GivenUncoalescedBaselineGpu, MatchesHostReference) {
 // between two ±1 sets behind one pointer (cudalab::testing::AlternatingInput): before every
 // timed run, of the baseline and of the candidate alike, an untimed copy puts the next set
 // there with about sqrt(n) elements replaced at positions drawn for that run, and both
-// outputs are poisoned. The output of the candidate's last run (the last timed run) must equal
-// the baseline's on a fresh copy of exactly that run's inputs, and the host's on sampled rows.
+// outputs are poisoned. Rows 0, n / 2 and n - 1 of every earlier candidate run (kept before
+// the next run's inputs are copied) must equal the host's product of exactly what that run
+// read; the output of the candidate's last run must equal the baseline's on a fresh copy of
+// exactly that run's inputs, and the host's on sampled rows.
 // ---------------------------------------------------------------------------
 void expect_beats_uncoalesced(const NamedLaunch& candidate, double threshold) {
   namespace t = cudalab::testing;
@@ -477,15 +479,25 @@ void expect_beats_uncoalesced(const NamedLaunch& candidate, double threshold) {
       t::poison(c, count * sizeof(float), st);
     };
   };
+  // The candidate's C rows 0, n / 2 and n - 1 after each of its runs, tagged with the inputs
+  // that run read (the baseline's runs take inputs of their own in between).
+  cudalab::kit::RunRows<float> run_rows(d_c_cand.data(), n, {0, n / 2, n - 1});
+  long candidate_input = a_in.runs - 1;
   cudalab::BenchOptions o;
   o.before_baseline = next_inputs(d_c_base.data());
-  o.before_candidate = next_inputs(d_c_cand.data());
+  o.before_candidate = [&, next = next_inputs(d_c_cand.data())](cudaStream_t st) {
+    run_rows.record(candidate_input, st);
+    next(st);
+    candidate_input = a_in.runs - 1;
+  };
   const cudalab::Comparison cmp = cudalab::compare(
       [&](cudaStream_t st) {
         uncoalesced_matmul(a_in.live.data(), b_in.live.data(), d_c_base.data(), n, n, n, block, st);
       },
       cap.as_work(), o);
   CUDA_CHECK(cudaDeviceSynchronize());
+  cudalab::kit::expect_every_run_product(run_rows, a_in, b_in, Shape{n, n, n}, candidate.what);
+  if (::testing::Test::HasFailure()) return;
 
   // No speed verdict for a wrong result: the last timed output must equal the given baseline's
   // (checked against the host by GivenUncoalescedBaselineGpu) on a fresh copy of that run's
