@@ -334,14 +334,29 @@ __device__ inline float weighted_distance(float x, float y, float z, float m, fl
   return m * (dx * dx + dy * dy + dz * dz);
 }
 
-/// Counts wrong distances of data set @p salt; remembers the smallest wrong index.
-__global__ void grader_check_distance(const float* out, long long n, float3 c, std::uint64_t salt,
+/// Field @p f of particle @p i of data set `salt` (grader_fill_field's values).
+struct HashedParticles {
+  std::uint64_t salt;
+  __device__ float operator()(long long i, int f) const { return hashed_value(salt, i, f); }
+};
+
+/// Field f of particle i in a buffer: in[f * field_step + i * stride] (SoA: field_step n,
+/// stride 1; AoS4: 1, 4).
+struct ParticlesAt {
+  const float* in;
+  long long field_step, stride;
+  __device__ float operator()(long long i, int f) const { return in[f * field_step + i * stride]; }
+};
+
+/// Counts wrong distances of the particles @p field gives (field(i, f)); remembers the
+/// smallest wrong index.
+template <typename Field>
+__global__ void grader_check_distance(const float* out, long long n, float3 c, Field field,
                                       unsigned long long* bad, unsigned long long* first_bad) {
   const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += step) {
-    const float want = weighted_distance(hashed_value(salt, i, 0), hashed_value(salt, i, 1),
-                                         hashed_value(salt, i, 2), hashed_value(salt, i, 3), c);
+    const float want = weighted_distance(field(i, 0), field(i, 1), field(i, 2), field(i, 3), c);
     if (!(out[i] == want)) {
       atomicAdd(bad, 1ull);
       atomicMin(first_bad, static_cast<unsigned long long>(i));
@@ -349,48 +364,29 @@ __global__ void grader_check_distance(const float* out, long long n, float3 c, s
   }
 }
 
-/// Counts wrong distances of the particles in @p in (field f of particle i at
-/// in[f * field_step + i * stride]: SoA field_step n, stride 1; AoS4 1, 4).
-__global__ void grader_check_distance_of(const float* out, const float* in, long long n,
-                                         long long field_step, long long stride, float3 c,
-                                         unsigned long long* bad, unsigned long long* first_bad) {
-  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += step) {
-    const float* p = in + i * stride;
-    const float want =
-        weighted_distance(p[0], p[field_step], p[2 * field_step], p[3 * field_step], c);
-    if (!(out[i] == want)) {
-      atomicAdd(bad, 1ull);
-      atomicMin(first_bad, static_cast<unsigned long long>(i));
-    }
-  }
-}
+/// Element @p e of the records of data set `salt` (grader_fill_records's values).
+struct HashedRecords {
+  std::uint64_t salt;
+  __device__ float operator()(long long e) const { return hashed_record(salt, e); }
+};
 
-/// Counts wrong elements of soa (n records of `fields` floats from grader_fill_records).
-__global__ void grader_check_soa(const float* soa, long long n, int fields, std::uint64_t salt,
+/// Element @p e of the records in a buffer.
+struct RecordsAt {
+  const float* aos;
+  __device__ float operator()(long long e) const { return aos[e]; }
+};
+
+/// Counts wrong elements of soa (n records of `fields` floats, record element e = record(e));
+/// remembers the smallest wrong index.
+template <typename Record>
+__global__ void grader_check_soa(const float* soa, long long n, int fields, Record record,
                                  unsigned long long* bad, unsigned long long* first_bad) {
   const long long total = n * fields;
   const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; k < total;
        k += step) {
     const long long f = k / n, i = k - f * n;  // soa[f * n + i] = aos[i * fields + f]
-    if (!(soa[k] == hashed_record(salt, i * fields + f))) {
-      atomicAdd(bad, 1ull);
-      atomicMin(first_bad, static_cast<unsigned long long>(k));
-    }
-  }
-}
-
-/// Counts wrong elements of soa (n records of `fields` floats) against the records in @p aos.
-__global__ void grader_check_soa_of(const float* soa, const float* aos, long long n, int fields,
-                                    unsigned long long* bad, unsigned long long* first_bad) {
-  const long long total = n * fields;
-  const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; k < total;
-       k += step) {
-    const long long f = k / n, i = k - f * n;  // soa[f * n + i] = aos[i * fields + f]
-    if (!(soa[k] == aos[i * fields + f])) {
+    if (!(soa[k] == record(i * fields + f))) {
       atomicAdd(bad, 1ull);
       atomicMin(first_bad, static_cast<unsigned long long>(k));
     }
@@ -778,8 +774,8 @@ TEST(ConversionRangeGpu, OffsetsPastTwoToThe31) {
   cudalab::testing::poison_shared_memory();
   cap.run();
   const DeviceVerdict v = device_verdict([&](unsigned long long* bad, unsigned long long* first) {
-    grader_check_soa<<<kGraderBlocks, kGraderThreads>>>(d_soa.data(), kN, kFields, salt, bad,
-                                                        first);
+    grader_check_soa<<<kGraderBlocks, kGraderThreads>>>(d_soa.data(), kN, kFields,
+                                                        HashedRecords{salt}, bad, first);
   });
   EXPECT_EQ(v.bad, 0u) << v.bad << " wrong elements of " << count << ", the first at soa["
                        << v.first << "] (" << kN << " records of " << kFields
@@ -853,8 +849,8 @@ TEST(PatternsGpu, EveryProfiledLaunchIsCorrect) {
                                       d_out.data(), n);
       }
       const DeviceVerdict v = device_verdict([&](auto* bad, auto* first) {
-        grader_check_distance<<<kGraderBlocks, kGraderThreads>>>(d_out.data(), n, c, salt, bad,
-                                                                 first);
+        grader_check_distance<<<kGraderBlocks, kGraderThreads>>>(d_out.data(), n, c,
+                                                                 HashedParticles{salt}, bad, first);
       });
       EXPECT_EQ(v.bad, 0u) << (layout ? "AoS4" : "SoA") << ": first wrong distance at " << v.first;
     }
@@ -874,8 +870,8 @@ TEST(PatternsGpu, EveryProfiledLaunchIsCorrect) {
         lab10::aos_to_soa_naive(d_aos.data(), d_soa.data(), records, fields);
       }
       const DeviceVerdict v = device_verdict([&](auto* bad, auto* first) {
-        grader_check_soa<<<kGraderBlocks, kGraderThreads>>>(d_soa.data(), records, fields, salt,
-                                                            bad, first);
+        grader_check_soa<<<kGraderBlocks, kGraderThreads>>>(d_soa.data(), records, fields,
+                                                            HashedRecords{salt}, bad, first);
       });
       EXPECT_EQ(v.bad, 0u) << (tiled ? "tiled" : "naive") << " conversion, " << fields
                            << " fields: first wrong element soa[" << v.first << "]";
@@ -1151,8 +1147,8 @@ TEST_F(PointsPerf, AllFieldsAos4KeepsPaceWithSoa) {
     const t::AlternatingInput<float>& in = *std::get<1>(check);
     const cudalab::DeviceBuffer<float> last = last_input_on_device(in);
     const DeviceVerdict v = device_verdict([&](auto* bad, auto* first) {
-      grader_check_distance_of<<<kGraderBlocks, kGraderThreads>>>(
-          out, last.data(), kN, std::get<2>(check), std::get<3>(check), c, bad, first);
+      grader_check_distance<<<kGraderBlocks, kGraderThreads>>>(
+          out, kN, c, ParticlesAt{last.data(), std::get<2>(check), std::get<3>(check)}, bad, first);
     });
     EXPECT_EQ(v.bad, 0u) << std::get<4>(check) << ": the last timed output is wrong from index "
                          << v.first << " (input set " << in.last()
@@ -1211,8 +1207,8 @@ TEST(ConversionPerf, TiledIsFasterThanNaive) {
   {
     const cudalab::DeviceBuffer<float> last = last_input_on_device(in);
     const DeviceVerdict v = device_verdict([&](auto* bad, auto* first) {
-      grader_check_soa_of<<<kGraderBlocks, kGraderThreads>>>(d_soa.data(), last.data(), kN,
-                                                             kPerfFields, bad, first);
+      grader_check_soa<<<kGraderBlocks, kGraderThreads>>>(d_soa.data(), kN, kPerfFields,
+                                                          RecordsAt{last.data()}, bad, first);
     });
     EXPECT_EQ(v.bad, 0u) << "the last timed conversion is wrong from soa[" << v.first
                          << "] (input set " << in.last() << " with that run's changed elements)";
