@@ -25,6 +25,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cudalab/bench.cuh"
@@ -189,6 +190,35 @@ class RunRows {
     std::vector<T> values;
   };
   const std::vector<Record>& records() const noexcept { return records_; }
+
+  /**
+   * @brief Checks the rows of every recorded run: @p inputs_of(input_run) rebuilds what the
+   * run read (e.g. AlternatingInput::input_of_run() of each operand), @p expected_row(inputs,
+   * row) gives that row as the host computes it. The first wrong element fails, naming the
+   * run, the element, the value and the host's. A result remembered from an earlier run fails
+   * whichever run served it.
+   */
+  template <typename InputsOf, typename ExpectedRow>
+  void expect_every_run(InputsOf inputs_of, ExpectedRow expected_row,
+                        const std::string& what) const {
+    for (std::size_t run = 0; run < records_.size(); ++run) {
+      const auto inputs = inputs_of(records_[run].input_run);
+      for (std::size_t i = 0; i < rows_.size(); ++i) {
+        const std::vector<T> want = expected_row(inputs, rows_[i]);
+        const T* got = records_[run].values.data() + i * cols_;
+        for (int col = 0; col < cols_; ++col) {
+          if (!(got[col] == want[std::size_t(col)])) {
+            ADD_FAILURE() << what << ": the output of run " << run << " (" << records_.size()
+                          << " checked before the last; run 0 is the last warm-up) is wrong at ("
+                          << rows_[i] << ", " << col << "): " << got[col] << ", the host computes "
+                          << want[std::size_t(col)] << " on exactly what that run read. A result "
+                          << "remembered from an earlier run? " << cudalab::seed_note();
+            return;
+          }
+        }
+      }
+    }
+  }
   const std::vector<int>& rows() const noexcept { return rows_; }
   int cols() const noexcept { return cols_; }
   void clear() { records_.clear(); }
@@ -201,39 +231,27 @@ class RunRows {
 };
 
 /**
- * @brief The recorded rows of every run of an m x n x k float product (every 7th column)
- * against the host's product of exactly what that run read (@p a and @p b rebuilt with
+ * @brief The recorded rows of every run of an m x n x k float product against the host's
+ * product of exactly what that run read (@p a and @p b rebuilt with
  * AlternatingInput::input_of_run(); A and B advance together). Exact: the inputs are small
- * integers or ±1. A result remembered from an earlier run fails whichever run served it.
+ * integers or ±1, every sum is exact in double and in float.
  */
 inline void expect_every_run_product(const RunRows<float>& rows,
                                      const cudalab::testing::AlternatingInput<float>& a,
                                      const cudalab::testing::AlternatingInput<float>& b,
                                      const Shape& s, const std::string& what) {
-  const auto& records = rows.records();
-  for (std::size_t run = 0; run < records.size(); ++run) {
-    const auto& rec = records[run];
-    const std::vector<float> h_a = a.input_of_run(rec.input_run);
-    const std::vector<float> h_b = b.input_of_run(rec.input_run);
-    for (std::size_t i = 0; i < rows.rows().size(); ++i) {
-      const int r = rows.rows()[i];
-      for (int col = 0; col < s.n; col += 7) {
-        double sum = 0.0;
+  rows.expect_every_run(
+      [&](long run) { return std::make_pair(a.input_of_run(run), b.input_of_run(run)); },
+      [&](const std::pair<std::vector<float>, std::vector<float>>& in, int r) {
+        std::vector<double> sum(std::size_t(s.n), 0.0);
         for (int p = 0; p < s.k; ++p) {
-          sum += double(h_a[std::size_t(r) * s.k + p]) * h_b[std::size_t(p) * s.n + col];
+          const double x = in.first[std::size_t(r) * s.k + p];
+          const float* b_row = in.second.data() + std::size_t(p) * s.n;
+          for (int col = 0; col < s.n; ++col) sum[std::size_t(col)] += x * b_row[col];
         }
-        const float got = rec.values[i * s.n + col];
-        if (got != sum) {
-          ADD_FAILURE() << what << ": the output of run " << run << " (" << records.size()
-                        << " checked before the last; run 0 is the last warm-up) is wrong at C("
-                        << r << ", " << col << "): " << got << ", the host computes " << sum
-                        << " on exactly what that run read. A result remembered from an earlier "
-                        << "run? " << cudalab::seed_note();
-          return;
-        }
-      }
-    }
-  }
+        return std::vector<float>(sum.begin(), sum.end());
+      },
+      what);
 }
 
 /**
@@ -271,14 +289,12 @@ class ProductRace {
   /// Two small-integer input sets of a @p shape product, from random streams @p seed...
   explicit ProductRace(Shape shape, std::uint64_t seed = 100)
       : s_(shape),
-        h_a_{cudalab::random_matrix(shape.m, shape.k, cudalab::Fill::SmallInt, seed),
-             cudalab::random_matrix(shape.m, shape.k, cudalab::Fill::SmallInt, seed + 2)},
-        h_b_{cudalab::random_matrix(shape.k, shape.n, cudalab::Fill::SmallInt, seed + 1),
-             cudalab::random_matrix(shape.k, shape.n, cudalab::Fill::SmallInt, seed + 3)},
-        a_in_(h_a_[0], h_a_[1]),
-        b_in_(h_b_[0], h_b_[1]),
-        d_base_a_(cudalab::DeviceBuffer(h_a_[0])),
-        d_base_b_(cudalab::DeviceBuffer(h_b_[0])),
+        a_in_(cudalab::random_matrix(shape.m, shape.k, cudalab::Fill::SmallInt, seed),
+              cudalab::random_matrix(shape.m, shape.k, cudalab::Fill::SmallInt, seed + 2)),
+        b_in_(cudalab::random_matrix(shape.k, shape.n, cudalab::Fill::SmallInt, seed + 1),
+              cudalab::random_matrix(shape.k, shape.n, cudalab::Fill::SmallInt, seed + 3)),
+        d_base_a_(cudalab::DeviceBuffer(a_in_.input_of_run(-1))),  // set 0, as uploaded
+        d_base_b_(cudalab::DeviceBuffer(b_in_.input_of_run(-1))),
         d_c_(std::size_t(shape.m) * shape.n),
         d_c_base_(std::size_t(shape.m) * shape.n) {}
 
@@ -327,7 +343,7 @@ class ProductRace {
         });
     const cudalab::Comparison cmp = cudalab::compare(base_work, cand.as_work(), opts);
     CUDA_CHECK(cudaDeviceSynchronize());
-    verify_recorded_runs(what);
+    expect_every_run_product(run_rows_, a_in_, b_in_, s_, what);
     verify_last_output(baseline, what);
     if (::testing::Test::HasFailure()) return {};
     t::expect_possible(tflops(cmp.candidate.median_ms), cudalab::device_ceilings().fp32_tflops_max,
@@ -336,10 +352,6 @@ class ProductRace {
   }
 
  private:
-  void verify_recorded_runs(const std::string& what) {
-    expect_every_run_product(run_rows_, a_in_, b_in_, s_, what);
-  }
-
   /// The candidate's last timed output against the baseline on the same set and the host.
   void verify_last_output(const Racer& baseline, const std::string& what) {
     const int set = a_in_.last();
@@ -375,7 +387,6 @@ class ProductRace {
   }
 
   Shape s_;
-  std::vector<float> h_a_[2], h_b_[2];
   cudalab::testing::AlternatingInput<float> a_in_, b_in_;
   cudalab::DeviceBuffer<float> d_base_a_, d_base_b_, d_c_, d_c_base_;
   /// Three rows of C (first, middle, last) after every run of the last time() call.

@@ -740,22 +740,13 @@ class XnorPerf : public ::testing::Test {
     d_c_xnor.fill_bytes(0xFF);
     const cudalab::Comparison cmp =
         cudalab::compare([&](cudaStream_t s) { float_baseline(s); }, cap.as_work(), bo);
-    for (std::size_t run = 0; run < run_rows.records().size(); ++run) {
-      const auto& rec = run_rows.records()[run];
-      const std::vector<std::uint32_t> a_run = a_in->input_of_run(rec.input_run);
-      const std::vector<std::uint32_t> b_run = b_in->input_of_run(rec.input_run);
-      for (std::size_t i = 0; i < run_rows.rows().size(); ++i) {
-        const int row = run_rows.rows()[i];
-        const auto first = rec.values.begin() + std::ptrdiff_t(i) * n;
-        ASSERT_TRUE(cudalab::testing::matrices_match(
-            bits::binary_matmul_word_major_rows(a_run, b_run, n, n, row, row + 1),
-            std::vector<float>(first, first + n), 1, n, 0.0))
-            << what << ": row " << row << " of run " << run << " (" << run_rows.records().size()
-            << " checked before the last; run 0 is the last "
-            << "warm-up) against the host's product of what that run read: a result remembered "
-            << "from an earlier run?";
-      }
-    }
+    run_rows.expect_every_run(
+        [&](long run) { return std::make_pair(a_in->input_of_run(run), b_in->input_of_run(run)); },
+        [&](const auto& in, int row) {
+          return bits::binary_matmul_word_major_rows(in.first, in.second, n, n, row, row + 1);
+        },
+        what);
+    if (HasFailure()) return;
     const int set = a_in->last();
     ASSERT_EQ(set, b_in->last());
     const std::vector<float> got = d_c_xnor.to_host();

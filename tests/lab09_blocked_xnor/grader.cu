@@ -425,23 +425,12 @@ class PerfFixture : public ::testing::Test {
   /// host's product of exactly what that run read: a remembered result fails whichever run
   /// served it.
   void expect_every_run_correct(const char* what) {
-    const auto& records = run_rows->records();
-    for (std::size_t run = 0; run < records.size(); ++run) {
-      const auto [a_rows, b_cols] = packed_inputs_of_run(records[run].input_run);
-      for (std::size_t i = 0; i < kCheckedRows.size(); ++i) {
-        const int row = kCheckedRows[i];
-        const auto first = records[run].values.begin() + std::ptrdiff_t(i) * n;
-        if (!cudalab::testing::matrices_match(
-                bits::binary_matmul_rows(a_rows, b_cols, n, n, row, row + 1),
-                std::vector<float>(first, first + n), 1, n, 0.0)) {
-          ADD_FAILURE() << what << ": row " << row << " of run " << run << " (" << records.size()
-                        << " checked before the last; run 0 is the last "
-                        << "warm-up) differs from the host's product of what that run read: a "
-                        << "result remembered from an earlier run?";
-          return;
-        }
-      }
-    }
+    run_rows->expect_every_run([this](long run) { return packed_inputs_of_run(run); },
+                               [](const auto& in, int row) {
+                                 return bits::binary_matmul_rows(in.first, in.second, n, n, row,
+                                                                 row + 1);
+                               },
+                               what);
   }
 
   /// The 32-bit operands of the tiled kernels, alternating between the two sets.

@@ -536,23 +536,14 @@ class PerfFixture : public ::testing::Test {
   /// First, the checked rows of every earlier run (and of the last warm-up) against the host's
   /// product of exactly what that run read: a remembered result fails whichever run served it.
   void expect_output_correct(const char* what) {
-    const auto& records = run_rows->records();
-    for (std::size_t run = 0; run < records.size(); ++run) {
-      const std::vector<std::uint32_t> a_run = a_in->input_of_run(records[run].input_run);
-      const std::vector<std::uint32_t> b_run = b_in->input_of_run(records[run].input_run);
-      for (std::size_t i = 0; i < kCheckedRows.size(); ++i) {
-        const int row = kCheckedRows[i];
-        const auto first = records[run].values.begin() + std::ptrdiff_t(i) * n;
-        if (!t::matrices_match(bits::binary_matmul_rows(a_run, b_run, n, n, row, row + 1),
-                               std::vector<float>(first, first + n), 1, n, 0.0)) {
-          ADD_FAILURE() << what << ": row " << row << " of run " << run << " (" << records.size()
-                        << " checked before the last; run 0 is the last warm-up) differs from "
-                        << "the host's product of what that run read: a result remembered from "
-                        << "an earlier run?";
-          break;
-        }
-      }
-    }
+    run_rows->expect_every_run(
+        [this](long run) {
+          return std::make_pair(a_in->input_of_run(run), b_in->input_of_run(run));
+        },
+        [](const auto& in, int row) {
+          return bits::binary_matmul_rows(in.first, in.second, n, n, row, row + 1);
+        },
+        what);
     const std::vector<float> got = d_c.to_host();
     const std::vector<std::uint32_t> a_last = a_in->last_input();
     const std::vector<std::uint32_t> b_last = b_in->last_input();
