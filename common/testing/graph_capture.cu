@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include <cxxabi.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -10,17 +8,11 @@
 
 #include "cudalab/check.cuh"
 #include "cudalab/graph_capture.cuh"
+#include "cudalab/tools.hpp"
 
 namespace cudalab::testing {
 
 namespace {
-
-std::string demangle(const std::string& mangled) {
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> out(
-      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
-  return status == 0 && out ? std::string(out.get()) : mangled;
-}
 
 std::string dim_text(dim3 d) {
   std::ostringstream os;

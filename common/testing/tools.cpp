@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "cudalab/tools.hpp"
 
+#include <cxxabi.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,10 +9,18 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <regex>
 #include <sstream>
 
 namespace cudalab::testing {
+
+std::string demangle(const std::string& mangled) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> out(
+      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
+  return status == 0 && out ? std::string(out.get()) : mangled;
+}
 
 namespace {
 

@@ -17,11 +17,9 @@
 
 #include <gtest/gtest.h>
 
-#include <cxxabi.h>
 #include <algorithm>
 
 #include <cctype>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <sstream>
@@ -70,21 +68,11 @@ inline int sm_number(const std::string& arch) {
   return v;
 }
 
-/// The demangled form of @p mangled ("void lab09::(anonymous namespace)::tiled_xnor_kernel<true>(
-/// unsigned int const*, ...)"), or @p mangled itself when it does not demangle.
-inline std::string demangled(const std::string& mangled) {
-  int status = 0;
-  char* text = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
-  std::string out = (status == 0 && text != nullptr) ? std::string(text) : mangled;
-  std::free(text);
-  return out;
-}
-
 /// True when the SASS function @p function (mangled) is the kernel @p name: in its demangled
 /// form, @p name stands as a whole identifier followed by its template arguments or parameters
 /// ("tiled_kernel" does not match "static_tiled_kernel" nor "tiled_kernel_v2").
 inline bool names_kernel(const std::string& function, const std::string& name) {
-  const std::string text = demangled(function);
+  const std::string text = cudalab::testing::demangle(function);
   const auto identifier = [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
   };
@@ -163,7 +151,7 @@ inline void expect_sass(const cudalab::KernelInfo& kernel, const std::vector<Sas
     if (sm_number(f.arch) < min_sm) continue;
     ++in_range;
     if (!names_kernel(f.name, kernel.name) ||
-        demangled(f.name).find(instance) == std::string::npos) {
+        cudalab::testing::demangle(f.name).find(instance) == std::string::npos) {
       continue;
     }
     ++found;

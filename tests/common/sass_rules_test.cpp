@@ -73,9 +73,9 @@ TEST(GivenSassRulesCpu, KernelsAreFoundByTheirWholeName) {
   // lab09::(anonymous namespace)::tiled_xnor_kernel<true>(unsigned int const*)
   const std::string table = "_ZN5lab0912_GLOBAL__N_117tiled_xnor_kernelILb1EEEvPKj";
   EXPECT_TRUE(names_kernel(table, "tiled_xnor_kernel"));
-  EXPECT_EQ(cudalab::kit::demangled(table),
+  EXPECT_EQ(cudalab::testing::demangle(table),
             "void lab09::(anonymous namespace)::tiled_xnor_kernel<true>(unsigned int const*)");
-  EXPECT_EQ(cudalab::kit::demangled("not mangled"), "not mangled");
+  EXPECT_EQ(cudalab::testing::demangle("not mangled"), "not mangled");
   EXPECT_EQ(cudalab::kit::sm_number("sm_90a"), 90);
   EXPECT_EQ(cudalab::kit::sm_number("sm_80"), 80);
   EXPECT_EQ(cudalab::kit::sm_number(""), 0);

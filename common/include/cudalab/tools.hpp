@@ -108,6 +108,11 @@ struct SassListing {
   std::string excerpt;                  ///< the first lines of cuobjdump's output, for messages
 };
 
+/// The demangled form of the C++ symbol @p mangled ("void lab09::(anonymous namespace)::
+/// tiled_xnor_kernel<true>(unsigned int const*, ...)"), or @p mangled itself when it does not
+/// demangle (a C name, or not a symbol).
+std::string demangle(const std::string& mangled);
+
 /// The SASS of this executable; functions are empty and skip_reason says why when cuobjdump
 /// is not found or fails. Opcodes are as cuobjdump prints them: `LDG.E.128.CONSTANT`,
 /// `BMMA.168256.AND.POPC` (predicates such as `@!P0` dropped).
