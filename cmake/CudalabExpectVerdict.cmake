@@ -15,6 +15,8 @@
 #   the filter selected no test                                         -> FAILED
 # With -DMODE=right (correct alternatives, tests/labNN_topic/right/) the verdicts turn around: the test
 # passes only when every selected test passed, and fails naming the tests that rejected it.
+# With -DFAIL_FAST=ON a known-wrong submission's grader stops at its first failed test (the
+# verdict is the same; only the first test that caught it is named).
 # With -DLAB_LIB/-DREF_LIB/-DNM/-DISOLATION_SCRIPT the variant's library is first checked for
 # calls of the grader-only reference code (a rejection by itself).
 cmake_minimum_required(VERSION 3.25)
@@ -52,9 +54,13 @@ if(ISOLATION_SCRIPT AND LAB_LIB)
     return()
   endif()
 endif()
-message("running: ${GRADER} --gtest_filter=${FILTER}")
+set(fail_fast "")
+if(FAIL_FAST AND NOT MODE STREQUAL "right")
+  set(fail_fast --gtest_fail_fast)
+endif()
+message("running: ${GRADER} --gtest_filter=${FILTER} ${fail_fast}")
 execute_process(
-  COMMAND "${GRADER}" "--gtest_filter=${FILTER}" --gtest_color=no
+  COMMAND "${GRADER}" "--gtest_filter=${FILTER}" --gtest_color=no ${fail_fast}
   RESULT_VARIABLE rc
   OUTPUT_VARIABLE out
   ERROR_VARIABLE out

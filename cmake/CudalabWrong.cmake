@@ -352,6 +352,7 @@ function(cudalab_add_wrong_variants)
                 "-DWHAT=${what}"
                 "-DVARIANT=${lab_dir}/${variant}"
                 "-DTIMEOUT=${grader_timeout}"
+                "-DFAIL_FAST=${CUDALAB_WRONG_FAIL_FAST}"
                 -P "${driver}")
       set_tests_properties(${name} PROPERTIES
         LABELS "${labels}"
