@@ -34,21 +34,29 @@ namespace cudalab::kit {
 
 /// One rule on a kernel's SASS: how many of its opcodes must have one of @ref heads.
 struct SassRule {
-  std::vector<std::string> heads;  ///< opcode heads that count (any of them), e.g. {"LDS"}
-  int at_least = 1;                ///< the least count; 0 makes the rule a ban (none may appear)
-  std::string lesson;              ///< what the rule stands for, e.g. "the tiles must go through
-                                   ///< shared memory"
+  std::vector<std::string> heads;   ///< opcode heads that count (any of them), e.g. {"LDS"}
+  int at_least = 1;                 ///< the least count; 0 makes the rule a ban (none may appear)
+  std::string lesson;               ///< what the rule stands for, e.g. "the tiles must go through
+                                    ///< shared memory"
+  std::vector<std::string> except;  ///< opcode heads that never count, e.g. {"LDS.U8"}
+
+  /// This rule with opcodes of one of @p uncounted left uncounted (e.g. byte-wide loads).
+  SassRule excluding(std::vector<std::string> uncounted) const {
+    SassRule r = *this;
+    r.except = std::move(uncounted);
+    return r;
+  }
 };
 
 /// The kernel must hold at least @p at_least opcodes with one of @p heads.
 inline SassRule sass_requires(std::vector<std::string> heads, std::string lesson,
                               int at_least = 1) {
-  return {std::move(heads), std::max(at_least, 1), std::move(lesson)};
+  return {std::move(heads), std::max(at_least, 1), std::move(lesson), {}};
 }
 
 /// The kernel must hold no opcode with one of @p heads.
 inline SassRule sass_forbids(std::vector<std::string> heads, std::string lesson) {
-  return {std::move(heads), 0, std::move(lesson)};
+  return {std::move(heads), 0, std::move(lesson), {}};
 }
 
 /// True when @p opcode is @p head or @p head followed by modifiers ("LDS.U8" for "LDS").
@@ -108,12 +116,20 @@ inline std::vector<std::string> sass_rule_failures(const std::vector<std::string
   std::vector<std::string> failures;
   for (const SassRule& rule : rules) {
     int count = 0;
+    const auto has_one_of = [](const std::string& op, const std::vector<std::string>& heads) {
+      return std::any_of(heads.begin(), heads.end(),
+                         [&](const std::string& h) { return opcode_has_head(op, h); });
+    };
     for (const std::string& op : opcodes) {
-      count += std::any_of(rule.heads.begin(), rule.heads.end(),
-                           [&](const std::string& h) { return opcode_has_head(op, h); });
+      count += has_one_of(op, rule.heads) && !has_one_of(op, rule.except);
     }
     std::string heads;
     for (const std::string& h : rule.heads) heads += (heads.empty() ? "" : " or ") + h;
+    if (!rule.except.empty()) {
+      std::string except;
+      for (const std::string& h : rule.except) except += (except.empty() ? "" : ", ") + h;
+      heads += " (not " + except + ")";
+    }
     std::ostringstream os;
     if (rule.at_least == 0 && count > 0) {
       os << rule.lesson << ": no " << heads << " may appear, found " << count;

@@ -63,6 +63,18 @@ TEST(GivenSassRulesCpu, RequiredAndForbiddenOpcodesAreJudged) {
   EXPECT_TRUE(mentions(cp_async, "no cp.async: no LDGSTS may appear, found 1"));
 }
 
+TEST(GivenSassRulesCpu, ExcludedFormsDoNotCount) {
+  // Word tiles in shared memory (32-bit STS/LDS) beside a byte table (STS.U8/LDS.U8): a rule
+  // on word accesses counts the former only.
+  const std::vector<cudalab::kit::SassRule> words = {
+      sass_requires({"LDS"}, "the words must be read from shared memory")
+          .excluding({"LDS.U8", "LDS.S8", "LDS.U16", "LDS.S16"})};
+  EXPECT_TRUE(sass_rule_failures({"STS.U8", "LDS.U8", "LDS", "LDS.64"}, words).empty());
+  const auto table_only = sass_rule_failures({"LDG.E", "STS.U8", "LDS.U8", "LDS.U8"}, words);
+  ASSERT_EQ(table_only.size(), 1u);
+  EXPECT_TRUE(mentions(table_only, "needs a LDS (not LDS.U8, LDS.S8, LDS.U16, LDS.S16), found 0"));
+}
+
 TEST(GivenSassRulesCpu, KernelsAreFoundByTheirWholeName) {
   using cudalab::kit::names_kernel;
   // lab04::(anonymous namespace)::matmul_tiled_static_kernel(const float*, ...)
