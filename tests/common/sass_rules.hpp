@@ -38,9 +38,10 @@ struct SassRule {
   int at_least = 1;                 ///< the least count; 0 makes the rule a ban (none may appear)
   std::string lesson;               ///< what the rule stands for, e.g. "the tiles must go through
                                     ///< shared memory"
-  std::vector<std::string> except;  ///< opcode heads that never count, e.g. {"LDS.U8"}
+  std::vector<std::string> except;  ///< modifiers whose opcodes never count, e.g. {"U8"}
 
-  /// This rule with opcodes of one of @p uncounted left uncounted (e.g. byte-wide loads).
+  /// This rule with opcodes that carry one of the modifiers @p uncounted left uncounted
+  /// ({"U8", "S8"}: "LDS.U8" and "LDS.U.U8" do not count, "LDS" and "LDS.U.128" do).
   SassRule excluding(std::vector<std::string> uncounted) const {
     SassRule r = *this;
     r.except = std::move(uncounted);
@@ -63,6 +64,19 @@ inline SassRule sass_forbids(std::vector<std::string> heads, std::string lesson)
 inline bool opcode_has_head(const std::string& opcode, const std::string& head) {
   return opcode.compare(0, head.size(), head) == 0 &&
          (opcode.size() == head.size() || opcode[head.size()] == '.');
+}
+
+/// True when one of the dot-separated modifiers of @p opcode is @p modifier ("U8" in "LDS.U.U8").
+inline bool opcode_has_modifier(const std::string& opcode, const std::string& modifier) {
+  for (std::size_t dot = opcode.find('.'); dot != std::string::npos;
+       dot = opcode.find('.', dot + 1)) {
+    const std::size_t end = opcode.find('.', dot + 1);
+    if (opcode.compare(dot + 1, (end == std::string::npos ? opcode.size() : end) - dot - 1,
+                       modifier) == 0) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /// 90 for "sm_90" or "sm_90a"; 0 when @p arch names no sm_ architecture.
@@ -116,18 +130,17 @@ inline std::vector<std::string> sass_rule_failures(const std::vector<std::string
   std::vector<std::string> failures;
   for (const SassRule& rule : rules) {
     int count = 0;
-    const auto has_one_of = [](const std::string& op, const std::vector<std::string>& heads) {
-      return std::any_of(heads.begin(), heads.end(),
-                         [&](const std::string& h) { return opcode_has_head(op, h); });
-    };
     for (const std::string& op : opcodes) {
-      count += has_one_of(op, rule.heads) && !has_one_of(op, rule.except);
+      count += std::any_of(rule.heads.begin(), rule.heads.end(),
+                           [&](const std::string& h) { return opcode_has_head(op, h); }) &&
+               std::none_of(rule.except.begin(), rule.except.end(),
+                            [&](const std::string& m) { return opcode_has_modifier(op, m); });
     }
     std::string heads;
     for (const std::string& h : rule.heads) heads += (heads.empty() ? "" : " or ") + h;
     if (!rule.except.empty()) {
       std::string except;
-      for (const std::string& h : rule.except) except += (except.empty() ? "" : ", ") + h;
+      for (const std::string& m : rule.except) except += (except.empty() ? "" : ", ") + ("." + m);
       heads += " (not " + except + ")";
     }
     std::ostringstream os;

@@ -64,15 +64,23 @@ TEST(GivenSassRulesCpu, RequiredAndForbiddenOpcodesAreJudged) {
 }
 
 TEST(GivenSassRulesCpu, ExcludedFormsDoNotCount) {
+  using cudalab::kit::opcode_has_modifier;
+  EXPECT_TRUE(opcode_has_modifier("LDS.U8", "U8"));
+  EXPECT_TRUE(opcode_has_modifier("LDS.U.U8", "U8"));
+  EXPECT_FALSE(opcode_has_modifier("LDS.U.128", "U8"));
+  EXPECT_FALSE(opcode_has_modifier("LDS.U16", "U"));
+  EXPECT_FALSE(opcode_has_modifier("LDS", "U8"));
   // Word tiles in shared memory (32-bit STS/LDS) beside a byte table (STS.U8/LDS.U8): a rule
   // on word accesses counts the former only.
   const std::vector<cudalab::kit::SassRule> words = {
       sass_requires({"LDS"}, "the words must be read from shared memory")
-          .excluding({"LDS.U8", "LDS.S8", "LDS.U16", "LDS.S16"})};
-  EXPECT_TRUE(sass_rule_failures({"STS.U8", "LDS.U8", "LDS", "LDS.64"}, words).empty());
-  const auto table_only = sass_rule_failures({"LDG.E", "STS.U8", "LDS.U8", "LDS.U8"}, words);
+          .excluding({"U8", "S8", "U16", "S16"})};
+  EXPECT_TRUE(sass_rule_failures({"STS.U8", "LDS.U8", "LDS"}, words).empty());
+  EXPECT_TRUE(sass_rule_failures({"LDS.U.U8", "LDS.U.128"}, words).empty());
+  const auto table_only =
+      sass_rule_failures({"LDG.E", "STS.U8", "LDS.U8", "LDS.U.U8", "LDS.S16"}, words);
   ASSERT_EQ(table_only.size(), 1u);
-  EXPECT_TRUE(mentions(table_only, "needs a LDS (not LDS.U8, LDS.S8, LDS.U16, LDS.S16), found 0"));
+  EXPECT_TRUE(mentions(table_only, "needs a LDS (not .U8, .S8, .U16, .S16), found 0"));
 }
 
 TEST(GivenSassRulesCpu, KernelsAreFoundByTheirWholeName) {

@@ -648,15 +648,14 @@ std::vector<cudalab::kit::SassRule> tiled_rules() {
   using cudalab::kit::sass_requires;
   // Byte-wide accesses are the table's (the table kernel stages it too): only word-wide ones
   // show the tiles of packed words.
-  const std::vector<std::string> stores_of_bytes = {"STS.U8", "STS.S8", "STS.U16", "STS.S16"};
-  const std::vector<std::string> loads_of_bytes = {"LDS.U8", "LDS.S8", "LDS.U16", "LDS.S16"};
+  const std::vector<std::string> bytes = {"U8", "S8", "U16", "S16"};
   return {
       sass_requires({"STS"},
                     "the 16x16 tiles of packed words must be stored to shared "
                     "memory (no word-wide STS)")
-          .excluding(stores_of_bytes),
+          .excluding(bytes),
       sass_requires({"LDS"}, "the words must be read back from shared memory (no word-wide LDS)")
-          .excluding(loads_of_bytes),
+          .excluding(bytes),
       sass_requires({"BAR.SYNC"},
                     "the block must wait at a barrier (__syncthreads) before "
                     "reading the tiles its threads staged")};
