@@ -305,7 +305,7 @@ inline void expect_every_run_transpose(const RunRows<float>& rows,
                                        int in_rows, int in_cols, const std::string& what) {
   rows.expect_every_run([&](long run) { return in.input_of_run(run); },
                         [in_rows, in_cols](const std::vector<float>& input, int r) {
-                          std::vector<float> row(std::size_t(in_rows));
+                          std::vector<float> row(static_cast<std::size_t>(in_rows));
                           for (int c = 0; c < in_rows; ++c) {
                             row[std::size_t(c)] = input[std::size_t(c) * in_cols + r];
                           }
