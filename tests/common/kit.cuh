@@ -164,25 +164,55 @@ struct Racer {
  * @brief A few rows of a timed kernel's output, as every run left them, for checking every
  * run and not only the last. From a BenchOptions::before_candidate hook, record() (before the
  * hook copies the next input) downloads the rows the previous run wrote, tagged with the run
- * of the inputs it read (AlternatingInput::runs - 1; -1 for the warm-ups on the first set).
- * After timing, the grader rebuilds each run's input (AlternatingInput::input_of_run()) and
- * checks its rows: a result remembered from an earlier run fails whichever run served it.
+ * of the inputs it read (AlternatingInput::runs - 1; -1 for the warm-ups on the first set);
+ * before_each_run() builds that hook around the step that copies the next input. After
+ * timing, the grader rebuilds each run's input (AlternatingInput::input_of_run()) and checks
+ * its rows: a result remembered from an earlier run fails whichever run served it.
+ * @code
+ * cudalab::kit::RunRows<float> rows(d_out.data(), n, {0, n / 2, n - 1});
+ * opts.before_candidate = rows.before_each_run(in, [&](cudaStream_t s) { in.copy_next(s); });
+ * cudalab::compare(baseline, candidate, opts);
+ * rows.expect_every_run([&](long run) { return in.input_of_run(run); }, expected_row, what);
+ * @endcode
  */
 template <typename T>
 class RunRows {
  public:
-  /// The rows @p rows (each @p cols elements) of the row-major output at @p out.
-  RunRows(const T* out, int cols, std::vector<int> rows)
-      : out_(out), cols_(cols), rows_(std::move(rows)) {}
+  /// The rows @p rows (the first @p cols elements of each) of the row-major output at @p out,
+  /// whose rows start @p stride elements apart (default: @p cols; a pitched output's pitch
+  /// in elements).
+  RunRows(const T* out, int cols, std::vector<int> rows, std::size_t stride = 0)
+      : out_(out),
+        cols_(cols),
+        stride_(stride == 0 ? std::size_t(cols) : stride),
+        rows_(std::move(rows)) {}
   /// Enqueues on @p s the download of the rows as the last run left them (pageable memory:
   /// the call returns once they are copied), tagged with @p input_run.
   void record(long input_run, cudaStream_t s) {
     Record r{input_run, std::vector<T>(rows_.size() * std::size_t(cols_))};
     for (std::size_t i = 0; i < rows_.size(); ++i) {
-      CUDA_CHECK(cudaMemcpyAsync(r.values.data() + i * cols_, out_ + std::size_t(rows_[i]) * cols_,
-                                 cols_ * sizeof(T), cudaMemcpyDeviceToHost, s));
+      CUDA_CHECK(cudaMemcpyAsync(r.values.data() + i * cols_,
+                                 out_ + std::size_t(rows_[i]) * stride_, cols_ * sizeof(T),
+                                 cudaMemcpyDeviceToHost, s));
     }
     records_.push_back(std::move(r));
+  }
+  /**
+   * @brief The untimed hook of a timed kernel (BenchOptions::before_candidate): record() the
+   * rows the previous run left, tagged with the run of @p in (an AlternatingInput) that it
+   * read, then @p next (the step that copies the next input behind the kernel's pointers and
+   * poisons its output), then note the run of @p in the coming run reads. The run read before
+   * the first hook is the one @p in holds now (-1 before any copy: the warm-ups); runs of
+   * @p in taken in between by others (a baseline reading the same input) are skipped. Keeps a
+   * reference to @p in and to this object: both must outlive the hook.
+   */
+  template <typename Input>
+  cudalab::GpuWork before_each_run(const Input& in, cudalab::GpuWork next) {
+    return [this, &in, next = std::move(next), input_run = in.runs - 1](cudaStream_t s) mutable {
+      record(input_run, s);
+      next(s);
+      input_run = in.runs - 1;
+    };
   }
   /// One recorded run: the run of the inputs it read and its rows, one after the other.
   struct Record {
@@ -226,22 +256,22 @@ class RunRows {
  private:
   const T* out_;
   int cols_;
+  std::size_t stride_;
   std::vector<int> rows_;
   std::vector<Record> records_;
 };
 
 /**
  * @brief The recorded rows of every run of an m x n x k float product against the host's
- * product of exactly what that run read (@p a and @p b rebuilt with
- * AlternatingInput::input_of_run(); A and B advance together). Exact: the inputs are small
+ * product of exactly what that run read: @p inputs_of(input_run) rebuilds that run's A and
+ * B, packed row-major (a std::pair of std::vector<float>). Exact: the inputs are small
  * integers or ±1, every sum is exact in double and in float.
  */
-inline void expect_every_run_product(const RunRows<float>& rows,
-                                     const cudalab::testing::AlternatingInput<float>& a,
-                                     const cudalab::testing::AlternatingInput<float>& b,
-                                     const Shape& s, const std::string& what) {
+template <typename InputsOf>
+void expect_every_run_product(const RunRows<float>& rows, InputsOf inputs_of, const Shape& s,
+                              const std::string& what) {
   rows.expect_every_run(
-      [&](long run) { return std::make_pair(a.input_of_run(run), b.input_of_run(run)); },
+      inputs_of,
       [&](const std::pair<std::vector<float>, std::vector<float>>& in, int r) {
         std::vector<double> sum(std::size_t(s.n), 0.0);
         for (int p = 0; p < s.k; ++p) {
@@ -252,6 +282,36 @@ inline void expect_every_run_product(const RunRows<float>& rows,
         return std::vector<float>(sum.begin(), sum.end());
       },
       what);
+}
+
+/// The same with A and B the packed inputs @p a and @p b (rebuilt with
+/// AlternatingInput::input_of_run(); A and B advance together).
+inline void expect_every_run_product(const RunRows<float>& rows,
+                                     const cudalab::testing::AlternatingInput<float>& a,
+                                     const cudalab::testing::AlternatingInput<float>& b,
+                                     const Shape& s, const std::string& what) {
+  expect_every_run_product(
+      rows, [&](long run) { return std::make_pair(a.input_of_run(run), b.input_of_run(run)); }, s,
+      what);
+}
+
+/**
+ * @brief The recorded rows of every run of a transpose (output @p in_cols x @p in_rows) against
+ * the transpose of exactly what that run read (@p in, @p in_rows x @p in_cols, rebuilt with
+ * AlternatingInput::input_of_run()): row r of the output is column r of the input. Exact.
+ */
+inline void expect_every_run_transpose(const RunRows<float>& rows,
+                                       const cudalab::testing::AlternatingInput<float>& in,
+                                       int in_rows, int in_cols, const std::string& what) {
+  rows.expect_every_run([&](long run) { return in.input_of_run(run); },
+                        [in_rows, in_cols](const std::vector<float>& input, int r) {
+                          std::vector<float> row(static_cast<std::size_t>(in_rows));
+                          for (int c = 0; c < in_rows; ++c) {
+                            row[std::size_t(c)] = input[std::size_t(c) * in_cols + r];
+                          }
+                          return row;
+                        },
+                        what);
 }
 
 /**
@@ -330,12 +390,11 @@ class ProductRace {
     float* c = d_c_.data();
     const std::size_t c_bytes = d_c_.bytes();
     run_rows_.clear();
-    opts.before_candidate = [this, c, c_bytes](cudaStream_t s) {
-      run_rows_.record(a_in_.runs - 1, s);  // the output of the run before this one
+    opts.before_candidate = run_rows_.before_each_run(a_in_, [this, c, c_bytes](cudaStream_t s) {
       a_in_.copy_next(s);
       b_in_.copy_next(s);
       t::poison(c, c_bytes, s);
-    };
+    });
     const cudalab::GpuWork base_work =
         base ? base->as_work() : cudalab::GpuWork([&](cudaStream_t s) {
           baseline.launch(d_base_a_.data(), d_base_b_.data(), d_c_base_.data(), s_.m, s_.n, s_.k,

@@ -303,10 +303,12 @@ inline cudalab::BenchOptions perf_options(int reps) {
  * transpose at n x n, both reading one input that alternates between two sets
  * (cudalab::testing::AlternatingInput: before every timed run of either, an untimed copy puts
  * the next set there with about sqrt(n) elements replaced at positions drawn for that run,
- * and the run's output is poisoned); checks the last timed output exactly against the
- * transpose of that run's input (last_input()), bounds the bandwidth by the DRAM ceiling,
- * records both bandwidths and judges the speedup. @p baseline defaults to the conflicting
- * transpose.
+ * and the run's output is poisoned); checks rows 0, n / 2 and n - 1 of every earlier
+ * candidate run (and of the last warm-up; kept before the next run's input is copied)
+ * against the transpose of exactly what that run read (input_of_run()), and the last timed
+ * output whole against the transpose of that run's input (last_input()); bounds the
+ * bandwidth by the DRAM ceiling, records both bandwidths and judges the speedup.
+ * @p baseline defaults to the conflicting transpose.
  */
 inline void expect_transpose_speedup(const TransposeLaunch& candidate, int n, double threshold,
                                      const std::string& name, const cudalab::KernelInfo& kernel,
@@ -323,15 +325,20 @@ inline void expect_transpose_speedup(const TransposeLaunch& candidate, int n, do
     in.copy_next(s);
     cudalab::testing::poison(d_base.data(), d_base.bytes(), s);
   };
-  opts.before_candidate = [&](cudaStream_t s) {
+  // The baseline's runs take inputs of their own in between: each candidate run is tagged
+  // with the input it read.
+  cudalab::kit::RunRows<float> run_rows(d_out.data(), n, {0, n / 2, n - 1});
+  opts.before_candidate = run_rows.before_each_run(in, [&](cudaStream_t s) {
     in.copy_next(s);
     cudalab::testing::poison(d_out.data(), d_out.bytes(), s);
-  };
+  });
   const auto cmp =
       cudalab::compare([&](cudaStream_t s) { baseline(in.live.data(), d_base.data(), n, n, s); },
                        cap.as_work(), opts);
   CUDA_CHECK(cudaDeviceSynchronize());
   ASSERT_GT(in.runs, 0);
+  cudalab::kit::expect_every_run_transpose(run_rows, in, n, n, "the timed " + name + " transpose");
+  if (::testing::Test::HasFailure()) return;  // no speed verdict for a wrong result
   ASSERT_TRUE(cudalab::testing::matrices_match(host_transpose(in.last_input(), n, n),
                                                d_out.to_host(), n, n, 0.0))
       << "the timed " << name << " transpose is wrong (input set " << in.last()

@@ -6,9 +6,11 @@
 // two different data sets behind the same pointer, after the shared memory of every SM was
 // filled with NaN.
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "add_one.cuh"
@@ -198,17 +200,35 @@ TEST(AddOnePerf, BandwidthIsAShareOfDeviceCopy) {
   // Two random matrices alternate behind one pointer (AlternatingInput): before each timed run an
   // untimed copy puts the next there with about sqrt(n) elements replaced at positions
   // drawn for that run, so no run's input is one an earlier run saw. The kernel works in
-  // place; the result of the last run must be exactly that run's input + 1.
+  // place; the result of the last run must be exactly that run's input + 1, and rows 0,
+  // rows / 2 and rows - 1 of every earlier run (kept before the next run's input is copied
+  // over them) that run's input + 1 (the last warm-up's: set 0 + 1 once per warm-up).
   cudalab::testing::AlternatingInput<float> in(
       cudalab::random_matrix(kPerfRows, kPerfCols, cudalab::Fill::Uniform, 11),
       cudalab::random_matrix(kPerfRows, kPerfCols, cudalab::Fill::Uniform, 12));
 
   CapturedWork cap = capture_add_one(in.live.data(), kPerfRows, kPerfCols, block);
   ASSERT_TRUE(cap.holds_only(add_one_rules(kPerfRows, kPerfCols, block)));
+  cudalab::kit::RunRows<float> run_rows(in.live.data(), kPerfCols,
+                                        {0, kPerfRows / 2, kPerfRows - 1});
   cudalab::BenchOptions o;
-  o.before_candidate = [&](cudaStream_t s) { in.copy_next(s); };
+  o.before_candidate = run_rows.before_each_run(in, [&](cudaStream_t s) { in.copy_next(s); });
   const cudalab::BenchStats stats = cudalab::benchmark(cap.as_work(), o);
   CUDA_CHECK(cudaDeviceSynchronize());
+  run_rows.expect_every_run(
+      [&](long run) { return std::make_pair(run, in.input_of_run(run)); },
+      [&](const std::pair<long, std::vector<float>>& input, int r) {
+        std::vector<float> row(input.second.begin() + std::ptrdiff_t(r) * kPerfCols,
+                               input.second.begin() + std::ptrdiff_t(r + 1) * kPerfCols);
+        // In place: the warm-ups (run -1) all added 1 to set 0, one after the other.
+        const int adds = input.first < 0 ? o.warmup : 1;
+        for (float& x : row) {
+          for (int i = 0; i < adds; ++i) x += 1.0f;
+        }
+        return row;
+      },
+      "add_one " + std::to_string(kPerfRows) + "x" + std::to_string(kPerfCols));
+  if (HasFailure()) return;  // no speed verdict for a wrong result
   std::vector<float> expected = in.last_input();
   for (auto& x : expected) x += 1.0f;
   ASSERT_TRUE(

@@ -482,14 +482,9 @@ void expect_beats_uncoalesced(const NamedLaunch& candidate, double threshold) {
   // The candidate's C rows 0, n / 2 and n - 1 after each of its runs, tagged with the inputs
   // that run read (the baseline's runs take inputs of their own in between).
   cudalab::kit::RunRows<float> run_rows(d_c_cand.data(), n, {0, n / 2, n - 1});
-  long candidate_input = a_in.runs - 1;
   cudalab::BenchOptions o;
   o.before_baseline = next_inputs(d_c_base.data());
-  o.before_candidate = [&, next = next_inputs(d_c_cand.data())](cudaStream_t st) {
-    run_rows.record(candidate_input, st);
-    next(st);
-    candidate_input = a_in.runs - 1;
-  };
+  o.before_candidate = run_rows.before_each_run(a_in, next_inputs(d_c_cand.data()));
   const cudalab::Comparison cmp = cudalab::compare(
       [&](cudaStream_t st) {
         uncoalesced_matmul(a_in.live.data(), b_in.live.data(), d_c_base.data(), n, n, n, block, st);

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "common/kit.cuh"
@@ -580,7 +581,9 @@ TEST(PitchPerf, PitchedMatmulKeepsTwoThirdsOfUnpitchedSpeed) {
   // pitched kernel's as pitched images (padding and guard NaN), the packed baseline's packed:
   // before every timed run of either an untimed copy puts the next set there with about sqrt(n)
   // elements replaced at positions drawn for that run (padding stays padding), and the
-  // run's output is poisoned.
+  // run's output is poisoned. Rows 0, n / 2 and n - 1 of every earlier pitched run, data and
+  // padding (kept before the next run's inputs are copied), must be the host's product of
+  // exactly what that run read, and the padding must still be the poison.
   std::vector<float> h_in[2][2];
   for (int set = 0; set < 2; ++set) {
     h_in[set][0] = cudalab::random_matrix(n, n, cudalab::Fill::PlusMinusOne, 1 + 2 * set);
@@ -605,17 +608,42 @@ TEST(PitchPerf, PitchedMatmulKeepsTwoThirdsOfUnpitchedSpeed) {
     d_b.copy_next(st);
     cudalab::testing::poison(d_c.data(), d_c.bytes(), st);
   };
-  o.before_candidate = [&](cudaStream_t st) {
+  // The checked rows of C after every pitched run: their data (n floats a pitch apart) and
+  // their padding (the rest of each pitch, as words: the poison is a NaN).
+  const std::size_t pitch_floats = pitch / sizeof(float);
+  const std::vector<int> rows = {0, n / 2, n - 1};
+  cudalab::kit::RunRows<float> run_rows(p_c.data(), n, rows, pitch_floats);
+  cudalab::kit::RunRows<std::uint32_t> run_padding(
+      reinterpret_cast<const std::uint32_t*>(p_c.data()) + n, int(pitch_floats) - n, rows,
+      pitch_floats);
+  o.before_candidate = run_rows.before_each_run(p_a, [&](cudaStream_t st) {
+    run_padding.record(p_a.runs - 1, st);
     p_a.copy_next(st);
     p_b.copy_next(st);
     cudalab::testing::poison(p_c.bytes().data(), p_c.bytes().bytes(), st);
-  };
+  });
   const cudalab::Comparison cmp = cudalab::compare(
       [&](cudaStream_t st) {
         lab03::unpitched_matmul(d_a.live.data(), d_b.live.data(), d_c.data(), n, n, n, block, st);
       },
       cap.as_work(), o);
   CUDA_CHECK(cudaDeviceSynchronize());
+  const std::string what =
+      "pitched_matmul " + std::to_string(n) + "^3, pitch " + std::to_string(pitch) + " bytes";
+  cudalab::kit::expect_every_run_product(
+      run_rows,
+      [&](long run) {
+        return std::make_pair(layout.packed_of(p_a.input_of_run(run)),
+                              layout.packed_of(p_b.input_of_run(run)));
+      },
+      Shape{n, n, n}, what);
+  std::uint32_t poison_word = 0;
+  std::memset(&poison_word, kPoisonByte, sizeof poison_word);
+  run_padding.expect_every_run(
+      [](long run) { return run; },
+      [&](long, int) { return std::vector<std::uint32_t>(pitch_floats - n, poison_word); },
+      what + ": the padding (columns counted from the end of the row's data) must stay NaN");
+  if (HasFailure()) return;  // no speed verdict for a wrong result
 
   // No speed verdict for a wrong result: the last timed output (rows, padding and guard) must
   // equal the given packed kernel's (itself checked by GivenUnpitchedBaselineGpu) on a fresh

@@ -433,7 +433,9 @@ TEST(Vec4Perf, ReachesAShareOfTheCopyBandwidth) {
   const std::size_t count = std::size_t(kPerfSize) * kPerfSize;
   // The input alternates between two sets behind one pointer (AlternatingInput): before each
   // timed run an untimed copy puts the next there with about sqrt(n) elements replaced at
-  // positions drawn for that run, and the output is poisoned.
+  // positions drawn for that run, and the output is poisoned. Rows 0, n / 2 and n - 1 of
+  // every earlier run (kept before the next run's input is copied) and the last output whole
+  // must be the transpose of exactly what their run read.
   cudalab::testing::AlternatingInput<float> in(
       tile_grading::transpose_input(kPerfSize, kPerfSize, 0),
       tile_grading::transpose_input(kPerfSize, kPerfSize, 1));
@@ -445,12 +447,16 @@ TEST(Vec4Perf, ReachesAShareOfTheCopyBandwidth) {
   ASSERT_TRUE(
       cap.holds_only(tile_grading::only_kernel(lab07::vec4_kernel<lab07::InterleavedVec4>())));
   auto opts = tile_grading::perf_options(21);
-  opts.before_candidate = [&](cudaStream_t s) {
+  cudalab::kit::RunRows<float> run_rows(d_out.data(), kPerfSize, {0, kPerfSize / 2, kPerfSize - 1});
+  opts.before_candidate = run_rows.before_each_run(in, [&](cudaStream_t s) {
     in.copy_next(s);
     cudalab::testing::poison(d_out.data(), d_out.bytes(), s);
-  };
+  });
   const auto stats = cudalab::benchmark(cap.as_work(), opts);
   CUDA_CHECK(cudaDeviceSynchronize());
+  cudalab::kit::expect_every_run_transpose(run_rows, in, kPerfSize, kPerfSize,
+                                           "the timed float4 transpose");
+  if (HasFailure()) return;  // no speed verdict for a wrong result
   ASSERT_TRUE(cudalab::testing::matrices_match(
       tile_grading::host_transpose(in.last_input(), kPerfSize, kPerfSize), d_out.to_host(),
       kPerfSize, kPerfSize, 0.0))

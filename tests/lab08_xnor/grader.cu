@@ -626,8 +626,9 @@ CUDALAB_SANITIZER_SUITE(XnorSanitizer, kSanitizedTests, memcheck)
 // Perf: the packers as a share of a device-to-device copy; XNOR against the float
 // one-block-per-row kernel, 4096^2. The candidate is timed as its captured graph; before
 // each timed run one of two input sets is copied behind its pointers (untimed) with about
-// sqrt(size) elements changed at positions no code of the lab can predict, and the last output is
-// checked against the host reference of exactly what that run read (last_input()).
+// sqrt(size) elements changed at positions no code of the lab can predict; sampled rows of every
+// earlier run's output (kit::RunRows) are checked against the host reference of exactly what
+// that run read (input_of_run()), and the last output whole (last_input()).
 // ---------------------------------------------------------------------------
 
 class PackPerf : public ::testing::Test {
@@ -635,16 +636,34 @@ class PackPerf : public ::testing::Test {
   static constexpr int rows = kPackPerfRows, cols = kPackPerfCols;
   void SetUp() override { CUDALAB_REQUIRE_GPU(); }
 
-  /// Times @p cap with alternating inputs, checks the last output against @p host_pack of
-  /// the last input, and judges its bandwidth against a copy of the same input bytes.
+  /// Times @p cap with alternating inputs (its output, @p out_cols words a row, poisoned
+  /// before every run), checks rows 0, middle and last of every earlier run (and of the last
+  /// warm-up; kept before the next run's input is copied) against @p host_pack of exactly
+  /// what that run read, and the last output whole against @p host_pack of the last input;
+  /// judges its bandwidth against a copy of the same input bytes.
   template <typename HostPack>
   void judge(const CapturedWork& cap, AlternatingInput<float>& in,
-             cudalab::DeviceBuffer<std::uint32_t>& d_out, HostPack host_pack, double threshold,
-             const char* what) {
+             cudalab::DeviceBuffer<std::uint32_t>& d_out, int out_cols, HostPack host_pack,
+             double threshold, const char* what) {
+    const int out_rows = int(d_out.size() / std::size_t(out_cols));
+    cudalab::kit::RunRows<std::uint32_t> run_rows(d_out.data(), out_cols,
+                                                  {0, out_rows / 2, out_rows - 1});
     cudalab::BenchOptions bo;
-    bo.before_candidate = [&](cudaStream_t s) { in.copy_next(s); };
+    bo.before_candidate = run_rows.before_each_run(in, [&](cudaStream_t s) {
+      in.copy_next(s);
+      cudalab::testing::poison(d_out.data(), d_out.bytes(), s);
+    });
     d_out.fill_bytes(0xFF);
     const cudalab::BenchStats stats = cudalab::benchmark(cap.as_work(), bo);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    run_rows.expect_every_run([&](long run) { return host_pack(in.input_of_run(run)); },
+                              [out_cols](const std::vector<std::uint32_t>& packed, int r) {
+                                return std::vector<std::uint32_t>(
+                                    packed.begin() + std::ptrdiff_t(r) * out_cols,
+                                    packed.begin() + std::ptrdiff_t(r + 1) * out_cols);
+                              },
+                              what);
+    if (HasFailure()) return;  // no speed verdict for a wrong result
     // last_input(): the set of the last run with that run's changed elements, exactly what
     // the last timed run read.
     EXPECT_EQ(d_out.to_host(), host_pack(in.last_input()))
@@ -671,7 +690,8 @@ TEST_F(PackPerf, PackRowsReachesShareOfCopyBandwidth) {
       [&](cudaStream_t s) { lab08::pack_rows(in.live.data(), d_out.data(), rows, cols, s); });
   ASSERT_TRUE(cap.holds_only(only_kernel(lab08::row_packing_kernel())));
   judge(
-      cap, in, d_out, [&](const std::vector<float>& a) { return bits::pack_rows(a, rows, cols); },
+      cap, in, d_out, bits::words32(cols),
+      [&](const std::vector<float>& a) { return bits::pack_rows(a, rows, cols); },
       kPackRowsShareOfCopy, "pack_rows");
 }
 
@@ -686,7 +706,7 @@ TEST_F(PackPerf, PackColsReachesShareOfCopyBandwidth) {
       [&](cudaStream_t s) { lab08::pack_cols(in.live.data(), d_out.data(), k, n, s); });
   ASSERT_TRUE(cap.holds_only(only_kernel(lab08::column_packing_kernel())));
   judge(
-      cap, in, d_out,
+      cap, in, d_out, n,  // word-major: word w of every column, then word w + 1
       [&](const std::vector<float>& b) { return bits::pack_cols_word_major(b, k, n); },
       kPackColsShareOfCopy, "pack_cols");
 }
@@ -732,11 +752,10 @@ class XnorPerf : public ::testing::Test {
     // copied), checked below against the host's product of exactly what that run read.
     cudalab::kit::RunRows<float> run_rows(d_c_xnor.data(), n, {0, n / 2, n - 1});
     cudalab::BenchOptions bo;
-    bo.before_candidate = [&](cudaStream_t s) {
-      run_rows.record(a_in->runs - 1, s);
+    bo.before_candidate = run_rows.before_each_run(*a_in, [&](cudaStream_t s) {
       a_in->copy_next(s);
       b_in->copy_next(s);
-    };
+    });
     d_c_xnor.fill_bytes(0xFF);
     const cudalab::Comparison cmp =
         cudalab::compare([&](cudaStream_t s) { float_baseline(s); }, cap.as_work(), bo);

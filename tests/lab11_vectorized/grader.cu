@@ -11,6 +11,7 @@
 // tile stage against the padded transpose and the copy.
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -616,12 +617,19 @@ cudalab::GpuWork next_run(t::AlternatingInput<float>& in, cudalab::DeviceBuffer<
   };
 }
 
-/// The float4 copy of 8192^2 floats, captured (only the student's kernel), and its check.
+/// Rows 0, n / 2 and n - 1 of an 8192^2 output, for every run.
+kit::RunRows<float> perf_run_rows(const float* out) {
+  return kit::RunRows<float>(out, kPerfSide, {0, kPerfSide / 2, kPerfSide - 1});
+}
+
+/// The float4 copy of 8192^2 floats, captured (only the student's kernel), and its checks.
 struct PerfCopy {
   static constexpr std::size_t kPitch = std::size_t(kPerfSide) * 4;
   t::AlternatingInput<float> in = pattern_sets(71);
   cudalab::DeviceBuffer<float> d_out{kPerfCount};
   cudalab::DeviceBuffer<float> d_base{kPerfCount};
+  /// The checked rows of the float4 copy's output after every run.
+  kit::RunRows<float> run_rows = perf_run_rows(d_out.data());
   double bytes() const { return 2.0 * double(kPerfCount) * sizeof(float); }
 
   t::CapturedWork capture(const lab11::CopyLaunch& launch) {
@@ -631,6 +639,20 @@ struct PerfCopy {
     });
     EXPECT_TRUE(cap.holds_only(kit::only_kernel(lab11::vec4_copy_kernel())));
     return cap;
+  }
+  /// The before_candidate step of the float4 copy: keeps its checked rows as the previous run
+  /// left them, then copies the next input and poisons the output.
+  cudalab::GpuWork before_copy() { return run_rows.before_each_run(in, next_run(in, d_out)); }
+  /// The checked rows of every earlier run (and of the last warm-up) are exactly the rows of
+  /// the input that run read (input_of_run()).
+  void expect_every_run_copied() const {
+    run_rows.expect_every_run([&](long run) { return in.input_of_run(run); },
+                              [](const std::vector<float>& input, int r) {
+                                return std::vector<float>(
+                                    input.begin() + std::ptrdiff_t(r) * kPerfSide,
+                                    input.begin() + std::ptrdiff_t(r + 1) * kPerfSide);
+                              },
+                              "the timed float4 copy");
   }
   /// The last timed output is exactly the input its run read (last_input()).
   ::testing::AssertionResult output_ok() const {
@@ -647,9 +669,11 @@ TEST(CopyPerf, Float4CopyReachesTheDeviceCopyBandwidth) {
   t::CapturedWork cap = p.capture({});
   if (HasFailure()) return;
   auto opts = perf_options(15);
-  opts.before_candidate = next_run(p.in, p.d_out);
+  opts.before_candidate = p.before_copy();
   const auto stats = cudalab::benchmark(cap.as_work(), opts);
   CUDA_CHECK(cudaDeviceSynchronize());
+  p.expect_every_run_copied();
+  if (HasFailure()) return;  // no speed verdict for a wrong result
   ASSERT_TRUE(p.output_ok());
   const double gbps = p.bytes() / (stats.median_ms * 1e6);
   t::expect_possible(gbps, cudalab::device_ceilings().dram_gbps, "GB/s", "float4 copy");
@@ -665,7 +689,7 @@ void expect_copy_speedup(const lab11::CopyLaunch& launch, double threshold,
   if (::testing::Test::HasFailure()) return;
   auto opts = perf_options(9);
   opts.before_baseline = next_run(p.in, p.d_base);
-  opts.before_candidate = next_run(p.in, p.d_out);
+  opts.before_candidate = p.before_copy();  // each run tagged with its input, not the baseline's
   const auto cmp = cudalab::compare(
       [&](cudaStream_t s) {
         lab11::scalar_copy(p.in.live.data(), PerfCopy::kPitch, p.d_base.data(), PerfCopy::kPitch,
@@ -673,6 +697,8 @@ void expect_copy_speedup(const lab11::CopyLaunch& launch, double threshold,
       },
       cap.as_work(), opts);
   CUDA_CHECK(cudaDeviceSynchronize());
+  p.expect_every_run_copied();
+  if (::testing::Test::HasFailure()) return;  // no speed verdict for a wrong result
   ASSERT_TRUE(p.output_ok());
   const double gbps = p.bytes() / (cmp.candidate.median_ms * 1e6);
   t::record_measurement("float4 copy", gbps, "GB/s");
@@ -709,13 +735,18 @@ TEST(TileStagePerf, InterleavedTransposeBeatsPaddedAndNearsTheCopy) {
       kit::only_kernel(lab11::vec4_tile_transpose_kernel<lab11::InterleavedVec4>())));
   auto opts = perf_options(15);
   opts.before_baseline = next_run(in, d_base);
-  opts.before_candidate = next_run(in, d_out);
+  // Rows 0, n / 2 and n - 1 of every earlier run (kept before the next run's input is copied;
+  // each tagged with its input, not the baseline's) must be the transpose of what it read.
+  kit::RunRows<float> run_rows = perf_run_rows(d_out.data());
+  opts.before_candidate = run_rows.before_each_run(in, next_run(in, d_out));
   const auto cmp = cudalab::compare(
       [&](cudaStream_t s) {
         lab11::padded_transpose(in.live.data(), d_base.data(), kPerfSide, kPerfSide, s);
       },
       cap.as_work(), opts);
   CUDA_CHECK(cudaDeviceSynchronize());
+  kit::expect_every_run_transpose(run_rows, in, kPerfSide, kPerfSide, "the timed float4 transpose");
+  if (HasFailure()) return;  // no speed verdict for a wrong result
   const std::vector<float> got = d_out.to_host();
   const std::vector<float> want = in.last_input();
   for (int r = 0; r < kPerfSide; ++r) {
