@@ -113,12 +113,8 @@ struct AlternatingInput {
   }
   /// Enqueues the copy of the next set into live, then the changes, on @p s.
   void copy_next(cudaStream_t s) {
-    const int next = int(runs++ % 2);
     keys_.push_back((std::uint64_t(random_()) << 32) ^ random_());
-    CUDA_CHECK(
-        cudaMemcpyAsync(live.data(), sets[next].data(), live.bytes(), cudaMemcpyDeviceToDevice, s));
-    copy_changed_elements(live.data(), sets[1 - next].data(), live.size(), sizeof(T), keys_.back(),
-                          changes(), s);
+    rebuild_on_device(live.data(), runs++, s);
   }
   /// The set the last copy_next() put in live (0 before any).
   int last() const { return runs == 0 ? 0 : int((runs - 1) % 2); }
@@ -145,17 +141,23 @@ struct AlternatingInput {
   /// Enqueues on @p s the rebuild of last_input() on the device, into @p dst (live.size()
   /// elements): for inputs too large to check on the host.
   void last_input_to(T* dst, cudaStream_t s = nullptr) const {
-    CUDA_CHECK(
-        cudaMemcpyAsync(dst, sets[last()].data(), live.bytes(), cudaMemcpyDeviceToDevice, s));
-    if (runs == 0) return;
-    copy_changed_elements(dst, sets[1 - last()].data(), live.size(), sizeof(T), keys_.back(),
-                          changes(), s);
+    rebuild_on_device(dst, runs - 1, s);
   }
   DeviceBuffer<T> live;     ///< the buffer the timed work reads
   DeviceBuffer<T> sets[2];  ///< the two input sets
   long runs = 0;            ///< copies enqueued so far
 
  private:
+  /// Enqueues on @p s the input of run @p r (-1: set 0 before any run) into @p dst: its set,
+  /// then its changed elements from the other set.
+  void rebuild_on_device(T* dst, long r, cudaStream_t s) const {
+    const int set = r < 0 ? 0 : int(r % 2);
+    CUDA_CHECK(cudaMemcpyAsync(dst, sets[set].data(), live.bytes(), cudaMemcpyDeviceToDevice, s));
+    if (r < 0) return;
+    copy_changed_elements(dst, sets[1 - set].data(), live.size(), sizeof(T), keys_[std::size_t(r)],
+                          changes(), s);
+  }
+
   mutable std::vector<T> host_[2];   ///< the two sets, for last_input() (lazy if device-built)
   std::random_device random_;        ///< not the run seed: host code of a lab cannot predict it
   std::vector<std::uint64_t> keys_;  ///< every run's key: the positions of its changes
