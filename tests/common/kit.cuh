@@ -219,7 +219,6 @@ class RunRows {
     long input_run;
     std::vector<T> values;
   };
-  const std::vector<Record>& records() const noexcept { return records_; }
 
   /**
    * @brief Checks the rows of every recorded run: @p inputs_of(input_run) rebuilds what the
@@ -249,8 +248,6 @@ class RunRows {
       }
     }
   }
-  const std::vector<int>& rows() const noexcept { return rows_; }
-  int cols() const noexcept { return cols_; }
   void clear() { records_.clear(); }
 
  private:

@@ -398,21 +398,23 @@ class PerfFixture : public ::testing::Test {
         d_c.data(), n, std::vector<int>(kCheckedRows.begin(), kCheckedRows.end()));
   }
 
-  /// The before_candidate step: keeps the checked rows of C as the previous run left them,
-  /// then copies the next inputs (a set with that run's changed words) behind the pointers.
-  void next_inputs(cudaStream_t s) {
+  /// The before_candidate step: keeps the checked rows of C as the previous run left them
+  /// (kit::RunRows), then copies the next inputs (a set with that run's changed words) behind
+  /// the pointers.
+  cudalab::GpuWork next_inputs() {
     if (a_in32) {
-      run_rows->record(a_in32->runs - 1, s);
-      a_in32->copy_next(s);
-      b_in32->copy_next(s);
-      last_set = a_in32->last();
-    } else {
-      run_rows->record(a_in64->runs - 1, s);
+      return run_rows->before_each_run(*a_in32, [this](cudaStream_t s) {
+        a_in32->copy_next(s);
+        b_in32->copy_next(s);
+      });
+    }
+    return run_rows->before_each_run(*a_in64, [this](cudaStream_t s) {
       a_in64->copy_next(s);
       b_in64->copy_next(s);
-      last_set = a_in64->last();
-    }
+    });
   }
+  /// The input set of the last timed run.
+  int last_set() const { return a_in32 ? a_in32->last() : a_in64->last(); }
 
   /// A's packed rows and B's packed columns (32-bit words) as run @p r read them.
   std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> packed_inputs_of_run(long r) {
@@ -470,7 +472,7 @@ class PerfFixture : public ::testing::Test {
     const CapturedWork cap = CapturedWork::capture(launch);
     EXPECT_TRUE(cap.holds_only(only_kernel(kernel)));
     cudalab::BenchOptions bo;
-    bo.before_candidate = [&](cudaStream_t s) { next_inputs(s); };
+    bo.before_candidate = next_inputs();
     d_c.fill_bytes(0xFF);  // NaN until the timed kernel writes it
     run_rows->clear();
     const cudalab::Comparison cmp = cudalab::compare(baseline, cap.as_work(), bo);
@@ -500,7 +502,7 @@ class PerfFixture : public ::testing::Test {
       const lab09::CublasHandle h;
       lab09::cublas_sgemm(h, d_a_set.data(), d_b_set.data(), d_ref.data(), n, n, n);
       EXPECT_TRUE(cudalab::testing::matrices_match(d_ref.to_host(), got, n, n, 0.0))
-          << what << ": the last timed result (input set " << last_set
+          << what << ": the last timed result (input set " << last_set()
           << " with that run's changed words) differs from cuBLAS SGEMM on the same data";
     }
     const std::vector<std::uint32_t> a_rows = bits::pack_rows(a_last, n, n);
@@ -517,7 +519,6 @@ class PerfFixture : public ::testing::Test {
 
   std::vector<float> h_a[2], h_b[2];
   std::vector<std::uint32_t> a32[2], b32[2];
-  int last_set = 0;
   cudalab::DeviceBuffer<float> d_a, d_b, d_c_base, d_c;
   cudalab::DeviceBuffer<std::uint32_t> d_a32_base, d_b32_word_major;
   std::unique_ptr<AlternatingInput<std::uint32_t>> a_in32, b_in32;
@@ -595,7 +596,7 @@ TEST_F(RegisterTiledPerf, ReachesThreeQuartersOfThePopcCeiling) {
   ASSERT_TRUE(cap.holds_only(only_kernel(lab09::register_tiling_kernel())));
   cudalab::BenchOptions bo;
   bo.reps = 15;
-  bo.before_candidate = [&](cudaStream_t s) { next_inputs(s); };
+  bo.before_candidate = next_inputs();
   d_c.fill_bytes(0xFF);
   run_rows->clear();
   const cudalab::BenchStats stats = cudalab::benchmark(cap.as_work(), bo);

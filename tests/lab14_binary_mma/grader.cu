@@ -518,12 +518,10 @@ class PerfFixture : public ::testing::Test {
   cudalab::BenchOptions alternating() {
     run_rows->clear();
     cudalab::BenchOptions bo;
-    bo.before_candidate = [this](cudaStream_t s) {
-      run_rows->record(a_in->runs - 1, s);
+    bo.before_candidate = run_rows->before_each_run(*a_in, [this](cudaStream_t s) {
       a_in->copy_next(s);
       b_in->copy_next(s);
-      last_set = a_in->last();
-    };
+    });
     return bo;
   }
 
@@ -554,7 +552,7 @@ class PerfFixture : public ::testing::Test {
       const lab14::CublasHandle handle;
       lab14::cublas_sgemm(handle, d_a_set.data(), d_b_set.data(), d_ref.data(), n, n, n);
       EXPECT_TRUE(t::matrices_match(d_ref.to_host(), got, n, n, 0.0))
-          << what << ": the last timed result (input set " << last_set
+          << what << ": the last timed result (input set " << a_in->last()
           << " with that run's changed words) differs from cuBLAS SGEMM on the same data";
     }
     for (const int row : kCheckedRows) {
@@ -596,7 +594,6 @@ class PerfFixture : public ::testing::Test {
   }
 
   std::vector<std::uint32_t> a32[2], b32[2];  // the two input sets, packed (no padding)
-  int last_set = 0;
   std::unique_ptr<AlternatingInput<std::uint32_t>> a_in, b_in;
   cudalab::DeviceBuffer<int> d_pop;
   cudalab::DeviceBuffer<float> d_c, d_c_base;
