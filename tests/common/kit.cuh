@@ -19,11 +19,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <ostream>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -163,13 +165,15 @@ struct Racer {
 /**
  * @brief A few rows of a timed kernel's output, as every run left them, for checking every
  * run and not only the last. From a BenchOptions::before_candidate hook, record() (before the
- * hook copies the next input) downloads the rows the previous run wrote, tagged with the run
+ * hook copies the next input) draws kRowsPerRun distinct rows from std::random_device, after
+ * the run was launched, and downloads them as the previous run wrote them, tagged with the run
  * of the inputs it read (AlternatingInput::runs - 1; -1 for the warm-ups on the first set);
  * before_each_run() builds that hook around the step that copies the next input. After
  * timing, the grader rebuilds each run's input (AlternatingInput::input_of_run()) and checks
- * its rows: a result remembered from an earlier run fails whichever run served it.
+ * that run's rows: a result remembered from an earlier run fails whichever run served it, and
+ * no kernel can know which rows of which run will be read.
  * @code
- * cudalab::kit::RunRows<float> rows(d_out.data(), n, {0, n / 2, n - 1});
+ * cudalab::kit::RunRows<float> rows(d_out.data(), n, m);  // m rows of n
  * opts.before_candidate = rows.before_each_run(in, [&](cudaStream_t s) { in.copy_next(s); });
  * cudalab::compare(baseline, candidate, opts);
  * rows.expect_every_run([&](long run) { return in.input_of_run(run); }, expected_row, what);
@@ -178,21 +182,21 @@ struct Racer {
 template <typename T>
 class RunRows {
  public:
-  /// The rows @p rows (the first @p cols elements of each) of the row-major output at @p out,
-  /// whose rows start @p stride elements apart (default: @p cols; a pitched output's pitch
-  /// in elements).
-  RunRows(const T* out, int cols, std::vector<int> rows, std::size_t stride = 0)
-      : out_(out),
-        cols_(cols),
-        stride_(stride == 0 ? std::size_t(cols) : stride),
-        rows_(std::move(rows)) {}
-  /// Enqueues on @p s the download of the rows as the last run left them (pageable memory:
-  /// the call returns once they are copied), tagged with @p input_run.
+  /// Rows checked per run (all rows of a shorter output).
+  static constexpr int kRowsPerRun = 3;
+  /// The row-major output at @p out, @p rows rows of @p cols checked elements whose starts
+  /// lie @p stride elements apart (default: @p cols; a pitched output's pitch in elements).
+  RunRows(const T* out, int cols, int rows, std::size_t stride = 0)
+      : out_(out), cols_(cols), rows_(rows), stride_(stride == 0 ? std::size_t(cols) : stride) {}
+  /// Draws the rows of this record (distinct, std::random_device) and enqueues on @p s their
+  /// download as the last run left them (pageable memory: the call returns once they are
+  /// copied), tagged with @p input_run.
   void record(long input_run, cudaStream_t s) {
-    Record r{input_run, std::vector<T>(rows_.size() * std::size_t(cols_))};
-    for (std::size_t i = 0; i < rows_.size(); ++i) {
+    Record r{input_run, draw_rows(), {}};
+    r.values.resize(r.rows.size() * std::size_t(cols_));
+    for (std::size_t i = 0; i < r.rows.size(); ++i) {
       CUDA_CHECK(cudaMemcpyAsync(r.values.data() + i * cols_,
-                                 out_ + std::size_t(rows_[i]) * stride_, cols_ * sizeof(T),
+                                 out_ + std::size_t(r.rows[i]) * stride_, cols_ * sizeof(T),
                                  cudaMemcpyDeviceToHost, s));
     }
     records_.push_back(std::move(r));
@@ -214,9 +218,11 @@ class RunRows {
       input_run = in.runs - 1;
     };
   }
-  /// One recorded run: the run of the inputs it read and its rows, one after the other.
+  /// One recorded run: the run of the inputs it read, the rows drawn for it and their
+  /// elements, one row after the other.
   struct Record {
     long input_run;
+    std::vector<int> rows;
     std::vector<T> values;
   };
 
@@ -231,17 +237,20 @@ class RunRows {
   void expect_every_run(InputsOf inputs_of, ExpectedRow expected_row,
                         const std::string& what) const {
     for (std::size_t run = 0; run < records_.size(); ++run) {
-      const auto inputs = inputs_of(records_[run].input_run);
-      for (std::size_t i = 0; i < rows_.size(); ++i) {
-        const std::vector<T> want = expected_row(inputs, rows_[i]);
-        const T* got = records_[run].values.data() + i * cols_;
+      const Record& rec = records_[run];
+      const auto inputs = inputs_of(rec.input_run);
+      for (std::size_t i = 0; i < rec.rows.size(); ++i) {
+        const std::vector<T> want = expected_row(inputs, rec.rows[i]);
+        const T* got = rec.values.data() + i * cols_;
         for (int col = 0; col < cols_; ++col) {
           if (!(got[col] == want[std::size_t(col)])) {
             ADD_FAILURE() << what << ": the output of run " << run << " (" << records_.size()
                           << " checked before the last; run 0 is the last warm-up) is wrong at ("
-                          << rows_[i] << ", " << col << "): " << got[col] << ", the host computes "
-                          << want[std::size_t(col)] << " on exactly what that run read. A result "
-                          << "remembered from an earlier run? " << cudalab::seed_note();
+                          << rec.rows[i] << ", " << col << "), a row drawn at random after the "
+                          << "run: " << got[col] << ", the host computes " << want[std::size_t(col)]
+                          << " on exactly what that run read. A result "
+                          << "remembered from an earlier run, or rows left out? "
+                          << cudalab::seed_note();
             return;
           }
         }
@@ -251,10 +260,27 @@ class RunRows {
   void clear() { records_.clear(); }
 
  private:
+  /// kRowsPerRun distinct rows of [0, rows_) (all of them when fewer), ascending.
+  std::vector<int> draw_rows() const {
+    std::vector<int> rows;
+    if (rows_ <= kRowsPerRun) {
+      for (int r = 0; r < rows_; ++r) rows.push_back(r);
+      return rows;
+    }
+    std::random_device rd;
+    std::uniform_int_distribution<int> pick(0, rows_ - 1);
+    while (int(rows.size()) < kRowsPerRun) {
+      const int r = pick(rd);
+      if (std::find(rows.begin(), rows.end(), r) == rows.end()) rows.push_back(r);
+    }
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  }
+
   const T* out_;
   int cols_;
+  int rows_;
   std::size_t stride_;
-  std::vector<int> rows_;
   std::vector<Record> records_;
 };
 
@@ -326,9 +352,10 @@ inline void expect_every_run_transpose(const RunRows<float>& rows,
  *    filled with NaN, untimed: no repetition can reuse a remembered result;
  * 3. verifies the output of the candidate's last run: exactly the baseline's output on the
  *    same input (the baseline rerun on it), and the host's on three rows (first, middle,
- *    last; every 7th column); and the same three rows of every earlier timed run (and of the
- *    last warm-up), downloaded before the next run's input is copied, against the host's
- *    product of exactly what that run read: a remembered result fails whichever run served it;
+ *    last; every 7th column); and three rows of every earlier timed run (and of the last
+ *    warm-up), drawn at random and downloaded before the next run's input is copied (RunRows),
+ *    against the host's product of exactly what that run read: a remembered result fails
+ *    whichever run served it;
  * 4. bounds the candidate's rate by the FP32 ceiling (expect_possible).
  * Failures are gtest failures naming @p what; the grader returns on HasFailure() (no speed
  * verdict for a wrong result) and judges the returned comparison with
@@ -445,8 +472,8 @@ class ProductRace {
   Shape s_;
   cudalab::testing::AlternatingInput<float> a_in_, b_in_;
   cudalab::DeviceBuffer<float> d_base_a_, d_base_b_, d_c_, d_c_base_;
-  /// Three rows of C (first, middle, last) after every run of the last time() call.
-  RunRows<float> run_rows_{d_c_.data(), s_.n, {0, s_.m / 2, s_.m - 1}};
+  /// Three rows of C, drawn at random after each run, of every run of the last time() call.
+  RunRows<float> run_rows_{d_c_.data(), s_.n, s_.m};
 };
 
 }  // namespace cudalab::kit

@@ -303,7 +303,7 @@ inline cudalab::BenchOptions perf_options(int reps) {
  * transpose at n x n, both reading one input that alternates between two sets
  * (cudalab::testing::AlternatingInput: before every timed run of either, an untimed copy puts
  * the next set there with about sqrt(n) elements replaced at positions drawn for that run,
- * and the run's output is poisoned); checks rows 0, n / 2 and n - 1 of every earlier
+ * and the run's output is poisoned); checks three rows, drawn at random, of every earlier
  * candidate run (and of the last warm-up; kept before the next run's input is copied)
  * against the transpose of exactly what that run read (input_of_run()), and the last timed
  * output whole against the transpose of that run's input (last_input()); bounds the
@@ -327,7 +327,7 @@ inline void expect_transpose_speedup(const TransposeLaunch& candidate, int n, do
   };
   // The baseline's runs take inputs of their own in between: each candidate run is tagged
   // with the input it read.
-  cudalab::kit::RunRows<float> run_rows(d_out.data(), n, {0, n / 2, n - 1});
+  cudalab::kit::RunRows<float> run_rows(d_out.data(), n, n);
   opts.before_candidate = run_rows.before_each_run(in, [&](cudaStream_t s) {
     in.copy_next(s);
     cudalab::testing::poison(d_out.data(), d_out.bytes(), s);

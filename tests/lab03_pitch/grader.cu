@@ -581,7 +581,7 @@ TEST(PitchPerf, PitchedMatmulKeepsTwoThirdsOfUnpitchedSpeed) {
   // pitched kernel's as pitched images (padding and guard NaN), the packed baseline's packed:
   // before every timed run of either an untimed copy puts the next set there with about sqrt(n)
   // elements replaced at positions drawn for that run (padding stays padding), and the
-  // run's output is poisoned. Rows 0, n / 2 and n - 1 of every earlier pitched run, data and
+  // run's output is poisoned. Three random rows of every earlier pitched run, data and
   // padding (kept before the next run's inputs are copied), must be the host's product of
   // exactly what that run read, and the padding must still be the poison.
   std::vector<float> h_in[2][2];
@@ -611,10 +611,9 @@ TEST(PitchPerf, PitchedMatmulKeepsTwoThirdsOfUnpitchedSpeed) {
   // The checked rows of C after every pitched run: their data (n floats a pitch apart) and
   // their padding (the rest of each pitch, as words: the poison is a NaN).
   const std::size_t pitch_floats = pitch / sizeof(float);
-  const std::vector<int> rows = {0, n / 2, n - 1};
-  cudalab::kit::RunRows<float> run_rows(p_c.data(), n, rows, pitch_floats);
+  cudalab::kit::RunRows<float> run_rows(p_c.data(), n, n, pitch_floats);
   cudalab::kit::RunRows<std::uint32_t> run_padding(
-      reinterpret_cast<const std::uint32_t*>(p_c.data()) + n, int(pitch_floats) - n, rows,
+      reinterpret_cast<const std::uint32_t*>(p_c.data()) + n, int(pitch_floats) - n, n,
       pitch_floats);
   o.before_candidate = run_rows.before_each_run(p_a, [&](cudaStream_t st) {
     run_padding.record(p_a.runs - 1, st);
