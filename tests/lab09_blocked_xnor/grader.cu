@@ -58,6 +58,13 @@ constexpr double kRegisterTiledOverCublasSpeedup = 3.3;
 constexpr double kRegisterTiledCeilingPercent = 75.0;
 /// Side of the square matrices of the speed tests.
 constexpr int kPerfSize = 4096;
+/// Global-load requests (ld and cp.async) per warp of outputs per 32-bit word of K, at most
+/// (TiledProfiler). Counts, not timings: a 16x16 tiled kernel loads each staged word once per
+/// block, one word of A and one of B per thread per 16-word step: 2 requests per warp per
+/// step, 0.127 per word on 700x900x2000 (0.143 with the table's loads). Reading A or B from
+/// global memory inside the step instead of from the tiles takes 2.0 with 4-byte loads and
+/// 0.5 with 16-byte ones. The bar sits halfway between the reference and 16-byte loads.
+constexpr double kTiledGlobalRequestsPerWarpWord = 0.25;
 
 namespace bits = cudalab::bits;
 using cudalab::kit::only_kernel;
@@ -671,6 +678,56 @@ TEST(TiledSassCpu, PopcKernelStagesItsTilesAndCountsWithPopc) {
   rules.push_back(cudalab::kit::sass_requires(
       {"POPC"}, "the popc kernel must count the differing bits with __popc (POPC)"));
   cudalab::kit::expect_sass(lab09::tiled_xnor_popc_kernel(), rules, "<false>");
+}
+
+// ---------------------------------------------------------------------------
+// The tiles carry the loads (Nsight Compute, label profiler; skipped where ncu is missing):
+// in each instance's run of Shapes/TiledXnorGpu.<test>/700x900x2000 (two replays of one
+// launch), the global-load requests (plain loads and cp.async) per warp of C per 32-bit word of
+// K stay at most kTiledGlobalRequestsPerWarpWord. A kernel that stages tiles (and so satisfies
+// the SASS rules) but reads its operands from global memory in the inner loop needs 2 to 8
+// times more.
+// ---------------------------------------------------------------------------
+void expect_tiles_carry_the_loads(const char* instance, const char* test) {
+  CUDALAB_REQUIRE_GPU();
+  const std::string ld = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
+  const std::string ldgsts = "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum";
+  constexpr int m = 700, n = 900, k = 2000;
+  const cudalab::testing::NcuRun run =
+      cudalab::testing::run_ncu({ld, ldgsts}, "tiled_xnor_kernel",
+                                std::string("Shapes/TiledXnorGpu.") + test + "/700x900x2000");
+  if (!run.available) GTEST_SKIP() << run.skip_reason;
+  ASSERT_EQ(run.exit_code, 0) << cudalab::testing::excerpt(run.output);
+  ASSERT_FALSE(run.kernels.empty())
+      << "no launch of tiled_xnor_kernel was profiled in " << test << "/700x900x2000";
+  double requests = 0.0;
+  for (const auto& kern : run.kernels) {
+    const auto li = kern.values.find(ld), gi = kern.values.find(ldgsts);
+    ASSERT_TRUE(li != kern.values.end()) << kern.name << ": " << ld << " missing in the report";
+    requests += li->second + (gi != kern.values.end() ? gi->second : 0.0);
+  }
+  const double warps = double((m + lab09::kTile - 1) / lab09::kTile) *
+                       ((n + lab09::kTile - 1) / lab09::kTile) * lab09::kTile * lab09::kTile / 32;
+  const double per_warp_word =
+      requests / (double(run.kernels.size()) * warps * cudalab::bits::words32(k));
+  cudalab::testing::record_measurement(std::string(instance) + "_global_requests_per_warp_word",
+                                       per_warp_word, "", kTiledGlobalRequestsPerWarpWord,
+                                       cudalab::testing::Bound::kAtMost);
+  EXPECT_GT(requests, 0.0) << instance << ": no global-load request in " << run.kernels.size()
+                           << " profiled launches: the kernel must load its tiles of A and B";
+  EXPECT_LE(per_warp_word, kTiledGlobalRequestsPerWarpWord)
+      << instance << ": " << per_warp_word << " global-load requests per warp of C per word of K ("
+      << requests << " in " << run.kernels.size() << " launches of " << m << "x" << n << "x" << k
+      << "; the reference makes 0.13-0.14). Does the inner loop read A or B from global memory "
+      << "instead of the shared tiles? Each word staged should be read 16 times from shared memory";
+}
+
+TEST(TiledProfiler, TableKernelReadsItsOperandsOnceFromGlobalMemory) {
+  expect_tiles_carry_the_loads("tiled_xnor_table", "TableVariantIsExact");
+}
+
+TEST(TiledProfiler, PopcKernelReadsItsOperandsOnceFromGlobalMemory) {
+  expect_tiles_carry_the_loads("tiled_xnor_popc", "IntrinsicPopcountIsExact");
 }
 
 }  // namespace
