@@ -649,7 +649,13 @@ TEST_F(PipelinedPerf, MultipleOfThePopcCeiling) {
 class NaivePerf : public PerfFixture {};
 
 TEST_F(NaivePerf, MultipleOfThePopcCeiling) {
-  expect_ceiling_multiple(lab14::MmaKernel::kNaive, kNaiveCeilingMultiple, "binary_mma_naive");
+  const double multiple =
+      expect_ceiling_multiple(lab14::MmaKernel::kNaive, kNaiveCeilingMultiple, "binary_mma_naive");
+  // The 0.7 x rule leaves the CUDA cores room under 0.77: the given popcount peak reaches 0.95
+  // of the ceiling and lab 09's register-tiled kernel 0.92. Only tensor cores pass 1x (not
+  // scaled); the reference measures 1.10-1.11 on the H100 and the H200.
+  EXPECT_GT(multiple, 1.0) << "binary_mma_naive does not pass the popcount ceiling of the CUDA "
+                              "cores (1x, not scaled): the tensor cores do not do the work";
 }
 
 // popcount_vectors reads 2^16 vectors of 4096 bits (32 MB) once: a memory-bound kernel, judged
