@@ -693,14 +693,14 @@ void expect_tiles_carry_the_loads(const char* instance, const char* test) {
   CUDALAB_REQUIRE_GPU();
   const std::string ld = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
   const std::string ldgsts = "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum";
-  constexpr int m = 700, n = 900, k = 2000;
-  const cudalab::testing::NcuRun run =
-      cudalab::testing::run_ncu({ld, ldgsts}, "tiled_xnor_kernel",
-                                std::string("Shapes/TiledXnorGpu.") + test + "/700x900x2000");
+  constexpr int m = 700, n = 900, k = 2000;             // a shape of kTiledShapes
+  const std::string shape = to_string(Shape{m, n, k});  // its test-name suffix
+  const cudalab::testing::NcuRun run = cudalab::testing::run_ncu(
+      {ld, ldgsts}, "tiled_xnor_kernel", std::string("Shapes/TiledXnorGpu.") + test + "/" + shape);
   if (!run.available) GTEST_SKIP() << run.skip_reason;
   ASSERT_EQ(run.exit_code, 0) << cudalab::testing::excerpt(run.output);
   ASSERT_FALSE(run.kernels.empty())
-      << "no launch of tiled_xnor_kernel was profiled in " << test << "/700x900x2000";
+      << "no launch of tiled_xnor_kernel was profiled in " << test << "/" << shape;
   double requests = 0.0;
   for (const auto& kern : run.kernels) {
     const auto li = kern.values.find(ld), gi = kern.values.find(ldgsts);

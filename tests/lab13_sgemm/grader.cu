@@ -863,10 +863,11 @@ TEST(WarpTiledProfiler, FewSharedMemoryWavefrontsPerLoad) {
   const std::string wavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
   const std::string loads = "smsp__sass_inst_executed_op_shared_ld.sum";
   const std::string conflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
+  constexpr int kSide = 256;  // the profiled test's shape: kSide^3, whole blocks
   const KernelInfo kernel = lab13::warp_tiled_kernel(true);
-  const cudalab::testing::NcuRun run =
-      cudalab::testing::run_ncu({wavefronts, loads, conflicts}, kernel.name,
-                                "Shapes/WarpTiledGpu.CorrectOnOddShapes/256x256x256");
+  const cudalab::testing::NcuRun run = cudalab::testing::run_ncu(
+      {wavefronts, loads, conflicts}, kernel.name,
+      "Shapes/WarpTiledGpu.CorrectOnOddShapes/" + to_string(Shape{kSide, kSide, kSide}));
   if (!run.available) GTEST_SKIP() << run.skip_reason;
   ASSERT_EQ(run.exit_code, 0) << cudalab::testing::excerpt(run.output);
   double w = 0.0, l = 0.0, c = 0.0;
@@ -883,7 +884,6 @@ TEST(WarpTiledProfiler, FewSharedMemoryWavefrontsPerLoad) {
                     << run.kernels.size() << " launches): does it stage its tiles in shared "
                     << "memory and read them from there?";
   const double per_load = w / l;
-  constexpr int kSide = 256;  // the profiled test's shape: 256^3, whole blocks
   const double warp_steps = double(run.kernels.size()) * (kSide / lab13::kBlockM) *
                             (kSide / lab13::kBlockN) * (lab13::kBlockThreads / 32) * kSide;
   const double per_warp_step = w / warp_steps;
