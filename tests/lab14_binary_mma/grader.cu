@@ -565,10 +565,12 @@ class PerfFixture : public ::testing::Test {
 
   /// Times binary_gemm(@p kernel) (popcounts + tensor-core kernel) and judges its multiple of
   /// the popcount ceiling at the measured clock: at least @p threshold_unscaled (scaled by
-  /// CUDALAB_SPEEDUP_SCALE), and above 1x whatever the scale. At or below 1x the CUDA cores could
-  /// have done the work: the given popcount peak reaches 0.95 of the ceiling, lab 09's
-  /// register-tiled kernel 0.92, and a CUDA-core kernel with one idle MMA in it passes the SASS
-  /// tests; the reference's naive kernel measures 1.10-1.11 on the H100 and the H200.
+  /// CUDALAB_SPEEDUP_SCALE), and above 1x whatever the scale. At or below 1x a CUDA-core kernel
+  /// counting with POPC could have done the work: the given popcount peak reaches 0.95 of the
+  /// ceiling, lab 09's register-tiled kernel 0.92, and a CUDA-core kernel with one idle MMA in
+  /// it passes the SASS tests; the reference's naive kernel measures 1.10-1.11 on the H100 and
+  /// the H200. (Carry-save adders of bitwise instructions, which need one POPC per several
+  /// words, could take a CUDA-core kernel past 1x in principle; none is known to.)
   void expect_ceiling_multiple(lab14::MmaKernel kernel, double threshold_unscaled,
                                const std::string& what) {
     const CapturedWork cap = capture(kernel);
