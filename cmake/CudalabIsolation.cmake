@@ -10,6 +10,13 @@
 # GoogleTest or of the grading library (cudalab::, the graders' namespaces) is an error too. A
 # lab file defining, say, std::random_device::_M_getval() would otherwise take the place of
 # libstdc++'s in the whole grader and make its random input changes and checked rows known.
+# Nor may it look outside its arguments: a reference to the environment (getenv, environ), the
+# command line (program_invocation_name), files (fopen, open, file streams, std::filesystem),
+# clocks (clock_gettime, std::chrono, CUDA event timing), the dynamic loader (dlopen, dlsym) or
+# raw system calls is an error as well. The graders time a kernel in one process and profile or
+# sanitize it in another; code that could tell which (CUDALAB_UNDER_TOOL, the profiler's
+# injection variables, the test filter in /proc/self/cmdline, the slow launches of a replaying
+# profiler) could show each check a different kernel.
 #
 # As a function (configure time):
 #   cudalab_check_reference_isolation(<lab library target> <dependent target>)
@@ -21,6 +28,31 @@
 #   REPORT_ONLY prints "CUDALAB-ISOLATION: VIOLATION ..." and exits 0 (the known-wrong driver).
 if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE)
   cmake_minimum_required(VERSION 3.25)
+  # Stops with "<library> <what>: <demangled symbols>. <why>" when <symbols> is not empty
+  # (REPORT_ONLY: prints it as a violation and ends the script successfully; a macro, so that
+  # its return() ends the script).
+  macro(_cudalab_isolation_verdict symbols what why)
+    set(_iso_symbols "${symbols}")
+    if(_iso_symbols)
+      find_program(CXXFILT c++filt)
+      set(_iso_names "")
+      foreach(_iso_sym IN LISTS _iso_symbols)
+        set(_iso_name "${_iso_sym}")
+        if(CXXFILT)
+          execute_process(COMMAND "${CXXFILT}" "${_iso_sym}" OUTPUT_VARIABLE _iso_name
+                          OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+        endif()
+        list(APPEND _iso_names "${_iso_name}")
+      endforeach()
+      list(JOIN _iso_names ", " _iso_names)
+      get_filename_component(_iso_lib "${LAB_LIB}" NAME)
+      if(REPORT_ONLY)
+        message("CUDALAB-ISOLATION: VIOLATION ${_iso_lib} ${what}: ${_iso_names}. ${why}")
+        return()
+      endif()
+      message(FATAL_ERROR "${_iso_lib} ${what}: ${_iso_names}. ${why}")
+    endif()
+  endmacro()
   foreach(v LAB_LIB REF_LIB NM)
     if(NOT DEFINED ${v})
       message(FATAL_ERROR "CudalabIsolation.cmake: -D${v}= is required")
@@ -69,52 +101,32 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
       list(APPEND foreign "${sym}")
     endif()
   endforeach()
-  find_program(CXXFILT c++filt)
-  if(foreign)
-    set(names "")
-    foreach(sym IN LISTS foreign)
-      set(name "${sym}")
-      if(CXXFILT)
-        execute_process(COMMAND "${CXXFILT}" "${sym}" OUTPUT_VARIABLE name
-                        OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  # References (U) that would let the library see more than its arguments (one pattern each:
+  # CMake's regular expressions take few groups).
+  set(outside_patterns
+      "^(secure_|__libc_secure_)?getenv$" "^_?_?environ$" "^program_invocation(_short)?_name$"
+      "^__progname(_full)?$" "^getauxval$" "^dl(open|mopen|sym|vsym|info|iterate_phdr)$"
+      "^(f|fd|fre)?open(at)?(64)?$" "^__open(at)?(64)?_2$" "^creat(64)?$" "^popen$" "^syscall$"
+      "^readlink(at)?$" "^(opendir|scandir|scandir64|getpid|getppid)$"
+      "^_ZNSt(7__cxx11)?1[34]basic_i?fstream" "^_ZNSt13basic_filebuf" "^_ZNSt12__basic_file"
+      "^_ZNSt(7__cxx11)?10filesystem" "^(clock_gettime|gettimeofday|time|clock|times|timespec_get)$"
+      "^_ZNSt6chrono" "^cudaEvent(ElapsedTime|Query|Synchronize)$")
+  set(outside "")
+  foreach(l IN LISTS lab_lines)
+    string(STRIP "${l}" l)
+    string(REGEX REPLACE " U$" "" sym "${l}")
+    foreach(pattern IN LISTS outside_patterns)
+      if(sym MATCHES "${pattern}" AND NOT sym IN_LIST outside)
+        list(APPEND outside "${sym}")
       endif()
-      list(APPEND names "${name}")
     endforeach()
-    list(JOIN names ", " names)
-    get_filename_component(lib_name "${LAB_LIB}" NAME)
-    set(msg "${lib_name} defines what the grader's own libraries define: ${names}. Your code "
-            "is linked into the grader, so it may not replace the standard, C, CUDA, GoogleTest "
-            "or grading libraries: give your functions names of your own, in your lab's "
-            "namespace.")
-    string(CONCAT msg ${msg})
-    if(REPORT_ONLY)
-      message("CUDALAB-ISOLATION: VIOLATION ${msg}")
-      return()
-    endif()
-    message(FATAL_ERROR "${msg}")
-  endif()
-  if(bad)
-    set(names "")
-    foreach(sym IN LISTS bad)
-      set(name "${sym}")
-      if(CXXFILT)
-        execute_process(COMMAND "${CXXFILT}" "${sym}" OUTPUT_VARIABLE name
-                        OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-      endif()
-      list(APPEND names "${name}")
-    endforeach()
-    list(JOIN names ", " names)
-    get_filename_component(lib_name "${LAB_LIB}" NAME)
-    set(msg "${lib_name} calls grader-only reference code: ${names}. The graders compare "
-            "your code with these references, so your code may not use them: write the "
-            "computation yourself (the handout says what to write).")
-    string(CONCAT msg ${msg})
-    if(REPORT_ONLY)
-      message("CUDALAB-ISOLATION: VIOLATION ${msg}")
-      return()
-    endif()
-    message(FATAL_ERROR "${msg}")
-  endif()
+  endforeach()
+  _cudalab_isolation_verdict("${outside}" "looks outside its arguments"
+    "The graders time your code in one process and profile or sanitize it in another, and each must see the same code, so it may not read the environment, the command line, files or clocks, nor load code: take everything from the launcher's arguments.")
+  _cudalab_isolation_verdict("${foreign}" "defines what the grader's own libraries define"
+    "Your code is linked into the grader, so it may not replace the standard, C, CUDA, GoogleTest or grading libraries: give your functions names of your own, in your lab's namespace.")
+  _cudalab_isolation_verdict("${bad}" "calls grader-only reference code"
+    "The graders compare your code with these references, so your code may not use them: write the computation yourself (the handout says what to write).")
   if(REPORT_ONLY)
     message("CUDALAB-ISOLATION: clean")
   endif()
@@ -134,7 +146,7 @@ function(cudalab_check_reference_isolation lab_lib dependent)
             "-DREF_LIB=$<TARGET_FILE:cudalab_reference>" "-DNM=${CMAKE_NM}" "-DSTAMP=${stamp}"
             -P "${CUDALAB_ISOLATION_SCRIPT}"
     DEPENDS ${lab_lib} cudalab_reference "${CUDALAB_ISOLATION_SCRIPT}"
-    COMMENT "Checking that ${lab_lib} calls no reference code and replaces no grader library"
+    COMMENT "Checking that ${lab_lib} calls no reference code, replaces no grader library and looks nowhere outside its arguments"
     VERBATIM)
   add_custom_target(${lab_lib}_isolation ALL DEPENDS "${stamp}")
   if(TARGET ${dependent})
