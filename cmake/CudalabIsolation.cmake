@@ -16,7 +16,8 @@
 # raw system calls is an error as well. The graders time a kernel in one process and profile or
 # sanitize it in another; code that could tell which (CUDALAB_UNDER_TOOL, the profiler's
 # injection variables, the test filter in /proc/self/cmdline, the slow launches of a replaying
-# profiler) could show each check a different kernel.
+# profiler) could show each check a different kernel. Nor may it create texture or surface
+# objects: their reads go around the global-load counters some profiler tests judge by.
 #
 # As a function (configure time):
 #   cudalab_check_reference_isolation(<lab library target> <dependent target>)
@@ -28,6 +29,20 @@
 #   REPORT_ONLY prints "CUDALAB-ISOLATION: VIOLATION ..." and exits 0 (the known-wrong driver).
 if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE)
   cmake_minimum_required(VERSION 3.25)
+  # Sets <out> to the symbols the lab library needs (lab_lines) that match one of the patterns.
+  function(_cudalab_references out)
+    set(found "")
+    foreach(l IN LISTS lab_lines)
+      string(STRIP "${l}" l)
+      string(REGEX REPLACE " U$" "" sym "${l}")
+      foreach(pattern IN LISTS ARGN)
+        if(sym MATCHES "${pattern}" AND NOT sym IN_LIST found)
+          list(APPEND found "${sym}")
+        endif()
+      endforeach()
+    endforeach()
+    set(${out} "${found}" PARENT_SCOPE)
+  endfunction()
   # Stops with "<library> <what>: <demangled symbols>. <why>" when <symbols> is not empty
   # (REPORT_ONLY: prints it as a violation and ends the script successfully; a macro, so that
   # its return() ends the script).
@@ -110,19 +125,17 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
       "^readlink(at)?$" "^(opendir|scandir|scandir64|getpid|getppid)$"
       "^_ZNSt(7__cxx11)?1[34]basic_i?fstream" "^_ZNSt13basic_filebuf" "^_ZNSt12__basic_file"
       "^_ZNSt(7__cxx11)?10filesystem" "^(clock_gettime|gettimeofday|time|clock|times|timespec_get)$"
-      "^_ZNSt6chrono" "^cudaEvent(ElapsedTime|Query|Synchronize)$")
-  set(outside "")
-  foreach(l IN LISTS lab_lines)
-    string(STRIP "${l}" l)
-    string(REGEX REPLACE " U$" "" sym "${l}")
-    foreach(pattern IN LISTS outside_patterns)
-      if(sym MATCHES "${pattern}" AND NOT sym IN_LIST outside)
-        list(APPEND outside "${sym}")
-      endif()
-    endforeach()
-  endforeach()
+      "^_ZNSt6chrono" "^cudaEvent(ElapsedTime|Query|Synchronize)$"
+      "^(cudaGetDriverEntryPoint|cuGetProcAddress)")
+  # Reads of memory that the graders' load counters (ncu's global-load requests) do not see.
+  set(texture_patterns "^cuda(Create|Destroy)(Texture|Surface)Object$" "^cudaBind(Texture|Surface)"
+      "^cu(TexObject|SurfObject|TexRef|SurfRef)")
+  _cudalab_references(outside ${outside_patterns})
+  _cudalab_references(texture ${texture_patterns})
   _cudalab_isolation_verdict("${outside}" "looks outside its arguments"
     "The graders time your code in one process and profile or sanitize it in another, and each must see the same code, so it may not read the environment, the command line, files or clocks, nor load code: take everything from the launcher's arguments.")
+  _cudalab_isolation_verdict("${texture}" "reads memory through texture or surface objects"
+    "The graders count the global-memory loads your kernels issue, and texture reads go around those counters; no lab asks for them: read the operands with ordinary loads.")
   _cudalab_isolation_verdict("${foreign}" "defines what the grader's own libraries define"
     "Your code is linked into the grader, so it may not replace the standard, C, CUDA, GoogleTest or grading libraries: give your functions names of your own, in your lab's namespace.")
   _cudalab_isolation_verdict("${bad}" "calls grader-only reference code"
