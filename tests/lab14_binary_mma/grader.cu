@@ -77,6 +77,10 @@ constexpr double kImpossibleCeilingMultiple = 64.0;
 /// TODO(calibration): the graded form adds the popcount kernels and uses the measured clock;
 /// rerun tools/calibrate.py on an H100 and an H200 before this lands.
 constexpr double kPersistentCeilingMultiple = 12.5;
+/// Advanced part, under ncu: global-load instructions per consumer warp per tile of the persistent
+/// kernel at most this (the reference: 10, every popcount loaded once before the mainloop; the
+/// column popcounts loaded per 32-column chunk: 130, or 18 with 16-byte loads).
+constexpr double kPersistentLoadsPerWarpTile = 16.0;
 /// Side of the square matrices of the speed tests (K = 4096 bits).
 constexpr int kPerfSize = 4096;
 
@@ -569,6 +573,43 @@ TEST(PersistentMmaSanitizer, SynccheckFindsNoInvalidBarrier) {
   LAB14_REQUIRE_PERSISTENT();
   CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", kPersistentSanitized);
 }
+// The persistent kernel's epilogue under ncu: global-load instructions per consumer warp per
+// tile, from its run on 1100 x 4100 x 64 (153 tiles of 128 x 256 on at most 132 blocks: every
+// block's loop crosses tile boundaries; N % 4 == 0, the TMA-store epilogue). The reference loads
+// each thread's two row popcounts and its 2 x 4 column popcounts before the mainloop: 10 per warp
+// per tile. An epilogue that loads the column popcounts per 32-column chunk issues 130 (16-byte
+// loads per chunk: at least 18), right results at 11.1-11.7x the popc ceiling (H100), which the
+// perf bar alone cannot tell from the reference.
+TEST(PersistentProfiler, EpilogueLoadsNoPopcounts) {
+  LAB14_REQUIRE_PERSISTENT();
+  const std::string loads = "smsp__sass_inst_executed_op_global_ld.sum";
+  const Shape shape{1100, 4100, 64};
+  const KernelInfo kernel = lab14::wgmma_persistent_kernel();
+  const cudalab::testing::NcuRun run = cudalab::testing::run_ncu(
+      {loads}, kernel.name, "Shapes/PersistentMmaGpu.IsExact/" + kit::to_string(shape));
+  if (!run.available) GTEST_SKIP() << run.skip_reason;
+  ASSERT_EQ(run.exit_code, 0) << cudalab::testing::excerpt(run.output);
+  ASSERT_FALSE(run.kernels.empty()) << "ncu profiled no launch of " << kernel.name;
+  double l = 0.0;
+  for (const auto& kern : run.kernels) {
+    const auto li = kern.values.find(loads);
+    ASSERT_TRUE(li != kern.values.end()) << kern.name << ": " << loads << " missing in the report";
+    l += li->second;
+  }
+  const int tiles = ((shape.m + lab14::kWsBlockM - 1) / lab14::kWsBlockM) *
+                    ((shape.n + lab14::kWsBlockN - 1) / lab14::kWsBlockN);
+  const double consumer_warps = 2.0 * 128 / 32;  // warpgroups 1 and 2
+  const double per_warp_tile = l / (double(run.kernels.size()) * tiles * consumer_warps);
+  t::record_measurement("persistent_global_loads_per_warp_tile", per_warp_tile, "",
+                        kPersistentLoadsPerWarpTile, t::Bound::kAtMost);
+  EXPECT_LE(per_warp_tile, kPersistentLoadsPerWarpTile)
+      << kernel.name << ": " << per_warp_tile << " global-load instructions per consumer warp per "
+      << "tile (" << l << " in " << run.kernels.size() << " launches of " << tiles
+      << " tiles); the reference issues 10 (two row and eight column popcounts per thread, "
+      << "before the mainloop). Does the epilogue load the column popcounts per chunk? Load "
+      << "them once per tile, before the mainloop, and hand them out with __shfl_sync.";
+}
+
 TEST(PipelinedMmaSanitizer, SynccheckFindsNoInvalidBarrier) {
   CUDALAB_REQUIRE_CC(8, 0);
   CUDALAB_EXPECT_SANITIZER_CLEAN("synccheck", kPipelinedSanitized);
