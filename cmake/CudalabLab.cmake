@@ -6,6 +6,7 @@
 #     SOURCES   tiled_static.cu tiled_dynamic.cu  # files with TODO(lab04) regions: taken
 #                                                 # from solutions/ with CUDALAB_IMPL=solution
 #     GIVEN     baseline.cu                       # lab files the student does not edit
+#     SM90A     wgmma_persistent.cu               # SOURCES files that need sm_90a (see below)
 #     DEMO      main.cu                           # demo program, built as lab04_shared_memory
 #     LIBRARIES CUDA::cublas                      # extra link libraries
 #     TIMEOUT_GPU 120 TIMEOUT_PERF 300)           # optional CTest timeouts (seconds)
@@ -34,17 +35,78 @@ function(cudalab_lab_source_dir out lab_dir impl)
   endif()
 endfunction()
 
-# cudalab_add_lab_library(<target> <stub_dir> SOURCES <files...> [LIBRARIES <libs...>])
+# cudalab_sm90a_architectures(<out> <found>): the project's CUDA architectures with sm_90
+# replaced by its arch-specific twin sm_90a ("90" -> "90a", "90-real" -> "90a-real", "native" on
+# an H100/H200 -> "90a-real"); <found> is ON when one was replaced.
+#
+# Why a separate list: wgmma, setmaxnreg and the tensor-map TMA instructions exist only in the
+# "a" (arch-specific) targets, compute_90a / sm_90a, whose code runs on compute capability 9.0
+# alone. Adding `--generate-code=arch=compute_90a,code=sm_90a` to the file's own flags would give
+# the file BOTH an sm_90 and an sm_90a cubin, and which one the driver loads on an H100 is not
+# something the course should depend on (the sm_90 one can only trap). Replacing 90 by 90a for
+# those files alone keeps one cubin per device (sm_90a on 9.0, the trapping stub elsewhere), and
+# leaves every other kernel of the lab compiled for plain sm_90 (its SASS tests read that code).
+function(cudalab_sm90a_architectures out found)
+  set(archs "${CMAKE_CUDA_ARCHITECTURES}")
+  if(archs STREQUAL "native" AND DEFINED CMAKE_CUDA_ARCHITECTURES_NATIVE)
+    set(archs "${CMAKE_CUDA_ARCHITECTURES_NATIVE}")
+  endif()
+  set(result "")
+  set(replaced OFF)
+  foreach(a IN LISTS archs)
+    if(a MATCHES "^90(-real|-virtual)?$")
+      list(APPEND result "90a${CMAKE_MATCH_1}")
+      set(replaced ON)
+    else()
+      list(APPEND result "${a}")
+    endif()
+  endforeach()
+  set(${out} "${result}" PARENT_SCOPE)
+  set(${found} ${replaced} PARENT_SCOPE)
+endfunction()
+
+# cudalab_add_lab_library(<target> <stub_dir> SOURCES <files...> [LIBRARIES <libs...>]
+#                         [SM90A <file names...>])
 # A lab's kernels and launchers as a static library; the interface header is in <stub_dir>.
 # Used for the chosen implementation and for every known-wrong variant (CudalabWrong).
+# SM90A names SOURCES files (by file name) that are compiled for sm_90a instead of sm_90, in an
+# object library whose objects go into <target> (cudalab_sm90a_architectures() says why); they
+# see CUDALAB_SM90A_BUILT=1 when the architectures held 90, else 0 (their launchers then refuse
+# with a message naming the architectures to configure).
 function(cudalab_add_lab_library target stub_dir)
-  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
-  add_library(${target} STATIC ${ARG_SOURCES})
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES;SM90A" ${ARGN})
+  set(plain "")
+  set(special "")
+  foreach(f IN LISTS ARG_SOURCES)
+    get_filename_component(fname "${f}" NAME)
+    if(fname IN_LIST ARG_SM90A)
+      list(APPEND special "${f}")
+    else()
+      list(APPEND plain "${f}")
+    endif()
+  endforeach()
+  add_library(${target} STATIC ${plain})
   target_include_directories(${target} PUBLIC "${stub_dir}")
   target_link_libraries(${target} PUBLIC cudalab::common ${ARG_LIBRARIES}
                         PRIVATE cudalab::options)
   set_target_properties(${target} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF
                         POSITION_INDEPENDENT_CODE ON)
+  if(special)
+    cudalab_sm90a_architectures(archs built)
+    if(built)
+      set(built 1)
+    else()
+      set(built 0)
+    endif()
+    add_library(${target}_sm90a OBJECT ${special})
+    target_include_directories(${target}_sm90a PRIVATE "${stub_dir}")
+    target_link_libraries(${target}_sm90a PRIVATE cudalab::common ${ARG_LIBRARIES}
+                          cudalab::options)
+    target_compile_definitions(${target}_sm90a PRIVATE CUDALAB_SM90A_BUILT=${built})
+    set_target_properties(${target}_sm90a PROPERTIES CUDA_ARCHITECTURES "${archs}"
+                          CUDA_SEPARABLE_COMPILATION OFF POSITION_INDEPENDENT_CODE ON)
+    target_sources(${target} PRIVATE $<TARGET_OBJECTS:${target}_sm90a>)
+  endif()
 endfunction()
 
 # cudalab_add_grader_executable(<target> <lab library> <test sources...>)
@@ -57,7 +119,7 @@ endfunction()
 
 function(cudalab_add_lab)
   cmake_parse_arguments(LAB "" "NUMBER;NAME;DEMO;TIMEOUT_CPU;TIMEOUT_GPU;TIMEOUT_PERF;TIMEOUT_TOOLS"
-                        "SOURCES;GIVEN;LIBRARIES;TEST_SOURCES;POINTS" ${ARGN})
+                        "SOURCES;GIVEN;LIBRARIES;TEST_SOURCES;POINTS;SM90A" ${ARGN})
   if(NOT LAB_NUMBER MATCHES "^[0-9][0-9]$" OR NOT LAB_NAME)
     message(FATAL_ERROR "cudalab_add_lab: NUMBER (two digits) and NAME are required")
   endif()
@@ -79,8 +141,13 @@ function(cudalab_add_lab)
   endforeach()
 
   # The lab's kernels and launchers.
+  foreach(f IN LISTS LAB_SM90A)
+    if(NOT f IN_LIST LAB_SOURCES)
+      message(FATAL_ERROR "lab${nn}: SM90A lists ${f}, which is not one of its SOURCES")
+    endif()
+  endforeach()
   cudalab_add_lab_library(lab${nn}_impl "${stub_dir}" SOURCES ${impl_sources}
-                          LIBRARIES ${LAB_LIBRARIES})
+                          LIBRARIES ${LAB_LIBRARIES} SM90A ${LAB_SM90A})
 
   # The demo program.
   if(LAB_DEMO)
@@ -134,6 +201,7 @@ function(cudalab_add_lab)
   set_property(GLOBAL PROPERTY CUDALAB_LAB_${nn}_SOURCES "${LAB_SOURCES}")
   set_property(GLOBAL PROPERTY CUDALAB_LAB_${nn}_GIVEN "${LAB_GIVEN}")
   set_property(GLOBAL PROPERTY CUDALAB_LAB_${nn}_LIBRARIES "${LAB_LIBRARIES}")
+  set_property(GLOBAL PROPERTY CUDALAB_LAB_${nn}_SM90A "${LAB_SM90A}")
   set_property(GLOBAL PROPERTY CUDALAB_LAB_${nn}_TEST_SOURCES "${LAB_TEST_SOURCES}")
   set_property(GLOBAL PROPERTY CUDALAB_LAB_${nn}_DEMO "${LAB_DEMO}")
 endfunction()

@@ -234,6 +234,7 @@ function(cudalab_add_wrong_variants)
     get_property(sources GLOBAL PROPERTY CUDALAB_LAB_${nn}_SOURCES)
     get_property(given GLOBAL PROPERTY CUDALAB_LAB_${nn}_GIVEN)
     get_property(libraries GLOBAL PROPERTY CUDALAB_LAB_${nn}_LIBRARIES)
+    get_property(sm90a GLOBAL PROPERTY CUDALAB_LAB_${nn}_SM90A)
     get_property(test_sources GLOBAL PROPERTY CUDALAB_LAB_${nn}_TEST_SOURCES)
     set(stub_dir "${PROJECT_SOURCE_DIR}/labs/${lab_dir}")
     set(sol_dir "${PROJECT_SOURCE_DIR}/solutions/${lab_dir}")
@@ -287,7 +288,8 @@ function(cudalab_add_wrong_variants)
 
       set(lib lab${nn}_${mode}_${variant}_impl)
       set(exe lab${nn}_${mode}_${variant})
-      cudalab_add_lab_library(${lib} "${stub_dir}" SOURCES ${impl_sources} LIBRARIES ${libraries})
+      cudalab_add_lab_library(${lib} "${stub_dir}" SOURCES ${impl_sources} LIBRARIES ${libraries}
+                              SM90A ${sm90a})
       # The grader's own sources compile once per lab (they see only the lab's header) and
       # every variant links those objects with its library.
       set(grader_objs lab${nn}_variant_grader_objs)

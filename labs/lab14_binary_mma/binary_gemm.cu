@@ -31,8 +31,10 @@ void binary_gemm(MmaKernel kernel, const std::uint32_t* d_a_bits, const std::uin
   popcount_vectors(d_b_bits, n, k, d_b_pop, stream);
   if (kernel == MmaKernel::kNaive) {
     binary_mma_naive(d_a_bits, d_b_bits, d_a_pop, d_b_pop, d_c, m, n, k, stream);
-  } else {
+  } else if (kernel == MmaKernel::kPipelined) {
     binary_mma_pipelined(d_a_bits, d_b_bits, d_a_pop, d_b_pop, d_c, m, n, k, stream);
+  } else {
+    binary_mma_persistent(d_a_bits, d_b_bits, d_a_pop, d_b_pop, d_c, m, n, k, stream);
   }
 }
 

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cublas_v2.h>
+#include <cuda.h>  // CUtensorMap (a type only: the library does not link the driver API)
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -168,15 +169,84 @@ void binary_mma_pipelined(const std::uint32_t* d_a_bits, const std::uint32_t* d_
 cudalab::KernelInfo mma_pipelined_kernel();
 
 // ---------------------------------------------------------------------------
+// Advanced part (optional, sm_90a only): a warp-specialized, persistent kernel —
+// TMA loads into an mbarrier ring, wgmma m64n256k256 .b1 .and.popc, TMA-store epilogue
+// (wgmma_persistent.cu; the handout's "Advanced part")
+// ---------------------------------------------------------------------------
+
+/// Rows of C per tile: two consumer warpgroups of 64 rows each.
+inline constexpr int kWsBlockM = 128;
+/// Columns of C per tile: one wgmma m64n256k256 per consumer warpgroup and 256 bits of K.
+inline constexpr int kWsBlockN = 256;
+/// Stages of the TMA ring (each 1024 bits of K: A 16 KB + B 32 KB).
+inline constexpr int kWsStages = 4;
+/// Staging buffers of C per consumer warp (16 rows x 32 floats = 2 KB each).
+inline constexpr int kWsStagingBuffers = 2;
+/// Threads per block: warpgroup 0 produces (one thread issues the TMA loads), 1 and 2 consume.
+inline constexpr int kWsThreads = 384;
+/// Dynamic shared memory: the ring, the staging buffers, 1 KB to align the ring to 1024 bytes.
+inline constexpr int kWsSmemBytes =
+    kWsStages * (kWsBlockM + kWsBlockN) * 128 + 8 * kWsStagingBuffers * 16 * 128 + 1024;
+/// From this K on the packed 16-bit column popcounts would overflow: the launcher runs the
+/// kernel's wide-K instance (32-bit column terms, exact int -> float conversion).
+inline constexpr int kWsWideK = 65536;
+
+/// The TMA tensor maps of one product (tensor_maps.cu, given): A and B as 2-D arrays of 32-bit
+/// words ({row_words(K), rows}, box 32 words x 128 / 256 rows, 128-byte swizzle, zero fill past
+/// the edges), C as floats ({N, M}, box 32 x 16, 128-byte swizzle; only when N % 4 == 0).
+struct WsTensorMaps {
+  CUtensorMap a;
+  CUtensorMap b;
+  CUtensorMap c;
+  bool c_valid = false;  ///< C's map exists (N % 4 == 0: its row pitch is a multiple of 16 bytes)
+};
+
+/**
+ * @brief Given (tensor_maps.cu, a library of its own): encodes the three maps with the driver's
+ * cuTensorMapEncodeTiled, found through the runtime's driver entry point (lab code may not look
+ * up driver entry points: the build's isolation check). Throws std::runtime_error naming the
+ * parameters the driver refused. Host only; usable during stream capture (it enqueues nothing).
+ */
+WsTensorMaps encode_ws_tensor_maps(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,
+                                   float* d_c, int m, int n, int k);
+
+/**
+ * @brief Why binary_mma_persistent() cannot run here (the current device is not compute
+ * capability 9.0, or this build holds no sm_90a code), or an empty string when it can.
+ */
+const char* persistent_unavailable_reason();
+
+/**
+ * @brief C = A * B with a persistent, warp-specialized kernel: one block per SM takes
+ * 128 x 256 tiles in turn; warpgroup 0 loads 1024-bit stages of A and B with TMA into a ring
+ * of kWsStages mbarrier-guarded stages, warpgroups 1 and 2 multiply them with wgmma
+ * m64n256k256 .b1 .and.popc and write C through swizzled staging buffers and TMA stores
+ * (direct stores when N % 4 != 0). Parameters as binary_mma_naive(); the bit operands must be
+ * 16-byte aligned, C 16-byte aligned, the popcounts 4-byte aligned. Throws
+ * std::invalid_argument for non-positive sizes or misaligned pointers and std::runtime_error
+ * where persistent_unavailable_reason() is not empty.
+ */
+void binary_mma_persistent(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,
+                           const int* d_a_pop, const int* d_b_pop, float* d_c, int m, int n, int k,
+                           cudaStream_t stream = nullptr);
+
+/// The kernel binary_mma_persistent() launches for K < kWsWideK (private to its file).
+cudalab::KernelInfo wgmma_persistent_kernel();
+/// The kernel binary_mma_persistent() launches for K >= kWsWideK (the same code, 32-bit column
+/// terms).
+cudalab::KernelInfo wgmma_persistent_wide_k_kernel();
+
+// ---------------------------------------------------------------------------
 // Given: the whole product (binary_gemm.cu): popcounts, then the tensor-core kernel
 // ---------------------------------------------------------------------------
 
 /// Which tensor-core kernel binary_gemm() runs.
-enum class MmaKernel { kNaive, kPipelined };
+enum class MmaKernel { kNaive, kPipelined, kPersistent };
 
 /**
  * @brief C = A * B: popcount_vectors() of A's rows and B's columns into @p d_popcounts
- * (M + N ints: rows of A first), then binary_mma_naive() or binary_mma_pipelined().
+ * (M + N ints: rows of A first), then binary_mma_naive(), binary_mma_pipelined() or
+ * binary_mma_persistent().
  */
 void binary_gemm(MmaKernel kernel, const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,
                  int* d_popcounts, float* d_c, int m, int n, int k, cudaStream_t stream = nullptr);

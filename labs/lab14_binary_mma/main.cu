@@ -117,6 +117,18 @@ int run(const cudalab::DemoOptions& opt) {
                             d_popcounts.data(), d_c.data(), n, n, n, s);
        },
        false});
+  // Advanced part (sm_90a only): the persistent warp-specialized wgmma + TMA kernel.
+  if (const std::string why = lab14::persistent_unavailable_reason(); why.empty()) {
+    variants.push_back({"persistent wgmma 128x256 (advanced)", "popc + TMA ring + wgmma",
+                        [&](cudaStream_t s) {
+                          lab14::binary_gemm(lab14::MmaKernel::kPersistent, d_a_bits.data(),
+                                             d_b_bits.data(), d_popcounts.data(), d_c.data(), n, n,
+                                             n, s);
+                        },
+                        false});
+  } else {
+    std::cout << "note: " << why << "; the advanced part's kernel is left out\n";
+  }
 
   // The CUDA cores' popcount peak, measured (given microbenchmark), and the popcount ceiling at
   // the SM clock measured now, from the per-CC table in common.
