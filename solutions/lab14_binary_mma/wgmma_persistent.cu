@@ -15,20 +15,19 @@
 #include "binary_mma.cuh"
 #include "cudalab/check.cuh"
 
-#ifndef CUDALAB_SM90A_BUILT
-#define CUDALAB_SM90A_BUILT 0  // compiled outside cudalab_add_lab(SM90A): no sm_90a code
-#endif
-
-// The device code of this file exists for sm_90a only (wgmma, setmaxnreg, tensor TMA).
-#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define LAB14_SM90A_DEVICE 1
-#else
-#define LAB14_SM90A_DEVICE 0
-#endif
+// The device code of this file exists for sm_90a only (wgmma, setmaxnreg, tensor TMA): its
+// bodies are compiled where __CUDA_ARCH_FEAT_SM90_ALL is defined (sm_90a device code). No macro
+// of its own: the intake scan flags every #define in a lab file.
 
 namespace lab14 {
 
 namespace {
+
+#if defined(CUDALAB_SM90A_BUILT) && CUDALAB_SM90A_BUILT
+constexpr bool kSm90aBuilt = true;
+#else
+constexpr bool kSm90aBuilt = false;  // built outside cudalab_add_lab(SM90A): no sm_90a code
+#endif
 
 constexpr int kBM = kWsBlockM;
 constexpr int kBN = kWsBlockN;
@@ -88,7 +87,7 @@ __device__ __forceinline__ std::uint64_t smem_desc(std::uint32_t smem_addr) {
 }
 
 __device__ __forceinline__ void mbar_init(std::uint32_t bar, std::uint32_t count) {
-#if LAB14_SM90A_DEVICE
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
 #else
   cudalab::unused(bar, count);
@@ -97,13 +96,13 @@ __device__ __forceinline__ void mbar_init(std::uint32_t bar, std::uint32_t count
 
 /// Makes the barrier initializations visible to the async proxy (TMA) and the other threads.
 __device__ __forceinline__ void fence_mbar_init() {
-#if LAB14_SM90A_DEVICE
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 #endif
 }
 
 __device__ __forceinline__ void mbar_arrive_expect_tx(std::uint32_t bar, std::uint32_t bytes) {
-#if LAB14_SM90A_DEVICE
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
                : "memory");
 #else
@@ -112,7 +111,7 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(std::uint32_t bar, std::ui
 }
 
 __device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
-#if LAB14_SM90A_DEVICE
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 #else
   cudalab::unused(bar);
@@ -122,7 +121,7 @@ __device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
 /// Waits until the phase of parity @p parity of barrier @p bar has completed. A protocol error
 /// becomes a trap (a launch error) after about 2^26 failed tries instead of a hung test.
 __device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
-#if LAB14_SM90A_DEVICE
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
   for (std::uint32_t tries = 0;; ++tries) {
     std::uint32_t done = 0;
     asm volatile(
@@ -142,14 +141,14 @@ __device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parit
 
 template <int kRegs>
 __device__ __forceinline__ void setmaxnreg_dec() {
-#if LAB14_SM90A_DEVICE
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
 #endif
 }
 
 template <int kRegs>
 __device__ __forceinline__ void setmaxnreg_inc() {
-#if LAB14_SM90A_DEVICE
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
 #endif
 }
@@ -158,7 +157,7 @@ __device__ __forceinline__ void setmaxnreg_inc() {
 /// bytes complete a transaction on barrier @p bar.
 __device__ __forceinline__ void tma_load_2d(std::uint32_t dst, const CUtensorMap* map,
                                             std::uint32_t bar, int x, int y) {
-#if LAB14_SM90A_DEVICE
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
       " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
@@ -173,7 +172,7 @@ __device__ __forceinline__ void tma_load_2d(std::uint32_t dst, const CUtensorMap
 /// thread's current bulk group; the TMA unit leaves out the parts past C's edges.
 __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, std::uint32_t src, int x,
                                              int y) {
-#if LAB14_SM90A_DEVICE
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
   asm volatile(
       "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
           reinterpret_cast<std::uint64_t>(map)),
@@ -186,7 +185,7 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, std::uint32
 
 /// Ends the thread's current bulk group (the TMA stores issued since the last commit).
 __device__ __forceinline__ void bulk_commit() {
-#if LAB14_SM90A_DEVICE
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
   asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
 #endif
 }
@@ -194,14 +193,14 @@ __device__ __forceinline__ void bulk_commit() {
 /// Waits until at most @p kPending of the thread's bulk groups may still READ shared memory.
 template <int kPending>
 __device__ __forceinline__ void bulk_wait_read() {
-#if LAB14_SM90A_DEVICE
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
   asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(kPending) : "memory");
 #endif
 }
 
 /// Waits until every bulk group of the thread has completed (its writes to C included).
 __device__ __forceinline__ void bulk_wait_all() {
-#if LAB14_SM90A_DEVICE
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
   asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
 #endif
 }
@@ -209,26 +208,26 @@ __device__ __forceinline__ void bulk_wait_all() {
 /// Makes this thread's generic-proxy shared-memory writes (the staging stores) visible to the
 /// async proxy (the TMA store that reads them).
 __device__ __forceinline__ void fence_proxy_async_shared() {
-#if LAB14_SM90A_DEVICE
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 #endif
 }
 
 __device__ __forceinline__ void wgmma_fence() {
-#if LAB14_SM90A_DEVICE
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
   asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #endif
 }
 
 __device__ __forceinline__ void wgmma_commit() {
-#if LAB14_SM90A_DEVICE
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
   asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
 #endif
 }
 
 template <int kPending>
 __device__ __forceinline__ void wgmma_wait() {
-#if LAB14_SM90A_DEVICE
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
 #endif
 }
@@ -246,7 +245,7 @@ __device__ __forceinline__ void fence_accumulators(int (&d)[kAcc]) {
 /// 8 j + 2 t, + 1 (t = lane % 4), and d[4 j + 2], d[4 j + 3] at row g + 8.
 __device__ __forceinline__ void wgmma_m64n256k256(int (&d)[kAcc], std::uint64_t desc_a,
                                                   std::uint64_t desc_b) {
-#if LAB14_SM90A_DEVICE
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n256k256.s32.b1.b1.and.popc {"
@@ -285,7 +284,7 @@ __device__ __forceinline__ void wgmma_m64n256k256(int (&d)[kAcc], std::uint64_t 
 }
 
 __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
-#if LAB14_SM90A_DEVICE
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
 #else
   cudalab::unused(map);
@@ -315,7 +314,7 @@ __global__ void __launch_bounds__(kWsThreads, 1)
                                  const int* __restrict__ a_pop, const int* __restrict__ b_pop,
                                  float* __restrict__ c, int m, int n, int k, int words,
                                  int tma_store) {
-#if LAB14_SM90A_DEVICE
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
   extern __shared__ __align__(1024) unsigned char smem_raw[];  // ring, then staging buffers
   __shared__ __align__(8) std::uint64_t bars[2 * kS];          // full[kS], then empty[kS]
   const std::uint32_t raw_addr = shared_address(smem_raw);
@@ -572,7 +571,7 @@ bool aligned(const void* p, std::size_t bytes) {
 }  // namespace
 
 const char* persistent_unavailable_reason() {
-  if (!CUDALAB_SM90A_BUILT) {
+  if (!kSm90aBuilt) {
     return "binary_mma_persistent: this build holds no sm_90a code (the advanced part needs "
            "CMAKE_CUDA_ARCHITECTURES to include 90, e.g. 90 or native on an H100 or H200)";
   }
