@@ -81,9 +81,11 @@ __device__ __forceinline__ LanePlace lane_place() {
 // flight. Shared memory: kPipeStages stages of [A tile | B tile], kStageFloats floats each.
 // HINT: with fragments double-buffered, all kPipeStages stages can hold tiles: fill them all
 // HINT: in the prologue, then wait with kPipeStages - 2 groups pending at the end of a tile.
-// HINT: <cuda_pipeline.h>: __pipeline_memcpy_async(dst, src, bytes, zero_fill_bytes),
-// HINT: __pipeline_commit(), __pipeline_wait_prior(n).
-// Roughly 75 lines.
+// HINT: <cuda_pipeline.h> has __pipeline_commit() and __pipeline_wait_prior(n); its
+// HINT: __pipeline_memcpy_async picks the copy for a run-time zero-fill size with a switch,
+// HINT: so write the copy as pipeline.cu's wrappers do (a register source size of 0 or n).
+// Roughly 80 lines.
+/// cp.async of kBytes (4 through L1, 16 around it) global -> shared; zeros when !in.
 template <bool kVec>
 __device__ __forceinline__ void multiply_k_range(const float* __restrict__ a,
                                                  const float* __restrict__ b, int m, int n, int k,

@@ -90,9 +90,24 @@ __device__ __forceinline__ LanePlace lane_place() {
 // flight. Shared memory: kPipeStages stages of [A tile | B tile], kStageFloats floats each.
 // HINT: with fragments double-buffered, all kPipeStages stages can hold tiles: fill them all
 // HINT: in the prologue, then wait with kPipeStages - 2 groups pending at the end of a tile.
-// HINT: <cuda_pipeline.h>: __pipeline_memcpy_async(dst, src, bytes, zero_fill_bytes),
-// HINT: __pipeline_commit(), __pipeline_wait_prior(n).
-// Roughly 75 lines.
+// HINT: <cuda_pipeline.h> has __pipeline_commit() and __pipeline_wait_prior(n); its
+// HINT: __pipeline_memcpy_async picks the copy for a run-time zero-fill size with a switch,
+// HINT: so write the copy as pipeline.cu's wrappers do (a register source size of 0 or n).
+// Roughly 80 lines.
+/// cp.async of kBytes (4 through L1, 16 around it) global -> shared; zeros when !in.
+template <int kBytes>
+__device__ __forceinline__ void copy_async(float* dst, const float* src, bool in) {
+  static_assert(kBytes == 4 || kBytes == 16, "cp.async copies 4, 8 or 16 bytes");
+  const auto to = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  if constexpr (kBytes == 16) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(to), "l"(src),
+                 "r"(in ? 16 : 0));
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(to), "l"(src),
+                 "r"(in ? 4 : 0));
+  }
+}
+
 template <bool kVec>
 __device__ __forceinline__ void multiply_k_range(const float* __restrict__ a,
                                                  const float* __restrict__ b, int m, int n, int k,
@@ -125,16 +140,14 @@ __device__ __forceinline__ void multiply_k_range(const float* __restrict__ a,
 #pragma unroll
     for (int p = 0; p < kPipeBlockM / kARowsPerPass; ++p) {
       const bool ok = a_k_ok && p * kARowsPerPass < a_rows_left;
-      __pipeline_memcpy_async(a_dst + p * kARowsPerPass, ok ? a_at + (p * a_step + kt) : a,
-                              sizeof(float), ok ? 0 : sizeof(float));
+      copy_async<4>(a_dst + p * kARowsPerPass, ok ? a_at + (p * a_step + kt) : a, ok);
     }
     float* const b_dst = b_stage(s) + br * kPipeBlockN + bc;
 #pragma unroll
     for (int p = 0; p < kPipeBlockK / kBRowsPerPass; ++p) {
       const bool ok = b_in_cols && kt + br + p * kBRowsPerPass < k;
       const float* const src = ok ? b_at + (static_cast<std::size_t>(kt) * n + p * b_step) : b;
-      __pipeline_memcpy_async(b_dst + p * kBRowsPerPass * kPipeBlockN, src, kBWidth * sizeof(float),
-                              ok ? 0 : kBWidth * sizeof(float));
+      copy_async<kBWidth * 4>(b_dst + p * kBRowsPerPass * kPipeBlockN, src, ok);
     }
   };
 
