@@ -33,7 +33,7 @@ StreamKPlan stream_k_plan(int m, int n, int k, int slots) {
   // HINT: the 4096^3 product has 512 tiles; on 132 slots that is 3 waves and 116 tiles of tail.
   // HINT: sk_begin() and sk_block_of() in sgemm.cuh read sk_base and sk_extra: check yours
   // HINT: against them on paper (13 iterations over 4 blocks: 4, 3, 3, 3).
-  // Roughly 8 lines.
+  // Roughly 10 lines.
   const int tail = p.tiles % slots;
   const bool split = tail != 0 && 10 * tail < kStreamKFallbackTenths * slots;
   p.sk_tiles = split ? tail : 0;
@@ -93,7 +93,7 @@ __device__ __forceinline__ LanePlace lane_place() {
 // HINT: <cuda_pipeline.h> has __pipeline_commit() and __pipeline_wait_prior(n); its
 // HINT: __pipeline_memcpy_async picks the copy for a run-time zero-fill size with a switch,
 // HINT: so write the copy as pipeline.cu's wrappers do (a register source size of 0 or n).
-// Roughly 80 lines.
+// Roughly 105 lines.
 /// cp.async of kBytes (4 through L1, 16 around it) global -> shared; zeros when !in.
 template <int kBytes>
 __device__ __forceinline__ void copy_async(float* dst, const float* src, bool in) {
@@ -250,7 +250,7 @@ __device__ __forceinline__ float4* partial_at(float* partials, int slot, int q) 
 // 1) stands for, in your stage 5 order, swizzle_tile(tile, tiles_m, tiles_n, kSwizzleGroup).
 // HINT: device code cannot call pipeline.cu's swizzle_tile(): the lab's files are compiled
 // HINT: one by one (no relocatable device code), so write the order here again.
-// Roughly 3 lines.
+// Roughly 5 lines.
 __device__ __forceinline__ TileCoord tile_at(int tile, int tiles_m, int tiles_n) {
   const int g = tile / (kSwizzleGroup * tiles_n), pos = tile % (kSwizzleGroup * tiles_n);
   const int rows = min(kSwizzleGroup, tiles_m - g * kSwizzleGroup);  // the last group: fewer
@@ -300,8 +300,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   // HINT: the blocks of tile t are plan.sk_block_of() of its first and its last iteration.
   // HINT: the CUDA C++ Programming Guide's __threadfence() example ("last block") is this
   // HINT: pattern: fence, barrier, one atomicAdd per block, the answer via shared memory.
-  // HINT: read partials with __ldcg (L2): L1 is not coherent with other SMs' stores.
-  // Roughly 40 lines.
+  // HINT: read the partials with __ldcg (cached in L2 only, not in this SM's L1).
+  // Roughly 45 lines.
   __shared__ int s_last;  // this block counted last on the tile's counter
   const int first = plan.sk_begin(block), end = plan.sk_begin(block + 1);
   for (int it = first; it < end;) {
