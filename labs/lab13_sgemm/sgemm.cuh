@@ -228,7 +228,8 @@ inline constexpr int kStreamKFallbackTenths = 9;
  * floor(sk_tiles x iters / slots), the first sk_extra blocks one more). Fallback: no tail
  * (dp_tiles = tiles, sk_tiles = sk_blocks = sk_base = sk_extra = 0) when tiles % slots is 0 or
  * at least kStreamKFallbackTenths tenths of slots (10 x (tiles % slots) >= 9 x slots).
- * Throws std::invalid_argument for non-positive sizes or slots.
+ * Throws std::invalid_argument for non-positive sizes or slots, or when tiles x iters passes
+ * INT_MAX (iterations are counted in int).
  */
 StreamKPlan stream_k_plan(int m, int n, int k, int slots);
 

@@ -8,6 +8,7 @@
 #include <cuda_pipeline.h>
 
 #include <atomic>
+#include <climits>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -25,6 +26,9 @@ StreamKPlan stream_k_plan(int m, int n, int k, int slots) {
   p.tiles = ((m + kPipeBlockM - 1) / kPipeBlockM) * ((n + kPipeBlockN - 1) / kPipeBlockN);
   p.iters = (k + kPipeBlockK - 1) / kPipeBlockK;
   p.slots = slots;
+  if (static_cast<long long>(p.tiles) * p.iters > INT_MAX) {
+    throw std::invalid_argument("stream_k_plan: more k iterations than an int counts");
+  }
   // TODO(lab13): stage 7, the plan. Whole waves of slots tiles go to the DP kernel; the tail
   // (tiles % slots) goes to slots tail blocks, its sk_tiles x iters iterations split as
   // evenly as whole iterations allow (sk_base each, one more for the first sk_extra blocks).
