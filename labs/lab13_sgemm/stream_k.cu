@@ -5,8 +5,6 @@
 // tiles left over (the tail) are split evenly over one wave of blocks (the tail kernel), which
 // fix each tail tile up without waiting: every block stores its partial tile, the block that
 // counts itself last on the tile's counter adds them all in block order and stores C.
-#include <cuda_pipeline.h>
-
 #include <atomic>
 #include <climits>
 #include <cstdint>
@@ -85,9 +83,9 @@ __device__ __forceinline__ LanePlace lane_place() {
 // flight. Shared memory: kPipeStages stages of [A tile | B tile], kStageFloats floats each.
 // HINT: with fragments double-buffered, all kPipeStages stages can hold tiles: fill them all
 // HINT: in the prologue, then wait with kPipeStages - 2 groups pending at the end of a tile.
-// HINT: <cuda_pipeline.h> has __pipeline_commit() and __pipeline_wait_prior(n); its
-// HINT: __pipeline_memcpy_async picks the copy for a run-time zero-fill size with a switch,
-// HINT: so write the copy as pipeline.cu's wrappers do (a register source size of 0 or n).
+// HINT: the copies, commits and waits in PTX as pipeline.cu's wrappers (cp.async with a
+// HINT: register source size: 0 fills zeros); <cuda_pipeline.h>'s __pipeline_memcpy_async
+// HINT: picks the instruction for a run-time zero-fill size with a switch.
 // Roughly 105 lines.
 /// cp.async of kBytes (4 through L1, 16 around it) global -> shared; zeros when !in.
 template <bool kVec>

@@ -5,8 +5,6 @@
 // tiles left over (the tail) are split evenly over one wave of blocks (the tail kernel), which
 // fix each tail tile up without waiting: every block stores its partial tile, the block that
 // counts itself last on the tile's counter adds them all in block order and stores C.
-#include <cuda_pipeline.h>
-
 #include <atomic>
 #include <climits>
 #include <cstdint>
@@ -94,9 +92,9 @@ __device__ __forceinline__ LanePlace lane_place() {
 // flight. Shared memory: kPipeStages stages of [A tile | B tile], kStageFloats floats each.
 // HINT: with fragments double-buffered, all kPipeStages stages can hold tiles: fill them all
 // HINT: in the prologue, then wait with kPipeStages - 2 groups pending at the end of a tile.
-// HINT: <cuda_pipeline.h> has __pipeline_commit() and __pipeline_wait_prior(n); its
-// HINT: __pipeline_memcpy_async picks the copy for a run-time zero-fill size with a switch,
-// HINT: so write the copy as pipeline.cu's wrappers do (a register source size of 0 or n).
+// HINT: the copies, commits and waits in PTX as pipeline.cu's wrappers (cp.async with a
+// HINT: register source size: 0 fills zeros); <cuda_pipeline.h>'s __pipeline_memcpy_async
+// HINT: picks the instruction for a run-time zero-fill size with a switch.
 // Roughly 105 lines.
 /// cp.async of kBytes (4 through L1, 16 around it) global -> shared; zeros when !in.
 template <int kBytes>
@@ -178,13 +176,14 @@ __device__ __forceinline__ void multiply_k_range(const float* __restrict__ a,
 #pragma unroll
     for (int j = 0; j < kTN; ++j) acc[i][j] = 0.0f;
   }
+  const auto commit = [] { asm volatile("cp.async.commit_group;\n" ::); };
   __syncthreads();  // every warp is done with the stages (a previous segment's)
 #pragma unroll
   for (int s = 0; s < kPipeStages; ++s) {
     if (t0 + s < t1) issue(s, t0 + s);
-    __pipeline_commit();
+    commit();
   }
-  __pipeline_wait_prior(kPipeStages - 1);  // tile t0
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPipeStages - 1));  // tile t0 has landed
   __syncthreads();
   fetch(0, 0, 0);
   int s = 0;  // the stage of tile t
@@ -196,10 +195,10 @@ __device__ __forceinline__ void multiply_k_range(const float* __restrict__ a,
       if (kk + 1 < kPipeBlockK) {
         fetch(cur ^ 1, s, kk + 1);
       } else {
-        __pipeline_wait_prior(kPipeStages - 2);  // tile t + 1 has landed (this thread's copies)
-        __syncthreads();                         // everyone's; and no warp reads stage s any more
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(kPipeStages - 2));  // tile t + 1 landed
+        __syncthreads();  // everyone's; and no warp reads stage s any more
         if (t + kPipeStages < t1) issue(s, t + kPipeStages);
-        __pipeline_commit();
+        commit();
         fetch(cur ^ 1, s_next, 0);  // tile t + 1's first fragments (unused after the last tile)
       }
 #pragma unroll
@@ -210,7 +209,7 @@ __device__ __forceinline__ void multiply_k_range(const float* __restrict__ a,
     }
     s = s_next;
   }
-  __pipeline_wait_prior(0);
+  asm volatile("cp.async.wait_group 0;\n" ::);
 }
 // END TODO(lab13)
 
