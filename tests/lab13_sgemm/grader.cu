@@ -358,6 +358,40 @@ TEST_F(StagesSassCpu, PipelinedKernelsComputeWhileTheNextCopiesFly) {
                       << sass::sass_of_this_grader().excerpt;
 }
 
+// Stage 7's kernels in the machine code: both copy their tiles with cp.async (16-byte copies
+// on the vector path), keep their accumulators and both fragment sets in registers (no local
+// memory: at ~250 registers a run-time index or a spill would show), and the tail kernel counts
+// its blocks with an atomic on the tile counter (ATOM or RED), which the DP kernel never does.
+class StreamKSassCpu : public StagesSassCpu {};
+
+TEST_F(StreamKSassCpu, KernelsCopyWithCpAsyncInRegistersAndTheTailCounts) {
+  for (const bool vec : {true, false}) {
+    for (const KernelInfo& kernel :
+         {lab13::stream_k_dp_kernel(vec), lab13::stream_k_tail_kernel(vec)}) {
+      const bool tail = std::strcmp(kernel.name, lab13::stream_k_tail_kernel().name) == 0;
+      // "ILb1E" / "ILb0E": the instance of template argument kVec.
+      const std::string part = mangled_name(kernel) + (vec ? "ILb1E" : "ILb0E");
+      const auto functions = sass_functions(part);
+      ASSERT_FALSE(functions.empty())
+          << "no function named like " << part << " in cuobjdump -sass of this grader:\n"
+          << sass::sass_of_this_grader().excerpt;
+      for (const auto& [name, ops] : functions) {
+        EXPECT_TRUE(has_op(ops, "LDGSTS", vec))
+            << name << " has no cp.async (LDGSTS" << (vec ? "...128" : "")
+            << "): the tiles must reach shared memory by cp.async"
+            << (vec ? ", B's 16 bytes at a time on the vector path" : "");
+        expect_no_local_memory(name, ops);
+        const bool counts = has_op(ops, "ATOM", false) || has_op(ops, "RED", false);
+        EXPECT_EQ(counts, tail) << name
+                                << (tail ? " has no atomic (ATOM/RED): how does a block learn "
+                                           "that it is the last of its tile?"
+                                         : " has an atomic (ATOM/RED): the DP kernel's tiles "
+                                           "need no fixup");
+      }
+    }
+  }
+}
+
 // Given (not graded): the overlap rule on hand-written listings.
 TEST(GivenSassRulesCpu, CopiesInFlightDuringTheFfmas) {
   using Listing = std::vector<std::pair<std::string, std::string>>;
