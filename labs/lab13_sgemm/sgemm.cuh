@@ -188,7 +188,7 @@ Occupancy occupancy(const KernelResources& kernel, const SmLimits& sm = SmLimits
  * @brief The schedule of one stream-K product (stage 7), computed on the host.
  *
  * The tiles of C (kPipeBlockM x kPipeBlockN, numbered in swizzle_tile() order) are split in
- * two: tiles 0 .. dp_tiles - 1 run whole, one per block, as whole waves of @p slots blocks
+ * two: tiles 0 .. dp_tiles - 1 run whole, one per block, as whole waves of `slots` blocks
  * (the data-parallel or DP kernel); the k iterations (kPipeBlockK columns of A each) of the
  * last sk_tiles tiles (the tail) are split evenly over sk_blocks blocks of the tail kernel.
  * Tail iterations are numbered tile-major: iteration i of tail tile t (tile dp_tiles + t) is
