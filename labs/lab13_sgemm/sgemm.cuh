@@ -4,8 +4,8 @@
  * @brief Lab 13 interface: an FP32 matrix product (SGEMM) on the CUDA cores, in stages that
  * each remove the bottleneck of the one before, measured against cuBLAS SGEMM:
  * 2-D block tiling with a register tile per thread, float4 loads with a transposed A tile,
- * warp tiling, a multi-stage cp.async pipeline, a block-index swizzle for L2 reuse, and a
- * CPU occupancy calculator checked against the CUDA runtime's.
+ * warp tiling, a multi-stage cp.async pipeline, a block-index swizzle for L2 reuse, a
+ * CPU occupancy calculator checked against the CUDA runtime's, and stream-K for the last wave.
  *
  * All matrices are row-major floats in device memory: A is m x k, B is k x n and
  * C = A * B is m x n (element (r, c) of C at r * n + c). Every launcher accepts any positive
@@ -179,6 +179,95 @@ struct Occupancy {
  * dynamic + reserved rounded up to smem_unit).
  */
 Occupancy occupancy(const KernelResources& kernel, const SmLimits& sm = SmLimits{});
+
+// ---------------------------------------------------------------------------
+// Stage 7: stream-K (stream_k.cu; lab 13 part 3, PART3.md)
+// ---------------------------------------------------------------------------
+
+/**
+ * @brief The schedule of one stream-K product (stage 7), computed on the host.
+ *
+ * The tiles of C (kPipeBlockM x kPipeBlockN, numbered in swizzle_tile() order) are split in
+ * two: tiles 0 .. dp_tiles - 1 run whole, one per block, as whole waves of `slots` blocks
+ * (the data-parallel or DP kernel); the k iterations (kPipeBlockK columns of A each) of the
+ * last sk_tiles tiles (the tail) are split evenly over sk_blocks blocks of the tail kernel.
+ * Tail iterations are numbered tile-major: iteration i of tail tile t (tile dp_tiles + t) is
+ * t * iters + i. Tail block b runs iterations [sk_begin(b), sk_begin(b + 1)), cut where a
+ * tile ends into at most 2 segments.
+ */
+struct StreamKPlan {
+  int tiles = 0;      ///< tiles of C: ceil(m / kPipeBlockM) x ceil(n / kPipeBlockN)
+  int iters = 0;      ///< k iterations per tile: ceil(k / kPipeBlockK)
+  int slots = 0;      ///< blocks the GPU runs at once (SMs x resident blocks per SM)
+  int dp_tiles = 0;   ///< tiles run whole by the DP kernel (a multiple of slots, or all)
+  int sk_tiles = 0;   ///< tiles whose iterations the tail kernel splits (tiles - dp_tiles)
+  int sk_blocks = 0;  ///< blocks of the tail kernel: slots when sk_tiles > 0, else 0
+  int sk_base = 0;    ///< every tail block runs sk_base iterations ...
+  int sk_extra = 0;   ///< ... and tail blocks 0 .. sk_extra - 1 one more
+
+  /// The first tail iteration of tail block @p block (0 .. sk_blocks); sk_begin(sk_blocks)
+  /// is sk_tiles * iters.
+  __host__ __device__ int sk_begin(int block) const {
+    return block * sk_base + (block < sk_extra ? block : sk_extra);
+  }
+  /// The tail block that runs tail iteration @p iter (0 .. sk_tiles * iters - 1).
+  __host__ __device__ int sk_block_of(int iter) const {
+    const int big = sk_extra * (sk_base + 1);  // iterations of the blocks with one more
+    return iter < big ? iter / (sk_base + 1) : sk_extra + (iter - big) / sk_base;
+  }
+};
+
+/// The tail is left to the DP kernel (no stream-K) when it fills at least this many tenths of
+/// a wave: the last wave is then nearly full anyway, and splitting costs more than it saves.
+inline constexpr int kStreamKFallbackTenths = 9;
+
+/**
+ * @brief Stage 7: the plan of an m x n x k product on @p slots concurrent blocks (pure host
+ * function): dp_tiles = the whole waves, floor(tiles / slots) x slots; the rest is the tail,
+ * split over @p slots tail blocks as evenly as whole iterations allow (sk_base =
+ * floor(sk_tiles x iters / slots), the first sk_extra blocks one more). Fallback: no tail
+ * (dp_tiles = tiles, sk_tiles = sk_blocks = sk_base = sk_extra = 0) when tiles % slots is 0 or
+ * at least kStreamKFallbackTenths tenths of slots (10 x (tiles % slots) >= 9 x slots).
+ * Throws std::invalid_argument for non-positive sizes or slots, or when tiles x iters passes
+ * INT_MAX (iterations are counted in int).
+ */
+StreamKPlan stream_k_plan(int m, int n, int k, int slots);
+
+/// Blocks of the stream-K kernels the current device runs at once: its SMs x resident blocks
+/// per SM of the kernels (1 on compute capability 9.0). Queries the device once per device.
+int stream_k_slots();
+
+/**
+ * @brief Bytes of workspace sgemm_stream_k() needs for @p plan: sk_tiles tile counters (int,
+ * padded to 256 bytes), then 2 partial tiles (kPipeBlockM x kPipeBlockN floats) per tail
+ * block. 0 when the plan has no tail.
+ */
+std::size_t stream_k_workspace_bytes(const StreamKPlan& plan);
+/// stream_k_workspace_bytes(stream_k_plan(m, n, k, stream_k_slots())).
+std::size_t stream_k_workspace_bytes(int m, int n, int k);
+
+/**
+ * @brief Stage 7: C = A * B with stream-K over the tail: the DP kernel (stage 5's kernel with
+ * double-buffered register fragments) runs the plan's whole waves, then, in stream order, the
+ * tail kernel splits the k iterations of the remaining tiles evenly over one wave of blocks
+ * and fixes each tail tile up without waiting ("last arriver": every block stores its
+ * partial tile and counts itself on the tile's counter; the block that counts last adds all
+ * partials in block order, stores C and sets the counter back to 0).
+ *
+ * @p d_workspace holds at least stream_k_workspace_bytes(m, n, k) bytes (may be null when
+ * that is 0), 16-byte aligned, zeroed ONCE by the caller before its first use (the counters
+ * are left at 0 by every launch); launches that share a workspace must not overlap. Throws
+ * std::invalid_argument for non-positive sizes or a workspace that is too small. The launches
+ * are kernel nodes only (no allocation, memset or copy), so a graph can capture them.
+ */
+void sgemm_stream_k(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                    void* d_workspace, std::size_t workspace_bytes, cudaStream_t stream = nullptr);
+
+/// Stage 7's kernels: the DP kernel (a 1-D grid of plan.dp_tiles blocks) and the tail kernel
+/// (plan.sk_blocks blocks), each kPipeThreads threads and kPipeSmemBytes of dynamic shared
+/// memory; @p vector_path as for the pipelined kernels (n % 4 == 0, B and C 16-byte aligned).
+cudalab::KernelInfo stream_k_dp_kernel(bool vector_path = true);
+cudalab::KernelInfo stream_k_tail_kernel(bool vector_path = true);
 
 /**
  * @brief The kernels the launchers of stages 1-5 launch, as the graders and the occupancy

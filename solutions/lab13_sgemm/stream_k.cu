@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Lab 13, stage 7: stream-K for the last wave. Stage 5's tiles, warps and copies, with the
+// register fragments double-buffered (the next kk's fragments load while this kk's FFMAs run).
+// The whole waves of tiles run one tile per block (the DP kernel); the k iterations of the
+// tiles left over (the tail) are split evenly over one wave of blocks (the tail kernel), which
+// fix each tail tile up without waiting: every block stores its partial tile, the block that
+// counts itself last on the tile's counter adds them all in block order and stores C.
+#include <atomic>
+#include <climits>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "cudalab/check.cuh"
+#include "cudalab/launch_checks.hpp"
+#include "sgemm.cuh"
+
+namespace lab13 {
+
+StreamKPlan stream_k_plan(int m, int n, int k, int slots) {
+  cudalab::check_positive_dims("stream_k_plan", m, n, k);
+  if (slots <= 0) throw std::invalid_argument("stream_k_plan: slots must be positive");
+  StreamKPlan p;
+  p.tiles = ((m + kPipeBlockM - 1) / kPipeBlockM) * ((n + kPipeBlockN - 1) / kPipeBlockN);
+  p.iters = (k + kPipeBlockK - 1) / kPipeBlockK;
+  p.slots = slots;
+  if (static_cast<long long>(p.tiles) * p.iters > INT_MAX) {
+    throw std::invalid_argument("stream_k_plan: more k iterations than an int counts");
+  }
+  // TODO(lab13): stage 7, the plan. Whole waves of slots tiles go to the DP kernel; the tail
+  // (tiles % slots) goes to slots tail blocks, its sk_tiles x iters iterations split as
+  // evenly as whole iterations allow (sk_base each, one more for the first sk_extra blocks).
+  // No tail (all tiles DP) when tiles % slots is 0 or fills at least kStreamKFallbackTenths
+  // tenths of a wave.
+  // HINT: the 4096^3 product has 512 tiles; on 132 slots that is 3 waves and 116 tiles of tail.
+  // HINT: sk_begin() and sk_block_of() in sgemm.cuh read sk_base and sk_extra: check yours
+  // HINT: against them on paper (13 iterations over 4 blocks: 4, 3, 3, 3).
+  // Roughly 10 lines.
+  const int tail = p.tiles % slots;
+  const bool split = tail != 0 && 10 * tail < kStreamKFallbackTenths * slots;
+  p.sk_tiles = split ? tail : 0;
+  p.dp_tiles = p.tiles - p.sk_tiles;
+  if (split) {
+    const long long iters = static_cast<long long>(p.sk_tiles) * p.iters;
+    p.sk_blocks = slots;
+    p.sk_base = static_cast<int>(iters / slots);
+    p.sk_extra = static_cast<int>(iters % slots);
+  }
+  // END TODO(lab13)
+  return p;
+}
+
+std::size_t stream_k_workspace_bytes(const StreamKPlan& plan) {
+  if (plan.sk_tiles <= 0 || plan.sk_blocks <= 0) return 0;
+  const std::size_t counters = (std::size_t(plan.sk_tiles) * sizeof(int) + 255) / 256 * 256;
+  const std::size_t partial = std::size_t(kPipeBlockM) * kPipeBlockN * sizeof(float);
+  return counters + 2 * std::size_t(plan.sk_blocks) * partial;
+}
+
+namespace {
+
+constexpr int kThreads = kPipeThreads;
+constexpr int kTM = kPipeThreadM;                  // results per thread along m (4 chunks of 4)
+constexpr int kTN = kPipeThreadN;                  // results per thread along n (2 chunks of 4)
+constexpr int kLanesN = kPipeWarpTile / kTN;       // 8 lanes of a warp along n
+constexpr int kChunkRowStep = 4 * (32 / kLanesN);  // 16 rows between a lane's row chunks
+constexpr int kChunkColStep = 4 * kLanesN;         // 32 columns between its column chunks
+constexpr int kStageFloats = kPipeBlockK * (kPipeAPitch + kPipeBlockN);
+static_assert(kTM % 4 == 0 && kTN % 4 == 0, "a lane's results are 4 x 4 chunks");
+
+/// This thread's kTM x kTN results.
+using Acc = float[kTM][kTN];
+
+/// The first row and column (within the block's tile) of this thread's chunks.
+struct LanePlace {
+  int row;
+  int col;
+};
+__device__ __forceinline__ LanePlace lane_place() {
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  return {(warp / kPipeWarpsN) * kPipeWarpTile + (lane / kLanesN) * 4,
+          (warp % kPipeWarpsN) * kPipeWarpTile + (lane % kLanesN) * 4};
+}
+
+// TODO(lab13): stage 7, the main loop over k tiles [t0, t1) of the tile at (row0, col0): your
+// stage 4 kernel's copies (A transposed into as[kk][row], B into bs[kk][col], zeros outside
+// the matrices; 16-byte B copies when kVec), with double-buffered register fragments: keep
+// two sets of fragments and load kk + 1's while kk's FFMAs run; across the end of a k tile,
+// wait for the next tile and pass the barrier at kk = kPipeBlockK - 1, before its last FFMAs.
+// Start with a barrier (a second segment reuses the stages) and zero @p acc; leave no copy in
+// flight. Shared memory: kPipeStages stages of [A tile | B tile], kStageFloats floats each.
+// HINT: with fragments double-buffered, all kPipeStages stages can hold tiles: fill them all
+// HINT: in the prologue, then wait with kPipeStages - 2 groups pending at the end of a tile.
+// HINT: the copies, commits and waits in PTX as pipeline.cu's wrappers (cp.async with a
+// HINT: register source size: 0 fills zeros); <cuda_pipeline.h>'s __pipeline_memcpy_async
+// HINT: picks the instruction for a run-time zero-fill size with a switch.
+// Roughly 105 lines.
+/// cp.async of kBytes (4 through L1, 16 around it) global -> shared; zeros when !in.
+template <int kBytes>
+__device__ __forceinline__ void copy_async(float* dst, const float* src, bool in) {
+  static_assert(kBytes == 4 || kBytes == 16, "cp.async copies 4, 8 or 16 bytes");
+  const auto to = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  if constexpr (kBytes == 16) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(to), "l"(src),
+                 "r"(in ? 16 : 0));
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(to), "l"(src),
+                 "r"(in ? 4 : 0));
+  }
+}
+
+template <bool kVec>
+__device__ __forceinline__ void multiply_k_range(const float* __restrict__ a,
+                                                 const float* __restrict__ b, int m, int n, int k,
+                                                 int row0, int col0, int t0, int t1,
+                                                 float* __restrict__ smem, Acc& acc) {
+  constexpr int kAThreadsPerRow = kPipeBlockK;               // one 4-byte copy per k column
+  constexpr int kARowsPerPass = kThreads / kAThreadsPerRow;  // 16 rows of A per pass
+  constexpr int kBWidth = kVec ? 4 : 1;                      // floats per B copy
+  constexpr int kBThreadsPerRow = kPipeBlockN / kBWidth;
+  constexpr int kBRowsPerPass = kThreads / kBThreadsPerRow;
+  static_assert(kPipeBlockM % kARowsPerPass == 0 && kPipeBlockK % kBRowsPerPass == 0,
+                "every thread copies the same number of elements");
+  const int tid = static_cast<int>(threadIdx.x);
+  const int ar = tid / kAThreadsPerRow, ak = tid % kAThreadsPerRow;
+  const int br = tid / kBThreadsPerRow, bc = (tid % kBThreadsPerRow) * kBWidth;
+  // Row p * kARowsPerPass of this thread's A copies starts at a_at + p * a_step.
+  const float* const a_at = a + (static_cast<std::size_t>(row0 + ar) * k + ak);
+  const std::size_t a_step = static_cast<std::size_t>(kARowsPerPass) * k;
+  const float* const b_at = b + (static_cast<std::size_t>(br) * n + col0 + bc);
+  const std::size_t b_step = static_cast<std::size_t>(kBRowsPerPass) * n;
+  const bool b_in_cols = col0 + bc < n;   // with kVec, n % 4 == 0: the whole chunk
+  const int a_rows_left = m - row0 - ar;  // A rows of this thread's passes below it
+  const auto a_stage = [&](int s) { return smem + s * kStageFloats; };
+  const auto b_stage = [&](int s) { return smem + s * kStageFloats + kPipeBlockK * kPipeAPitch; };
+
+  const auto issue = [&](int s, int t) {
+    const int kt = t * kPipeBlockK;
+    float* const a_dst = a_stage(s) + ak * kPipeAPitch + ar;
+    const bool a_k_ok = kt + ak < k;
+#pragma unroll
+    for (int p = 0; p < kPipeBlockM / kARowsPerPass; ++p) {
+      const bool ok = a_k_ok && p * kARowsPerPass < a_rows_left;
+      copy_async<4>(a_dst + p * kARowsPerPass, ok ? a_at + (p * a_step + kt) : a, ok);
+    }
+    float* const b_dst = b_stage(s) + br * kPipeBlockN + bc;
+#pragma unroll
+    for (int p = 0; p < kPipeBlockK / kBRowsPerPass; ++p) {
+      const bool ok = b_in_cols && kt + br + p * kBRowsPerPass < k;
+      const float* const src = ok ? b_at + (static_cast<std::size_t>(kt) * n + p * b_step) : b;
+      copy_async<kBWidth * 4>(b_dst + p * kBRowsPerPass * kPipeBlockN, src, ok);
+    }
+  };
+
+  const LanePlace at = lane_place();
+  float fa[2][kTM], fb[2][kTN];  // two fragment sets: [kk & 1]
+  const auto fetch = [&](int set, int s, int kk) {
+    const float* const ap = a_stage(s) + kk * kPipeAPitch + at.row;
+    const float* const bp = b_stage(s) + kk * kPipeBlockN + at.col;
+    const auto put = [](float* d, const float* from) {
+      const float4 v = *reinterpret_cast<const float4*>(from);
+      d[0] = v.x;
+      d[1] = v.y;
+      d[2] = v.z;
+      d[3] = v.w;
+    };
+#pragma unroll
+    for (int q = 0; q < kTM / 4; ++q) put(&fa[set][4 * q], ap + q * kChunkRowStep);
+#pragma unroll
+    for (int q = 0; q < kTN / 4; ++q) put(&fb[set][4 * q], bp + q * kChunkColStep);
+  };
+
+#pragma unroll
+  for (int i = 0; i < kTM; ++i) {
+#pragma unroll
+    for (int j = 0; j < kTN; ++j) acc[i][j] = 0.0f;
+  }
+  const auto commit = [] { asm volatile("cp.async.commit_group;\n" ::); };
+  __syncthreads();  // every warp is done with the stages (a previous segment's)
+#pragma unroll
+  for (int s = 0; s < kPipeStages; ++s) {
+    if (t0 + s < t1) issue(s, t0 + s);
+    commit();
+  }
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPipeStages - 1));  // tile t0 has landed
+  __syncthreads();
+  fetch(0, 0, 0);
+  int s = 0;  // the stage of tile t
+  for (int t = t0; t < t1; ++t) {
+    const int s_next = s + 1 == kPipeStages ? 0 : s + 1;
+#pragma unroll
+    for (int kk = 0; kk < kPipeBlockK; ++kk) {
+      const int cur = kk & 1;
+      if (kk + 1 < kPipeBlockK) {
+        fetch(cur ^ 1, s, kk + 1);
+      } else {
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(kPipeStages - 2));  // tile t + 1 landed
+        __syncthreads();  // everyone's; and no warp reads stage s any more
+        if (t + kPipeStages < t1) issue(s, t + kPipeStages);
+        commit();
+        fetch(cur ^ 1, s_next, 0);  // tile t + 1's first fragments (unused after the last tile)
+      }
+#pragma unroll
+      for (int i = 0; i < kTM; ++i) {
+#pragma unroll
+        for (int j = 0; j < kTN; ++j) acc[i][j] = fmaf(fa[cur][i], fb[cur][j], acc[i][j]);
+      }
+    }
+    s = s_next;
+  }
+  asm volatile("cp.async.wait_group 0;\n" ::);
+}
+// END TODO(lab13)
+
+/// Given: stores this thread's results of the tile at (row0, col0) where they lie inside C
+/// (float4 stores when kVec; no checks at all on a tile wholly inside C).
+template <bool kVec>
+__device__ __forceinline__ void store_tile(float* __restrict__ c, int m, int n, int row0, int col0,
+                                           const Acc& acc) {
+  const LanePlace at = lane_place();
+  const bool inside = row0 + kPipeBlockM <= m && col0 + kPipeBlockN <= n;
+#pragma unroll
+  for (int i = 0; i < kTM; ++i) {
+    const int r = row0 + at.row + (i / 4) * kChunkRowStep + i % 4;
+    if (!inside && r >= m) continue;
+    float* const c_row = c + static_cast<std::size_t>(r) * n;
+#pragma unroll
+    for (int q = 0; q < kTN / 4; ++q) {
+      const int cc = col0 + at.col + q * kChunkColStep;
+      const float* const v = &acc[i][4 * q];
+      if (kVec) {
+        if (inside || cc < n) *reinterpret_cast<float4*>(c_row + cc) = {v[0], v[1], v[2], v[3]};
+      } else {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          if (inside || cc + e < n) c_row[cc + e] = v[e];
+        }
+      }
+    }
+  }
+}
+
+/// Given: this thread's float4 number @p q (0 .. kTM * kTN / 4 - 1, acc[q / 2][4 * (q % 2) ..])
+/// of partial tile @p slot in the workspace: a partial is kTM * kTN / 4 float4 per thread,
+/// stored so that a warp's 32 threads touch 512 contiguous bytes.
+__device__ __forceinline__ float4* partial_at(float* partials, int slot, int q) {
+  return reinterpret_cast<float4*>(partials) +
+         (static_cast<std::size_t>(slot) * (kTM * kTN / 4) + q) * kThreads + threadIdx.x;
+}
+
+// TODO(lab13): stage 7, the tile order: the tile that number @p tile (0 .. tiles_m x tiles_n -
+// 1) stands for, in your stage 5 order, swizzle_tile(tile, tiles_m, tiles_n, kSwizzleGroup).
+// HINT: device code cannot call pipeline.cu's swizzle_tile(): the lab's files are compiled
+// HINT: one by one (no relocatable device code), so write the order here again.
+// Roughly 5 lines.
+__device__ __forceinline__ TileCoord tile_at(int tile, int tiles_m, int tiles_n) {
+  const int g = tile / (kSwizzleGroup * tiles_n), pos = tile % (kSwizzleGroup * tiles_n);
+  const int rows = min(kSwizzleGroup, tiles_m - g * kSwizzleGroup);  // the last group: fewer
+  return {g * kSwizzleGroup + pos % rows, pos / rows};
+}
+// END TODO(lab13)
+
+/// Tiles of C along m and n.
+__device__ __forceinline__ int tiles_along(int extent, int tile) {
+  return (extent + tile - 1) / tile;
+}
+
+/// The DP kernel: block b computes tile tile_at(b) over all of k.
+template <bool kVec>
+__global__ void __launch_bounds__(kThreads, 1)
+    sgemm_stream_k_dp_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                             float* __restrict__ c, int m, int n, int k) {
+  extern __shared__ float4 smem_f4[];
+  const TileCoord tile = tile_at(static_cast<int>(blockIdx.x), tiles_along(m, kPipeBlockM),
+                                 tiles_along(n, kPipeBlockN));
+  Acc acc;
+  multiply_k_range<kVec>(a, b, m, n, k, tile.row * kPipeBlockM, tile.col * kPipeBlockN, 0,
+                         tiles_along(k, kPipeBlockK), reinterpret_cast<float*>(smem_f4), acc);
+  store_tile<kVec>(c, m, n, tile.row * kPipeBlockM, tile.col * kPipeBlockN, acc);
+}
+
+/// The tail kernel: block b runs tail iterations [plan.sk_begin(b), plan.sk_begin(b + 1)).
+/// @p partials holds 2 partial tiles per block (slot 2b: its first segment, 2b + 1: its
+/// second); @p counters one int per tail tile, 0 before the launch and after it.
+template <bool kVec>
+__global__ void __launch_bounds__(kThreads, 1)
+    sgemm_stream_k_tail_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                               float* __restrict__ c, int m, int n, int k, StreamKPlan plan,
+                               float* __restrict__ partials, int* __restrict__ counters) {
+  extern __shared__ float4 smem_f4[];
+  float* const smem = reinterpret_cast<float*>(smem_f4);
+  const int tiles_m = tiles_along(m, kPipeBlockM), tiles_n = tiles_along(n, kPipeBlockN);
+  const int block = static_cast<int>(blockIdx.x);
+  Acc acc;
+  // TODO(lab13): stage 7, the tail. Walk this block's iterations in segments (a segment ends
+  // where the block's range or its tile ends: at most 2), run multiply_k_range() on each
+  // (tail tile t is tile_at(plan.dp_tiles + t, ...)), then the fixup: store the
+  // partial (slot 2 * block for the block's first segment, + 1 for its second), make it
+  // visible to the GPU, count this block on counters[t]; the block that counts last adds the
+  // partials of every block holding a piece of tile t IN BLOCK ORDER (whoever is last: the
+  // same sum), stores C with store_tile() and puts the counter back to 0. No block waits.
+  // HINT: the blocks of tile t are plan.sk_block_of() of its first and its last iteration.
+  // HINT: the CUDA C++ Programming Guide's __threadfence() example ("last block") is this
+  // HINT: pattern: fence, barrier, one atomicAdd per block, the answer via shared memory.
+  // HINT: read the partials with __ldcg (cached in L2 only, not in this SM's L1).
+  // Roughly 45 lines.
+  __shared__ int s_last;  // this block counted last on the tile's counter
+  const int first = plan.sk_begin(block), end = plan.sk_begin(block + 1);
+  for (int it = first; it < end;) {
+    const int t = it / plan.iters;       // the tail tile of this segment
+    const int t_first = t * plan.iters;  // its first iteration
+    const int seg_end = end < t_first + plan.iters ? end : t_first + plan.iters;
+    const TileCoord tile = tile_at(plan.dp_tiles + t, tiles_m, tiles_n);
+    const int row0 = tile.row * kPipeBlockM, col0 = tile.col * kPipeBlockN;
+    multiply_k_range<kVec>(a, b, m, n, k, row0, col0, it - t_first, seg_end - t_first, smem, acc);
+
+    const int slot = 2 * block + (it == first ? 0 : 1);
+#pragma unroll
+    for (int q = 0; q < kTM * kTN / 4; ++q) {
+      const float* const v = &acc[q / 2][4 * (q % 2)];
+      __stcg(partial_at(partials, slot, q), make_float4(v[0], v[1], v[2], v[3]));
+    }
+    __threadfence();  // this thread's partial is visible GPU-wide before the count
+    __syncthreads();  // ... and every thread's
+    const int c0 = plan.sk_block_of(t_first), c1 = plan.sk_block_of(t_first + plan.iters - 1);
+    if (threadIdx.x == 0) s_last = atomicAdd(counters + t, 1) == c1 - c0;
+    __syncthreads();
+    if (s_last) {
+      __threadfence();  // the other blocks' partials, counted before us, are visible
+#pragma unroll
+      for (int i = 0; i < kTM; ++i) {
+#pragma unroll
+        for (int j = 0; j < kTN; ++j) acc[i][j] = 0.0f;
+      }
+      for (int p = c0; p <= c1; ++p) {  // block order: the same sum whichever block is last
+        const int p_slot = 2 * p + (plan.sk_begin(p) / plan.iters == t ? 0 : 1);
+#pragma unroll
+        for (int q = 0; q < kTM * kTN / 4; ++q) {
+          const float4 v = __ldcg(partial_at(partials, p_slot, q));
+          float* const d = &acc[q / 2][4 * (q % 2)];
+          d[0] += v.x;
+          d[1] += v.y;
+          d[2] += v.z;
+          d[3] += v.w;
+        }
+      }
+      store_tile<kVec>(c, m, n, row0, col0, acc);
+      if (threadIdx.x == 0) counters[t] = 0;  // for the next launch (ordered by the stream)
+    }
+    it = seg_end;
+  }
+  // END TODO(lab13)
+}
+
+/// True when B and C can be read and written 16 bytes at a time (n % 4 == 0, aligned).
+bool rows_of_b_and_c_aligned(const float* d_b, const float* d_c, int n) {
+  return n % 4 == 0 && (reinterpret_cast<std::uintptr_t>(d_b) % 16 == 0) &&
+         (reinterpret_cast<std::uintptr_t>(d_c) % 16 == 0);
+}
+
+/// @p kernel with its dynamic shared-memory limit raised to kPipeSmemBytes (once per process).
+template <auto kKernel>
+const void* opted_in() {
+  static const bool raised = [] {
+    CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kKernel),
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(kPipeSmemBytes)));
+    return true;
+  }();
+  return raised ? reinterpret_cast<const void*>(kKernel) : nullptr;
+}
+
+/// Resident blocks per SM of @p kernel (opted in) at kPipeThreads threads.
+int blocks_per_sm(const void* kernel) {
+  int blocks = 0;
+  CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kThreads, kPipeSmemBytes));
+  return blocks;
+}
+
+}  // namespace
+
+int stream_k_slots() {
+  constexpr int kDevices = 64;
+  static std::atomic<int> cached[kDevices];
+  int dev = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  if (dev >= 0 && dev < kDevices && cached[dev].load() > 0) return cached[dev].load();
+  int sms = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  int per_sm = blocks_per_sm(opted_in<sgemm_stream_k_dp_kernel<true>>());
+  for (const void* f :
+       {opted_in<sgemm_stream_k_dp_kernel<false>>(), opted_in<sgemm_stream_k_tail_kernel<true>>(),
+        opted_in<sgemm_stream_k_tail_kernel<false>>()}) {
+    const int b = blocks_per_sm(f);
+    per_sm = b < per_sm ? b : per_sm;
+  }
+  if (per_sm <= 0)
+    throw std::runtime_error("stream_k_slots: the stream-K kernels do not fit an SM");
+  if (dev >= 0 && dev < kDevices) cached[dev].store(sms * per_sm);
+  return sms * per_sm;
+}
+
+std::size_t stream_k_workspace_bytes(int m, int n, int k) {
+  return stream_k_workspace_bytes(stream_k_plan(m, n, k, stream_k_slots()));
+}
+
+void sgemm_stream_k(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                    void* d_workspace, std::size_t workspace_bytes, cudaStream_t stream) {
+  cudalab::check_positive_dims("sgemm_stream_k", m, n, k);
+  const StreamKPlan plan = stream_k_plan(m, n, k, stream_k_slots());
+  const std::size_t need = stream_k_workspace_bytes(plan);
+  if (workspace_bytes < need || (need > 0 && d_workspace == nullptr) ||
+      reinterpret_cast<std::uintptr_t>(d_workspace) % 16 != 0) {
+    throw std::invalid_argument("sgemm_stream_k: the workspace must be 16-byte aligned and hold " +
+                                std::to_string(need) + " bytes; got " +
+                                std::to_string(workspace_bytes));
+  }
+  if (plan.dp_tiles > cudalab::kMaxGridX) {
+    throw std::invalid_argument("sgemm_stream_k: " + std::to_string(plan.dp_tiles) +
+                                " tiles, more blocks than gridDim.x allows");
+  }
+  const bool vec = rows_of_b_and_c_aligned(d_b, d_c, n);
+  if (plan.dp_tiles > 0) {
+    const void* f = vec ? opted_in<sgemm_stream_k_dp_kernel<true>>()
+                        : opted_in<sgemm_stream_k_dp_kernel<false>>();
+    void* args[] = {&d_a, &d_b, &d_c, &m, &n, &k};
+    CUDA_CHECK(cudaLaunchKernel(f, dim3(static_cast<unsigned>(plan.dp_tiles)), dim3(kThreads), args,
+                                kPipeSmemBytes, stream));
+  }
+  if (plan.sk_blocks > 0) {
+    auto* const bytes = static_cast<unsigned char*>(d_workspace);
+    int* counters = reinterpret_cast<int*>(bytes);
+    float* partials = reinterpret_cast<float*>(
+        bytes + (std::size_t(plan.sk_tiles) * sizeof(int) + 255) / 256 * 256);
+    StreamKPlan p = plan;
+    const void* f = vec ? opted_in<sgemm_stream_k_tail_kernel<true>>()
+                        : opted_in<sgemm_stream_k_tail_kernel<false>>();
+    void* args[] = {&d_a, &d_b, &d_c, &m, &n, &k, &p, &partials, &counters};
+    CUDA_CHECK(cudaLaunchKernel(f, dim3(static_cast<unsigned>(plan.sk_blocks)), dim3(kThreads),
+                                args, kPipeSmemBytes, stream));
+  }
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+cudalab::KernelInfo stream_k_dp_kernel(bool vector_path) {
+  const void* f = vector_path ? reinterpret_cast<const void*>(sgemm_stream_k_dp_kernel<true>)
+                              : reinterpret_cast<const void*>(sgemm_stream_k_dp_kernel<false>);
+  return {f, "sgemm_stream_k_dp_kernel", dim3(kThreads), kPipeSmemBytes};
+}
+
+cudalab::KernelInfo stream_k_tail_kernel(bool vector_path) {
+  const void* f = vector_path ? reinterpret_cast<const void*>(sgemm_stream_k_tail_kernel<true>)
+                              : reinterpret_cast<const void*>(sgemm_stream_k_tail_kernel<false>);
+  return {f, "sgemm_stream_k_tail_kernel", dim3(kThreads), kPipeSmemBytes};
+}
+
+}  // namespace lab13
