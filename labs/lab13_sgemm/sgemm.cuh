@@ -238,8 +238,9 @@ StreamKPlan stream_k_plan(int m, int n, int k, int slots);
 int stream_k_slots();
 
 /**
- * @brief Bytes of workspace sgemm_stream_k() needs for @p plan: sk_tiles tile counters (int,
- * padded to 256 bytes), then 2 partial tiles (kPipeBlockM x kPipeBlockN floats) per tail
+ * @brief Bytes of workspace sgemm_stream_k() needs for @p plan: sk_blocks tile counters (int,
+ * padded to 256 bytes; a tail has fewer tiles than blocks, and the counters sit at the same
+ * place for every shape), then 2 partial tiles (kPipeBlockM x kPipeBlockN floats) per tail
  * block. 0 when the plan has no tail.
  */
 std::size_t stream_k_workspace_bytes(const StreamKPlan& plan);

@@ -41,9 +41,21 @@ StreamKPlan stream_k_plan(int m, int n, int k, int slots) {
   return p;
 }
 
+namespace {
+
+/// Bytes of the workspace's tile counters: one int per tail block, padded to 256 bytes. A tail
+/// has fewer tiles than blocks, and the counters sit at the same place for every shape on a GPU,
+/// so a workspace zeroed once serves any sequence of shapes (a partial tile never lands where a
+/// later shape's counters are).
+std::size_t counter_bytes(const StreamKPlan& plan) {
+  return (std::size_t(plan.sk_blocks) * sizeof(int) + 255) / 256 * 256;
+}
+
+}  // namespace
+
 std::size_t stream_k_workspace_bytes(const StreamKPlan& plan) {
   if (plan.sk_tiles <= 0 || plan.sk_blocks <= 0) return 0;
-  const std::size_t counters = (std::size_t(plan.sk_tiles) * sizeof(int) + 255) / 256 * 256;
+  const std::size_t counters = counter_bytes(plan);
   const std::size_t partial = std::size_t(kPipeBlockM) * kPipeBlockN * sizeof(float);
   return counters + 2 * std::size_t(plan.sk_blocks) * partial;
 }
@@ -277,8 +289,7 @@ void sgemm_stream_k(const float* d_a, const float* d_b, float* d_c, int m, int n
   if (plan.sk_blocks > 0) {
     auto* const bytes = static_cast<unsigned char*>(d_workspace);
     int* counters = reinterpret_cast<int*>(bytes);
-    float* partials = reinterpret_cast<float*>(
-        bytes + (std::size_t(plan.sk_tiles) * sizeof(int) + 255) / 256 * 256);
+    float* partials = reinterpret_cast<float*>(bytes + counter_bytes(plan));
     StreamKPlan p = plan;
     const void* f = vec ? opted_in<sgemm_stream_k_tail_kernel<true>>()
                         : opted_in<sgemm_stream_k_tail_kernel<false>>();
