@@ -63,7 +63,8 @@ STANDARD_INCLUDES = {
     "cstring", "initializer_list", "limits", "numeric", "stdexcept", "string", "tuple",
     "type_traits", "utility", "vector", "math.h", "stdint.h", "stddef.h", "float.h",
     "limits.h", "cuda_runtime.h", "cuda_runtime_api.h", "cuda_pipeline.h",
-    "cuda_pipeline_primitives.h", "cuda/barrier", "cuda/pipeline", "cuda/std/cstdint",
+    "cuda_pipeline_primitives.h", "cuda/atomic", "cuda/barrier", "cuda/pipeline",
+    "cuda/std/cstdint",
     "cuda_fp16.h", "cuda_bf16.h", "mma.h", "cooperative_groups.h",
     "cooperative_groups/memcpy_async.h", "cooperative_groups/reduce.h",
 }
