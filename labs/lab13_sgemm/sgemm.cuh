@@ -249,10 +249,11 @@ std::size_t stream_k_workspace_bytes(int m, int n, int k);
 
 /**
  * @brief Stage 7: C = A * B with stream-K over the tail: the DP kernel (stage 5's kernel with
- * double-buffered register fragments) runs the plan's whole waves, then, in stream order, the
- * tail kernel splits the k iterations of the remaining tiles evenly over one wave of blocks
- * and fixes each tail tile up without waiting ("last arriver": every block stores its
- * partial tile and counts itself on the tile's counter; the block that counts last adds all
+ * double-buffered register fragments) runs the plan's whole waves, then the tail kernel, its
+ * programmatic dependent in the stream (it may start as the last wave's blocks leave their SMs
+ * and completes after the DP grid), splits the k iterations of the remaining tiles evenly over one
+ * wave of blocks and fixes each tail tile up without waiting ("last arriver": every block stores
+ * its partial tile and counts itself on the tile's counter; the block that counts last adds all
  * partials in block order, stores C and sets the counter back to 0).
  *
  * @p d_workspace holds at least stream_k_workspace_bytes(m, n, k) bytes (may be null when

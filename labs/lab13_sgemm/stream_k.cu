@@ -171,6 +171,11 @@ template <bool kVec>
 __global__ void __launch_bounds__(kThreads, 1)
     sgemm_stream_k_dp_kernel(const float* __restrict__ a, const float* __restrict__ b,
                              float* __restrict__ c, int m, int n, int k) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // Programmatic dependent launch: once every DP block has started, the tail grid may start on
+  // the SMs the last wave leaves, instead of after the whole DP grid (it reads nothing DP writes).
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
   extern __shared__ float4 smem_f4[];
   const TileCoord tile = tile_at(static_cast<int>(blockIdx.x), tiles_along(m, kPipeBlockM),
                                  tiles_along(n, kPipeBlockN));
@@ -208,6 +213,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   cudalab::unused(a, b, c, m, n, k, plan, counters, smem, tiles_m, tiles_n, block, acc,
                   partial_at(partials, 0, 0));
   // END TODO(lab13)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();  // end after the DP grid: later work in the stream reads C
+#endif
 }
 
 /// True when B and C can be read and written 16 bytes at a time (n % 4 == 0, aligned).
@@ -294,8 +302,17 @@ void sgemm_stream_k(const float* d_a, const float* d_b, float* d_c, int m, int n
     const void* f = vec ? opted_in<sgemm_stream_k_tail_kernel<true>>()
                         : opted_in<sgemm_stream_k_tail_kernel<false>>();
     void* args[] = {&d_a, &d_b, &d_c, &m, &n, &k, &p, &partials, &counters};
-    CUDA_CHECK(cudaLaunchKernel(f, dim3(static_cast<unsigned>(plan.sk_blocks)), dim3(kThreads),
-                                args, kPipeSmemBytes, stream));
+    cudaLaunchAttribute overlap{};  // a programmatic dependent of the DP grid (compute 9.0 on)
+    overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    overlap.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(static_cast<unsigned>(plan.sk_blocks));
+    config.blockDim = dim3(kThreads);
+    config.dynamicSmemBytes = kPipeSmemBytes;
+    config.stream = stream;
+    config.attrs = &overlap;
+    config.numAttrs = 1;
+    CUDA_CHECK(cudaLaunchKernelExC(&config, f, args));
   }
   CUDA_CHECK_LAST_LAUNCH();
 }
