@@ -1,30 +1,30 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# Driver of the known-wrong tests (wrong.labNN.<variant>), run by CTest as
-#   cmake -DGRADER=<exe> -DFILTER=<gtest filter> -DWHAT=<what is broken>
-#         -DVARIANT=<labNN_topic/variant> -DTIMEOUT=<seconds> -P CudalabExpectVerdict.cmake
-# The grader is built against a deliberately broken submission, so the test passes only
-# when the grader REJECTS it:
-#   at least one grader test failed (or the grader crashed / timed out)  -> passed
-#   nothing failed, but tests were skipped (no GPU here)                -> Skipped (the
-#                                                                          test prints the
-#                                                                          skip marker that
-#                                                                          SKIP_REGULAR_EXPRESSION matches)
-#   every test ran and passed                                           -> FAILED: the
-#                                                                          grader accepts a
-#                                                                          wrong submission
-#   the filter selected no test                                         -> FAILED
-# With -DMODE=right (correct alternatives, tests/labNN_topic/right/) the verdicts turn around: the test
-# passes only when every selected test passed, and fails naming the tests that rejected it.
+# Driver of the known-wrong tests (wrong.labNN.<variant>), the correct alternatives
+# (right.labNN.<variant>) and the attacks (attack.labNN.<variant>), run by CTest as
+#   cmake -DMODE=<wrong|right|attack> -DGRADER=<exe> -DJUDGE=<cudalab_verdict> -DPREFIX=labNN.
+#         -DFILTER=<gtest filter> -DWHAT=<what it is> -DVARIANT=<labNN_topic/variant>
+#         -DTIMEOUT=<seconds> [-DISOLATION_REPORT=<file>] -P CudalabExpectVerdict.cmake
+# The grader runs under the judge (cudalab_verdict --batch), exactly as CTest runs a suite in one
+# process: a test's verdict is the authenticated result its grader sent after the test ran; a
+# test that sent none (the process ended early, crashed or hung) has no verdict, which counts
+# as not passed. Nothing the grader prints or its exit status counts.
+#   wrong   passes when the build's library checks reject the variant, or at least one selected
+#           test failed or got no verdict; Skipped when nothing failed but tests were skipped
+#           (no GPU); fails when every selected test passed (the grader accepts it).
+#   right   passes when every selected test passed; fails naming the tests that did not.
+#   attack  a hostile copy of the student stub (tests/labNN_topic/attack/): passes when it earns
+#           exactly the untouched stub's points, i.e. no graded test passes (every graded test
+#           fails on the stub: the stub audit); the build's findings are shown beside it.
 # With -DFAIL_FAST=ON a known-wrong submission's grader stops at its first failed test (the
 # verdict is the same; only the first test that caught it is named).
-# With -DLAB_LIB/-DREF_LIB/-DNM/-DISOLATION_SCRIPT the variant's library is first checked for
-# calls of the grader-only reference code (a rejection by itself).
 cmake_minimum_required(VERSION 3.25)
 if(NOT MODE)
   set(MODE wrong)
 endif()
 if(MODE STREQUAL "right")
   set(kind "correct alternative")
+elseif(MODE STREQUAL "attack")
+  set(kind "attack on the stub")
 else()
   set(kind "known-wrong submission")
 endif()
@@ -39,80 +39,109 @@ if(NOT TIMEOUT)
 endif()
 
 message("${kind} ${VARIANT}: ${WHAT}")
-if(ISOLATION_SCRIPT AND LAB_LIB)
-  execute_process(COMMAND "${CMAKE_COMMAND}" "-DLAB_LIB=${LAB_LIB}" "-DREF_LIB=${REF_LIB}"
-                          "-DNM=${NM}" -DREPORT_ONLY=ON -P "${ISOLATION_SCRIPT}"
-                  OUTPUT_VARIABLE iso ERROR_VARIABLE iso)
+set(build_verdict "")
+if(ISOLATION_REPORT AND EXISTS "${ISOLATION_REPORT}")
+  file(READ "${ISOLATION_REPORT}" iso)
   if(iso MATCHES "CUDALAB-ISOLATION: VIOLATION ([^\n]*)")
+    set(build_verdict "${CMAKE_MATCH_1}")
     if(MODE STREQUAL "right")
-      message(FATAL_ERROR "REJECTED by the build: ${CMAKE_MATCH_1}")
+      message(FATAL_ERROR "REJECTED by the build: ${build_verdict}")
+    elseif(MODE STREQUAL "wrong")
+      message("REJECTED by the build: ${build_verdict}")
+      return()
     endif()
-    message("REJECTED by the build: ${CMAKE_MATCH_1}")
-    return()
+    message("the build rejects it (a real build stops here): ${build_verdict}")
   endif()
 endif()
-# After the isolation check: a variant it rejects is judged even where its grader did not link.
+foreach(v JUDGE PREFIX)
+  if(NOT DEFINED ${v} OR "${${v}}" STREQUAL "")
+    message(FATAL_ERROR "CudalabExpectVerdict.cmake: -D${v}=... is required")
+  endif()
+endforeach()
 if(NOT EXISTS "${GRADER}")
   message(FATAL_ERROR "CudalabExpectVerdict.cmake: grader ${GRADER} does not exist (build it first)")
 endif()
 set(fail_fast "")
-if(FAIL_FAST AND NOT MODE STREQUAL "right")
+if(FAIL_FAST AND MODE STREQUAL "wrong")
   set(fail_fast --gtest_fail_fast)
 endif()
-message("running: ${GRADER} --gtest_filter=${FILTER} ${fail_fast}")
-execute_process(
-  COMMAND "${GRADER}" "--gtest_filter=${FILTER}" --gtest_color=no ${fail_fast}
-  RESULT_VARIABLE rc
-  OUTPUT_VARIABLE out
-  ERROR_VARIABLE out
-  TIMEOUT ${TIMEOUT})
 
-# Counts from GoogleTest's summary.
-set(ran -1)
+# The tests the filter selects (GoogleTest's own listing).
+execute_process(COMMAND "${GRADER}" --gtest_list_tests "--gtest_filter=${FILTER}"
+                OUTPUT_VARIABLE listing ERROR_QUIET TIMEOUT 60 RESULT_VARIABLE list_rc)
+string(REGEX REPLACE "[ ]+#[^\n]*" "" listing "${listing}")
+string(REGEX MATCHALL "\n  [^ \n]+" cases "\n${listing}")
+list(LENGTH cases selected)
+
+get_filename_component(grader_name "${GRADER}" NAME)
+set(dir "${CMAKE_CURRENT_BINARY_DIR}/cudalab_expect/${grader_name}")
+message("running under the judge: ${GRADER} --gtest_filter=${FILTER} ${fail_fast}")
+execute_process(
+  COMMAND "${CMAKE_COMMAND}" -E env "CUDALAB_TEST_PREFIX=${PREFIX}" "CUDALAB_BATCH_DIR=${dir}"
+          "CUDALAB_BATCH_TEST_TIMEOUT=${TIMEOUT}"
+          "${JUDGE}" --batch "${dir}" --prefix "${PREFIX}" --timeout ${TIMEOUT} --
+          "${GRADER}" "--gtest_filter=${FILTER}" --gtest_color=no ${fail_fast}
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+
+# The judge's verdicts: one "[ CUDALAB-BATCH ]" line per test that reported.
+string(REGEX MATCHALL "\\[ CUDALAB-BATCH \\] [^\n]*" lines "${out}")
+set(ran 0)
+set(passed 0)
 set(failed 0)
 set(skipped 0)
-set(passed 0)
-if(out MATCHES "\\[==========\\] ([0-9]+) tests? from [0-9]+ test suites? ran")
-  set(ran ${CMAKE_MATCH_1})
-endif()
-if(out MATCHES "\\[  PASSED  \\] ([0-9]+) tests?\\.")
-  set(passed ${CMAKE_MATCH_1})
-endif()
-if(out MATCHES "\\[  SKIPPED \\] ([0-9]+) tests?, listed below")
-  set(skipped ${CMAKE_MATCH_1})
-endif()
-if(out MATCHES "\\[  FAILED  \\] ([0-9]+) tests?, listed below")
-  set(failed ${CMAKE_MATCH_1})
-endif()
-
-# The names of the failed tests (the lines after "listed below").
-string(REGEX MATCHALL "\\[  FAILED  \\] [^ \n]+[^\n]*" failed_lines "${out}")
 set(caught "")
-foreach(line IN LISTS failed_lines)
-  if(line MATCHES "listed below" OR line MATCHES "\\([0-9]+ ms\\)$")
-    continue()
-  endif()
-  string(REGEX REPLACE "^\\[  FAILED  \\] " "" name "${line}")
-  list(APPEND caught "${name}")
-endforeach()
-list(REMOVE_DUPLICATES caught)
-
-if(MODE STREQUAL "right")
-  if(rc MATCHES "timeout")
-    message(FATAL_ERROR "REJECTED: the grader did not finish within ${TIMEOUT} s")
-  endif()
-  if(failed GREATER 0 OR NOT rc EQUAL 0)
-    string(LENGTH "${out}" len)
-    if(len GREATER 6000)
-      math(EXPR start "${len} - 6000")
-      string(SUBSTRING "${out}" ${start} 6000 out)
+set(accepted "")
+foreach(line IN LISTS lines)
+  if(line MATCHES "\"test\": \"([^\"]+)\", \"status\": \"([a-z]+)\"")
+    math(EXPR ran "${ran} + 1")
+    math(EXPR ${CMAKE_MATCH_2} "${${CMAKE_MATCH_2}} + 1")
+    if(CMAKE_MATCH_2 STREQUAL "failed")
+      list(APPEND caught "${CMAKE_MATCH_1}")
+    elseif(CMAKE_MATCH_2 STREQUAL "passed")
+      list(APPEND accepted "${CMAKE_MATCH_1}")
     endif()
-    message("${out}")
-    list(JOIN caught "\n  " caught_text)
-    message(FATAL_ERROR "REJECTED: the grader rejects the correct alternative ${VARIANT} "
-                        "(${WHAT}); failed:\n  ${caught_text}")
   endif()
-  if(ran LESS_EQUAL 0)
+endforeach()
+math(EXPR missing "${selected} - ${ran}")
+if(missing LESS 0)
+  set(missing 0)
+endif()
+string(REGEX MATCH "\\[ CUDALAB  \\] one process ran the suite \\(([^)]*)\\)" ended "${out}")
+set(ended "${CMAKE_MATCH_1}")
+# What the failed tests printed (their first lines), for the log.
+function(_show_failures)
+  foreach(t IN LISTS caught)
+    string(REPLACE "${PREFIX}" "" g "${t}")
+    string(REGEX REPLACE "[^A-Za-z0-9._-]" "_" f "${g}")
+    if(EXISTS "${dir}/${f}.result")
+      file(STRINGS "${dir}/${f}.result" shown LIMIT_COUNT 12 REGEX "Failure|Expected|expected|got|needs|which is")
+      list(JOIN shown "\n      " shown)
+      message("  ${t}:\n      ${shown}")
+    else()
+      message("  ${t}")
+    endif()
+  endforeach()
+endfunction()
+
+if(MODE STREQUAL "attack")
+  message("judged: ${selected} selected, ${ran} with a verdict (${passed} passed, ${failed} failed, "
+          "${skipped} skipped), ${missing} without one; the grader process: ${ended}")
+  if(passed GREATER 0)
+    list(JOIN accepted "\n  " accepted_text)
+    message(FATAL_ERROR "ATTACK SUCCEEDED: ${passed} graded test(s) pass for a hostile copy of "
+                        "the stub, which passes none:\n  ${accepted_text}")
+  endif()
+  message("HELD: the attack earns the untouched stub's points (no graded test passes)")
+  return()
+endif()
+if(MODE STREQUAL "right")
+  if(failed GREATER 0 OR missing GREATER 0)
+    message("${out}")
+    _show_failures()
+    message(FATAL_ERROR "REJECTED: the grader rejects the correct alternative ${VARIANT} "
+                        "(${WHAT}): ${failed} failed, ${missing} without a verdict (${ended})")
+  endif()
+  if(selected EQUAL 0)
     message(FATAL_ERROR "the filter '${FILTER}' selected no test of the grader")
   endif()
   if(skipped GREATER 0)
@@ -122,42 +151,29 @@ if(MODE STREQUAL "right")
   endif()
   # The speed verdicts and thresholded measurements of the accepted run, so its margin over
   # each bar shows.
-  string(REPLACE ";" "," flat "${out}")
-  string(REGEX MATCHALL "\\[ (SPEED +\\][^\n]*needs|MEASURE +\\][^\n]*threshold)[^\n]*" verdicts
-               "${flat}")
-  foreach(v IN LISTS verdicts)
-    message("${v}")
+  file(GLOB shown_files "${dir}/*.result")
+  foreach(f IN LISTS shown_files)
+    file(STRINGS "${f}" verdicts REGEX "^\\[ (SPEED +\\].*needs|MEASURE +\\].*threshold)")
+    foreach(v IN LISTS verdicts)
+      message("${v}")
+    endforeach()
   endforeach()
   message("ACCEPTED: all ${ran} test(s) passed")
   return()
 endif()
-if(rc MATCHES "timeout")
-  message("REJECTED: the grader did not finish within ${TIMEOUT} s (a student sees a Timeout)")
-  return()
-endif()
 if(failed GREATER 0)
-  list(JOIN caught "\n  " caught_text)
-  message("REJECTED: ${failed} of ${ran} test(s) failed:\n  ${caught_text}")
+  message("REJECTED: ${failed} of ${selected} test(s) failed:")
+  _show_failures()
   return()
 endif()
-if(NOT rc EQUAL 0)
-  string(LENGTH "${out}" len)
-  if(len GREATER 3000)
-    math(EXPR start "${len} - 3000")
-    string(SUBSTRING "${out}" ${start} 3000 out)
-  endif()
-  message("${out}")
-  message("REJECTED: the grader exited with '${rc}' without a test summary (crash?)")
+if(missing GREATER 0 AND selected GREATER 0)
+  message("REJECTED: ${missing} of ${selected} test(s) got no verdict (the grader process: ${ended})")
   return()
 endif()
-if(ran EQUAL 0)
+if(selected EQUAL 0)
   message("${out}")
   message(FATAL_ERROR "the filter '${FILTER}' selected no test of the grader: fix the "
                       "'filter:' line in the header of the variant's patch (${VARIANT}.patch)")
-endif()
-if(ran LESS 0)
-  message("${out}")
-  message(FATAL_ERROR "the grader exited 0 but printed no GoogleTest summary")
 endif()
 if(skipped GREATER 0)
   set(reason "")
@@ -168,6 +184,5 @@ if(skipped GREATER 0)
           "${passed} passed, none failed")
   return()
 endif()
-message("${out}")
 message(FATAL_ERROR "ACCEPTED: the grader passed all ${ran} test(s) of the known-wrong "
                     "submission ${VARIANT} (${WHAT}); the grader must catch it")

@@ -37,10 +37,16 @@
 #                                     which holds the test's channel records (cudalab/testing.hpp)
 #   cudalab_batch/<suite>/*.result    test time: a batch run's result of each test of a suite
 #
+# The judge. Every test runs as `cudalab_verdict --test <name> -- <grader> --gtest_filter=...`:
+# that process, which links no lab code, starts the grader, gives it a key on a pipe and takes
+# the test's verdict only from the authenticated result the grader sends after the test body
+# returned (cudalab/verdict.hpp); the grader's exit status and printed lines decide nothing.
+# Exit 77 is Skipped.
+#
 # Batch runs (CUDALAB_BATCH_SUITES, on by default; Perf suites too with CUDALAB_BATCH_PERF).
 # A suite whose ending is in CUDALAB_BATCH_ENDINGS and that has two tests or more gets a setup
-# test "<prefix><Suite>.@batch" (FIXTURES_SETUP; cmake/CudalabBatch.cmake) that runs the whole
-# suite in one grader process.
+# test "<prefix><Suite>.@batch" (FIXTURES_SETUP; `cudalab_verdict --batch`) that runs the whole
+# suite in one grader process and keeps each test's verdict.
 # Each test of the suite stays one CTest test with its own name, labels and timeout: it prints
 # and returns its result from that run, or runs alone when the run left none (a crash, a
 # timeout, a broken CUDA context, or -FS). Every test's output names its seed and GPU.
@@ -96,7 +102,7 @@ set(CUDALAB_ALONE_SLOTS "")
 if(CUDALAB_PERF_PER_GPU)
   set(CUDALAB_ALONE_SLOTS "${CUDALAB_GPU_SLOTS}")
 endif()
-# Suites run in one process (cmake/CudalabBatch.cmake) when they have two tests or more: a
+# Suites run in one process (cudalab_verdict --batch) when they have two tests or more: a
 # CUDA context is paid once per suite, not once per test. Perf suites join with
 # CUDALAB_BATCH_PERF (the whole batch run then holds its GPU alone, as each perf test does);
 # sanitizer and profiler tests start a tool per test anyway.
@@ -312,6 +318,11 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
   foreach(word IN LISTS G_LAUNCHER)
     string(APPEND launcher "[==[${word}]==] ")
   endforeach()
+  # The judge (cudalab_verdict) starts every grader process and alone decides its verdicts.
+  if(NOT CUDALAB_VERDICT_EXE)
+    _cudalab_fail("${G_TARGET}: CudalabGrading.cmake needs -DCUDALAB_VERDICT_EXE=<cudalab_verdict>")
+  endif()
+  set(judge "[==[${CUDALAB_VERDICT_EXE}]==]")
   set(suite "")
   set(unknown "")
   set(test_count 0)
@@ -338,16 +349,21 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
     set(name "${G_PREFIX}${suite}.${case}")
     set(env "CUDALAB_TEST_NAME=${name}" ${G_ENVIRONMENT})
     string(MAKE_C_IDENTIFIER "${suite}" sid)
+    set(replay "")
     if(DEFINED batch_dir_${sid})
-      # The name cudalab::testing::test_file_name() gives the result.
+      # The name cudalab::testing::test_file_name() gives the test's output in the batch run;
+      # the judge keeps the verdict beside it (<file>.verdict).
       string(REGEX REPLACE "[^A-Za-z0-9._-]" "_" file "${suite}.${case}")
-      list(APPEND env "CUDALAB_BATCH_RESULT=${batch_dir_${sid}}/${file}.result")
+      set(replay "--result [==[${batch_dir_${sid}}/${file}.result]==] "
+                 "--exe [==[${CUDALAB_GRADER_EXE}]==] ")
+      string(CONCAT replay ${replay})
     endif()
-    string(APPEND ctest "add_test([==[${name}]==] ${launcher}[==[${CUDALAB_GRADER_EXE}]==] "
+    string(APPEND ctest "add_test([==[${name}]==] ${judge} --test [==[${name}]==] ${replay}-- "
+                        "${launcher}[==[${CUDALAB_GRADER_EXE}]==] "
                         "[==[--gtest_filter=${suite}.${case}]==])\n"
                         "set_tests_properties([==[${name}]==] PROPERTIES LABELS [==[${t_LABELS}]==] "
                         "TIMEOUT ${t_TIMEOUT} WORKING_DIRECTORY [==[${G_WORKING_DIRECTORY}]==] "
-                        "SKIP_REGULAR_EXPRESSION [==[\\[  SKIPPED \\]]==] "
+                        "SKIP_RETURN_CODE 77 "
                         "ENVIRONMENT [==[${env}]==]")
     if(DEFINED batch_dir_${sid})
       string(APPEND ctest " FIXTURES_REQUIRED [==[${G_PREFIX}${suite}.@batch]==]")
@@ -384,13 +400,13 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
     set(env "CUDALAB_TEST_PREFIX=${G_PREFIX}"
             "CUDALAB_BATCH_DIR=${batch_dir_${sid}}" "CUDALAB_BATCH_TEST_TIMEOUT=${t_TIMEOUT}"
             ${G_ENVIRONMENT})
-    string(APPEND ctest "add_test([==[${name}]==] ${launcher}[==[${CMAKE_COMMAND}]==] "
-                        "[==[-DEXE=${CUDALAB_GRADER_EXE}]==] [==[-DFILTER=${suite}.*]==] "
-                        "[==[-DDIR=${batch_dir_${sid}}]==] -DTIMEOUT=${whole} "
-                        "-P [==[${CMAKE_CURRENT_LIST_DIR}/CudalabBatch.cmake]==])\n"
+    string(APPEND ctest "add_test([==[${name}]==] ${judge} --batch [==[${batch_dir_${sid}}]==] "
+                        "--prefix [==[${G_PREFIX}]==] --timeout ${whole} -- "
+                        "${launcher}[==[${CUDALAB_GRADER_EXE}]==] [==[--gtest_filter=${suite}.*]==] "
+                        "--gtest_color=no)\n"
                         "set_tests_properties([==[${name}]==] PROPERTIES LABELS [==[${labels}]==] "
                         "TIMEOUT ${ctest_timeout} WORKING_DIRECTORY [==[${G_WORKING_DIRECTORY}]==] "
-                        "SKIP_REGULAR_EXPRESSION [==[\\[  SKIPPED \\] every test]==] "
+                        "SKIP_RETURN_CODE 77 "
                         "FIXTURES_SETUP [==[${name}]==]${resource} "
                         "ENVIRONMENT [==[${env}]==])\n")
   endforeach()
@@ -495,13 +511,15 @@ function(_cudalab_no_points who label args)
   endif()
 endfunction()
 
-# cudalab_add_rule_test(<name> LABEL <label> [TIMEOUT_{CPU,GPU,PERF,TOOLS} n]
+# cudalab_add_rule_test(<name> LABEL <label> [VERDICT] [TIMEOUT_{CPU,GPU,PERF,TOOLS} n]
 #                       COMMAND <command...> [PROPERTIES <prop value>...])
-# A CTest test that is not a GoogleTest case (e.g. a demo run), named <label>.<Suite>.<Case>:
+# A CTest test that is not a GoogleTest case (e.g. a demo run), named <label>.<Suite>.<Case>.
+# VERDICT: the command reports its verdict on the verdict channel (cudalab/verdict.hpp) and runs
+# under the judge, cudalab_verdict, which decides it; its exit status means nothing.
 # its labels, timeout, GPU resource and scheduling follow the suite's ending like every
 # GoogleTest case (tools/grading_manifest.py finds it in CTest's list like every other test).
 function(cudalab_add_rule_test name)
-  cmake_parse_arguments(ARG "" "LABEL;TIMEOUT_CPU;TIMEOUT_GPU;TIMEOUT_PERF;TIMEOUT_TOOLS"
+  cmake_parse_arguments(ARG "VERDICT" "LABEL;TIMEOUT_CPU;TIMEOUT_GPU;TIMEOUT_PERF;TIMEOUT_TOOLS"
                         "COMMAND;PROPERTIES" ${ARGN})
   _cudalab_timeouts(ARG)
   if(NOT name MATCHES "^${ARG_LABEL}\\.([^.]+)\\.([^.]+)$")
@@ -515,13 +533,19 @@ function(cudalab_add_rule_test name)
     list(JOIN CUDALAB_SUITE_ENDINGS ", " endings)
     message(FATAL_ERROR "test ${name}: suite ${suite} ends in none of ${endings}")
   endif()
-  # A target named first stays a target behind the launcher.
+  # A target named first stays a target behind the launcher and the judge.
   list(GET ARG_COMMAND 0 first)
-  if(CUDALAB_TEST_LAUNCHER AND TARGET "${first}")
+  if((CUDALAB_TEST_LAUNCHER OR ARG_VERDICT) AND TARGET "${first}")
     list(REMOVE_AT ARG_COMMAND 0)
     list(PREPEND ARG_COMMAND "$<TARGET_FILE:${first}>")
   endif()
-  add_test(NAME ${name} COMMAND ${CUDALAB_TEST_LAUNCHER} ${ARG_COMMAND})
+  if(ARG_VERDICT)
+    # A program that reports on the verdict channel (cudalab::run_demo()): the judge decides.
+    add_test(NAME ${name} COMMAND $<TARGET_FILE:cudalab_verdict> --test ${name} --
+             ${CUDALAB_TEST_LAUNCHER} ${ARG_COMMAND})
+  else()
+    add_test(NAME ${name} COMMAND ${CUDALAB_TEST_LAUNCHER} ${ARG_COMMAND})
+  endif()
   set_tests_properties(${name} PROPERTIES LABELS "${t_LABELS}" TIMEOUT ${t_TIMEOUT})
   _cudalab_resource(props "${t_GPU}" "${t_SERIAL}" "${CUDALAB_ALONE_SLOTS}")
   if(props)
@@ -573,9 +597,11 @@ function(cudalab_discover_grader target label)
   _cudalab_write_if_changed("${config}" "${cfg}")
   # A changed configuration (timeouts, rules) relinks the grader, which lists again.
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${config}" "${CUDALAB_GRADING_MODULE}")
+  add_dependencies(${target} cudalab_verdict)
   add_custom_command(TARGET ${target} POST_BUILD
     COMMAND "${CMAKE_COMMAND}" "-DCUDALAB_GRADER_CONFIG=${config}"
             "-DCUDALAB_GRADER_EXE=$<TARGET_FILE:${target}>"
+            "-DCUDALAB_VERDICT_EXE=$<TARGET_FILE:cudalab_verdict>"
             -P "${CUDALAB_GRADING_MODULE}"
     COMMENT "Listing the tests of ${target} (suite endings)"
     VERBATIM)

@@ -19,150 +19,358 @@
 # profiler) could show each check a different kernel. Nor may it create texture or surface
 # objects: their reads go around the global-load counters some profiler tests judge by.
 #
+# Since the judge (cudalab/verdict.hpp) these checks are defence in depth: no verdict is taken
+# from a process's exit status or printed lines. They are an allowlist, checked on the built
+# objects of every lab library (the lab's own, and each variant's):
+#   defines   only symbols of its own namespace (labNN::, and the given shared namespaces),
+#             internal ones, and the compiler's instantiations of inline standard-library code;
+#             no main, no common symbol, no weak or strong definition of anything else (the C
+#             library, CUDA, GoogleTest, the grading library or its references, the standard
+#             library's own functions such as std::random_device::_M_getval: whatever the
+#             grader's libraries or the system's C and C++ libraries define, in any binding);
+#   references  only the CUDA runtime's memory, stream, event, launch, attribute, occupancy,
+#             device-query and error calls, the registration stubs nvcc emits, the math
+#             library, operator new/delete, memcpy/memmove/memset/strlen, string formatting
+#             into a buffer, the C++ exception and static-initialisation runtime, the parts of
+#             the standard library a launcher uses (strings, containers, exceptions) and the
+#             cudalab:: helpers the lab headers offer (not cudalab::verdict or
+#             cudalab::testing, not the demo runner);
+#   contains  no system-call instruction (syscall, sysenter, int $0x80) in any host code.
+# A rejection names the symbol or instruction and the rule.
+#
 # As a function (configure time):
-#   cudalab_check_reference_isolation(<lab library target> <dependent target>)
-#     adds a build step that runs this file in script mode after <lab library> is built; the
-#     <dependent target> (the grader) waits for it, so the build fails with the message.
+#   cudalab_lab_library_checks(<lab library target> [REPORT <file>])
+#     adds the checks as a POST_BUILD step of the library: its build fails
+#     with the message, or with REPORT (a known-wrong variant, whose driver reads the file)
+#     writes "CUDALAB-ISOLATION: ..." there and goes on.
 # As a script:
-#   cmake -DLAB_LIB=<lib file> -DREF_LIB=<lib file> -DNM=<nm> [-DSTAMP=<file>] [-DREPORT_ONLY=ON]
-#         -P CudalabIsolation.cmake
-#   REPORT_ONLY prints "CUDALAB-ISOLATION: VIOLATION ..." and exits 0 (the known-wrong driver).
+#   cmake -DLAB_LIB=<lib file> -DREF_LIB=<lib file> -DNM=<nm> -DOBJDUMP=<objdump>
+#         -DNAMESPACE=labNN [-DGRADER_LIBS=<a|b>] [-DSYSTEM_LIBS=<a|b>] [-DREPORT=<file>]
+#         [-DREPORT_ONLY=ON] -P CudalabIsolation.cmake
+#   REPORT_ONLY prints "CUDALAB-ISOLATION: VIOLATION ..." and exits 0.
 if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE)
   cmake_minimum_required(VERSION 3.25)
-  # Sets <out> to the symbols the lab library needs (lab_lines) that match one of the patterns.
-  function(_cudalab_references out)
-    set(found "")
-    foreach(l IN LISTS lab_lines)
-      string(STRIP "${l}" l)
-      string(REGEX REPLACE " U$" "" sym "${l}")
-      foreach(pattern IN LISTS ARGN)
-        if(sym MATCHES "${pattern}" AND NOT sym IN_LIST found)
-          list(APPEND found "${sym}")
-        endif()
-      endforeach()
-    endforeach()
-    set(${out} "${found}" PARENT_SCOPE)
-  endfunction()
-  # Stops with "<library> <what>: <demangled symbols>. <why>" when <symbols> is not empty
-  # (REPORT_ONLY: prints it as a violation and ends the script successfully; a macro, so that
-  # its return() ends the script).
-  macro(_cudalab_isolation_verdict symbols what why)
-    set(_iso_symbols "${symbols}")
-    if(_iso_symbols)
-      find_program(CXXFILT c++filt)
-      set(_iso_names "")
-      foreach(_iso_sym IN LISTS _iso_symbols)
-        set(_iso_name "${_iso_sym}")
-        if(CXXFILT)
-          execute_process(COMMAND "${CXXFILT}" "${_iso_sym}" OUTPUT_VARIABLE _iso_name
-                          OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-        endif()
-        list(APPEND _iso_names "${_iso_name}")
-      endforeach()
-      list(JOIN _iso_names ", " _iso_names)
-      get_filename_component(_iso_lib "${LAB_LIB}" NAME)
-      if(REPORT_ONLY)
-        message("CUDALAB-ISOLATION: VIOLATION ${_iso_lib} ${what}: ${_iso_names}. ${why}")
-        return()
-      endif()
-      message(FATAL_ERROR "${_iso_lib} ${what}: ${_iso_names}. ${why}")
-    endif()
-  endmacro()
-  foreach(v LAB_LIB REF_LIB NM)
+  foreach(v LAB_LIB REF_LIB NM NAMESPACE)
     if(NOT DEFINED ${v})
       message(FATAL_ERROR "CudalabIsolation.cmake: -D${v}= is required")
     endif()
   endforeach()
+  get_filename_component(lib_name "${LAB_LIB}" NAME)
+  set(violations "")
+  # Records one violation: "<library> <what>: <demangled symbols>. <why>".
+  function(_cudalab_violation symbols what why)
+    if(NOT symbols)
+      return()
+    endif()
+    find_program(CXXFILT c++filt)
+    set(names "")
+    foreach(sym IN LISTS symbols)
+      set(name "${sym}")
+      if(CXXFILT)
+        execute_process(COMMAND "${CXXFILT}" "${sym}" OUTPUT_VARIABLE name
+                        OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+      endif()
+      list(APPEND names "${name}")
+    endforeach()
+    list(JOIN names ", " names)
+    set(v "${violations}")
+    list(APPEND v "${lib_name} ${what}: ${names}. ${why}")
+    set(violations "${v}" PARENT_SCOPE)
+  endfunction()
+  # Sets <out> to the entries of <symbols> that match one of the patterns (<out>: a list).
+  function(_cudalab_matching out symbols)
+    set(found "")
+    foreach(sym IN LISTS symbols)
+      foreach(pattern IN LISTS ARGN)
+        if(sym MATCHES "${pattern}")
+          list(APPEND found "${sym}")
+          break()
+        endif()
+      endforeach()
+    endforeach()
+    list(REMOVE_DUPLICATES found)
+    set(${out} "${found}" PARENT_SCOPE)
+  endfunction()
+  # Sets <out> to the entries of <symbols> that match none of the patterns.
+  function(_cudalab_not_matching out symbols)
+    set(found "")
+    foreach(sym IN LISTS symbols)
+      set(hit FALSE)
+      foreach(pattern IN LISTS ARGN)
+        if(sym MATCHES "${pattern}")
+          set(hit TRUE)
+          break()
+        endif()
+      endforeach()
+      if(NOT hit)
+        list(APPEND found "${sym}")
+      endif()
+    endforeach()
+    list(REMOVE_DUPLICATES found)
+    set(${out} "${found}" PARENT_SCOPE)
+  endfunction()
+
   execute_process(COMMAND "${NM}" -g --defined-only --format=posix "${REF_LIB}"
                   OUTPUT_VARIABLE ref_out RESULT_VARIABLE rc1 ERROR_QUIET)
-  execute_process(COMMAND "${NM}" -g --undefined-only --format=posix "${LAB_LIB}"
+  execute_process(COMMAND "${NM}" -g --format=posix "${LAB_LIB}"
                   OUTPUT_VARIABLE lab_out RESULT_VARIABLE rc2 ERROR_QUIET)
   if(NOT rc1 EQUAL 0 OR NOT rc2 EQUAL 0)
-    message(FATAL_ERROR "reference isolation: '${NM}' could not read ${REF_LIB} or ${LAB_LIB}")
+    message(FATAL_ERROR "lab library checks: '${NM}' could not read ${REF_LIB} or ${LAB_LIB}")
   endif()
   # posix format: "<symbol> <type> [value size]"; archive member headers end with ':'.
   string(REGEX MATCHALL "(^|\n)[^ \n:]+ [A-Za-z]" ref_lines "${ref_out}")
-  set(defined "")
+  set(reference_defined "")
   foreach(l IN LISTS ref_lines)
     string(STRIP "${l}" l)
     string(REGEX REPLACE " [A-Za-z]$" "" sym "${l}")
-    list(APPEND defined "${sym}")
+    list(APPEND reference_defined "${sym}")
   endforeach()
-  string(REGEX MATCHALL "(^|\n)[^ \n:]+ U" lab_lines "${lab_out}")
-  set(bad "")
+  # What the grader's own libraries define (GRADER_LIBS, strong definitions: their inline copies
+  # of header code are every object's) and what the system's export (SYSTEM_LIBS: the C and C++
+  # runtime libraries, dynamic symbols): a lab library may define none of it.
+  set(grader_defined "")
+  string(REPLACE "|" ";" grader_libs "${GRADER_LIBS}")
+  foreach(g IN LISTS grader_libs)
+    execute_process(COMMAND "${NM}" -g --defined-only --format=posix "${g}"
+                    OUTPUT_VARIABLE g_out ERROR_QUIET)
+    string(REGEX MATCHALL "(^|\n)[^ \n:]+ [TDBRi]" g_lines "${g_out}")
+    foreach(l IN LISTS g_lines)
+      string(STRIP "${l}" l)
+      string(REGEX REPLACE " [A-Za-z]$" "" sym "${l}")
+      list(APPEND grader_defined "${sym}")
+    endforeach()
+  endforeach()
+  set(system_defined "")
+  string(REPLACE "|" ";" system_libs "${SYSTEM_LIBS}")
+  foreach(g IN LISTS system_libs)
+    execute_process(COMMAND "${NM}" -D --defined-only --format=posix "${g}"
+                    OUTPUT_VARIABLE g_out ERROR_QUIET)
+    string(REGEX MATCHALL "(^|\n)[^ \n:@]+(@[^ \n]*)? [TDBRVWui]" g_lines "${g_out}")
+    foreach(l IN LISTS g_lines)
+      string(STRIP "${l}" l)
+      string(REGEX REPLACE "(@[^ ]*)? [A-Za-z]$" "" sym "${l}")
+      list(APPEND system_defined "${sym}")
+    endforeach()
+  endforeach()
+  string(REGEX MATCHALL "(^|\n)[^ \n:]+ [A-Za-z]" lab_lines "${lab_out}")
+  set(undefined "")
+  set(defined_strong "")
+  set(defined_weak "")
   foreach(l IN LISTS lab_lines)
     string(STRIP "${l}" l)
-    string(REGEX REPLACE " U$" "" sym "${l}")
-    if(sym IN_LIST defined AND NOT sym IN_LIST bad)
-      list(APPEND bad "${sym}")
+    string(REGEX MATCH "[A-Za-z]$" type "${l}")
+    string(REGEX REPLACE " [A-Za-z]$" "" sym "${l}")
+    if(type STREQUAL "U" OR type STREQUAL "w" OR type STREQUAL "v")
+      list(APPEND undefined "${sym}")
+    elseif(type MATCHES "^[WVu]$")
+      list(APPEND defined_weak "${sym}")
+    else()  # T D B R C G S i: strong, common or indirect
+      list(APPEND defined_strong "${sym}")
     endif()
   endforeach()
-  # Strong definitions (T, D, B, R) of symbols that belong to the grader's libraries.
-  execute_process(COMMAND "${NM}" -g --defined-only --format=posix "${LAB_LIB}"
-                  OUTPUT_VARIABLE lab_defined ERROR_QUIET)
-  string(REGEX MATCHALL "(^|\n)[^ \n:]+ [TDBR]" strong_lines "${lab_defined}")
-  set(foreign_re
-      "^(_ZN?K?St|_Z(nw|na|dl|da)[^a-z]|_ZN7testing|_ZN7cudalab|_ZN[0-9]+(matmul|tile)_grading"
-      "|cuda[A-Z_]|cu[A-Z]|__cxa_|(secure_)?getenv$|(set|put|unset|clear)env$"
-      "|(clock_gettime|gettimeofday|time|clock|rand|rand_r|random|srand|srandom|drand48)$"
-      "|(getrandom|getentropy|dlsym|dlvsym|dlopen|malloc|calloc|realloc|free|memcpy|memmove)$"
-      "|(memset|posix_memalign|aligned_alloc|exit|_exit|abort|atexit|system|fork)$)")
-  string(CONCAT foreign_re ${foreign_re})
-  set(foreign "")
-  foreach(l IN LISTS strong_lines)
-    string(STRIP "${l}" l)
-    string(REGEX REPLACE " [TDBR]$" "" sym "${l}")
-    if(sym MATCHES "${foreign_re}" AND NOT sym IN_LIST foreign)
-      list(APPEND foreign "${sym}")
+  list(REMOVE_DUPLICATES undefined)
+  list(REMOVE_DUPLICATES defined_strong)
+  list(REMOVE_DUPLICATES defined_weak)
+
+  # --- What it may define ---------------------------------------------------------------
+  # Its own namespace: functions, variables, local statics and their guards, vtables,
+  # typeinfo, thunks.
+  string(LENGTH "${NAMESPACE}" ns_len)
+  set(own "^_Z(TV|TI|TS|GV|Th[n]?[0-9]+_|Tv[n]?[0-9]+_[n]?[0-9]+_)?Z?NK?${ns_len}${NAMESPACE}"
+          # nvcc's host stubs of the namespace's kernels
+          "^_Z[0-9]+__device_stub__Z?NK?${ns_len}${NAMESPACE}")
+  # The compiler's copies of inline standard-library and cudalab:: header code (weak, one per
+  # object; the linker keeps one): allowed unless the grader's or the system's libraries define
+  # the symbol themselves (checked first).
+  set(std_inline "^_Z(GV)?Z?N?K?(St|9__gnu_cxx|7cudalab)" "^_ZSt" "^DW\\.ref\\.__gxx_personality_v0$")
+  set(mains "")
+  foreach(sym IN LISTS defined_strong defined_weak)
+    if(sym MATCHES "^(main|_main|__libc_start_main|_start)$")
+      list(APPEND mains "${sym}")
     endif()
   endforeach()
-  # References (U) that would let the library see more than its arguments (one pattern each:
-  # CMake's regular expressions take few groups).
-  set(outside_patterns
-      "^(secure_|__libc_secure_)?getenv$" "^_?_?environ$" "^program_invocation(_short)?_name$"
-      "^__progname(_full)?$" "^getauxval$" "^dl(open|mopen|sym|vsym|info|iterate_phdr)$"
-      "^(f|fd|fre)?open(at)?(64)?$" "^__open(at)?(64)?_2$" "^creat(64)?$" "^popen$" "^syscall$"
-      "^readlink(at)?$" "^(opendir|scandir|scandir64|getpid|getppid)$"
-      "^_ZNSt(7__cxx11)?1[34]basic_i?fstream" "^_ZNSt13basic_filebuf" "^_ZNSt12__basic_file"
-      "^_ZNSt(7__cxx11)?10filesystem" "^(clock_gettime|gettimeofday|time|clock|times|timespec_get)$"
-      "^_ZNSt6chrono" "^cudaEvent(ElapsedTime|Query|Synchronize)$"
-      "^(cudaGetDriverEntryPoint|cuGetProcAddress)")
-  # Reads of memory that the graders' load counters (ncu's global-load requests) do not see.
-  set(texture_patterns "^cuda(Create|Destroy)(Texture|Surface)Object$" "^cudaBind(Texture|Surface)"
-      "^cu(TexObject|SurfObject|TexRef|SurfRef)")
-  _cudalab_references(outside ${outside_patterns})
-  _cudalab_references(texture ${texture_patterns})
-  _cudalab_isolation_verdict("${outside}" "looks outside its arguments"
-    "The graders time your code in one process and profile or sanitize it in another, and each must see the same code, so it may not read the environment, the command line, files or clocks, nor load code: take everything from the launcher's arguments.")
-  _cudalab_isolation_verdict("${texture}" "reads memory through texture or surface objects"
-    "The graders count the global-memory loads your kernels issue, and texture reads go around those counters; no lab asks for them: read the operands with ordinary loads.")
-  _cudalab_isolation_verdict("${foreign}" "defines what the grader's own libraries define"
-    "Your code is linked into the grader, so it may not replace the standard, C, CUDA, GoogleTest or grading libraries: give your functions names of your own, in your lab's namespace.")
-  _cudalab_isolation_verdict("${bad}" "calls grader-only reference code"
+  _cudalab_violation("${mains}" "defines a program entry point"
+    "The graders' main() is the course's: a lab file may not define main or an entry point.")
+  set(replaced "")
+  foreach(sym IN LISTS defined_strong defined_weak)
+    if(sym IN_LIST grader_defined OR sym IN_LIST system_defined OR sym MATCHES "^_ZNK?7testing")
+      list(APPEND replaced "${sym}")
+    endif()
+  endforeach()
+  _cudalab_violation("${replaced}" "defines what the grader's or the system's libraries define"
+    "Your code is linked into the grader, so it may not replace the standard, C, CUDA, GoogleTest or grading libraries (a weak or inline definition too): give your functions names of your own, in your lab's namespace.")
+  _cudalab_not_matching(strong_foreign "${defined_strong}" ${own})
+  list(REMOVE_ITEM strong_foreign ${mains} ${replaced})
+  _cudalab_violation("${strong_foreign}" "defines symbols outside namespace ${NAMESPACE}"
+    "A lab library may define only its own namespace's symbols (and internal ones): give your functions and variables names in namespace ${NAMESPACE}, or make helpers static or put them in an anonymous namespace.")
+  _cudalab_not_matching(weak_foreign "${defined_weak}" ${own} ${std_inline})
+  list(REMOVE_ITEM weak_foreign ${mains} ${replaced})
+  _cudalab_violation("${weak_foreign}" "has weak definitions outside namespace ${NAMESPACE}"
+    "A weak definition could take the place of the grader's own (its references, GoogleTest, the C or CUDA libraries): a lab library may not define one outside its namespace.")
+
+  # --- What it may reference ------------------------------------------------------------
+  set(allowed_refs
+      # its own namespace across its files, and the given shared tile helpers
+      ${own} "^_ZNK?10smem_tiles"
+      # the cudalab:: helpers of the lab headers; not the judge's channel, the test kit or the
+      # demo runner (checked below)
+      "^_ZNK?7cudalab"
+      # CUDA runtime: memory, streams, events (no timing), launches, attributes, occupancy,
+      # device queries, errors; and what nvcc's generated code calls
+      "^cuda(Malloc|MallocAsync|MallocPitch|Malloc3D|Free|FreeAsync|Memcpy|MemcpyAsync)$"
+      "^cuda(Memcpy2D|Memcpy2DAsync|Memset|MemsetAsync|Memset2D|Memset2DAsync|MemGetInfo)$"
+      "^cuda(StreamCreate|StreamCreateWithFlags|StreamDestroy|StreamSynchronize|StreamQuery)$"
+      "^cuda(StreamWaitEvent|StreamGetCaptureInfo|StreamIsCapturing|EventCreate)$"
+      "^cuda(EventCreateWithFlags|EventDestroy|EventRecord|EventRecordWithFlags)$"
+      "^cuda(LaunchKernel|LaunchKernelExC|LaunchCooperativeKernel|FuncGetAttributes)$"
+      "^cuda(FuncSetAttribute|FuncSetCacheConfig|FuncSetSharedMemConfig|FuncGetName)$"
+      "^cudaOccupancy[A-Za-z]+$"
+      "^cuda(GetDevice|GetDeviceCount|GetDeviceProperties|GetDeviceProperties_v2)$"
+      "^cuda(DeviceGetAttribute|DeviceSynchronize|DeviceGetLimit|DeviceGetCacheConfig)$"
+      "^cuda(GetLastError|PeekAtLastError|GetErrorString|GetErrorName|GetSymbolAddress)$"
+      "^cuda(MemcpyToSymbol|MemcpyFromSymbol|MemcpyToSymbolAsync|MemcpyFromSymbolAsync)$"
+      "^cuda(GetFuncBySymbol|GetKernel|CreateChannelDesc|DriverGetVersion|RuntimeGetVersion)$"
+      "^__cuda(RegisterFatBinary|RegisterFatBinaryEnd|RegisterFunction|RegisterVar)$"
+      "^__cuda(RegisterManagedVar|UnregisterFatBinary|PushCallConfiguration)$"
+      "^__cuda(PopCallConfiguration|LaunchKernel|LaunchKernel_ptsz|GetKernel|InitModule)$"
+      "^__cudaRegisterLinkedBinary"
+      # C++ runtime: exceptions, static initialisation, thread-local storage
+      "^(_Unwind_Resume|__gxx_personality_v0|__dso_handle|__tls_get_addr|_GLOBAL_OFFSET_TABLE_)$"
+      "^__cxa_(allocate_exception|free_exception|throw|rethrow|begin_catch|end_catch)$"
+      "^__cxa_(guard_acquire|guard_release|guard_abort|atexit|thread_atexit|pure_virtual)$"
+      "^__cxa_(deleted_virtual|throw_bad_array_new_length|get_exception_ptr|call_unexpected)$"
+      "^(__stack_chk_fail|__stack_chk_guard|atexit)$"
+      # nvcc's host stand-ins for __device__ functions call exit(1); no exit status decides
+      # anything (the judge takes verdicts from the verdict channel only)
+      "^exit$"
+      # compiler helpers, memory and string functions, formatting into a buffer
+      "^__(popcount|clz|ctz|parity|ffs)[sdt]i2$"
+      "^(memcpy|memmove|memset|memcmp|strlen|strcmp|strncmp|strchr|strrchr|strstr)$"
+      "^(__memcpy_chk|__memmove_chk|__memset_chk|snprintf|vsnprintf|__snprintf_chk)$"
+      "^(__vsnprintf_chk|strtol|strtoll|strtoul|strtoull|strtod|strtof|abs|labs|llabs)$"
+      # the math library
+      "^(sqrt|cbrt|exp|exp2|expm1|log|log2|log10|log1p|pow|fabs|floor|ceil|round|trunc)[fl]?$"
+      "^(lround|llround|fmod|remainder|fmin|fmax|fma|sin|cos|tan|asin|acos|atan|atan2)[fl]?$"
+      "^(sinh|cosh|tanh|hypot|ldexp|frexp|modf|nextafter|copysign|rint|lrint|llrint)[fl]?$"
+      "^(nearbyint|erf|erfc|tgamma|lgamma|ilogb|logb|scalbn|__isnan|__isinf|__finite)[fl]?$"
+      # operator new and delete
+      "^_Z(nw|na|dl|da)"
+      # the standard library: strings, containers, exceptions, string streams (checked below)
+      "^_Z(N|NK|ZN|ZNK|TI|TV|TS)?(St|9__gnu_cxx|10__cxxabiv1)" "^_ZSt" "^_ZN?K?S[aisod]")
+  _cudalab_not_matching(unlisted "${undefined}" ${allowed_refs})
+  _cudalab_violation("${unlisted}" "uses functions a lab library may not use"
+    "A lab library may call only the CUDA runtime's memory, stream, event, launch, attribute, occupancy, query and error functions, the math library, operator new/delete, memory and string functions, the C++ runtime and standard library's strings, containers and exceptions, and the cudalab helpers its header offers: nothing that ends or controls the process, prints, or reads the environment, files or clocks.")
+  # Within what the list lets through: what a lab library still may not use.
+  set(denied_refs
+      # the judge's channel, the test kit, the demo runner
+      "^_ZNK?7cudalab7verdict" "^_ZNK?7cudalab7testing" "^_ZNK?7cudalab8run_demo"
+      # files, clocks, threads, random devices, terminal streams, termination, loader
+      "^_ZNSt(7__cxx11)?1[34]basic_i?o?fstream" "^_ZNSt13basic_filebuf" "^_ZNSt12__basic_file"
+      "^_ZNSt(7__cxx11)?10filesystem" "^_ZNSt(3_V2)?6chrono" "^_ZNSt6thread" "^_ZNSt11this_thread"
+      "^_ZNSt13random_device" "^_ZSt(4cout|4cerr|4clog|3cin|5wcout|5wcerr|5wclog|4wcin)"
+      "^_ZSt(9terminate|13set_terminate|10unexpected|17rethrow_exception)"
+      "^cuda(EventElapsedTime|EventQuery|EventSynchronize|GetDriverEntryPoint)"
+      "^cuda(Create|Destroy)(Texture|Surface)Object$" "^cudaBind(Texture|Surface)")
+  _cudalab_matching(denied "${undefined}" ${denied_refs})
+  _cudalab_violation("${denied}" "uses functions a lab library may not use"
+    "These are the grader's, or look outside the launcher's arguments (files, clocks, threads, the environment), or end the process; the graders time your code in one process and profile or sanitize it in another, and each must see the same code.")
+  set(calls_reference "")
+  foreach(sym IN LISTS undefined)
+    if(sym IN_LIST reference_defined)
+      list(APPEND calls_reference "${sym}")
+    endif()
+  endforeach()
+  _cudalab_violation("${calls_reference}" "calls grader-only reference code"
     "The graders compare your code with these references, so your code may not use them: write the computation yourself (the handout says what to write).")
+
+  # --- What it contains -------------------------------------------------------------------
+  if(OBJDUMP)
+    execute_process(COMMAND "${OBJDUMP}" -d --no-show-raw-insn "${LAB_LIB}"
+                    OUTPUT_VARIABLE dis RESULT_VARIABLE rc3 ERROR_QUIET)
+    if(NOT rc3 EQUAL 0)
+      message(FATAL_ERROR "lab library checks: '${OBJDUMP}' could not disassemble ${LAB_LIB}")
+    endif()
+    string(REGEX MATCHALL "\n[^\n]*\t(syscall|sysenter|int +\\$0x80)[^\n]*" insns "${dis}")
+    if(insns)
+      set(where "")
+      foreach(i IN LISTS insns)
+        string(STRIP "${i}" i)
+        list(APPEND where "${i}")
+      endforeach()
+      list(LENGTH where n)
+      list(SUBLIST where 0 3 where)
+      list(JOIN where " | " where)
+      list(APPEND violations "${lib_name} contains ${n} system-call instruction(s) (${where}). A lab library talks to the system only through the functions it may call; no inline system calls.")
+    endif()
+  endif()
+
+  # --- Verdict ----------------------------------------------------------------------------
+  if(violations)
+    list(JOIN violations "\n" text)
+    if(REPORT_ONLY)
+      foreach(v IN LISTS violations)
+        message("CUDALAB-ISOLATION: VIOLATION ${v}")
+      endforeach()
+      return()
+    endif()
+    if(REPORT)
+      set(out "")
+      foreach(v IN LISTS violations)
+        string(APPEND out "CUDALAB-ISOLATION: VIOLATION ${v}\n")
+      endforeach()
+      file(WRITE "${REPORT}" "${out}")
+    else()
+      file(REMOVE "${LAB_LIB}")  # the next build checks it again
+      message(FATAL_ERROR "${text}")
+    endif()
+  elseif(REPORT)
+    file(WRITE "${REPORT}" "CUDALAB-ISOLATION: clean\n")
+  endif()
   if(REPORT_ONLY)
     message("CUDALAB-ISOLATION: clean")
-  endif()
-  if(STAMP)
-    file(WRITE "${STAMP}" "ok\n")
+    return()
   endif()
   return()
 endif()
 
 include_guard(GLOBAL)
 set(CUDALAB_ISOLATION_SCRIPT "${CMAKE_CURRENT_LIST_FILE}")
-
-function(cudalab_check_reference_isolation lab_lib dependent)
-  set(stamp "${CMAKE_CURRENT_BINARY_DIR}/${lab_lib}_isolation.stamp")
-  add_custom_command(OUTPUT "${stamp}"
-    COMMAND "${CMAKE_COMMAND}" "-DLAB_LIB=$<TARGET_FILE:${lab_lib}>"
-            "-DREF_LIB=$<TARGET_FILE:cudalab_reference>" "-DNM=${CMAKE_NM}" "-DSTAMP=${stamp}"
-            -P "${CUDALAB_ISOLATION_SCRIPT}"
-    DEPENDS ${lab_lib} cudalab_reference "${CUDALAB_ISOLATION_SCRIPT}"
-    COMMENT "Checking that ${lab_lib} calls no reference code, replaces no grader library and looks nowhere outside its arguments"
-    VERBATIM)
-  add_custom_target(${lab_lib}_isolation ALL DEPENDS "${stamp}")
-  if(TARGET ${dependent})
-    add_dependencies(${dependent} ${lab_lib}_isolation)
+find_program(CUDALAB_OBJDUMP NAMES objdump "${CMAKE_OBJDUMP}")
+# The system libraries a lab library may not redefine (their dynamic symbols).
+set(CUDALAB_SYSTEM_LIBS "")
+foreach(name libstdc++.so libc.so.6 libm.so.6 libgcc_s.so.1)
+  execute_process(COMMAND "${CMAKE_CXX_COMPILER}" -print-file-name=${name}
+                  OUTPUT_VARIABLE path OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  if(path AND IS_ABSOLUTE "${path}" AND EXISTS "${path}")
+    file(REAL_PATH "${path}" path)
+    list(APPEND CUDALAB_SYSTEM_LIBS "${path}")
   endif()
+endforeach()
+list(JOIN CUDALAB_SYSTEM_LIBS "|" CUDALAB_SYSTEM_LIBS_ARG)
+
+# cudalab_lab_library_checks(<lab library target> [REPORT <file>]) — see the top of this file.
+function(cudalab_lab_library_checks lab_lib)
+  cmake_parse_arguments(ARG "" "REPORT" "" ${ARGN})
+  if(NOT lab_lib MATCHES "^(lab[0-9][0-9])_")
+    message(FATAL_ERROR "cudalab_lab_library_checks: ${lab_lib} is not a labNN_... target")
+  endif()
+  set(ns "${CMAKE_MATCH_1}")
+  set(report "")
+  if(ARG_REPORT)
+    set(report "-DREPORT=${ARG_REPORT}")
+  endif()
+  # The grader's libraries: whatever they define, a lab library may not.
+  set(grader_libs "$<TARGET_FILE:cudalab_reference>|$<TARGET_FILE:cudalab_common>")
+  add_dependencies(${lab_lib} cudalab_reference cudalab_common)
+  if(TARGET cudalab_testing)
+    string(APPEND grader_libs "|$<TARGET_FILE:cudalab_testing>")
+    add_dependencies(${lab_lib} cudalab_testing)
+  endif()
+  add_custom_command(TARGET ${lab_lib} POST_BUILD
+    COMMAND "${CMAKE_COMMAND}" "-DLAB_LIB=$<TARGET_FILE:${lab_lib}>"
+            "-DREF_LIB=$<TARGET_FILE:cudalab_reference>" "-DNM=${CMAKE_NM}"
+            "-DOBJDUMP=${CUDALAB_OBJDUMP}" "-DNAMESPACE=${ns}" "-DGRADER_LIBS=${grader_libs}"
+            "-DSYSTEM_LIBS=${CUDALAB_SYSTEM_LIBS_ARG}" ${report} -P "${CUDALAB_ISOLATION_SCRIPT}"
+    COMMENT "Checking ${lab_lib}: what it defines and calls, and no system calls"
+    VERBATIM)
 endfunction()

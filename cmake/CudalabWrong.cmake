@@ -46,7 +46,7 @@ include_guard(GLOBAL)
 include(CudalabIsolation)
 include(CudalabGrading)  # cudalab_suite_rule() and the CUDALAB_RULE_* table
 
-# cudalab_wrong_read_spec(<patch> <lab_dir> <out prefix>) — reads a variant patch into
+# cudalab_wrong_read_spec(<patch> <lab_dir> <out prefix> [<base>]) — reads a variant patch into
 # <prefix>_WHAT (line 1 of the header), <prefix>_FILTER, <prefix>_TIMEOUT, <prefix>_SLOW and
 # <prefix>_FILES (the names of the files it patches, under solutions/<lab_dir>/).
 function(cudalab_wrong_read_spec patch lab_dir prefix)
@@ -101,14 +101,19 @@ function(cudalab_wrong_read_spec patch lab_dir prefix)
     message(FATAL_ERROR "${patch}: the first line of the header must say what the variant is")
   endif()
 
-  # The patched files: b/solutions/<lab_dir>/<file> of every "+++ " line.
+  # The patched files: b/<base>/<lab_dir>/<file> of every "+++ " line (base: solutions, or labs
+  # for an attack on the stub).
+  set(base solutions)
+  if(ARGC GREATER 3)
+    set(base "${ARGV3}")
+  endif()
   string(REGEX MATCHALL "\n[+][+][+] [^\n]*" targets "${diff}")
   set(files "")
   foreach(t IN LISTS targets)
-    if(NOT t MATCHES "^\n[+][+][+] b/solutions/${lab_dir}/([^/\t ]+)[\t ]*$")
+    if(NOT t MATCHES "^\n[+][+][+] b/${base}/${lab_dir}/([^/\t ]+)[\t ]*$")
       string(STRIP "${t}" t)
-      message(FATAL_ERROR "${patch}: '${t}' — a variant patches files of solutions/${lab_dir}/ "
-                          "(a/solutions/${lab_dir}/<file> -> b/solutions/${lab_dir}/<file>)")
+      message(FATAL_ERROR "${patch}: '${t}' — a variant patches files of ${base}/${lab_dir}/ "
+                          "(a/${base}/${lab_dir}/<file> -> b/${base}/${lab_dir}/<file>)")
     endif()
     list(APPEND files "${CMAKE_MATCH_1}")
   endforeach()
@@ -202,7 +207,11 @@ function(cudalab_wrong_filter_kind filter out)
   endif()
 endfunction()
 
-# cudalab_add_wrong_variants([MODE wrong|right]) — wires every variant (tests/labNN_topic/<mode>/)
+# Attacks (tests/labNN_topic/attack/<variant>.patch: diffs against labs/labNN_topic/, the stub)
+# are wired by cudalab_add_wrong_variants(MODE attack) as attack.labNN.<variant>: hostile host
+# code added to the untouched stub, which must earn the stub's points (no graded test passes).
+#
+# cudalab_add_wrong_variants([MODE wrong|right|attack]) — wires every variant (tests/labNN_topic/<mode>/)
 # of every lab that cudalab_add_lab() recorded (global properties CUDALAB_LABS,
 # CUDALAB_LAB_<NN>_*).
 function(cudalab_add_wrong_variants)
@@ -238,6 +247,11 @@ function(cudalab_add_wrong_variants)
     get_property(test_sources GLOBAL PROPERTY CUDALAB_LAB_${nn}_TEST_SOURCES)
     set(stub_dir "${PROJECT_SOURCE_DIR}/labs/${lab_dir}")
     set(sol_dir "${PROJECT_SOURCE_DIR}/solutions/${lab_dir}")
+    set(base solutions)
+    if(mode STREQUAL "attack")  # hostile copies of the stub: patches of labs/
+      set(sol_dir "${stub_dir}")
+      set(base labs)
+    endif()
 
     file(GLOB entries LIST_DIRECTORIES true RELATIVE "${lab_wrong}" "${lab_wrong}/*")
     set(variants "")
@@ -256,7 +270,7 @@ function(cudalab_add_wrong_variants)
       if(NOT variant MATCHES "^[A-Za-z0-9_]+$")
         message(FATAL_ERROR "tests/${lab_dir}/${mode}/${variant}.patch: variant names use letters, digits and _ only")
       endif()
-      cudalab_wrong_read_spec("${patch}" ${lab_dir} spec)
+      cudalab_wrong_read_spec("${patch}" ${lab_dir} spec ${base})
 
       # Patched files: each must be a SOURCES file of the lab.
       foreach(f IN LISTS spec_FILES)
@@ -288,8 +302,9 @@ function(cudalab_add_wrong_variants)
 
       set(lib lab${nn}_${mode}_${variant}_impl)
       set(exe lab${nn}_${mode}_${variant})
+      set(isolation_report "${CMAKE_CURRENT_BINARY_DIR}/${lib}.isolation.txt")
       cudalab_add_lab_library(${lib} "${stub_dir}" SOURCES ${impl_sources} LIBRARIES ${libraries}
-                              SM90A ${sm90a})
+                              SM90A ${sm90a} REPORT "${isolation_report}")
       # The grader's own sources compile once per lab (they see only the lab's header) and
       # every variant links those objects with its library.
       set(grader_objs lab${nn}_variant_grader_objs)
@@ -350,10 +365,9 @@ function(cudalab_add_wrong_variants)
       add_test(NAME ${name}
         COMMAND ${CMAKE_COMMAND}
                 "-DMODE=${mode}"
-                "-DLAB_LIB=$<TARGET_FILE:${lib}>"
-                "-DREF_LIB=$<TARGET_FILE:cudalab_reference>"
-                "-DNM=${CMAKE_NM}"
-                "-DISOLATION_SCRIPT=${CUDALAB_ISOLATION_SCRIPT}"
+                "-DISOLATION_REPORT=${isolation_report}"
+                "-DJUDGE=$<TARGET_FILE:cudalab_verdict>"
+                "-DPREFIX=lab${nn}."
                 "-DGRADER=$<TARGET_FILE:${exe}>"
                 "-DFILTER=${filter}"
                 "-DWHAT=${what}"
@@ -368,7 +382,8 @@ function(cudalab_add_wrong_variants)
         ${props})
       math(EXPR count "${count} + 1")
     endforeach()
-    if(mode STREQUAL "wrong" AND count LESS 6)
+    if(mode STREQUAL "attack")
+    elseif(mode STREQUAL "wrong" AND count LESS 6)
       message(STATUS "cudalabs: lab${nn} has ${count} known-wrong submission(s); the convention is at least 6")
     elseif(mode STREQUAL "right" AND count LESS 2)
       message(STATUS "cudalabs: lab${nn} has ${count} correct alternative(s); the convention is at least 2")

@@ -34,7 +34,7 @@ check() {
 known_wrong_cpu() {
   cmake --preset ci -DCUDALAB_WRONG=ON >/dev/null &&
     cmake --build --preset ci &&
-    ctest --test-dir build/ci -L "wrong|right" -j "$jobs" --output-on-failure --no-tests=error \
+    ctest --test-dir build/ci -L "wrong|right|attack" -j "$jobs" --output-on-failure --no-tests=error \
       --output-junit wrong-junit.xml
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Batch runs of a Gpu suite (cudalab/testing.hpp, cmake/CudalabBatch.cmake): one process runs
-// the whole suite and leaves one result file per test; each CTest test then reports its own
-// file. A CUDA context costs about 0.1 s alone and is created one process at a time, so a
-// suite of ten tests pays it once instead of ten times.
+// Batch runs of a Gpu suite (cudalab/testing.hpp): one process, started by the judge
+// (cudalab_verdict --batch), runs the whole suite and leaves one file per test with what the
+// test printed; the judge keeps each test's verdict from the verdict channel, and each CTest
+// test then reports its own. A CUDA context costs about 0.1 s alone and is created one process at a
+// time, so a suite of ten tests pays it once instead of ten times.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -10,6 +11,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -76,11 +78,7 @@ struct BatchState {
                   "\n[  FAILED  ] %s timed out: still running after %.0f s (its CTest TIMEOUT)\n",
                   st->name.c_str(), st->timeout_s);
     write_result(st->dir / test_file_name(st->name, ".result"), "failed", read_all(st->log) + line);
-    if (const std::string ctest_name = ctest_name_of(st->name);
-        !ctest_name.empty() && st->own_out >= 0) {
-      dprintf(st->own_out, "%s {\"test\": \"%s\", \"status\": \"failed\"}\n", kBatchMarker,
-              ctest_name.c_str());
-    }
+    report_running_test_failed(std::string(line + 1, std::strlen(line) - 2));
     std::_Exit(4);
   }
 }
@@ -158,7 +156,6 @@ class BatchListener : public ::testing::EmptyTestEventListener {
     restore_output();
     const std::string text = read_all(log);
     write_result(st_->dir / test_file_name(name, ".result"), status, text);
-    report_on_own_output(name, status, text);
     std::error_code ec;
     fs::remove(log, ec);
     if (!broken.empty()) {
@@ -172,21 +169,6 @@ class BatchListener : public ::testing::EmptyTestEventListener {
   }
 
  private:
-  /// The test's status and its channel records on this process's own output, which CTest
-  /// captures as the batch test's output: the scoreboard's source for a batched test.
-  static void report_on_own_output(const std::string& name, const std::string& status,
-                                   const std::string& text) {
-    const std::string ctest_name = ctest_name_of(name);
-    if (ctest_name.empty()) return;
-    std::printf("%s {\"test\": \"%s\", \"status\": \"%s\"}\n", kBatchMarker, ctest_name.c_str(),
-                status.c_str());
-    std::istringstream lines(text);
-    for (std::string line; std::getline(lines, line);) {
-      if (line.rfind(kRecordMarker, 0) == 0) std::printf("%s\n", line.c_str());
-    }
-    std::fflush(stdout);
-  }
-
   void restore_output() {
     if (saved_out_ >= 0) {
       ::dup2(saved_out_, 1);
@@ -219,28 +201,6 @@ class BatchListener : public ::testing::EmptyTestEventListener {
   }
   return new BatchListener(dir, timeout_s);
 #endif
-}
-
-int replay_batch_result() {
-  const char* file = std::getenv("CUDALAB_BATCH_RESULT");
-  if (file == nullptr || *file == '\0') return -1;
-  const fs::path p(file);
-  std::error_code ec;
-  if (!fs::exists(p, ec)) return -1;
-  // A result older than this grader comes from an earlier build: run the test instead.
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec && fs::exists(self, ec) && fs::last_write_time(p, ec) < fs::last_write_time(self, ec)) {
-    fs::remove(p, ec);
-    return -1;
-  }
-  const std::string content = read_all(p);
-  fs::remove(p, ec);
-  const std::size_t eol = content.find('\n');
-  if (eol == std::string::npos) return -1;
-  const std::string status = content.substr(0, eol);
-  std::fwrite(content.data() + eol + 1, 1, content.size() - eol - 1, stdout);
-  std::fflush(stdout);
-  return status == "failed" ? 1 : 0;
 }
 
 }  // namespace cudalab::testing

@@ -3,10 +3,10 @@
 // test so the failure can be reproduced with CUDALAB_SEED. main() does not touch CUDA: a
 // process that runs only CPU tests never pays for a CUDA context (about 0.2 s on an H200,
 // serialized across processes); the first GPU test of a process prints its GPU
-// (CUDALAB_REQUIRE_GPU). The measurement channel's listener (cudalab/testing.hpp) records
-// each test's start, measurements and result for the scoreboard. A batch run of a Gpu suite
-// (cmake/CudalabBatch.cmake) runs the suite in one process; each CTest test of it then only
-// reports its result from that run (cudalab::testing::replay_batch_result()).
+// (CUDALAB_REQUIRE_GPU). The measurement channel's listener (cudalab/testing.hpp) sends each
+// test's start, measurements and result to the judge that started this process
+// (cudalab_verdict, cudalab/verdict.hpp), which alone decides the verdicts. A batch run of a
+// Gpu suite runs the suite in one process (the judge's --batch mode).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -14,6 +14,7 @@
 
 #include "cudalab/matrix.hpp"
 #include "cudalab/testing.hpp"
+#include "cudalab/verdict.hpp"
 
 namespace {
 
@@ -31,9 +32,8 @@ class SeedOnFailure : public ::testing::EmptyTestEventListener {
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   if (!GTEST_FLAG_GET(list_tests)) {
-    // A test of a batch-run suite whose result is already there reports it and is done.
-    if (const int rc = cudalab::testing::replay_batch_result(); rc >= 0) return rc;
     try {
+      cudalab::verdict::open_channel();  // first: before any test runs
       std::printf("[ CUDALAB  ] %s\n", cudalab::seed_note().c_str());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "error: %s\n", e.what());

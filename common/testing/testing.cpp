@@ -2,6 +2,7 @@
 #include "cudalab/testing.hpp"
 
 #include "cudalab/calibration.hpp"
+#include "cudalab/verdict.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -121,14 +122,17 @@ Channel& channel() {
   return c;
 }
 
-/// Prints one record of the running test on its own line of standard output (caller holds
-/// the mutex). CTest captures it with the rest of the test's output: that capture, which no
-/// other process can write, is the only way a record reaches the scoreboard.
+/// Sends one record of the running test (caller holds the mutex) on the verdict channel
+/// (cudalab/verdict.hpp): the judge that started this process prints it for CTest and the
+/// scoreboard, which read no other. A process no judge started (run by hand) prints it on its
+/// standard output instead, for people.
 void append_record(Channel& ch, const std::string& type, const std::string& members) {
   if (!ch.active) return;
+  const std::string json =
+      "{\"type\": " + json_string(type) + ", \"test\": " + json_string(ch.test) + members + "}";
+  if (verdict::send(json)) return;
   std::fflush(stdout);
-  std::printf("\n%s {\"type\": %s, \"test\": %s%s}\n", kRecordMarker, json_string(type).c_str(),
-              json_string(ch.test).c_str(), members.c_str());
+  std::printf("\n%s %s\n", kRecordMarker, json.c_str());
   std::fflush(stdout);
 }
 
@@ -216,6 +220,15 @@ const char* bound_name(Bound b) {
 }
 
 }  // namespace
+
+void report_running_test_failed(const std::string& message) {
+  Channel& ch = channel();
+  // The test body may hold the mutex while it hangs: the process ends right after this.
+  const std::unique_lock<std::mutex> lock(ch.mutex, std::try_to_lock);
+  append_record(ch, "result",
+                ", \"status\": \"failed\", \"message\": " + json_string(message) + json_time());
+  ch.active = false;
+}
 
 std::string ctest_name_of(const std::string& gtest_name) {
   if (const char* env_name = std::getenv("CUDALAB_TEST_NAME"); env_name != nullptr && *env_name) {

@@ -8,14 +8,14 @@
  * - expect_speedup(): the speed verdict, printed with both numbers and recorded.
  * - record_measurement(): a `[ MEASURE  ]` line for the student and a record for the scoreboard.
  *
- * The measurement channel: when CTest runs a test registered by cudalab_discover_grader(), the
- * environment names the test (CUDALAB_TEST_NAME); the test then prints records on their own
- * lines of its standard output, each `[ CUDALAB-RECORD ] ` and one JSON object: a "test" record
- * when it starts (time, CUDALAB_SPEEDUP_SCALE, seed), the "device" it runs on, each
- * "measurement", and a "result" when it ends. CTest captures them with the test's output, and
- * tools/scoreboard.py reads them from there only, each attributed to the test whose output
- * holds it: no file or folder that another process could write carries a verdict or a
- * measurement (docs/scores-schema.md describes the records and why).
+ * The measurement channel: CTest runs every test of a grader under the judge process
+ * `cudalab_verdict`, which names the test (CUDALAB_TEST_NAME) and connects the grader to its
+ * verdict channel (cudalab/verdict.hpp). The test sends records there, each one JSON object: a
+ * "test" record when it starts (time, CUDALAB_SPEEDUP_SCALE, seed), the "device" it runs on,
+ * each "measurement" and "bar", and a "result" after the test body has returned. The judge
+ * authenticates them, decides the test's verdict from its "result" alone, and prints them as
+ * `[ CUDALAB-RECORD ] ` lines in the test's output, where tools/scoreboard.py reads them; any
+ * such line the grader itself prints is defused first (docs/scores-schema.md).
  */
 #pragma once
 
@@ -157,7 +157,7 @@ void set_channel_no_gpu(const std::string& reason);
 /// What starts a record line of the measurement channel on a test's standard output.
 inline constexpr const char* kRecordMarker = "[ CUDALAB-RECORD ]";
 
-/// What starts a batch run's line that gives one test's status (make_batch_listener()).
+/// What starts the judge's line that gives one test's status in a batch run.
 inline constexpr const char* kBatchMarker = "[ CUDALAB-BATCH ]";
 
 /// CTest's name of the test @p gtest_name (Suite.Case) of this process: CUDALAB_TEST_NAME, or
@@ -186,24 +186,19 @@ bool gpu_in_use();
  * suite, and each CTest test of the suite then reports its own result from that run.
  *
  * With CUDALAB_BATCH_DIR set, the returned listener writes one file per test into that folder:
- * its status and everything it printed (stdout and stderr, from its start to its end). It also
- * prints, on the batch process's own output, one `[ CUDALAB-BATCH ] ` line per test (its CTest
- * name and status) followed by the test's channel records: the scoreboard takes a batched
- * test's verdict and measurements from there, so a result file altered by another process
- * cannot change them. A test
- * that runs longer than CUDALAB_BATCH_TEST_TIMEOUT seconds is recorded as failed (timed out),
- * and the process ends; so does a test after which the CUDA context reports an error. The
- * tests that then have no file run alone, one process each (replay_batch_result()). Returns
- * nullptr when CUDALAB_BATCH_DIR is not set.
+ * everything the test printed (stdout and stderr, from its start to its end), which the judge
+ * shows when the test's CTest test reports; the verdict itself travels on the verdict channel
+ * and the judge keeps it (cudalab_verdict --batch). A test that runs longer than
+ * CUDALAB_BATCH_TEST_TIMEOUT seconds is reported failed (timed out), and the process ends; so
+ * does a test after which the CUDA context reports an error. The tests without a verdict then
+ * run alone, one process each. Returns nullptr when CUDALAB_BATCH_DIR is not set.
  */
 ::testing::TestEventListener* make_batch_listener();
 
 /**
- * @brief The other half of a batch run: with CUDALAB_BATCH_RESULT naming this test's file
- * from the batch, prints what the test printed there, removes the file (a result is reported
- * once) and returns the exit code (1 failed, 0 passed or skipped). Returns -1 when there is
- * no such file, or it is older than this executable: the caller then runs the test itself.
+ * @brief Sends the running test's "result" record as failed with @p message (the batch
+ * watchdog, before it ends a process whose test outlived its timeout).
  */
-int replay_batch_result();
+void report_running_test_failed(const std::string& message);
 
 }  // namespace cudalab::testing
