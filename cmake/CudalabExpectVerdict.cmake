@@ -13,8 +13,10 @@
 #           (no GPU); fails when every selected test passed (the grader accepts it).
 #   right   passes when every selected test passed; fails naming the tests that did not.
 #   attack  a hostile copy of the student stub (tests/labNN_topic/attack/): passes when it earns
-#           exactly the untouched stub's points, i.e. no graded test passes (every graded test
-#           fails on the stub: the stub audit); the build's findings are shown beside it.
+#           exactly the untouched stub's points: the build's library checks reject it, or no
+#           graded test passes under the judge (every graded test fails on the stub: the stub
+#           audit). With -DJUDGED=ON (the patch header's "judged: yes") the judge must hold on
+#           its own, whatever the build says.
 # With -DFAIL_FAST=ON a known-wrong submission's grader stops at its first failed test (the
 # verdict is the same; only the first test that caught it is named).
 cmake_minimum_required(VERSION 3.25)
@@ -50,7 +52,7 @@ if(ISOLATION_REPORT AND EXISTS "${ISOLATION_REPORT}")
       message("REJECTED by the build: ${build_verdict}")
       return()
     endif()
-    message("the build rejects it (a real build stops here): ${build_verdict}")
+    message("REJECTED by the build (a real build stops here): ${build_verdict}")
   endif()
 endif()
 foreach(v JUDGE PREFIX)
@@ -84,7 +86,9 @@ execute_process(
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
 
 # The judge's verdicts: one "[ CUDALAB-BATCH ]" line per test that reported.
-string(REGEX MATCHALL "\\[ CUDALAB-BATCH \\] [^\n]*" lines "${out}")
+# Only lines that start with the marker are the judge's: the grader's own output reaches here
+# too, defused, and a forged marker inside a line must not count.
+string(REGEX MATCHALL "(^|\n)\\[ CUDALAB-BATCH \\] [^\n]*" lines "${out}")
 set(ran 0)
 set(passed 0)
 set(failed 0)
@@ -124,6 +128,12 @@ function(_show_failures)
 endfunction()
 
 if(MODE STREQUAL "attack")
+  if(NOT build_verdict STREQUAL "" AND NOT JUDGED)
+    message("judged anyway (the build is the defence against this one): ${selected} selected, "
+            "${ran} with a verdict (${passed} passed, ${failed} failed, ${skipped} skipped)")
+    message("HELD: the build rejects the attack, so it earns nothing (the stub's points)")
+    return()
+  endif()
   message("judged: ${selected} selected, ${ran} with a verdict (${passed} passed, ${failed} failed, "
           "${skipped} skipped), ${missing} without one; the grader process: ${ended}")
   if(passed GREATER 0)

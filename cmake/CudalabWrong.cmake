@@ -10,6 +10,8 @@
 #       line 1          what is broken (one sentence, shown in the test output)
 #       filter: <gtest filter>   optional: the grader tests to run (default: every graded test)
 #       timeout: <seconds>       optional
+#       judged: yes              attacks only: the judge must hold even where the build's
+#                                library checks already reject the attack
 #       anything else   free text (how the grader catches it; tools/skeleton_check.py reads
 #                       "cheat: <reason>")
 #
@@ -72,6 +74,7 @@ function(cudalab_wrong_read_spec patch lab_dir prefix)
   set(filter "")
   set(timeout "")
   set(slow "")
+  set(judged OFF)
   set(first TRUE)
   while(NOT header STREQUAL "")
     string(FIND "${header}" "\n" nl)
@@ -93,6 +96,8 @@ function(cudalab_wrong_read_spec patch lab_dir prefix)
       set(filter "${CMAKE_MATCH_1}")
     elseif(line MATCHES "^[ ]*timeout:[ ]*([0-9]+)[ ]*$")
       set(timeout "${CMAKE_MATCH_1}")
+    elseif(line MATCHES "^[ ]*judged:[ ]*yes[ ]*$")
+      set(judged ON)
     elseif(line MATCHES "^[ ]*(filter|timeout):")
       message(FATAL_ERROR "${patch}: cannot read '${line}' (filter: <gtest filter without spaces>, timeout: <seconds>)")
     endif()
@@ -125,6 +130,7 @@ function(cudalab_wrong_read_spec patch lab_dir prefix)
   set(${prefix}_FILTER "${filter}" PARENT_SCOPE)
   set(${prefix}_TIMEOUT "${timeout}" PARENT_SCOPE)
   set(${prefix}_SLOW "${slow}" PARENT_SCOPE)
+  set(${prefix}_JUDGED "${judged}" PARENT_SCOPE)
   set(${prefix}_FILES "${files}" PARENT_SCOPE)
 endfunction()
 
@@ -374,6 +380,7 @@ function(cudalab_add_wrong_variants)
                 "-DVARIANT=${lab_dir}/${variant}"
                 "-DTIMEOUT=${grader_timeout}"
                 "-DFAIL_FAST=${CUDALAB_WRONG_FAIL_FAST}"
+                "-DJUDGED=${spec_JUDGED}"
                 -P "${driver}")
       set_tests_properties(${name} PROPERTIES
         LABELS "${labels}"
