@@ -75,6 +75,10 @@ class RegradeError(Exception):
     """Reported on one line."""
 
 
+class NoSubmission(RegradeError):
+    """Nothing was pushed by the deadline: listed, not a failure of the regrade."""
+
+
 def log(msg: str) -> None:
     print(f"regrade: {msg}", flush=True)
 
@@ -129,7 +133,7 @@ def commit_at_deadline(repo: str | None, checkout: Path, branch: str,
     on_time = [p for p in collect.pushes(call_gh, repo, f"refs/heads/{branch}")
                if p[0] <= deadline]
     if not on_time:
-        raise RegradeError(f"{repo}: nothing was pushed to {branch} by the deadline")
+        raise NoSubmission(f"{repo}: nothing was pushed to {branch} by the deadline")
     when, sha = max(on_time)
     return sha, when.strftime("%Y-%m-%dT%H:%M:%SZ"), f"last push to {branch} before the deadline"
 
@@ -341,6 +345,8 @@ def main(argv: list[str] | None = None) -> int:
                 log(f"{label}: {s['totals']['points']} of {s['totals']['max_points']} points"
                     + ("; needs review: " + ", ".join(s["intake"]["needs_review"])
                        if s["intake"]["needs_review"] else ""))
+            except NoSubmission as e:
+                log(f"{label}: no submission ({e})")
             except (RegradeError, subprocess.CalledProcessError, OSError) as e:
                 failed.append(label)
                 print(f"regrade: {label}: {e}", file=sys.stderr)
