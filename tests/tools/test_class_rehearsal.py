@@ -468,7 +468,8 @@ class RunnerNetwork(unittest.TestCase):
                 ["bash", str(ROOT / "tools/runner/cudalab-runner.sh"), "--org", "GPU-Fall",
                  "--once"], env={**os.environ, "PATH": f"{tmp / 'bin'}:{os.environ['PATH']}",
                                  "CUDALAB_RUNNER_TOKEN_FILE": str(tmp / "token"),
-                                 "CUDALAB_RUNNER_STATE_DIR": str(tmp)},
+                                 "CUDALAB_RUNNER_STATE_DIR": str(tmp),
+                                 "CUDALAB_RUNNER_NAME": "rehearsal"},
                 capture_output=True, text=True, timeout=60)
             self.assertEqual(out.returncode, 0, out.stderr)
             acl = (tmp / "egress-pages.acl").read_text().split()
