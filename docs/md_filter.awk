@@ -20,10 +20,14 @@
 #    view, so its text goes in plain (with < and > as character references).
 # 6. Bold text holding a code span (**`ldmatrix` addresses.**, **Runners (`tools/`).**):
 #    Doxygen leaves the asterisks as they are; such a bold becomes <b>...</b>.
-BEGIN { fence = 0; incomment = 0; nspan = 0 }
+# 7. Instructor-only passages (<!-- instructor-only --> ... <!-- /instructor-only -->, as
+#    tools/export_student_release.sh removes them): the site is public, so they are dropped.
+BEGIN { fence = 0; incomment = 0; nspan = 0; instructor = 0 }
 
 {
   line = $0
+  if (!fence && line ~ /^[ \t]*<!-- instructor-only -->[ \t]*$/) { instructor = 1; next }
+  if (instructor) { if (line ~ /^[ \t]*<!-- \/instructor-only -->[ \t]*$/) instructor = 0; print ""; next }
   if (!incomment && line ~ /^[ \t]*(```|~~~)/) { fence = !fence; print line; next }
   if (fence) { print line; next }
   if (!incomment && line ~ /^<details><summary>.*<\/summary>[ \t]*$/) {

@@ -132,6 +132,8 @@ class Panel:
     lines: list[Line] = field(default_factory=list)
     lower_is_better: bool = False
     log: bool = False
+    # Counts (histograms): every bar drawn, empty ones too, labelled and ticked as integers.
+    counts: bool = False
 
 
 def _div(a: float | None, b: float | None) -> float | None:
@@ -290,8 +292,9 @@ def nice_ticks(vmax: float, log: bool, vmin: float) -> list[float]:
 
 
 def draw_panel(out: list[str], x0: float, y0: float, width: float, p: Panel) -> float:
-    bars = [b for b in p.bars if b.value is not None and b.value > 0]
+    bars = [b for b in p.bars if b.value is not None and (b.value > 0 or p.counts)]
     lines = [ln for ln in p.lines if ln.value is not None and ln.value > 0]
+    label_of = (lambda v: f"{int(round(v))}") if p.counts else fmt
     label_w = 250
     bar_h, gap = 22, 10
     out.append(f'<text x="{x0:g}" y="{y0 + 14:g}" class="p">{esc(p.title)} ({esc(p.unit)}'
@@ -302,7 +305,7 @@ def draw_panel(out: list[str], x0: float, y0: float, width: float, p: Panel) -> 
                    f'file</text>')
         return 50
     values = [b.value for b in bars] + [ln.value for ln in lines]
-    vmax = max(values) * 1.12
+    vmax = max(max(values), 1.0 if p.counts else 0.0) * 1.12
     vmin = min(values) / 1.5 if p.log else 0.0
     gx, gw = x0 + label_w, width - label_w - 45
 
@@ -317,6 +320,8 @@ def draw_panel(out: list[str], x0: float, y0: float, width: float, p: Panel) -> 
     for t in nice_ticks(vmax, p.log, vmin if p.log else 1):
         if p.log and t < vmin:
             continue
+        if p.counts and t != int(t):
+            continue  # no half students
         x = pos(t) if t > 0 else gx
         out.append(f'<line x1="{x:g}" y1="{top - 4:g}" x2="{x:g}" y2="{top + height:g}" '
                    f'stroke="#eceff1" stroke-width="1"/>')
@@ -328,9 +333,10 @@ def draw_panel(out: list[str], x0: float, y0: float, width: float, p: Panel) -> 
         x1 = pos(b.value)
         x_start = gx if not p.log else pos(vmin)
         out.append(f'<text x="{gx - 8:g}" y="{y + bar_h - 6:g}" class="s e">{esc(b.label)}</text>')
-        out.append(f'<rect x="{x_start:g}" y="{y:g}" width="{max(x1 - x_start, 1.5):g}" '
+        out.append(f'<rect x="{x_start:g}" y="{y:g}" width="{max(x1 - x_start, 0 if p.counts and not b.value else 1.5):g}" '
                    f'height="{bar_h:g}" fill="{COLOURS[b.kind]}"/>')
-        out.append(f'<text x="{x1 + 5:g}" y="{y + bar_h - 6:g}" class="v">{fmt(b.value)}</text>')
+        out.append(f'<text x="{x1 + 5:g}" y="{y + bar_h - 6:g}" class="v">{label_of(b.value)}'
+                   f'</text>')
     # reference lines, labels stacked above the bars
     for j, ln in enumerate(sorted(lines, key=lambda l: l.value)):
         x = pos(ln.value)

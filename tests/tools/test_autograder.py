@@ -96,6 +96,36 @@ class ResultJson(AutogradeCase):
         self.assertIn("4 of 7 tests passed", labs["lab01"]["message"])
         self.assertEqual(doc["score"], sum(e["score"] for e in doc["tests"]))
 
+    def test_every_classroom50_assignment_type_is_accepted(self):
+        # Classroom 50's runner stamps "individual", "group" or "team" (runner.py,
+        # assignment_type_for_mode); a team submission must grade, not exit 1 after the grade.
+        for kind in ("individual", "group", "team"):
+            with self.subTest(kind):
+                rc, doc = self.grade(fx.make_scores(), env={**C50_ENV, "ASSIGNMENT_TYPE": kind})
+                self.assertEqual(rc, 0)
+                self.assertEqual(doc["assignment_type"], kind)
+                self.assertEqual(autograde.validate_result(doc), [])
+
+    def test_failed_tests_named_with_their_message_in_the_release_body_and_assets(self):
+        scores = fx.make_scores(statuses={"lab02": ["passed", "failed", "passed", "passed"]})
+        scores["tests"][8]["message"] = ("3 of 4225 elements wrong in a 65x65 result;\n"
+                                         "first at index 64")
+        assets = self.tmp / "assets"
+        rc, doc = self.grade(scores, "--assets", str(assets), "--step-summary")
+        self.assertEqual(rc, 0)
+        lab02 = self.entries(doc)["lab02"]["cudalabs"]
+        self.assertEqual(lab02["failures"], [{
+            "test": "lab02.GridCpu.B",
+            "message": "3 of 4225 elements wrong in a 65x65 result; first at index 64"}])
+        body = (self.tmp / "out" / "release-body.md").read_text()
+        self.assertIn("`lab02.GridCpu.B`: 3 of 4225 elements wrong in a 65x65 result; first at "
+                      "index 64", body)
+        self.assertEqual(sorted(p.name for p in assets.iterdir()),
+                         ["feedback.md", "junit.xml", "scores.json"])
+        self.assertEqual((assets / "feedback.md").read_text(), body)
+        driver = json.loads((self.tmp / "grade" / "driver.json").read_text())
+        self.assertTrue(driver["step_summary"])
+
     def test_partly_compiling_submission_keeps_the_lab_maximum(self):
         rc, doc = self.grade(fx.make_scores(built={"lab02": False}))
         self.assertEqual(rc, 0)

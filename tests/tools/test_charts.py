@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import sys
 import tempfile
 import unittest
@@ -50,9 +51,19 @@ class Charts(unittest.TestCase):
     def test_distribution_per_lab_per_gpu_without_names(self):
         rc, files = self.draw()
         self.assertEqual(rc, 0)
-        self.assertEqual(sorted(files), ["dist_lab13.svg"])  # no board unless asked
+        # no board unless asked
+        self.assertEqual(sorted(files), ["completion.svg", "dist_lab13.svg", "points.svg"])
         svg = files["dist_lab13.svg"]
         self.assertIn("on NVIDIA H100 80GB HBM3: 4 students, median 0.745, pass bar 0.4", svg)
+        # Counts are whole numbers and every bin is drawn, the empty ones too.
+        values = re.findall(r'class="v">([^<]*)<', svg)
+        self.assertTrue(values and all(re.fullmatch(r"\d+", v) for v in values), values)
+        self.assertIn("0", values)
+        self.assertEqual(values.count("0") + sum(int(v) > 0 for v in values), len(values))
+        points = files["points.svg"]
+        self.assertEqual(points.count('class="v">'), 11)  # 11 bins of lab13, every one
+        for name in list(SHARES) + ["erin"]:
+            self.assertNotIn(name, points + files["completion.svg"])
         self.assertIn("on NVIDIA H200: 1 students", svg)
         for name in list(SHARES) + ["erin"]:
             self.assertNotIn(name, svg)
@@ -72,8 +83,14 @@ class Charts(unittest.TestCase):
     def test_names_only_with_names_and_consent(self):
         _, files = self.draw("--board", "--names")
         self.assertIn(">alice<", files["board_nvidia-h100-80gb-hbm3.svg"])
+        # No consent list, no claim of consent.
+        self.assertNotIn("consent.", files["board_nvidia-h100-80gb-hbm3.svg"])
+        self.assertNotIn("with consent", files["board_nvidia-h100-80gb-hbm3.svg"])
+        _, files = self.draw("--board")
+        self.assertNotIn("consent", files["board_nvidia-h100-80gb-hbm3.svg"])
         _, files = self.draw("--board", "--names", consent="Carol\n")
         board = files["board_nvidia-h100-80gb-hbm3.svg"]
+        self.assertIn("Names shown with consent", board)
         self.assertIn(">carol<", board)
         self.assertNotIn("alice", board)
         self.assertIn(">student 1<", board)

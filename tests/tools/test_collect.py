@@ -40,10 +40,11 @@ class Collect(unittest.TestCase):
         self.tmp = Path(tempfile.mkdtemp(prefix="cudalab-collect-"))
         self.addCleanup(lambda: __import__("shutil").rmtree(self.tmp, ignore_errors=True))
 
-    def run_collect(self, source: str, gh: fx.FakeGh, deadline: str = DEADLINE):
+    def run_collect(self, source: str, gh: fx.FakeGh, deadline: str = DEADLINE, *extra: str):
         out, err = io.StringIO(), io.StringIO()
-        argv = ["--roster", str(fx.FIXTURES / "roster.csv"), "--org", "gpu-fall", "--deadline",
-                deadline, "--source", source, "--out", str(self.tmp)]
+        argv = ["--roster", str(fx.FIXTURES / "roster.csv"), "--org", "gpu-fall", "--prefix",
+                "cudalabs", "--deadline", deadline, "--source", source, "--out", str(self.tmp),
+                *extra]
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             rc = collect.main(argv, call=gh)
         doc = json.loads((self.tmp / "collected.json").read_text()) if rc in (0, 1) else None
@@ -64,7 +65,9 @@ class Collect(unittest.TestCase):
         self.assertIn("not made by the grading workflow (author alice)", log)
         self.assertIn(["api", "-H", "Accept: application/octet-stream",
                        "repos/gpu-fall/cudalabs-alice/releases/assets/102"], gh.calls)
-        self.assertIn("repos/gpu-fall/cudalabs-alice/activity?per_page=100", gh.calls[0])
+        self.assertIn(["api", "--paginate", "-H", "Accept: application/vnd.github+json",
+                       "repos/gpu-fall/cudalabs-alice/activity?per_page=100&ref=refs/heads/main",
+                       "--jq", ".[] | @json"], gh.calls)
 
     def test_commit_dates_do_not_matter_only_push_times(self):
         # An earlier deadline: only a (pushed Dec 10) was on time.
@@ -111,7 +114,12 @@ class Collect(unittest.TestCase):
                                                  "workflow_run": {"id": 9, "head_sha": "7" * 40}}],
             "artifacts/7/zip": fx.zip_bytes({"result.json": json.dumps(fx.make_result({"lab01": (1, 100)}))}),
             "cudalabs-alice/": [], "cudalabs-carol/": [], "cudalabs-bob/activity": []})
-        _, doc, _ = self.run_collect("artifacts", gh)
+        _, doc, log = self.run_collect("artifacts", gh)
+        bob = next(s for s in doc["students"] if s["student"] == "bob")
+        # Only the default branch counts: a commit no push left on it is not collected.
+        self.assertIsNone(bob["result"])
+        self.assertIn("was not pushed to main; ignored", log)
+        _, doc, _ = self.run_collect("artifacts", gh, DEADLINE, "--all-branches")
         bob = next(s for s in doc["students"] if s["student"] == "bob")
         self.assertEqual(bob["push_time_source"], "result created (push time unknown)")
         self.assertIs(bob["late"], True)
@@ -123,6 +131,20 @@ class Collect(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn("FAILED bob", log)
         self.assertEqual(doc["students"][0]["result"]["score"], 90)
+
+    def test_no_prefix_is_a_usage_error_and_a_404_names_the_repository(self):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            rc = collect.main(["--roster", str(fx.FIXTURES / "roster.csv"), "--org", "gpu-fall",
+                               "--deadline", DEADLINE, "--source", "releases", "--out",
+                               str(self.tmp)], call=releases_gh())
+        self.assertEqual(rc, 2)
+        self.assertIn("--classroom C --assignment A", err.getvalue())
+        gh = releases_gh()
+        gh.failing = ("cudalabs-bob",)
+        _, _, log = self.run_collect("releases", gh)
+        self.assertIn("gpu-fall/cudalabs-bob: repository not found (HTTP 404)", log)
+        self.assertIn("<classroom>-<assignment>-<login>", log)
 
     def test_bad_deadline_is_a_usage_error(self):
         rc, _, log = self.run_collect("releases", releases_gh(), "2026-12-14 23:59")

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import csv
 import io
 import sys
@@ -40,8 +41,8 @@ class Gradebook(unittest.TestCase):
 
     def test_one_row_per_student_with_points_total_and_columns(self):
         rows = self.rows()
-        self.assertEqual([r["student"] for r in rows], ["alice", "bob", "carol"])
-        self.assertEqual(list(rows[0])[:6], ["student", "lab01", "lab02", "lab13", "total",
+        self.assertEqual([r["login"] for r in rows], ["alice", "bob", "carol"])
+        self.assertEqual(list(rows[0])[:6], ["login", "lab01", "lab02", "lab13", "total",
                                              "max_total"])
         alice, bob, carol = rows
         self.assertEqual((alice["lab01"], alice["lab02"], alice["total"], alice["max_total"]),
@@ -58,6 +59,43 @@ class Gradebook(unittest.TestCase):
         self.assertEqual(bob["flags"], "lab13: labs/lab13_sgemm/sgemm.cu:7 asm; "
                                        "lab13: labs/lab13_sgemm/sgemm.cu:7 asm")
         self.assertEqual((bob["late"], bob["reused_labs"]), ("yes", "lab01"))
+        # Late by one hour: a duration per lab, and by default late work earns nothing.
+        self.assertEqual((bob["lab01_late"], bob["lab01"], bob["lab01_penalty"]),
+                         ("01:01:00", "0", "100%"))
+
+    def test_late_policy_penalty_per_started_day_with_a_cap(self):
+        policy = gradebook.Policy(10, 25)
+        text = gradebook.gradebook(collected(), policy=policy)
+        bob = list(csv.DictReader(io.StringIO(text)))[1]
+        self.assertEqual((bob["lab01"], bob["lab13"], bob["lab01_penalty"]), ("90", "36", "10%"))
+        self.assertEqual(policy.deduction(dt.timedelta(days=2, seconds=1)), 25)  # capped
+        self.assertEqual(policy.deduction(dt.timedelta(0)), 0)
+
+    def test_roster_columns_kept_and_lms_exports(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            roster = Path(tmp) / "roster.csv"
+            roster.write_text("login,name,id,email\nalice,Alice A.,S1,alice@uni.example\n"
+                              "bob,Bob B.,S2,bob@uni.example\ncarol,Carol C.,S3,c@uni.example\n")
+            src = fx.write_json(Path(tmp) / "collected.json", collected())
+            out, canvas, moodle = (Path(tmp) / n for n in ("g.csv", "canvas.csv", "moodle.csv"))
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(gradebook.main([
+                    "--collected", str(src), "--roster", str(roster), "-o", str(out),
+                    "--canvas", str(canvas), "--moodle", str(moodle)]), 0)
+            rows = list(csv.DictReader(io.StringIO(out.read_text())))
+            self.assertEqual(list(rows[0])[:4], ["login", "name", "id", "email"])
+            self.assertEqual((rows[0]["name"], rows[0]["id"], rows[0]["email"]),
+                             ("Alice A.", "S1", "alice@uni.example"))
+            c = list(csv.reader(io.StringIO(canvas.read_text())))
+            self.assertEqual(c[0], ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
+                                    "cudalabs lab01", "cudalabs lab02", "cudalabs lab13",
+                                    "cudalabs total"])
+            self.assertEqual(c[1][0], "Points Possible")
+            self.assertEqual(c[2][:3] + c[2][5:], ["Alice A.", "", "S1", "90", "100", "100",
+                                                   "290"])
+            m = list(csv.reader(io.StringIO(moodle.read_text())))
+            self.assertEqual(m[0][:3], ["ID number", "Email address", "Full name"])
+            self.assertEqual(m[1][:2] + m[1][-1:], ["S1", "alice@uni.example", "290"])
 
     def test_command_line_writes_the_file_and_rejects_bad_input(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -65,7 +103,7 @@ class Gradebook(unittest.TestCase):
             out = Path(tmp) / "gradebook.csv"
             with contextlib.redirect_stdout(io.StringIO()):
                 self.assertEqual(gradebook.main(["--collected", str(src), "-o", str(out)]), 0)
-            self.assertTrue(out.read_text().startswith("student,lab01,lab02,lab13,total"))
+            self.assertTrue(out.read_text().startswith("login,lab01,lab02,lab13,total"))
             bad = fx.write_json(Path(tmp) / "bad.json", {"nothing": 1})
             err = io.StringIO()
             with contextlib.redirect_stderr(err):

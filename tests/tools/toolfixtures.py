@@ -94,6 +94,7 @@ from pathlib import Path
 ap = argparse.ArgumentParser()
 for a in ("--submission", "--course", "--out", "--preset", "--labs", "--test-user"):
     ap.add_argument(a)
+ap.add_argument("--step-summary", action="store_true")
 a = ap.parse_args()
 out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
 (out / "driver.json").write_text(json.dumps(vars(a)))
@@ -109,6 +110,9 @@ if a.labs:
             t["status"] = "not run"
 (out / "scores.json").write_text(json.dumps(scores))
 (out / "junit.xml").write_text("<testsuites/>")
+if a.step_summary and os.environ.get("GITHUB_STEP_SUMMARY"):
+    with open(os.environ["GITHUB_STEP_SUMMARY"], "a") as f:
+        f.write("## cudalabs scoreboard (fake driver)\\n")
 (out / "intake.json").write_text("{}")
 sys.exit(int(os.environ.get("CUDALAB_FAKE_RC", "0")))
 '''

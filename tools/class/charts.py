@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Charts of a class's speed (SVG): per-lab distributions of the key speed ratios, and an
-opt-in speed board per GPU model.
+"""Charts of a class (SVG): per-lab points and completion, per-lab distributions of the key
+speed ratios, and an opt-in speed board per GPU model.
 
     python3 tools/class/charts.py --collected DIR/collected.json --out DIR
+        [--gradebook gradebook.csv]
         [--board [--board-test lab13.SgemmPerf.SwizzledShareOfCublas] [--board-name speedup]]
         [--names [--consent logins.txt]]
 
 From each student's result.json (collected by collect.py) it reads the key ratios the
 graders measured (result.json entries, cudalabs.ratios: thresholded speedups and shares)
 and the GPU they ran on, and draws, in the style of tools/figures.py:
+  points.svg       per lab, how many students scored 0-9, 10-19, ..., 90-99 and 100 % of the
+                   lab's points (every bin drawn, empty ones too; counts are whole numbers),
+                   from --gradebook (the points that count: regrade, late policy) when given,
+                   else from the collected results
+  completion.svg   per lab, how many students completed it (full points), partly, not at
+                   all, or have no result
   dist_labNN.svg   for every ratio of the lab and every GPU model, how many students
                    reached which value (bins; blue at or above the pass bar, grey below)
   board_<gpu>.svg  only with --board: the students ranked by one ratio (default: lab 13's
@@ -17,7 +24,9 @@ and the GPU they ran on, and draws, in the style of tools/figures.py:
                    ratios from different GPUs do not compare
 Nobody is named by default: the board says "student 1..n" (by rank). --names puts GitHub
 logins on it; with --consent FILE (one login per line) only those students are named and
-the others stay "student k". Distributions never name anyone.
+the others stay "student k", and only then does the board say "Names shown with consent".
+Distributions never name anyone. Every bin of a histogram is drawn, empty ones too, and
+counts are whole numbers.
 
 Exit status: 0; 2 bad input. Python 3 standard library; deterministic output.
 """
@@ -25,6 +34,7 @@ Exit status: 0; 2 bad input. Python 3 standard library; deterministic output.
 from __future__ import annotations
 
 import argparse
+import csv
 import re
 import statistics
 import sys
@@ -86,11 +96,72 @@ def distribution_panel(group: list[dict]) -> Panel:
     bars = [Bar(f"{lo:.3g} – {hi:.3g}{' ' + group[0]['unit'] if group[0]['unit'] else ''}",
                 float(n), "variant" if t is not None and lo >= t else "baseline")
             for lo, hi, n in bins(values, t)]
-    bars = [b for b in bars if b.value > 0] or bars
     title = (f"{group[0]['test'].split('.', 1)[1]} {group[0]['name']} on {group[0]['gpu']}: "
              f"{len(values)} students, median {statistics.median(values):.3g}"
              + (f", pass bar {t:g}" if t is not None else ""))
-    return Panel(title, "students", bars)
+    return Panel(title, "students", bars, counts=True)
+
+
+POINT_BINS = [(i * 10, i * 10 + 9) for i in range(10)]
+
+
+def lab_points(collected: dict, gradebook: list[dict] | None) -> dict[str, list]:
+    """lab -> [(student, points, max points) or (student, None, None) without a result]."""
+    out: dict[str, list] = {}
+    if gradebook is not None:
+        labs = sorted(k for k in (gradebook[0] if gradebook else {}) if re.fullmatch(
+            r"lab\d\d", k))
+        maxes = {}
+        for s in collected.get("students") or []:
+            for e in (s.get("result") or {}).get("tests", []):
+                c = e.get("cudalabs") or {}
+                if c.get("lab"):
+                    maxes[c["lab"]] = max(maxes.get(c["lab"], 0), int(e.get("max-score") or 0))
+        for r in gradebook:
+            for lab in labs:
+                v = (r.get(lab) or "").strip()
+                out.setdefault(lab, []).append(
+                    (r.get("login"), int(float(v)) if v else None, maxes.get(lab) or 100))
+        return out
+    labs = sorted({(e.get("cudalabs") or {}).get("lab") for s in collected.get("students") or []
+                   for e in (s.get("result") or {}).get("tests", [])} - {None})
+    for s in collected.get("students") or []:
+        entries = {(e.get("cudalabs") or {}).get("lab"): e
+                   for e in (s.get("result") or {}).get("tests", [])}
+        for lab in labs:
+            e = entries.get(lab)
+            out.setdefault(lab, []).append((s["student"], None if e is None else int(e["score"]),
+                                            None if e is None else int(e["max-score"])))
+    return out
+
+
+def points_charts(per_lab: dict[str, list]) -> dict[str, str]:
+    """points.svg (histogram of the share of points per lab) and completion.svg."""
+    if not per_lab:
+        return {}
+    panels, done = [], []
+    for lab, rows in sorted(per_lab.items()):
+        shares = [100 * p / m if m else 0 for _, p, m in rows if p is not None]
+        counts = [0] * (len(POINT_BINS) + 1)
+        for v in shares:
+            counts[min(int(v // 10), 9) if v < 100 else 10] += 1
+        labels = [f"{lo}–{hi} %" for lo, hi in POINT_BINS] + ["100 %"]
+        panels.append(Panel(f"{lab}: {len(shares)} students with a result",
+                            "students", [Bar(label, float(n), "variant" if label == "100 %"
+                                             else "baseline")
+                                         for label, n in zip(labels, counts)], counts=True))
+        full = sum(p is not None and m and p == m for _, p, m in rows)
+        zero = sum(p == 0 for _, p, m in rows if p is not None)
+        none = sum(p is None for _, p, m in rows)
+        done.append(Panel(f"{lab}: {len(rows)} students", "students", [
+            Bar("completed (full points)", float(full), "variant"),
+            Bar("partly", float(len(rows) - full - zero - none), "other"),
+            Bar("no points", float(zero), "baseline"),
+            Bar("no result", float(none), "baseline")], counts=True))
+    note = ("Bars: number of students (whole numbers), every bin drawn. No names.")
+    return {"points.svg": render("The class's points per lab (share of the lab's points)",
+                                 panels, note),
+            "completion.svg": render("Completion per lab", done, note)}
 
 
 def render(title: str, panels: list[Panel], note: str) -> str:
@@ -129,6 +200,15 @@ def board_labels(ranked: list[dict], names: bool, consent: set[str] | None) -> l
     return out
 
 
+def board_note(names: bool, consent: set[str] | None) -> str:
+    """What the board says about names: consent is claimed only when a consent list was given."""
+    if not names:
+        return "Anonymised: student k is rank k."
+    if consent is None:
+        return "Names shown: GitHub logins (--names without a consent list)."
+    return "Names shown with consent (the consent list); everyone else is student k (rank k)."
+
+
 def boards(data: list[dict], test: str, name: str, names: bool,
            consent: set[str] | None) -> dict[str, str]:
     """board_<gpu>.svg: the students ranked by one ratio, per GPU model."""
@@ -152,8 +232,7 @@ def boards(data: list[dict], test: str, name: str, names: bool,
             f"Speed board, {gpu}: {test.split('.', 1)[1]} ({len(ranked)} students)",
             [Panel(f"{name}", unit, bars, lines)],
             "Ranked by the value the grader measured on the collected commit; blue: at or "
-            "above the pass bar. " + ("Names shown with consent." if names else
-                                      "Anonymised: student k is rank k."))
+            "above the pass bar. " + board_note(names, consent))
     return files
 
 
@@ -162,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
         "\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--collected", type=Path, required=True, help="collect.py's collected.json")
     ap.add_argument("--out", type=Path, required=True, help="folder of the SVG files")
+    ap.add_argument("--gradebook", type=Path,
+                    help="gradebook.py's CSV: the points that count, for points.svg")
     ap.add_argument("--board", action="store_true", help="also draw the speed boards (opt-in)")
     ap.add_argument("--board-test", default=BOARD_TEST, help=f"default {BOARD_TEST}")
     ap.add_argument("--board-name", default=BOARD_NAME, help=f"default {BOARD_NAME}")
@@ -179,11 +260,20 @@ def main(argv: list[str] | None = None) -> int:
                            args.consent.read_text(encoding="utf-8").splitlines() if line.strip()}
             except OSError as e:
                 raise UsageError(f"cannot read {args.consent}: {e.strerror}") from None
-        data = samples(read_json(args.collected, "collected results"))
+        collected = read_json(args.collected, "collected results")
+        data = samples(collected)
+        book = None
+        if args.gradebook:
+            try:
+                with open(args.gradebook, newline="", encoding="utf-8") as f:
+                    book = list(csv.DictReader(f))
+            except OSError as e:
+                raise UsageError(f"cannot read {args.gradebook}: {e.strerror}") from None
     except UsageError as e:
         print(f"charts: {e}", file=sys.stderr)
         return 2
-    files = distributions(data)
+    files = points_charts(lab_points(collected, book))
+    files.update(distributions(data))
     if args.board:
         board = boards(data, args.board_test, args.board_name, args.names, consent)
         if not board:

@@ -11,7 +11,10 @@ For each student of the roster (a CSV with a `login` column: GitHub user names) 
 A repository that already exists is kept (the student is still added), so the command can be
 run again after adding students to the roster. `push` is write access: no admin, so students
 cannot change the repository's settings or variables. GitHub sends each student an
-invitation. --dry-run prints the commands and runs nothing.
+invitation. Students whose roster row has a `team` share one repository, ORG/PREFIX-TEAM,
+and each member is added to it. --dry-run prints the commands and runs nothing. The other
+class tools need the same prefix (--prefix); Classroom 50 creates its own repositories,
+named <classroom>-<assignment>-<login>.
 
 Exit status: 0 all done; 1 some student failed (listed); 2 bad input. Needs the GitHub CLI
 `gh`, logged in as an owner of ORG. Python 3 standard library.
@@ -26,14 +29,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from classlib import (GhCall, GhError, UsageError, call_gh, check_name,  # noqa: E402
-                      read_roster, repo_of)
+                      read_roster, repo_of, units)
 
 PERMISSIONS = ("pull", "triage", "push", "maintain")  # never admin
 
 
-def commands(student: dict, org: str, prefix: str, template: str, permission: str) -> list[list[str]]:
-    """The gh commands that create one student's repository and add the student."""
-    repo = repo_of(org, prefix, student["login"])
+def commands(student: dict, org: str, prefix: str, template: str, permission: str,
+             repo_name: str | None = None) -> list[list[str]]:
+    """The gh commands that create one student's (or team's) repository and add the student."""
+    repo = repo_of(org, prefix, repo_name or student["login"])
     return [["repo", "create", repo, "--template", template, "--private"],
             ["api", "-X", "PUT", f"repos/{repo}/collaborators/{student['login']}",
              "-f", f"permission={permission}"]]
@@ -41,25 +45,37 @@ def commands(student: dict, org: str, prefix: str, template: str, permission: st
 
 def create(students: list[dict], args, call: GhCall) -> list[str]:
     """Runs the commands for every student; returns the failures (one line each)."""
+    failures, made = [], set()
+    for unit in units(students):
+        for s in unit["members"]:
+            failures += create_one(s, unit["name"], args, call, made)
+    return failures
+
+
+def create_one(s: dict, repo_name: str, args, call: GhCall, made: set) -> list[str]:
+    """Creates the repository (once per team) and adds @p s; returns the failures."""
     failures = []
-    for s in students:
-        create_cmd, add_cmd = commands(s, args.org, args.prefix, args.template, args.permission)
-        if args.dry_run:
-            for cmd in (create_cmd, add_cmd):
-                print("gh " + " ".join(shlex.quote(a) for a in cmd))
-            continue
+    create_cmd, add_cmd = commands(s, args.org, args.prefix, args.template, args.permission,
+                                   repo_name)
+    if args.dry_run:
+        for cmd in ((create_cmd, add_cmd) if create_cmd[2] not in made else (add_cmd,)):
+            print("gh " + " ".join(shlex.quote(a) for a in cmd))
+        made.add(create_cmd[2])
+        return failures
+    try:
         try:
-            try:
+            if create_cmd[2] not in made:
                 call(create_cmd)
                 print(f"create_repos: created {create_cmd[2]}")
-            except GhError as e:
-                if "already exists" not in str(e).lower():
-                    raise
-                print(f"create_repos: {create_cmd[2]} exists, kept")
-            call(add_cmd)
-            print(f"create_repos: {s['login']} invited to {create_cmd[2]} ({args.permission})")
         except GhError as e:
-            failures.append(f"{s['login']}: {e}")
+            if "already exists" not in str(e).lower():
+                raise
+            print(f"create_repos: {create_cmd[2]} exists, kept")
+        made.add(create_cmd[2])
+        call(add_cmd)
+        print(f"create_repos: {s['login']} invited to {create_cmd[2]} ({args.permission})")
+    except GhError as e:
+        failures.append(f"{s['login']}: {e}")
     return failures
 
 

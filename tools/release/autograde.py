@@ -65,6 +65,16 @@ TOP_KEYS = ("schema", "classroom", "assignment", "assignment_type", "owner", "su
             "tests", "submitted_by")
 REQUIRED_STRINGS = ("classroom", "assignment", "owner", "submission", "commit", "release",
                     "review", "datetime")
+# Every assignment_type Classroom 50's runner stamps (runner.py assignment_type_for_mode: the
+# manifest's mode "group" or "team" verbatim, anything else "individual").
+ASSIGNMENT_TYPES = ("individual", "group", "team")
+# Failed tests listed per lab in result.json (cudalabs.failures) and the release body.
+MAX_FAILURES_PER_LAB = 20
+MAX_FAILURE_MESSAGE = 240
+# The files autograde.py leaves in --assets for the student: Classroom 50 attaches them to the
+# submission's release when the assignment lists them in release_assets; the plain-GitHub
+# workflow uploads them in the artifact cudalab-grade.
+ASSET_FILES = ("scores.json", "junit.xml", "feedback.md")
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 MAX_MESSAGE = 600
 MAX_FLAGS_IN_MESSAGE = 3
@@ -97,8 +107,8 @@ def validate_result(doc) -> list[str]:
             errors.append(f"{key!r} must be a non-empty string")
     if isinstance(doc.get("submission"), str) and not doc["submission"].startswith("submit/"):
         errors.append("'submission' must start with 'submit/'")
-    if doc.get("assignment_type", "individual") not in ("individual", "group"):
-        errors.append("'assignment_type' must be 'individual' or 'group'")
+    if doc.get("assignment_type", "individual") not in ASSIGNMENT_TYPES:
+        errors.append(f"'assignment_type' must be one of {', '.join(ASSIGNMENT_TYPES)}")
     score, most = doc.get("score"), doc.get("max-score")
     if not _is_count(score) or not _is_count(most):
         errors.append("'score' and 'max-score' must be non-negative integers")
@@ -163,7 +173,7 @@ def identity(env: dict, sha: str, when: str) -> dict:
     if env.get("CLASSROOM") and env.get("SUBMISSION_TAG"):
         commit = env.get("COMMIT_URL") or f"commit {sha}"
         return {"classroom": env["CLASSROOM"], "assignment": env.get("ASSIGNMENT", ""),
-                "assignment_type": env.get("ASSIGNMENT_TYPE") or "individual",
+                "assignment_type": assignment_type(env.get("ASSIGNMENT_TYPE")),
                 "owner": env.get("OWNER") or env.get("USERNAME") or env.get("GITHUB_ACTOR")
                 or "unknown",
                 "submission": env["SUBMISSION_TAG"], "commit": commit,
@@ -186,6 +196,13 @@ def identity(env: dict, sha: str, when: str) -> dict:
     return {"classroom": "local", "assignment": "cudalabs", "assignment_type": "individual",
             "owner": env.get("USER") or "local", "submission": f"submit/{stamp}-{sha[:7]}",
             "commit": f"commit {sha}", "release": "local run", "review": f"commit {sha}"}
+
+
+def assignment_type(value: str | None) -> str:
+    """ASSIGNMENT_TYPE as Classroom 50's runner maps its mode: "group" and "team" verbatim,
+    anything else "individual" (the runner stamps the field again after the autograder)."""
+    value = (value or "").strip().lower()
+    return value if value in ASSIGNMENT_TYPES else "individual"
 
 
 def is_submit_tag(env: dict) -> bool:
@@ -300,6 +317,8 @@ def entry_for(lab: dict, res: dict, context: dict) -> dict:
     if context.get("needs_review"):
         message += ("; NEEDS REVIEW: a file of the course copy or the build changed during the "
                     "tests")
+    failures = [{"test": t["name"], "message": one_line(t.get("message") or t["status"])}
+                for t in res["tests"] if t["status"] != "pass"]
     return {
         "test-name": name,
         "passed": res["status"] == "pass" and score == most,
@@ -310,9 +329,44 @@ def entry_for(lab: dict, res: dict, context: dict) -> dict:
             "tests": len(res["tests"]), "passed": counts["pass"], "failed": counts["fail"],
             "errors": counts["error"], "grader_built": bool(lab.get("grader_built", True)),
             "flags": flags, "ratios": key_ratios(lab), "graded_in_this_run": True,
+            "failures": failures[:MAX_FAILURES_PER_LAB],
+            "failures_not_listed": max(0, len(failures) - MAX_FAILURES_PER_LAB),
             **context,
         },
     }
+
+
+def one_line(text: str) -> str:
+    """A test's message on one line, at most MAX_FAILURE_MESSAGE characters."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= MAX_FAILURE_MESSAGE else text[:MAX_FAILURE_MESSAGE - 1] + "…"
+
+
+def _md(text: str) -> str:
+    """@p text safe inside a Markdown table cell or list item (no table break, no HTML)."""
+    return (str(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+            .replace("`", "'"))
+
+
+def failure_lines(doc: dict) -> list[str]:
+    """Markdown: per lab that lost points, each failed test's name and its one-line message."""
+    out = []
+    for e in doc["tests"]:
+        c = e.get("cudalabs", {})
+        fails = c.get("failures") or []
+        if not fails:
+            continue
+        more = int(c.get("failures_not_listed") or 0)
+        when = "" if c.get("graded_in_this_run", True) else \
+            f" (reused from {str(c.get('graded_commit') or '?')[:7]})"
+        out += ["", f"#### {_md(c.get('lab', e['test-name']))} {_md(c.get('topic') or '')}: "
+                    f"{len(fails) + more} test(s) not passed{when}", ""]
+        out += [f"- `{f['test']}`: {_md(f.get('message') or '')}" for f in fails]
+        if more:
+            out.append(f"- and {more} more (scores.json lists every test)")
+        out.append(f"- run them: `ctest --preset student -R '^{c.get('lab', 'labNN')}\\.' "
+                   "--output-on-failure`")
+    return out
 
 
 def compose(ident: dict, entries: list[dict], when: str) -> dict:
@@ -337,6 +391,9 @@ def release_body(doc: dict) -> str:
                      f"{flags.replace('|', '/')} |")
     first = doc["tests"][0].get("cudalabs", {}) if doc["tests"] else {}
     lines += ["", f"GPU: {first.get('gpu', '?')}; course release {first.get('course_ref', '?')}."]
+    fails = failure_lines(doc)
+    if fails:
+        lines += ["", "### What did not pass"] + fails
     return "\n".join(lines) + "\n"
 
 
@@ -355,6 +412,8 @@ def run_driver(driver: Path, args, out: Path, labs: list[str] | None) -> bool:
         cmd += ["--labs", ",".join(labs)]
     if args.test_user:
         cmd += ["--test-user", args.test_user]
+    if args.step_summary:
+        cmd.append("--step-summary")
     print("autograde: " + " ".join(cmd), flush=True)
     try:
         rc = subprocess.run(cmd, check=False, timeout=args.timeout).returncode
@@ -408,6 +467,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--course-ref", help="the course commit (default: git HEAD of --course)")
     ap.add_argument("--gpu-model", help="the GPU model for the reuse key (default: nvidia-smi)")
     ap.add_argument("--summary", type=Path, help="append the Markdown table to this file")
+    ap.add_argument("--step-summary", action="store_true",
+                    help="have the driver append the scoreboard (scores.md: every lab, the "
+                         "failed tests, the GPU) to $GITHUB_STEP_SUMMARY")
+    ap.add_argument("--assets", type=Path,
+                    help="folder (emptied first) for the student's copies of scores.json, "
+                         "junit.xml and feedback.md (the failed tests per lab): Classroom 50 "
+                         "attaches them to the release when the assignment's release_assets "
+                         "lists them")
     ap.add_argument("--driver", type=Path,
                     help="grading driver (default: <course>/tools/release/grade_submission.py)")
     ap.add_argument("--timeout", type=int, default=13 * 60,
@@ -490,11 +557,27 @@ def grade_labs(args, wanted: list[str], driver_labs: list[str] | None, context: 
     return lab_entries(scores, labs, args.preset == "student", manifest, context)
 
 
+def write_assets(folder: Path, out: Path, body: str) -> None:
+    """scores.json and junit.xml of this run (when it graded) and feedback.md into @p folder,
+    which is emptied first: nothing the submission put there is passed on."""
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        folder.unlink()
+    elif folder.is_dir():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    for name in ASSET_FILES:
+        if name != "feedback.md" and (out / name).is_file():
+            shutil.copyfile(out / name, folder / name)
+    (folder / "feedback.md").write_text(body, encoding="utf-8")
+
+
 def write_outputs(args, doc: dict) -> None:
     """result.json, release-body.md beside it, the summary; prints the table."""
     args.result.parent.mkdir(parents=True, exist_ok=True)
     args.result.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     body = release_body(doc)
+    if args.assets:
+        write_assets(args.assets, args.out, body)
     (args.result.parent / "release-body.md").write_text(body, encoding="utf-8")
     if args.summary:
         with open(args.summary, "a", encoding="utf-8") as f:

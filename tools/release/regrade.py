@@ -4,9 +4,10 @@
 
     tools/release/regrade.sh [--course DIR] [--sandbox docker|podman|unshare]
         [--image cudalab-runner] [--gpu 0] [--cpus 8] [--memory 32g] [--pids 4096]
-        [--preset student|ci-student] [--deadline 2026-12-14T23:59:00Z] [--branch main]
-        [--template DIR] [--out DIR]
-        (SUBMISSION ... | --class ROSTER.csv --org ORG [--prefix cudalabs])
+        [--preset student|ci-student] [--branch main] [--template DIR] [--out DIR]
+        [--deadline 2026-12-14T23:59:00Z | --deadlines deadlines.csv [--extensions ext.csv]]
+        (SUBMISSION ... | --class ROSTER.csv --org ORG
+                          (--classroom C --assignment A | --prefix P))
 
 SUBMISSION: OWNER/REPO (cloned from GitHub with gh), a git URL, or a local checkout.
 For each one, on the host: clone it; pick the commit — with --deadline, the last commit a
@@ -30,10 +31,20 @@ Sandboxes (student code never runs on the host itself):
                   reserves more address space than any rlimit would allow).
 In both, grade_submission.py runs student code as the unprivileged user cudalab-test.
 
+With --class the repositories are ORG/PREFIX-LOGIN, or ORG/PREFIX-TEAM for the students whose
+roster row has a `team` (graded once, credited to every member); Classroom 50 names them
+<classroom>-<assignment>-<login> (--classroom, --assignment). --deadlines (CSV lab,deadline;
+`*` for the other labs) and --extensions (CSV login,lab,extra) are collect.py's: each
+submission is graded at every deadline that applies to it, only for the labs due then (the
+same commit once).
+
 Writes <out>/<name>/{scores.json, scores.md, junit.xml, intake.json, tamper.txt, ...} per
-submission and <out>/regrade.csv (one row each: name, repository, commit, push time, points
-per lab, total, labs needing review, files changed outside the lab files). Exit status: 0
-when every submission was graded; 1 when some could not be (listed); 2 on a usage error.
+submission (and deadline: <name>@<deadline>), <out>/regrade.csv (one row each: name,
+repository, commit, push time, points per lab, total, labs needing review, files changed
+outside the lab files) and <out>/regrade.json (per submission and deadline: members,
+repository, deadline, commit and each lab's whole points, as result.json counts them), which
+tools/class/gradebook.py --regrade reads. Exit status: 0 when every submission was graded;
+1 when some could not be (listed); 2 on a usage error.
 """
 
 from __future__ import annotations
@@ -62,6 +73,10 @@ CAPS = ["CHOWN", "SETUID", "SETGID", "KILL"]
 
 class RegradeError(Exception):
     """Reported on one line."""
+
+
+class NoSubmission(RegradeError):
+    """Nothing was pushed by the deadline: listed, not a failure of the regrade."""
 
 
 def log(msg: str) -> None:
@@ -118,7 +133,7 @@ def commit_at_deadline(repo: str | None, checkout: Path, branch: str,
     on_time = [p for p in collect.pushes(call_gh, repo, f"refs/heads/{branch}")
                if p[0] <= deadline]
     if not on_time:
-        raise RegradeError(f"{repo}: nothing was pushed to {branch} by the deadline")
+        raise NoSubmission(f"{repo}: nothing was pushed to {branch} by the deadline")
     when, sha = max(on_time)
     return sha, when.strftime("%Y-%m-%dT%H:%M:%SZ"), f"last push to {branch} before the deadline"
 
@@ -129,12 +144,14 @@ def tamper_report(submission: Path, template: Path) -> list[str]:
     return take_submission.ignored_changes(submission, template, taken, limit=10000)
 
 
-def sandbox_command(kind: str, args, course: Path, sub: Path, out: Path) -> list[str]:
+def sandbox_command(kind: str, args, course: Path, sub: Path, out: Path,
+                    labs: str | None = None) -> list[str]:
     grade = ["python3", "{course}/tools/release/grade_submission.py", "--course", "{course}",
              "--submission", "{sub}", "--out", "{out}/grade", "--preset", args.preset,
              "--test-user", "auto", "--jobs", str(args.cpus)]
-    if args.labs:
-        grade += ["--labs", args.labs]
+    labs = args.labs if labs is None else labs
+    if labs:
+        grade += ["--labs", labs]
     if kind in ("docker", "podman"):
         gpu = (["--gpus", f"device={args.gpu}"] if kind == "docker"
                else ["--device", f"nvidia.com/gpu={args.gpu}"]) if args.preset == "student" else []
@@ -161,13 +178,19 @@ def sandbox_command(kind: str, args, course: Path, sub: Path, out: Path) -> list
 
 
 def regrade_one(name: str, submission: str, args, sandbox: str, course: Path, template: Path,
-                deadline: dt.datetime | None) -> dict:
+                deadline: dt.datetime | None, labs: str | None = None) -> dict:
     out = (args.out / name).resolve()
     out.mkdir(parents=True)
     out.chmod(0o755)
     work = Path(tempfile.mkdtemp(prefix="cudalab-regrade-", dir=args.out))
     try:
-        repo, checkout = fetch(submission, work / "submission")
+        try:
+            repo, checkout = fetch(submission, work / "submission")
+        except subprocess.CalledProcessError as e:
+            raise RegradeError(f"{submission}: could not be cloned (exit {e.returncode}): does "
+                               "the repository exist under that name (Classroom 50: "
+                               "<classroom>-<assignment>-<login>) and can this account read "
+                               "it?") from None
         sha, pushed, how = commit_at_deadline(repo, checkout, args.branch, deadline)
         subprocess.run(["git", "-C", str(checkout), "-c", "advice.detachedHead=false",
                         "checkout", "-q", sha], check=True)
@@ -183,7 +206,7 @@ def regrade_one(name: str, submission: str, args, sandbox: str, course: Path, te
         shutil.copytree(checkout, sub, ignore=shutil.ignore_patterns(".git"), symlinks=True)
         for d, _, _ in os.walk(out):
             os.chmod(d, 0o755)
-        cmd = sandbox_command(sandbox, args, course, sub, out)
+        cmd = sandbox_command(sandbox, args, course, sub, out, labs)
         with open(out / "sandbox.log", "wb") as logf:
             rc = subprocess.run(cmd, stdout=logf, stderr=subprocess.STDOUT, check=False).returncode
         scores_path = out / "grade" / "scores.json"
@@ -196,9 +219,21 @@ def regrade_one(name: str, submission: str, args, sandbox: str, course: Path, te
         scores = json.loads(scores_path.read_text())
         return {"name": name, "repository": repo or submission, "commit": sha,
                 "push_time": pushed or "", "scores": scores, "tampered": tampered,
-                "exit": rc}
+                "exit": rc, "labs": whole_points(scores, course, args.preset)}
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def whole_points(scores: dict, course: Path, preset: str) -> dict[str, dict]:
+    """lab -> {score, max-score}: the whole points result.json would give (autograde.py's
+    rules, with the course's points manifest), for the labs this run graded."""
+    import autograde  # tools/release/autograde.py
+    manifest_path = course / "tools" / "release" / "points.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else None
+    labs = autograde.graded_labs(scores, None)
+    entries = autograde.lab_entries(scores, labs, preset == "student", manifest, {})
+    return {e["cudalabs"]["lab"]: {"score": e["score"], "max-score": e["max-score"]}
+            for e in entries}
 
 
 def write_csv(path: Path, rows: list[dict]) -> None:
@@ -222,9 +257,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("submissions", nargs="*", help="OWNER/REPO, a git URL or a local checkout")
-    ap.add_argument("--class", dest="roster", type=Path, help="a roster CSV (column login)")
+    ap.add_argument("--class", dest="roster", type=Path,
+                    help="a roster CSV (column login; team for a team assignment)")
     ap.add_argument("--org", help="with --class: the organization of the students' repositories")
-    ap.add_argument("--prefix", default="cudalabs", help="with --class: repository name prefix")
+    from classlib import add_prefix_args  # tools/class/classlib.py
+    add_prefix_args(ap)
     ap.add_argument("--course", type=Path, default=HERE.parents[1],
                     help="the pinned course release (default: this tree)")
     ap.add_argument("--template", type=Path, help="the student template (default: --course)")
@@ -236,28 +273,36 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pids", type=int, default=4096)
     ap.add_argument("--preset", choices=("student", "ci-student"), default="student")
     ap.add_argument("--deadline", help="grade the last push at or before this time (ISO 8601)")
+    ap.add_argument("--deadlines", type=Path,
+                    help="CSV lab,deadline: each lab at its own deadline (collect.py's file)")
+    ap.add_argument("--extensions", type=Path, help="CSV login,lab,extra (with --deadlines or "
+                                                    "--deadline)")
     ap.add_argument("--branch", default="main")
     ap.add_argument("--labs", default="", help="regrade only these labs (labNN, comma-separated)")
     ap.add_argument("--out", type=Path, help="default: a new folder under /tmp")
     args = ap.parse_args(argv)
 
+    from classlib import Deadlines, UsageError, read_roster, repo_of, resolve_prefix, units
     try:
-        targets: list[tuple[str, str]] = []
+        # (name, submission, members)
+        targets: list[tuple[str, str, list[str]]] = []
         if args.roster:
             if not args.org:
                 raise RegradeError("--class needs --org")
-            from classlib import read_roster, repo_of
-            for s in read_roster(args.roster):
-                targets.append((s["login"], repo_of(args.org, args.prefix, s["login"])))
+            prefix = resolve_prefix(args)
+            for u in units(read_roster(args.roster)):
+                targets.append((u["name"], repo_of(args.org, prefix, u["name"]),
+                                [m["login"] for m in u["members"]]))
         for s in args.submissions:
-            targets.append((re.sub(r"[^\w.-]+", "_", s.rstrip("/").split("/")[-1]) or "sub", s))
+            name = re.sub(r"[^\w.-]+", "_", s.rstrip("/").split("/")[-1]) or "sub"
+            targets.append((name, s, [name]))
         if not targets:
             raise RegradeError("name a submission, or a class with --class ROSTER --org ORG")
-        deadline = None
-        if args.deadline:
-            deadline = dt.datetime.fromisoformat(args.deadline.replace("Z", "+00:00"))
-            if deadline.tzinfo is None:
-                raise RegradeError("--deadline needs a time zone (e.g. Z)")
+        deadlines = None
+        if args.deadline or args.deadlines:
+            deadlines = Deadlines.load(args.deadline, args.deadlines, args.extensions)
+        elif args.extensions:
+            raise RegradeError("--extensions needs --deadline or --deadlines")
         sandbox = pick_sandbox(args.sandbox)
         args.out = (args.out or Path(tempfile.mkdtemp(prefix="cudalab-regrade-",
                                                       dir="/var/tmp"))).resolve()
@@ -269,26 +314,50 @@ def main(argv: list[str] | None = None) -> int:
             grade_submission.test_user("auto")
         course = args.course.resolve()
         template = (args.template or args.course).resolve()
+        course_labs = sorted(p.name[:5] for p in (course / "labs").glob("lab[0-9][0-9]_*"))
+        wanted = [x for x in args.labs.split(",") if x] or course_labs
         log(f"{len(targets)} submission(s), course {course}, sandbox {sandbox}, results in "
             f"{args.out}")
-    except RegradeError as e:
+    except (RegradeError, UsageError, ValueError) as e:
         print(f"regrade: {e}", file=sys.stderr)
         return 2
 
-    rows, failed = [], []
-    for name, sub in targets:
-        try:
-            rows.append(regrade_one(name, sub, args, sandbox, course, template, deadline))
-            s = rows[-1]["scores"]
-            log(f"{name}: {s['totals']['points']} of {s['totals']['max_points']} points"
-                + ("; needs review: " + ", ".join(s["intake"]["needs_review"])
-                   if s["intake"]["needs_review"] else ""))
-        except (RegradeError, subprocess.CalledProcessError, OSError) as e:
-            failed.append(name)
-            print(f"regrade: {name}: {e}", file=sys.stderr)
+    rows, failed, graded = [], [], []
+    for name, sub, members in targets:
+        # One grade per distinct deadline of this submission, for the labs due then.
+        plan: dict[dt.datetime | None, list[str]] = {}
+        for lab in wanted:
+            plan.setdefault(deadlines.due(members, lab) if deadlines else None, []).append(lab)
+        for due, labs in sorted(plan.items(), key=lambda kv: kv[0] or dt.datetime.max.replace(
+                tzinfo=dt.timezone.utc)):
+            label = name if len(plan) == 1 else \
+                f"{name}@{due.strftime('%Y-%m-%dT%H-%M-%SZ') if due else 'head'}"
+            only = "" if labs == course_labs else ",".join(labs)
+            try:
+                r = regrade_one(label, sub, args, sandbox, course, template, due, only)
+                rows.append(r)
+                s = r["scores"]
+                graded.append({"name": name, "members": members, "repository": r["repository"],
+                               "deadline": due.strftime("%Y-%m-%dT%H:%M:%SZ") if due else "",
+                               "commit": r["commit"], "push_time": r["push_time"],
+                               "labs": {lab: v for lab, v in r["labs"].items() if lab in labs},
+                               "folder": label})
+                log(f"{label}: {s['totals']['points']} of {s['totals']['max_points']} points"
+                    + ("; needs review: " + ", ".join(s["intake"]["needs_review"])
+                       if s["intake"]["needs_review"] else ""))
+            except NoSubmission as e:
+                log(f"{label}: no submission ({e})")
+            except (RegradeError, subprocess.CalledProcessError, OSError) as e:
+                failed.append(label)
+                print(f"regrade: {label}: {e}", file=sys.stderr)
     if rows:
         write_csv(args.out / "regrade.csv", rows)
-        log(f"class table: {args.out / 'regrade.csv'}")
+        (args.out / "regrade.json").write_text(json.dumps(
+            {"course": str(course), "preset": args.preset, "branch": args.branch,
+             "deadlines": deadlines.to_json() if deadlines else None, "submissions": graded},
+            indent=1) + "\n")
+        log(f"class table: {args.out / 'regrade.csv'}; for the gradebook: "
+            f"{args.out / 'regrade.json'}")
     if failed:
         print("regrade: not graded: " + ", ".join(failed), file=sys.stderr)
         return 1

@@ -4,7 +4,7 @@
 #
 #   tools/runner/cudalab-runner.sh --org ORG [--gpus 0|0,1|all] [--labels L,...] [--group-id 1]
 #       [--image cudalab-runner] [--name PREFIX] [--cpus 8] [--memory 32g] [--pids 4096]
-#       [--network egress|open] [--once]
+#       [--network egress|open] [--pages-host HOST|none] [--once]
 #
 # Loop: ask GitHub for a just-in-time (JIT) runner configuration, which registers a runner
 # for exactly one job, and start a fresh container of the cudalab-runner image
@@ -22,7 +22,11 @@
 # --pids; CUDALAB_RUNNER_CPUS, _MEMORY, _PIDS). Network by default (--network egress): the job
 # container sits on the internal Docker network cudalab-jobs, whose only way out is the proxy
 # container cudalab-egress (tools/runner/egress/squid.conf), which lets HTTPS through to
-# GitHub's hosts only; `--network open` gives the job Docker's default bridge instead.
+# GitHub's hosts only, and the organization's GitHub Pages host (--pages-host, default
+# <org>.github.io; `none` for a course without Classroom 50), from which Classroom 50's grade
+# job fetches runner.py and the autograder bundle; `--network open` gives the job Docker's
+# default bridge instead. The Pages host is written to $CUDALAB_RUNNER_STATE_DIR
+# (default /etc/cudalab-runner)/egress-pages.acl; the proxy restarts when it changes.
 #
 # The GitHub token stays on the host: it is read from $CUDALAB_RUNNER_TOKEN_FILE (default
 # /etc/cudalab-runner/token, mode 600) and only used to mint the single-use JIT
@@ -45,6 +49,8 @@ cpus=${CUDALAB_RUNNER_CPUS:-8}
 memory=${CUDALAB_RUNNER_MEMORY:-32g}
 pids=${CUDALAB_RUNNER_PIDS:-4096}
 network=${CUDALAB_RUNNER_NETWORK:-egress}
+pages_host=${CUDALAB_RUNNER_PAGES_HOST:-}
+state_dir=${CUDALAB_RUNNER_STATE_DIR:-/etc/cudalab-runner}
 proxy_image=${CUDALAB_RUNNER_PROXY_IMAGE:-ubuntu/squid:latest}
 here=$(cd "$(dirname "$0")" && pwd)
 token_file=${CUDALAB_RUNNER_TOKEN_FILE:-/etc/cudalab-runner/token}
@@ -64,8 +70,9 @@ while [ $# -gt 0 ]; do
     --memory) memory=${2:?}; shift ;;
     --pids) pids=${2:?}; shift ;;
     --network) network=${2:?}; shift ;;
+    --pages-host) pages_host=${2:?}; shift ;;
     --once) once=1 ;;
-    -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument $1 (see --help)" ;;
   esac
   shift
@@ -87,10 +94,21 @@ case "$network" in
   egress)
     docker network inspect cudalab-jobs >/dev/null 2>&1 ||
       docker network create --internal cudalab-jobs >/dev/null
+    # Classroom 50's Pages site: <org>.github.io unless named (GitHub lowercases the org).
+    [ -n "$pages_host" ] || pages_host="$(printf '%s' "$org" | tr '[:upper:]' '[:lower:]').github.io"
+    [ "$pages_host" = none ] && pages_host=""
+    [[ "$pages_host" =~ ^[A-Za-z0-9.-]*$ ]] || die "--pages-host: not a host name: $pages_host"
+    acl_file="$state_dir/egress-pages.acl"
+    acl_new="$(printf '%s\n' "$pages_host")"
+    if [ ! -f "$acl_file" ] || [ "$(cat "$acl_file")" != "$acl_new" ]; then
+      printf '%s\n' "$pages_host" >"$acl_file"
+      docker rm -f cudalab-egress >/dev/null 2>&1 || true  # restarted with the new host
+    fi
     if [ -z "$(docker ps -q --filter name=^cudalab-egress$)" ]; then
       docker rm -f cudalab-egress >/dev/null 2>&1 || true
       docker run -d --name cudalab-egress --restart unless-stopped \
-        -v "$here/egress/squid.conf:/etc/squid/squid.conf:ro" "$proxy_image" >/dev/null
+        -v "$here/egress/squid.conf:/etc/squid/squid.conf:ro" \
+        -v "$acl_file:/etc/squid/cudalab-pages.acl:ro" "$proxy_image" >/dev/null
       docker network connect cudalab-jobs cudalab-egress
     fi
     proxy=http://cudalab-egress:3128

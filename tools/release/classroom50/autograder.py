@@ -16,7 +16,12 @@ What it does:
   2. runs that release's tools/release/autograde.py on the checkout (the grading driver
      takes only the lab files, scans, builds, runs the tests isolated, scores) and lets it
      write result.json, one entry per lab, in whole points, with the intake flags;
-  3. passes --previous when `previous` (default $RUNNER_TEMP/cudalab-previous/result.json,
+  3. leaves the student's feedback in the checkout's cudalab-feedback/ (`assets`):
+     scores.json, junit.xml and feedback.md (each failed test's name and one-line message
+     per lab); list them in the assignment's release_assets and Classroom 50 attaches them
+     to the submission's release (release-body.md already names the failed tests), and
+     the scoreboard goes to the job summary (--step-summary);
+  4. passes --previous when `previous` (default $RUNNER_TEMP/cudalab-previous/result.json,
      written by the optional step of the instructor's autograde-runner.yaml that runs
      tools/release/previous_result.py --source releases) exists, so that only labs whose
      files changed are graded; a pushed submit/* tag grades everything.
@@ -24,7 +29,7 @@ What it does:
 cudalab.json (every key optional but one of course_dir / course_repo, and course_ref):
   {"course_dir": "/opt/cudalabs-course", "course_repo": "ORG/cudalabs-student",
    "course_ref": "<40-hex commit>", "preset": "student", "test_user": "cudalab-test",
-   "previous": "$RUNNER_TEMP/cudalab-previous/result.json"}
+   "previous": "$RUNNER_TEMP/cudalab-previous/result.json", "assets": "cudalab-feedback"}
 CUDALAB_COURSE_DIR and CUDALAB_COURSE_REF in the environment override the file.
 
 Exit status: that of autograde.py (0 graded, 1 could not grade), or 1 when the course is
@@ -44,7 +49,8 @@ HERE = Path(__file__).resolve().parent
 CONFIG = HERE / "cudalab.json"
 DEFAULTS = {"course_dir": "/opt/cudalabs-course", "course_repo": "", "course_ref": "",
             "preset": "student", "test_user": "",
-            "previous": "$RUNNER_TEMP/cudalab-previous/result.json"}
+            "previous": "$RUNNER_TEMP/cudalab-previous/result.json",
+            "assets": "cudalab-feedback"}
 
 
 class SetupError(Exception):
@@ -117,8 +123,13 @@ def command(course: Path, cfg: dict, env: dict) -> list[str]:
         cmd += ["--test-user", cfg["test_user"]]
     if cfg["previous"] and Path(cfg["previous"]).is_file():
         cmd += ["--previous", cfg["previous"]]
+    if cfg["assets"]:
+        # Relative to the checkout: the assignment's release_assets name these files.
+        cmd += ["--assets", cfg["assets"]]
     if env.get("GITHUB_STEP_SUMMARY"):
-        cmd += ["--summary", env["GITHUB_STEP_SUMMARY"]]
+        # The scoreboard (every lab, the failed tests with their messages) to the job summary;
+        # the runner itself mirrors release-body.md there, so it is not written twice.
+        cmd.append("--step-summary")
     return cmd
 
 
