@@ -69,7 +69,7 @@ and sudo prefixes dropped):
              before the first one;
   grading    one page for grading mechanics: docs/grading.md exists, every lab page links to
              it, its mechanics (the reference GPU's bars, tests/calibration/) are stated there
-             only, and no prose paragraph of 30 words or more is repeated on two lab pages;
+             only, and no unfolded prose paragraph of 30 words or more is repeated on two lab pages;
   stub budgets every `roughly N lines` in a TODO region's header of a stub is the reference
              solution's lines of code in that region within 10 % (1 line for the smallest).
 Each problem is printed as `path:line: message`; exit status 1 when there is one, 0
@@ -965,7 +965,7 @@ def check_grading_page(lab_pages_: list[Path], p: Problems) -> None:
         for m in GRADING_ONLY.finditer(unfolded(text)):
             p.add(path, line_of(text, m.start()), "grading mechanics repeated: they are stated on "
                                                   "docs/grading.md, link there")
-        for pos, words in paragraphs(text):
+        for pos, words in paragraphs(unfolded(text)):
             if len(words.split()) < 30 or "docs/grading.md" in words:
                 continue  # short, or the pointer to the grading page itself
             key = re.sub(r"[\d.,×%]+", "#", words.lower())
