@@ -23,7 +23,7 @@ SmemConfigReport configure_smem(const void* kernel, int carveout_percent, cudaFu
   // back (SmemConfigReport in prefetch.cuh names the source of each field). The handout's
   // Background names the runtime calls; the CUDA Runtime API reference gives their arguments.
   // HINT: wrap every call in CUDA_CHECK; cudaGetDevice() names the current device.
-  // Roughly 15 lines.
+  // Roughly 17 lines.
   cudalab::unused(kernel, preference, dynamic_smem);
   // END TODO(lab12)
   return report;
