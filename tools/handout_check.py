@@ -70,6 +70,8 @@ and sudo prefixes dropped):
   grading    one page for grading mechanics: docs/grading.md exists, every lab page links to
              it, its mechanics (the reference GPU's bars, tests/calibration/) are stated there
              only, and no unfolded prose paragraph of 30 words or more is repeated on two lab pages;
+  lds128     every `<!-- lds128 table -->` table of a handout (LDS.128 wavefronts by lane
+             pattern) equals the measured one of docs/reference-run.md;
   stub budgets every `roughly N lines` in a TODO region's header of a stub is the reference
              solution's lines of code in that region within 10 % (1 line for the smallest).
 Each problem is printed as `path:line: message`; exit status 1 when there is one, 0
@@ -451,6 +453,9 @@ def check_paths(path: Path, spans: list[tuple[int, str]], p: Problems,
     for m in re.finditer(r"DESIGN\.md|\.\./shared|/work/|seeds/", text):
         p.add(path, line_of(text, m.start()), f"refers to '{m.group(0)}', which is not part of "
                                               f"the repository")
+    for m in re.finditer(r"(?i)\bseed articles?\b|\bseed \d{3}\b|\bseed's\b", text):
+        p.add(path, line_of(text, m.start()), f"'{m.group(0)}': course-design jargon no student "
+                                              f"can look up; say what is meant")
     for line, span in spans:
         if FILE_NAME.match(span) and span not in names and span not in ("scores.json",
                                                                          "junit.xml"):
@@ -933,6 +938,43 @@ def check_measured_folded(path: Path, p: Problems) -> int:
     return len(items)
 
 
+LDS_TABLE = re.compile(r"^<!--\s*lds128 table\s*-->\s*\n((?:\|.*\n?)+)", re.M)
+
+
+def lds128_rows(text: str) -> list[tuple[str, str, str]] | None:
+    """(pattern, distinct, wavefronts) of the first `<!-- lds128 table -->` table of @p text."""
+    m = LDS_TABLE.search(text)
+    if not m:
+        return None
+    rows = []
+    for line in m.group(1).splitlines()[2:]:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 3:
+            pattern = re.sub(r"\s*\(.*\)$", "", cells[0]).strip()
+            rows.append((pattern, cells[-2], cells[-1]))
+    return rows
+
+
+def check_lds128(pages_: list[Path], p: Problems) -> int:
+    """Every handout's `<!-- lds128 table -->` (the wavefronts Nsight Compute counts for
+    LDS.128 by lane pattern) equals the measured table of docs/reference-run.md."""
+    ref_page = ROOT / "docs" / "reference-run.md"
+    ref = lds128_rows(ref_page.read_text(encoding="utf-8")) if ref_page.is_file() else None
+    n = 0
+    for path in pages_:
+        rows = lds128_rows(path.read_text(encoding="utf-8"))
+        if rows is None or path == ref_page:
+            continue
+        n += 1
+        if ref is None:
+            p.add(ref_page, None, f"no '<!-- lds128 table -->' measurement, which "
+                                  f"{path.relative_to(ROOT)} quotes")
+        elif rows != ref:
+            p.add(path, None, f"the LDS.128 wavefront table differs from the measurement in "
+                              f"docs/reference-run.md: {rows} against {ref}")
+    return n
+
+
 GRADING_PAGE = ROOT / "docs" / "grading.md"
 # Sentences of the grading mechanics that live on docs/grading.md only.
 GRADING_ONLY = re.compile(r"bars? shown (?:are|is) (?:those|that) of the reference GPU"
@@ -1081,6 +1123,7 @@ def main(argv: list[str] | None = None) -> int:
                 n_measured += check_measured_folded(page, p)
         n_stub_budgets += check_stub_budgets(lab_dir, p)
     check_grading_page([pg for d in lab_dirs() for pg in lab_pages(d)], p)
+    n_lds = check_lds128(pages(), p)
     for lab, keys in sorted(answer_notes.items()):
         print(f"note: {lab}: short answers of {', '.join(keys)} not searched (no ANSWER_CUES; "
               f"not in AUDITED_LABS)")
@@ -1107,7 +1150,7 @@ def main(argv: list[str] | None = None) -> int:
         if tree.dir else "without a build tree"
     summary = (f"{len(pages())} pages, {n_commands} commands ({where}), {n_refs} reference "
                f"numbers ({ref.source.name}), {n_budgets} budgets; {n_stated} graded answers in "
-               f"sight, {n_measured} measured items, {n_stub_budgets} stub budgets")
+               f"sight, {n_measured} measured items, {n_stub_budgets} stub budgets, {n_lds} LDS.128 tables")
     if p.items:
         print(f"handout check FAILED: {len(p.items)} problem(s); {summary}")
         return 1
