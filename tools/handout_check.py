@@ -55,7 +55,25 @@ and sudo prefixes dropped):
              lab's pages, page after page, are the q1..qN of labs/<lab>/answers.txt (a
              TODO(labNN) region) and of the reference answers solutions/<lab>.answers.txt,
              which differ from the stub only inside that region (tools/skeleton_check.py's
-             rules); a page whose section numbers none links to the page of the lab that does.
+             rules); a page whose section numbers none links to the page of the lab that does;
+  answers    nothing to copy: no graded answer (solutions/<lab>.answers.txt) is stated in the
+             unfolded text of the lab's pages (outside <details> and HTML comments) or in a
+             comment of its stub sources: a long answer (three digits or more, or a decimal:
+             the number itself, or a decimal within the grader's tolerance) is found by itself,
+             a short one (a letter, one or two digits) by the phrases of ANSWER_CUES, which
+             every such question of AUDITED_LABS must have;
+  measured   predict before the numbers: every measured number of a lab page (ref/run/alone
+             and demo markers, demo tables, the throughput charts docs/figures/perf/labNN.svg)
+             sits in a folded `<details><summary>What we measured ...` section, and a
+             prediction (a `Predict` heading or a paragraph opening with **Predict**) comes
+             before the first one;
+  grading    one page for grading mechanics: docs/grading.md exists, every lab page links to
+             it, its mechanics (the reference GPU's bars, tests/calibration/) are stated there
+             only, and no unfolded prose paragraph of 30 words or more is repeated on two lab pages;
+  lds128     every `<!-- lds128 table -->` table of a handout (LDS.128 wavefronts by lane
+             pattern) equals the measured one of docs/reference-run.md;
+  stub budgets every `roughly N lines` in a TODO region's header of a stub is the reference
+             solution's lines of code in that region within 10 % (1 line for the smallest).
 Each problem is printed as `path:line: message`; exit status 1 when there is one, 0
 otherwise, 2 on a usage error. Python 3 standard library only; instructor tool.
 """
@@ -435,6 +453,9 @@ def check_paths(path: Path, spans: list[tuple[int, str]], p: Problems,
     for m in re.finditer(r"DESIGN\.md|\.\./shared|/work/|seeds/", text):
         p.add(path, line_of(text, m.start()), f"refers to '{m.group(0)}', which is not part of "
                                               f"the repository")
+    for m in re.finditer(r"(?i)\bseed articles?\b|\bseed \d{3}\b|\bseed's\b", text):
+        p.add(path, line_of(text, m.start()), f"'{m.group(0)}': course-design jargon no student "
+                                              f"can look up; say what is meant")
     for line, span in spans:
         if FILE_NAME.match(span) and span not in names and span not in ("scores.json",
                                                                          "junit.xml"):
@@ -717,6 +738,332 @@ def check_questions(lab_dir: Path, handouts: list[Path], p: Problems) -> None:
 
 
 # ---------------------------------------------------------------------------
+# Nothing to copy: graded answers, folded measurements, one page for grading mechanics
+# ---------------------------------------------------------------------------
+def folded_spans(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, summary) of every outermost <details> block of @p text."""
+    out = []
+    depth = 0
+    start = 0
+    summary = ""
+    for m in re.finditer(r"<details\b[^>]*>|</details>", text):
+        if m.group(0).startswith("<details"):
+            if depth == 0:
+                start = m.start()
+                s = re.match(r"\s*<summary>(.*?)</summary>", text[m.end():], re.S)
+                summary = " ".join(s.group(1).split()) if s else ""
+            depth += 1
+        elif depth > 0:
+            depth -= 1
+            if depth == 0:
+                out.append((start, m.end(), summary))
+    if depth > 0:
+        out.append((start, len(text), summary))
+    return out
+
+
+def unfolded(text: str) -> str:
+    """@p text with every <details> block and HTML comment blanked (newlines kept): what a
+    student reads without opening anything."""
+    chars = list(text)
+    for a, b, _ in folded_spans(text):
+        for i in range(a, b):
+            if chars[i] != "\n":
+                chars[i] = " "
+    return blank("".join(chars), re.compile(r"<!--.*?-->", re.S))
+
+
+NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 8: "eight",
+                16: "sixteen", 20: "twenty", 32: "thirty-two", 40: "forty"}
+# A graded answer that is a short number (one or two digits) or a letter is everywhere in a
+# handout's text; these are the ways the text would state it. `{a}` stands for the answer (its
+# digits, or its word: 8 or eight). Every graded question of an AUDITED_LABS lab whose answer is
+# short has an entry; a longer number (three digits or more, or a decimal) is found by itself.
+ANSWER_CUES: dict[tuple[str, str], list[str]] = {
+    ("lab06", "q1"): [r"(?:pitch|p)\s*(?:of\s*|=\s*)?40\b[^.]{0,150}?\b{a}[- ]way",
+                      r"gcd\(\s*40\s*,\s*32\s*\)\s*=\s*{a}\b", r"\b40\s*:\s*{a}[- ]way"],
+    ("lab06", "q3"): [r"slower than (?:the )?lab\s*04", r"lab 04's[^.]*\b(?:faster|beats|wins)",
+                      r"faster than (?:this lab's |the )?padded"],
+    ("lab10", "q1"): [r"\b{a} sectors\b"],
+    ("lab10", "q2"): [r"\b{a}\s*(?:×|x|times)\s*(?:as many|the)\s*bytes",
+                      r"\b{a}\s*bytes\s*(?:fetched\s*|read\s*|moved\s*)?(?:for|per)\s*(?:each\s*)?"
+                      r"(?:useful\s*)?byte"],
+    ("lab10", "q3"): [r"(?:pitch|K)\s*(?:=\s*|of\s*)?8\b[^.]{0,150}?\b{a}[- ]way",
+                      r"\b8 floats\b[^.]{0,150}?\b{a}[- ]way"],
+    ("lab10", "q4"): [r"AoS3[^.]{0,150}?\b{a}\s*(?:×|x\b|times)", r"\b{a}\s*(?:×|x\b|times)[^.]{0,150}?AoS3",
+                      r"12\s*/\s*4\s*=\s*{a}\b"],
+    ("lab11", "q2"): [r"\b{a}\s*(?:different\s*|distinct\s*)?(?:head lengths|heads)"],
+    ("lab11", "q3"): [r"\b{a}\s*wavefronts\b[^.]{0,150}?column", r"column[^.]{0,150}?\b{a}\s*wavefronts\b"],
+    ("lab12", "q1"): [r"(?:two stages|stages?)[^.|]{0,80}?\b16\s*Ki?B\b",
+                      r"\b16\s*Ki?B\b[^.|]{0,80}?stages"],
+    ("lab12", "q2"): [r"\b{a}\s*(?:real\s*)?columns\b[^.]{0,150}?(?:A|last tile)",
+                      r"1000\s*-\s*992", r"last tile[^.]{0,150}?\b{a}\s*columns"],
+    ("lab12", "q4"): [r"\b{a}\s*registers\b", r"65536\s*/\s*(?:\(\s*2\s*[×*·]\s*1024\s*\)|2048)"],
+    ("lab13", "q2"): [r"215\s*registers[^.]{0,150}?\b{a}\s*blocks?\b", r"\b{a}\s*blocks?\s*of\s*256"
+                      r"\s*threads[^.]{0,150}?(?:fit|per SM)"],
+    ("lab13", "q4"): [r"block\s*21\b[^.]{0,150}?\bcolumn\s*{a}\b", r"block\s*21\b[^.]{0,150}?=\s*{a}\b"],
+    ("lab14", "q1"): [r"300[^.]{0,150}?140[^.]{0,150}?170[^.]{0,150}?90[^.]{0,150}?=\s*{a}\b"],
+    ("lab14", "q4"): [r"(?:without the swizzle|unswizzled|no swizzle)[^.]{0,150}?\b{a}[- ]way",
+                      r"\b{a}[- ]way[^.]{0,150}?(?:without the swizzle|unswizzled|no swizzle)",
+                      r"\b{a}[- ]way\b[^.]{0,150}?ldmatrix", r"ldmatrix[^.]{0,150}?\b{a}[- ]way"],
+}
+# Labs whose every graded answer is checked (short ones through ANSWER_CUES); for the others
+# only the long answers are, and the short ones without cues are counted in a note.
+AUDITED_LABS = {"lab06", "lab10", "lab11", "lab12", "lab13", "lab14"}
+
+
+def graded_answers(lab: str) -> list[tuple[str, str, float]]:
+    """(key, answer, relative tolerance) of each question of @p lab: the reference answers of
+    solutions/<lab>.answers.txt, the tolerance of the grader's number_is() (0 when it is not a
+    literal)."""
+    sol = ROOT / "solutions" / f"{lab}.answers.txt"
+    if not sol.is_file():
+        return []
+    tol: dict[str, float] = {}
+    grader = ROOT / "tests" / lab / "questions.cpp"
+    if grader.is_file():
+        for m in re.finditer(r'number_is\(\s*sheet\(\),\s*"(q\d+)",(?:[^;]*?),\s*(\d+(?:\.\d+)?)'
+                             r'\s*,\s*"', grader.read_text(), re.S):
+            tol[m.group(1)] = float(m.group(2))
+    out = []
+    for m in re.finditer(r"^(q\d+)[ \t]*=[ \t]*([^\s/]+)", sol.read_text(), re.M):
+        out.append((m.group(1), m.group(2), tol.get(m.group(1), 0.0)))
+    return out
+
+
+def is_short(answer: str) -> bool:
+    digits = answer.lstrip("-")
+    return not re.fullmatch(r"\d+(?:\.\d+)?", digits) or (len(digits) <= 2 and "." not in digits)
+
+
+# A number as a handout may print it: 8320, 8 320, 8,320 (thin or no-break spaces too), 3.8.
+NUMBER_TOKEN = re.compile(r"(?<![\w.^])[-−]?\d{1,3}(?:[ ,\u2009\u202f\u00a0]\d{3})+(?![\w.]\d)"
+                          r"|(?<![\w.^])[-−]?\d+(?:\.\d+)?(?![\w])")
+
+
+def answer_hits(text: str, answer: str, tol: float, cues: list[str] | None) -> list[int]:
+    """Offsets in @p text where @p answer is stated."""
+    hits = []
+    if cues:
+        alts = [re.escape(answer)]
+        if answer.isdigit() and int(answer) in NUMBER_WORDS:
+            alts.append(NUMBER_WORDS[int(answer)])
+        a = "(?:" + "|".join(alts) + ")"
+        for cue in cues:
+            hits += [m.start() for m in re.finditer(cue.replace("{a}", a), text, re.I)]
+    if not is_short(answer):
+        want = float(answer)
+        slack = max(tol * abs(want), 0.5 * 10 ** -decimals(answer))
+        for m in NUMBER_TOKEN.finditer(text):
+            tok = re.sub(r"[ ,\u2009\u202f\u00a0]", "", m.group(0)).replace("−", "-")
+            try:
+                value = float(tok)
+            except ValueError:
+                continue
+            # the number itself, or a decimal printed within the grader's tolerance (a measured
+            # ratio) or the answer's rounding
+            if value == want or ("." in tok and abs(value - want) <= slack + 1e-12):
+                hits.append(m.start())
+    return sorted(set(hits))
+
+
+def check_answers_in_sight(lab_dir: Path, handouts: list[Path], p: Problems,
+                           notes: dict[str, list[str]]) -> int:
+    """Fails when a graded answer of the lab is stated in the unfolded text of its handout pages
+    or in a comment of its stub sources. Returns the number of answers stated."""
+    lab = lab_dir.name[:5]
+    found = 0
+    sources = [s for s in sorted(lab_dir.iterdir())
+               if s.suffix in (".cu", ".cuh", ".cpp", ".hpp", ".h") and s.is_file()
+               and s.name != "main.cu"]  # the demo's driver: sizes and options, no lesson
+    for key, answer, tol in graded_answers(lab_dir.name):
+        cues = ANSWER_CUES.get((lab, key))
+        if is_short(answer) and cues is None:
+            if lab in AUDITED_LABS:
+                p.add(ROOT / "tools" / "handout_check.py", None,
+                      f"{lab} {key}: the answer '{answer}' is too short to find by itself; give "
+                      f"ANSWER_CUES[('{lab}', '{key}')] the phrases that would state it")
+            else:
+                notes.setdefault(lab, []).append(key)
+            continue
+        for page in handouts:
+            text = page.read_text(encoding="utf-8")
+            plain = unfolded(text)
+            # the question itself may hold numbers; its answer line never
+            for pos in answer_hits(plain, answer, tol, cues):
+                found += 1
+                p.add(page, line_of(plain, pos), f"{key}'s graded answer ({answer}) is stated in "
+                                                 f"unfolded text: fold it (<details>) or let the "
+                                                 f"student work it out")
+        for src in sources:
+            text = src.read_text(encoding="utf-8", errors="replace")
+            comments = "\n".join(re.sub(r"^.*?(//|/\*|\*)", "", ln) if re.search(r"//|/\*|^\s*\*", ln)
+                                 else "" for ln in text.splitlines())
+            for pos in answer_hits(comments, answer, tol, cues):
+                found += 1
+                p.add(src, line_of(comments, pos), f"{key}'s graded answer ({answer}) is stated "
+                                                   f"in a comment of a file the student gets")
+    return found
+
+
+MEASURED_SUMMARY = "What we measured"
+MEASURED_CHART = re.compile(r"!\[[^\]]*\]\([^)\s]*figures/perf/lab\d\d\.svg\)")
+PREDICT = re.compile(r"^(?:#+\s*Predict\b|\*\*Predict\b)", re.M)
+
+
+def check_measured_folded(path: Path, p: Problems) -> int:
+    """Predict before the numbers: every measured number of a lab page (a ref/run/alone or demo
+    marker, a demo table, a throughput chart of tools/figures.py) is inside a folded
+    `<details><summary>What we measured ...` section, and a prediction prompt (a `Predict`
+    heading or a paragraph opening with **Predict**) comes before the first such section.
+    Returns the number of measured items found."""
+    text = path.read_text(encoding="utf-8")
+    spans = [(a, b) for a, b, s in folded_spans(text) if s.startswith(MEASURED_SUMMARY)]
+    items = [(m.start(), "marked number") for m in REF.finditer(text)]
+    items += [(m.start(), "demo number") for m in DEMO.finditer(text)]
+    items += [(m.start(), "demo table") for m in DEMO_TABLE.finditer(text)]
+    items += [(m.start(), "throughput chart") for m in MEASURED_CHART.finditer(text)]
+    for pos, what in sorted(items):
+        if not any(a <= pos < b for a, b in spans):
+            p.add(path, line_of(text, pos), f"a {what} outside a folded '{MEASURED_SUMMARY}' "
+                                            f"section: the numbers come after the prediction, "
+                                            f"folded (<details><summary>{MEASURED_SUMMARY} ...)")
+    if spans:
+        first = min(a for a, _ in spans)
+        m = PREDICT.search(unfolded(text))
+        if not m or m.start() > first:
+            p.add(path, line_of(text, first), f"no prediction before the first "
+                                              f"'{MEASURED_SUMMARY}' section (a '## Predict' "
+                                              f"heading or a paragraph opening with **Predict**)")
+    return len(items)
+
+
+LDS_TABLE = re.compile(r"^<!--\s*lds128 table\s*-->\s*\n((?:\|.*\n?)+)", re.M)
+
+
+def lds128_rows(text: str) -> list[tuple[str, str, str]] | None:
+    """(pattern, distinct, wavefronts) of the first `<!-- lds128 table -->` table of @p text."""
+    m = LDS_TABLE.search(text)
+    if not m:
+        return None
+    rows = []
+    for line in m.group(1).splitlines()[2:]:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 3:
+            pattern = re.sub(r"\s*\(.*\)$", "", cells[0]).strip()
+            rows.append((pattern, cells[-2], cells[-1]))
+    return rows
+
+
+def check_lds128(pages_: list[Path], p: Problems) -> int:
+    """Every handout's `<!-- lds128 table -->` (the wavefronts Nsight Compute counts for
+    LDS.128 by lane pattern) equals the measured table of docs/reference-run.md."""
+    ref_page = ROOT / "docs" / "reference-run.md"
+    ref = lds128_rows(ref_page.read_text(encoding="utf-8")) if ref_page.is_file() else None
+    n = 0
+    for path in pages_:
+        rows = lds128_rows(path.read_text(encoding="utf-8"))
+        if rows is None or path == ref_page:
+            continue
+        n += 1
+        if ref is None:
+            p.add(ref_page, None, f"no '<!-- lds128 table -->' measurement, which "
+                                  f"{path.relative_to(ROOT)} quotes")
+        elif rows != ref:
+            p.add(path, None, f"the LDS.128 wavefront table differs from the measurement in "
+                              f"docs/reference-run.md: {rows} against {ref}")
+    return n
+
+
+GRADING_PAGE = ROOT / "docs" / "grading.md"
+# Sentences of the grading mechanics that live on docs/grading.md only.
+GRADING_ONLY = re.compile(r"bars? shown (?:are|is) (?:those|that) of the reference GPU"
+                          r"|with its own file in `tests/calibration/`", re.I)
+
+
+def paragraphs(text: str) -> list[tuple[int, str]]:
+    """(offset, words) of every prose paragraph of @p text (no code, comments or tables)."""
+    body = blank(text, FENCE)
+    body = blank(body, re.compile(r"<!--.*?-->", re.S))
+    out = []
+    for m in re.finditer(r"(?:^[ \t]*[^\s|#<].*\n?)+", body, re.M):
+        words = " ".join(m.group(0).split())
+        out.append((m.start(), words))
+    return out
+
+
+def check_grading_page(lab_pages_: list[Path], p: Problems) -> None:
+    """One page for grading mechanics: docs/grading.md exists, every lab page links to it, its
+    mechanics are stated there only, and no prose paragraph of 30 words or more is repeated
+    on two handout pages (a repeated one belongs on a shared page)."""
+    if not GRADING_PAGE.is_file():
+        p.add(GRADING_PAGE, None, "missing: the one page on how the labs are graded")
+        return
+    seen: dict[str, tuple[Path, int]] = {}
+    for path in lab_pages_:
+        text = path.read_text(encoding="utf-8")
+        if not re.search(r"\]\((?:\.\./)+docs/grading\.md(?:#[^)]*)?\)", text):
+            p.add(path, None, "no link to docs/grading.md (how the labs are graded)")
+        for m in GRADING_ONLY.finditer(unfolded(text)):
+            p.add(path, line_of(text, m.start()), "grading mechanics repeated: they are stated on "
+                                                  "docs/grading.md, link there")
+        for pos, words in paragraphs(unfolded(text)):
+            if len(words.split()) < 30 or "docs/grading.md" in words:
+                continue  # short, or the pointer to the grading page itself
+            key = re.sub(r"[\d.,×%]+", "#", words.lower())
+            if key in seen and seen[key][0] != path:
+                other, line = seen[key]
+                p.add(path, line_of(text, pos), f"the same paragraph as "
+                                                f"{other.relative_to(ROOT)}:{line}: put it on one "
+                                                f"page and link to it")
+            else:
+                seen.setdefault(key, (path, line_of(text, pos)))
+
+
+STUB_BUDGET = re.compile(r"\broughly\s+(\d+)(?:\s*[-–]\s*(\d+))?\s+lines?\b", re.I)
+
+
+def check_stub_budgets(lab_dir: Path, p: Problems) -> int:
+    """Every `roughly N lines` of a TODO region's header (the TODO and HINT comment lines,
+    the same in the stub and in the solution) is the reference solution's lines of code in
+    that region, within 10 % (1 line for the smallest regions). Returns the number checked."""
+    import skeleton_check  # same folder; its TODO-region rules
+
+    nn = lab_dir.name[3:5]
+    sol_dir = ROOT / "solutions" / lab_dir.name
+    if not sol_dir.is_dir():
+        return 0
+    n = 0
+    for sol in sorted(sol_dir.iterdir()):
+        stub = lab_dir / sol.name
+        if not stub.is_file():
+            continue
+        sp = skeleton_check.Problems(ROOT)
+        segs = skeleton_check.segments(sol, nn, sp)
+        stub_segs = skeleton_check.segments(stub, nn, sp)
+        if segs is None or stub_segs is None:
+            continue
+        stub_starts = [s.start for s in stub_segs if s.kind == "todo"]
+        for i, seg in enumerate(s for s in segs if s.kind == "todo"):
+            header = skeleton_check.region_header(seg)
+            words = " ".join(ln.strip().lstrip("/").strip() for ln in header)
+            m = STUB_BUDGET.search(words)
+            if not m:
+                continue
+            n += 1
+            body = seg.lines[len(header):-1]
+            count = sum(1 for ln in body if ln.strip() and not ln.lstrip().startswith("//"))
+            lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+            slack = max(0.1 * count, 1.0)
+            if not (lo - slack <= count <= hi + slack):
+                where = stub_starts[i] if i < len(stub_starts) else None
+                p.add(stub, where, f"'{m.group(0)}' in the TODO(lab{nn}) region, but the "
+                                       f"reference solution has {count} lines of code there "
+                                       f"(within 10 %: {count * 0.9:.0f} to {count * 1.1:.0f})")
+    return n
+
+
+# ---------------------------------------------------------------------------
 # Main
 # ---------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
@@ -766,9 +1113,20 @@ def main(argv: list[str] | None = None) -> int:
             if page.parent.parent == ROOT / "labs":
                 check_unmarked(page, p, unmarked)
                 n_budgets += check_budgets(page, p)
+    answer_notes: dict[str, list[str]] = {}
+    n_stated = n_stub_budgets = n_measured = 0
     for lab_dir in lab_dirs():
         if lab_pages(lab_dir):
             check_questions(lab_dir, lab_pages(lab_dir), p)
+            n_stated += check_answers_in_sight(lab_dir, lab_pages(lab_dir), p, answer_notes)
+            for page in lab_pages(lab_dir):
+                n_measured += check_measured_folded(page, p)
+        n_stub_budgets += check_stub_budgets(lab_dir, p)
+    check_grading_page([pg for d in lab_dirs() for pg in lab_pages(d)], p)
+    n_lds = check_lds128(pages(), p)
+    for lab, keys in sorted(answer_notes.items()):
+        print(f"note: {lab}: short answers of {', '.join(keys)} not searched (no ANSWER_CUES; "
+              f"not in AUDITED_LABS)")
     if bank_figures.main(["--check"]) != 0:
         p.add(ROOT / "docs" / "figures" / "banks", None, "stale: python3 tools/bank_figures.py")
     for m in figures.missing_series(ref):
@@ -791,7 +1149,8 @@ def main(argv: list[str] | None = None) -> int:
     where = f"against {tree.dir.relative_to(ROOT) if tree.dir.is_relative_to(ROOT) else tree.dir}" \
         if tree.dir else "without a build tree"
     summary = (f"{len(pages())} pages, {n_commands} commands ({where}), {n_refs} reference "
-               f"numbers ({ref.source.name}), {n_budgets} budgets")
+               f"numbers ({ref.source.name}), {n_budgets} budgets; {n_stated} graded answers in "
+               f"sight, {n_measured} measured items, {n_stub_budgets} stub budgets, {n_lds} LDS.128 tables")
     if p.items:
         print(f"handout check FAILED: {len(p.items)} problem(s); {summary}")
         return 1

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Lab 02 demo: the two naive kernels on a size x size problem, timed like the seed article
+// Lab 02 demo: the two naive kernels on a size x size problem, timed like the classic version
 // (variant, launch configuration, ms, GFLOP/s, speedup over the slowest variant).
 #include <algorithm>
 #include <functional>

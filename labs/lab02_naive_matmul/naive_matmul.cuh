@@ -36,7 +36,7 @@ namespace lab02 {
  * @param m        rows of A and C
  * @param n        columns of B and C
  * @param k        columns of A, rows of B
- * @param threads  threads per block, 1..1024 (32 or 256 in the seed article)
+ * @param threads  threads per block, 1..1024 (32 or 256 in the classic version)
  * @param stream   stream to launch on
  * @throws std::invalid_argument for a null pointer, m, n or k <= 0, or threads outside 1..1024
  * @throws cudalab::CudaError when the launch fails

@@ -23,7 +23,7 @@ namespace lab04 {
 // Baseline (given): one thread per element of C, every operand read from global memory.
 // ---------------------------------------------------------------------------
 
-/// Block edge of the naive kernel (16 x 16 threads, like the seed articles' baseline).
+/// Block edge of the naive kernel (16 x 16 threads, like the course's baseline).
 inline constexpr int kNaiveBlock = 16;
 
 /**

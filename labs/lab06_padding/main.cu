@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lab 06 demo: the conflicting (plain) and padded shared-memory transpose (yours) and matmul
-// (the given tile kernel with your layout) on a size x size problem, timed like the seed articles'
+// (the given tile kernel with your layout) on a size x size problem, timed like the course's
 // tables, with each kernel's static shared memory. --block sets the rows of threads of a transpose
 // block (a divisor of 32); the matmul block is always 32 x 32.
 // --check compares every row with the host up to --size 512 and a few rows at each end

@@ -35,7 +35,7 @@ __global__ void vec4_transpose_kernel(const float* __restrict__ in, float* __res
                                       int rows, int cols) {
   // TODO(lab07): move this block's kTile x kTile tile of `in` to `out` through
   // `__shared__ float4 tile[Vec4Layout::kVec4s]`, addressed only through
-  // Vec4Layout::index(row, vec) (roughly 20 lines). Loads and stores of global memory stay
+  // Vec4Layout::index(row, vec) (roughly 23 lines). Loads and stores of global memory stay
   // coalesced (a warp touches consecutive floats), every shared access is one 16-byte access,
   // and only elements that exist are read and written (cols % 4 == 0).
   // HINT: start from the scalar transpose (labs/common/smem_tiles/tile_kernels.cuh) and ask,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Lab 08 (given): the float baseline — the seed's one-block-per-row matmul.
+// Lab 08 (given): the float baseline — the classic one-block-per-row matmul.
 #include <stdexcept>
 
 #include "cudalab/check.cuh"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Lab 08 demo: the seed's ±1 matmul as floats and as bits. Times the float one-block-per-row
+// Lab 08 demo: the classic ±1 matmul as floats and as bits. Times the float one-block-per-row
 // kernel, the packers, and the XNOR kernels with the popcount table and with __popc, at the
-// seed's <<<M, 32>>> (or --block threads) and at <<<M, 256>>>.
+// classic <<<M, 32>>> (or --block threads) and at <<<M, 256>>>.
 #include <algorithm>
 #include <functional>
 #include <iostream>

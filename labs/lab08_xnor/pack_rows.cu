@@ -45,7 +45,7 @@ void pack_rows(const float* d_a, std::uint32_t* d_a_bits, int m, int k, cudaStre
   // HINT: how many threads do m * words warps hold, and how many blocks of kPackRowsThreads
   // HINT: does that take (rounded up)? Count in std::size_t; throw std::invalid_argument
   // HINT: when the block count passes cudalab::kMaxGridX (the largest gridDim.x).
-  // Roughly 5 lines.
+  // Roughly 7 lines.
   cudalab::unused(d_a, d_a_bits, stream, kPackRowsThreads);
   // END TODO(lab08)
   CUDA_CHECK_LAST_LAUNCH();

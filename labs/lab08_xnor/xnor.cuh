@@ -21,7 +21,7 @@
  * - One product of two ±1 numbers is XNOR of their bits (equal bits: +1, different: -1),
  *   so a dot product is (number of equal bits) - (number of different bits). The XNOR kernels count
  * *equal* bits word by word with popcount(~(a ^ b)); the zero padding bits are equal in both
- *   operands, and the count has to be corrected for them (the `rest` of the seed article).
+ *   operands, and the count has to be corrected for them (the `rest` of the classic version).
  *
  * All pointers are device pointers; every launcher enqueues on @p stream and checks the
  * launch. Results are floats so they compare exactly with reference_matmul().
@@ -40,7 +40,7 @@ namespace lab08 {
 
 /// Bits per packed word.
 inline constexpr int kWordBits = 32;
-/// Threads per block of the seed article's one-block-per-row launches (<<<M, 32>>>).
+/// Threads per block of the classic one-block-per-row launches (<<<M, 32>>>).
 inline constexpr int kSeedThreads = 32;
 
 // ---------------------------------------------------------------------------
@@ -81,7 +81,7 @@ cudalab::DeviceBuffer<std::uint8_t> upload_popcount_table();
 // ---------------------------------------------------------------------------
 
 /**
- * @brief Zero padding bits at the end of a packed vector of @p k elements: the seed's
+ * @brief Zero padding bits at the end of a packed vector of @p k elements: the classic
  * `rest` = 32 * words(k) - k (0 when k is a multiple of 32). @pre k >= 1
  *
  * Defined in xnor_matmul.cu: device code of other files cannot call it (no separable
@@ -108,7 +108,7 @@ __host__ __device__ int xnor_dot(int k, int equal_bits);
  * @param m       rows of A and C (one block per row)
  * @param n       columns of B and C
  * @param k       columns of A, rows of B: ±1 elements (bits, not words) per dot product
- * @param threads threads per block, 1..1024 (the seed's 32 by default)
+ * @param threads threads per block, 1..1024 (the classic 32 by default)
  * @param stream  stream to launch on; not synchronized
  * @throws std::invalid_argument for non-positive sizes or threads outside 1..1024
  */
@@ -126,7 +126,7 @@ void xnor_matmul_popc(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bi
 // ---------------------------------------------------------------------------
 
 /**
- * @brief Float C = A * B (row-major floats), the seed's one-block-per-row kernel: grid M,
+ * @brief Float C = A * B (row-major floats), the classic one-block-per-row kernel: grid M,
  * @p threads threads per block striding over the columns of the row. The baseline of
  * the speed test (the same ±1 data as floats).
  */

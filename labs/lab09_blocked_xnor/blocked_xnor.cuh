@@ -92,11 +92,11 @@ void register_tiled_xnor(const std::uint64_t* d_a_bits, const std::uint64_t* d_b
 // Given: the naive XNOR baseline (xnor_naive.cu) and the popcount table (popcount_table.cu)
 // ---------------------------------------------------------------------------
 
-/// Threads per block of the naive baseline: the seed article's <<<M, 32>>>.
+/// Threads per block of the naive baseline: the classic <<<M, 32>>>.
 inline constexpr int kNaiveThreads = 32;
 
 /**
- * @brief The lab 08 kernel in the seed's configuration: one block of kNaiveThreads
+ * @brief The lab 08 kernel in the classic configuration: one block of kNaiveThreads
  * threads per row of C, each thread striding over the columns; popcount by __popc.
  * @param d_a_bits pack_rows(A): M x words32(K)
  * @param d_b_bits pack_cols_word_major(B): words32(K) x N, word w of column j at
@@ -110,7 +110,7 @@ inline constexpr int kNaiveThreads = 32;
 void naive_xnor_popc(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits, float* d_c,
                      int m, int n, int k, cudaStream_t stream = nullptr);
 
-/// As naive_xnor_popc(), with the 256-entry table read from device memory (the seed's first
+/// As naive_xnor_popc(), with the 256-entry table read from device memory (the classic first
 /// version).
 void naive_xnor_table(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,
                       const std::uint8_t* d_table, float* d_c, int m, int n, int k,

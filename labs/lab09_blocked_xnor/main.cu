@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Lab 09 demo: the seed's headline — a binary GEMM on packed ±1 matrices against cuBLAS
+// Lab 09 demo: the classic headline — a binary GEMM on packed ±1 matrices against cuBLAS
 // SGEMM on the same data as floats. Times cuBLAS, the naive XNOR kernel (table / __popc),
 // the 16x16 tiled kernel (table in shared memory / __popc) and the register-tiled 64-bit
 // kernel, with each one's share of the popcount ceiling of the GPU.

@@ -65,7 +65,7 @@ __global__ void __launch_bounds__(kRegThreads, 2)
   // HINT: 16 different bank pairs. Staging: which word of which rows should thread t copy so
   // HINT: that neighbouring threads read consecutive words of one row of A (or column of B)
   // HINT: and all 256 threads copy the same number of words per stage?
-  // Roughly 45 lines.
+  // Roughly 52 lines.
   cudalab::unused(a_bits, b_bits, c, m, n, k, words);
   // END TODO(lab09)
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Lab 09 (given): the baseline — lab 08's one-block-per-row binary matmul in the seed's
+// Lab 09 (given): the baseline — lab 08's one-block-per-row binary matmul in the classic
 // configuration <<<M, 32>>>, with the popcount table in device memory or __popc, on lab 08's
 // word-major packed B.
 #include <stdexcept>

@@ -37,12 +37,12 @@ __global__ void __launch_bounds__(kTileRecords)
     aos_to_soa_tiled_kernel(const float* __restrict__ aos, float* __restrict__ soa, int n,
                             int fields) {
   extern __shared__ float tile[];  // record r, field f at r * record_pitch(fields) + f
-  // TODO(lab10): this block's tile is records first .. first + count - 1, first =
-  // blockIdx.x * kTileRecords, count = min(kTileRecords, n - first):
-  // 1. copy its count * fields floats (one contiguous run of aos) into the tile, thread t taking
-  //    floats t, t + kTileRecords, ...: float e is field e % fields of record e / fields;
-  // 2. barrier;
-  // 3. thread t < count writes every field f of record first + t to soa[f * n + first + t].
+  // TODO(lab10): this block converts the kTileRecords records starting at record
+  // blockIdx.x * kTileRecords (fewer in the last block): stage them in the tile with loads in
+  // which a warp reads consecutive floats of aos, wait for the whole tile, then write each
+  // field so that a warp writes consecutive floats of soa. Work out, on paper first, which
+  // record and field the e-th float of the block's run of aos is, and where record r's field f
+  // goes in soa (the handout's Background gives both layouts).
   // Roughly 15 lines.
   // HINT: byte offsets pass 2^31 for large n: first * fields and f * n in 64 bits (long long /
   // HINT: size_t). Use record_pitch(fields) for every tile index.

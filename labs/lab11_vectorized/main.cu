@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Lab 11 demo: the seed's 128-bit accesses on a big pitched matrix. Times a device-to-device
+// Lab 11 demo: the classic 128-bit accesses on a big pitched matrix. Times a device-to-device
 // cudaMemcpy2DAsync (the reference), the given scalar copy and your float4 copy at full
 // occupancy and with one block of 4 warps per SM (where the instruction count shows), and
 // the transposes: the given padded one against your float4 tile stage with the plain and the

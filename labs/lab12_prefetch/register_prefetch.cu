@@ -26,7 +26,7 @@ __global__ void __maxnreg__(kMaxRegisters)
   // HINT: when must the registers be loaded so their latency overlaps the 32 multiply-adds,
   // HINT: and when may they be stored into the tiles without racing a slow warp's multiply?
   // HINT: elements outside A or B are 0.0f; size_t for row * k and b_row * n.
-  // Roughly 20 lines.
+  // Roughly 26 lines.
   cudalab::unused(a, b, c, m, n, k, row, col);
   // END TODO(lab12)
 }

@@ -29,7 +29,7 @@ __global__ void __launch_bounds__(kBlockThreads)
   // HINT: a tile has more elements than the block has threads: how many does each thread
   // HINT: stage, and which ones keep neighbouring threads on neighbouring global floats?
   // HINT: index A and C with std::size_t row offsets (row * k can pass 2^31).
-  // Roughly 35 lines.
+  // Roughly 40 lines.
   cudalab::unused(a, b, c, m, n, k, tr, tc, row0, col0);
   // END TODO(lab13)
 }

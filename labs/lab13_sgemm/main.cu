@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Lab 13 demo: the seed's question — can a hand-written SGEMM beat cuBLAS? — as a size sweep.
+// Lab 13 demo: the question — can a hand-written SGEMM beat cuBLAS? — as a size sweep.
 // For each square size from 256 up to --size (doubling), times cuBLAS SGEMM and the six
 // SGEMM stages (1-5 and 7, stream-K), and prints each one's TFLOP/s and share of cuBLAS in the
 // same run.

@@ -82,7 +82,7 @@ void sgemm_warp_tiled(const float* d_a, const float* d_b, float* d_c, int m, int
 // ---------------------------------------------------------------------------
 
 /// Warps of a pipelined block along m and n; each warp computes a 64 x 64 tile of C with
-/// 4 x 8 lanes of 16 x 8 results (16 FFMA-operands per 24 shared words: 5.3 FFMA per word).
+/// 4 x 8 lanes of 16 x 8 results (how many FFMA per shared word that buys is PART2.md's q1).
 inline constexpr int kPipeWarpsM = 2;
 inline constexpr int kPipeWarpsN = 4;
 inline constexpr int kPipeThreadM = 16;

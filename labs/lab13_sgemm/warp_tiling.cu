@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(kBlockThreads)
   // HINT: neighbouring lanes must read neighbouring float4 of bs[kk]: that is the point.
   // HINT: write down which float4 lanes 0..31 read for your assignment and count the
   // HINT: distinct 16-byte words; the handout's folded section has the index formulas.
-  // Roughly 40 lines.
+  // Roughly 53 lines.
   cudalab::unused(as, bs, a, b, c, m, n, k, tid, row0, col0);
   // END TODO(lab13)
 }

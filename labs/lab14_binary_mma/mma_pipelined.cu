@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(kPipelinedThreads, 2)
   // HINT: which make up two 8-column B tiles? Derive the lane -> (row, chunk) map from that.
   // HINT: __pipeline_memcpy_async(dst, src, 16) copies 16 bytes; __pipeline_commit() ends a
   // HINT: group of copies; __pipeline_wait_prior(n) waits until at most n groups are pending.
-  // Roughly 75 lines.
+  // Roughly 103 lines.
   cudalab::unused(smem, a_bits, b_bits, a_pop, b_pop, c, m, n, k, words);
   // END TODO(lab14)
 }

@@ -25,7 +25,7 @@ __global__ void matmul_tiled_static_kernel(const float* __restrict__ a, const fl
   // tiles (0.0f when it lies outside the matrix), the block waits, every thread
   // accumulates its row of a_tile times its column of b_tile, and the block waits again
   // before the next step overwrites the tiles. Finally store the sum in C when
-  // (row, col) lies inside C. Roughly 15 lines.
+  // (row, col) lies inside C. Roughly 18 lines.
   // HINT: which element of A and which of B must thread (tx, ty) stage, and where, so that
   // HINT: after the barrier row ty of a_tile and column tx of b_tile hold its k0 .. k0 + T - 1?
   // HINT: __syncthreads() after the loads AND after the multiply; size_t global indices.

@@ -52,7 +52,7 @@ void pack_rows(const float* d_a, std::uint32_t* d_a_bits, int m, int k, cudaStre
   // HINT: how many threads do m * words warps hold, and how many blocks of kPackRowsThreads
   // HINT: does that take (rounded up)? Count in std::size_t; throw std::invalid_argument
   // HINT: when the block count passes cudalab::kMaxGridX (the largest gridDim.x).
-  // Roughly 5 lines.
+  // Roughly 7 lines.
   const std::size_t threads = std::size_t(m) * words * 32;  // one warp per packed word
   const std::size_t blocks = (threads + kPackRowsThreads - 1) / kPackRowsThreads;
   if (blocks > std::size_t(cudalab::kMaxGridX)) {

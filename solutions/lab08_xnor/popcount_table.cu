@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Lab 08: the seed's popcount table — 256 bit counts, one per byte value, built on the host.
+// Lab 08: the classic popcount table — 256 bit counts, one per byte value, built on the host.
 #include "xnor.cuh"
 
 namespace lab08 {

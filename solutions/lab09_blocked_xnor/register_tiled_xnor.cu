@@ -65,7 +65,7 @@ __global__ void __launch_bounds__(kRegThreads, 2)
   // HINT: 16 different bank pairs. Staging: which word of which rows should thread t copy so
   // HINT: that neighbouring threads read consecutive words of one row of A (or column of B)
   // HINT: and all 256 threads copy the same number of words per stage?
-  // Roughly 45 lines.
+  // Roughly 52 lines.
   // 64-bit word (v, w) of a stage is at 32-bit bank (2 (9 v + w)) % 32 = (18 v + 2 w) % 32:
   // for v = tx + 16 j, tx < 16, the 16 values 18 tx % 32 are distinct even banks.
   __shared__ std::uint64_t a_stage[kRegBlockM][kPitch];  // [r][w]: row 128 by + r of A

@@ -36,7 +36,7 @@ __global__ void weighted_distance_soa_kernel(const float* __restrict__ x,
 /// Thread i computes out[i] from the float4 p[i] = {x, y, z, m}: one 16-byte load per particle.
 __global__ void weighted_distance_aos4_kernel(const float4* __restrict__ p, float3 c,
                                               float* __restrict__ out, int n) {
-  // TODO(lab10): the same as the SoA kernel from p[i] (roughly 6 lines).
+  // TODO(lab10): the same as the SoA kernel from p[i] (roughly 8 lines).
   // HINT: read p[i] once, as a whole float4 (one 16-byte load), then use its .x .y .z .w.
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
@@ -54,7 +54,7 @@ __global__ void weighted_distance_aos4_kernel(const float4* __restrict__ p, floa
 __global__ void count_below_kernel(const float* __restrict__ field, int stride, int n, float x0,
                                    unsigned int* __restrict__ count) {
   // TODO(lab10): count the elements below x0 in a grid-stride loop (lanes on consecutive i),
-  // then add the count to *count with few atomics (roughly 12 lines).
+  // then add the count to *count with few atomics (roughly 10 lines).
   // HINT: a grid-stride loop (handout, "Three tools"): where does thread t start, how far does
   // HINT: it step so that any grid covers n and a warp's lanes stay on consecutive i?
   // HINT: i * stride passes 2^31 for large strides: compute it in 64 bits (long long).

@@ -20,7 +20,7 @@ int sectors_touched(const GlobalRequest& r) {
   // TODO(lab10): check access_bytes (1, 2, 4, 8 or 16) and each active lane's alignment
   // (throw std::invalid_argument otherwise); collect the sectors of the first and last byte each
   // active lane reads, and return how many distinct sectors there are (0 when no lane is
-  // active). Roughly 15 lines.
+  // active). Roughly 20 lines.
   // HINT: (r.active_mask >> lane) & 1u tells whether a lane is active; an aligned access of at
   // HINT: most 16 bytes never crosses a sector, but count both ends anyway; sort + unique.
   const int w = r.access_bytes;

@@ -28,7 +28,7 @@ __global__ void vec4_tile_transpose_kernel(const float* __restrict__ in, std::si
                                            int cols) {
   // TODO(lab11): move this block's kTile x kTile tile of `in` to `out` through
   // `__shared__ float4 tile[Vec4Layout::kVec4s]`, addressed only through
-  // Vec4Layout::index(row, vec) (roughly 30 lines): load the tile with 16-byte loads (the
+  // Vec4Layout::index(row, vec) (roughly 38 lines): load the tile with 16-byte loads (the
   // ragged last float4 of a row float by float, its missing floats 0), let the whole block
   // finish, then read the tile down its columns with 16-byte shared loads and write `out`
   // with 4-byte stores. Touch only elements that exist.

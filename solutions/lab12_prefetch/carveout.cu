@@ -18,17 +18,12 @@ SmemConfigReport configure_smem(const void* kernel, int carveout_percent, cudaFu
     throw std::invalid_argument("configure_smem: block_threads must be 1..1024");
   }
   SmemConfigReport report;
-  // TODO(lab12): set the kernel's preferences and read back what the driver says:
-  // 1. the legacy preference: cudaFuncSetCacheConfig(kernel, preference);
-  // 2. the carve-out hint: cudaFuncSetAttribute(kernel,
-  //    cudaFuncAttributePreferredSharedMemoryCarveout, carveout_percent);
-  // 3. cudaFuncGetAttributes: preferred_carveout, static_smem, registers;
-  // 4. cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block_threads,
-  //    dynamic_smem): blocks_per_sm;
-  // 5. reserved_smem = cudaDevAttrReservedSharedMemoryPerBlock of the current device, and
-  //    smem_per_sm = blocks_per_sm * (static_smem + dynamic_smem + reserved_smem).
+  // TODO(lab12): set the kernel's two preferences, in the order the header's comment of
+  // configure_smem() gives, then fill every field of `report` from what the runtime reports
+  // back (SmemConfigReport in prefetch.cuh names the source of each field). The handout's
+  // Background names the runtime calls; the CUDA Runtime API reference gives their arguments.
   // HINT: wrap every call in CUDA_CHECK; cudaGetDevice() names the current device.
-  // Roughly 15 lines.
+  // Roughly 17 lines.
   CUDA_CHECK(cudaFuncSetCacheConfig(kernel, preference));
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                   carveout_percent));

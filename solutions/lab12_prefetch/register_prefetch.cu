@@ -26,7 +26,7 @@ __global__ void __maxnreg__(kMaxRegisters)
   // HINT: when must the registers be loaded so their latency overlaps the 32 multiply-adds,
   // HINT: and when may they be stored into the tiles without racing a slow warp's multiply?
   // HINT: elements outside A or B are 0.0f; size_t for row * k and b_row * n.
-  // Roughly 20 lines.
+  // Roughly 26 lines.
   __shared__ float a_tile[T][T];  // a_tile[ty][j] = A[row][k0 + j] of the current step
   __shared__ float b_tile[T][T];  // b_tile[j][tx] = B[k0 + j][col] of the current step
   // The elements this thread stages in step k0: A[row][k0 + tx] and B[k0 + ty][col].

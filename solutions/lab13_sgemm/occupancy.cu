@@ -18,7 +18,7 @@ Occupancy occupancy(const KernelResources& kernel, const SmLimits& sm) {
   // HINT: registers are allocated per warp, in units, and each SM sub-partition has its own
   // HINT: share; shared memory per block includes the reserved bytes. Check your arithmetic on
   // HINT: question 2; the runtime's own calculator, cuda_occupancy.h, is in the CUDA toolkit.
-  // Roughly 25 lines.
+  // Roughly 43 lines.
   const auto round_up = [](std::size_t x, std::size_t unit) {
     return (x + unit - 1) / unit * unit;
   };

@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(kBlockThreads)
   // float.
   // HINT: __shared__ __align__(16) float as[kBlockK][kBlockM]; reinterpret_cast<const float4*>.
   // HINT: with kVec a chunk is either wholly inside (col + 3 < cols) or wholly outside.
-  // Roughly 45 lines.
+  // Roughly 70 lines.
   __shared__ __align__(16) float as[kBlockK][kBlockM];  // as[kk][r] = A[row0 + r][k0 + kk]
   __shared__ __align__(16) float bs[kBlockK][kBlockN];  // bs[kk][cc] = B[k0 + kk][col0 + cc]
   // Reads the 4-float chunk (r, c .. c + 3) of a rows x cols row-major matrix, zeros outside.

@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(kBlockThreads)
   // HINT: neighbouring lanes must read neighbouring float4 of bs[kk]: that is the point.
   // HINT: write down which float4 lanes 0..31 read for your assignment and count the
   // HINT: distinct 16-byte words; the handout's folded section has the index formulas.
-  // Roughly 40 lines.
+  // Roughly 53 lines.
   const int warp = tid / 32, lane = tid % 32;
   const int wm = (warp / (kBlockN / kWarpN)) * kWarpM + (lane / kWarpLanesN) * 4;
   const int wn = (warp % (kBlockN / kWarpN)) * kWarpN + (lane % kWarpLanesN) * 4;

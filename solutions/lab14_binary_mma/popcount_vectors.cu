@@ -22,7 +22,7 @@ __global__ void __launch_bounds__(kPopcountThreads)
   // nothing.
   // HINT: __reduce_add_sync(0xffffffffu, x) (sm_80+) or five __shfl_xor_sync steps add a value
   // HINT: over the warp. Index with std::size_t: vectors * words can pass 2^31.
-  // Roughly 10 lines.
+  // Roughly 8 lines.
   const int v = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
   if (v >= vectors) return;  // the whole warp leaves together

@@ -398,9 +398,9 @@ __global__ void __launch_bounds__(kWsThreads, 1)
     // TODO(lab14): load what the epilogue needs into registers now (the mainloop hides the
     // latency): the row terms K - 2 popc(a) of the thread's two rows, and this tile's column
     // popcounts, spread over the warp so that no global load is left for the epilogue.
-    // HINT: lane L can hold columns n0 + 64 p + 2 L and + 1 for p < kColumnSlots (4 x 2 ints);
-    // HINT: the pair thread (g, t) needs for 8-column block j then sits in lane 4 (j % 8) + t,
-    // HINT: slot j / 8: one __shfl_sync per block. Columns past N read nothing (0).
+    // HINT: place the counts so that each pair of columns a thread needs in the epilogue sits
+    // HINT: in one lane: which columns a thread owns is the wgmma D fragment's layout (PTX ISA,
+    // HINT: wgmma register fragments). Columns past N read nothing (0).
     int row_term[2];
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
@@ -451,11 +451,11 @@ __global__ void __launch_bounds__(kWsThreads, 1)
     // TODO(lab14): the epilogue: C = K - 2 popc(a) - 2 popc(b) + 4 acc for the warp's 16 rows
     // x 256 columns. With tma_store: per 32-column chunk inside C, wait until the buffer's last
     // TMA store has read it, write the chunk into it in the TMA unit's 128-byte swizzle, fence the
-    // async proxy, then lane 0 issues the TMA store and commits it. Otherwise (N % 4 != 0) store
+    // async proxy, __syncwarp(), then lane 0 issues the TMA store and commits it. Else store
     // C directly. The TMA path loads nothing: its column terms come from the registers above.
-    // HINT: staging byte offset of (row r < 16, column x < 32): 128 r + 16 ((x / 4) ^ (r % 8)) +
-    // HINT: 4 (x % 4); lane 0 waits with bulk_wait_read<kNB - 1>(), then __syncwarp().
-    // HINT: float(v) for |v| < 2^22: __int_as_float(kMagic + v) - kMagicFloat.
+    // HINT: the 128-byte swizzle XORs the 16-byte chunk index of a row with the row index mod 8
+    // HINT: (lab 07's interleave); lane 0 waits for the buffer, and every lane must know before
+    // HINT: it writes. int -> float in one add: see how kMagic and kMagicFloat are defined.
     int cpk[kColumnSlots];  // k < 65536: low 16 bits column 2 L, high 16 bits column 2 L + 1
 #pragma unroll
     for (int p = 0; p < kColumnSlots; ++p) {
@@ -544,7 +544,7 @@ __global__ void __launch_bounds__(kWsThreads, 1)
   }
   {  // after the last tile
     // TODO(lab14): before the block ends, its shared memory must outlive the warp's TMA stores.
-    // HINT: cp.async.bulk.wait_group 0 (bulk_wait_all()) by the lane that committed them.
+    // HINT: which lane committed the stores, and which given helper waits for all of them?
     if (tma_store && lane == 0) bulk_wait_all();
     // END TODO(lab14)
   }

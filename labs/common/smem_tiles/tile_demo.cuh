@@ -2,7 +2,7 @@
 /**
  * @file tile_demo.cuh
  * @brief The demo table of labs 06 and 07 (given): the conflicting kernels against the lab's
- *        conflict-free ones (transpose and matmul), timed like the seed articles' tables.
+ *        conflict-free ones (transpose and matmul), timed like the course's tables.
  */
 #pragma once
 
