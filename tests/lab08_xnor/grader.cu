@@ -600,6 +600,18 @@ TEST(XnorLaunchGpu, RejectsBadArguments) {
                std::invalid_argument);
   EXPECT_THROW(lab08::xnor_matmul_popc(d_w.data(), d_w.data(), d_c.data(), 2, 2, 2, 0),
                std::invalid_argument);
+  const cudalab::DeviceBuffer<std::uint8_t> d_table = lab08::upload_popcount_table();
+  EXPECT_THROW(
+      lab08::xnor_matmul_table(d_w.data(), d_w.data(), d_table.data(), d_c.data(), 2, 0, 2),
+      std::invalid_argument);
+  EXPECT_THROW(
+      lab08::xnor_matmul_table(d_w.data(), d_w.data(), d_table.data(), d_c.data(), 2, 2, 2, 1025),
+      std::invalid_argument);
+  cudalab::DeviceBuffer<float> d_f(4);
+  EXPECT_THROW(lab08::pack_rows(d_f.data(), d_w.data(), 0, 2), std::invalid_argument);
+  EXPECT_THROW(lab08::pack_rows(d_f.data(), d_w.data(), 2, -1), std::invalid_argument);
+  EXPECT_THROW(lab08::pack_cols(d_f.data(), d_w.data(), 0, 2), std::invalid_argument);
+  EXPECT_THROW(lab08::pack_cols(d_f.data(), d_w.data(), 2, 0), std::invalid_argument);
   // Then a valid call must still work: 2x2 with K = 2, all +1 (bits 0b11; one word per
   // vector, so both layouts coincide): C = 2 everywhere.
   const std::vector<std::uint32_t> ones{0x3u, 0x3u, 0x3u, 0x3u};
