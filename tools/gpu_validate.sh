@@ -8,12 +8,15 @@
 #      folder, and the solution runs judge against it
 #   3. stub audit on the GPU: every graded test fails on the untouched stubs
 #   4. known-wrong suite: every broken variant is rejected, every correct alternative accepted
-#   5. scoreboard of each solution run (scores-runN.json, scores.md) and the speed ratios of
+#   5. (step "order", not a default step) the verdicts of every Cpu and Gpu test, solutions and
+#      known-wrong variants, in the declared order, two shuffled orders and alone must agree
+#      (tools/verdict_order_check.py)
+#   6. scoreboard of each solution run (scores-runN.json, scores.md) and the speed ratios of
 #      all runs against their thresholds, with the thresholds the 30 % rule suggests
 #      (tools/reference_ratios.py --suggest: ratios.md)
 # Logs go to the folder given as $1 (default: build/gpu-validate).
 # Usage: tools/gpu_validate.sh [OUT_DIR] ; CUDALAB_VALIDATE_RUNS=N, CUDALAB_VALIDATE_JOBS=N (ctest -j
-# of the solution runs, default 8), CUDALAB_VALIDATE_STEPS="build calibrate solution audit wrong"
+# of the solution runs, default 8), CUDALAB_VALIDATE_STEPS="build calibrate solution audit wrong order"
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 out=${1:-build/gpu-validate}
@@ -86,6 +89,15 @@ if has wrong; then
   log "known-wrong rejected and correct alternatives accepted: $(summary_of "$out/wrong.log")"
   log "  wrong variants: $(grep -c 'wrong\.lab[0-9]*\.[^ ]* \.*   Passed' "$out/wrong.log") rejected," \
     "right variants: $(grep -c 'right\.lab[0-9]*\.[^ ]* \.*   Passed' "$out/wrong.log") accepted"
+fi
+if has order; then
+  # Order-independent verdicts (not a default step: about one grader run per test alone):
+  # every Cpu and Gpu test of the solutions and of the known-wrong variants, declared order,
+  # two shuffled orders and alone; every verdict, and every variant's, must agree.
+  start=$(date +%s)
+  python3 tools/verdict_order_check.py --build-dir build/solution --set both \
+    -j "${CUDALAB_VALIDATE_JOBS:-8}" --json "$out/verdict-order.json" >"$out/verdict-order.log" 2>&1 || status=1
+  log "verdicts in any order and alone: $(tail -n 1 "$out/verdict-order.log") ($(( $(date +%s) - start )) s)"
 fi
 cat "$out/summary.txt"
 exit $status

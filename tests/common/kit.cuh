@@ -13,7 +13,13 @@
  * - matmul_tolerance(), the one tolerance rule of float matrix products;
  * - ProductRace, the perf fixture: candidate vs baseline, alternating inputs, verified outputs;
  * - CUDALAB_SANITIZER_SUITE / CUDALAB_SANITIZER_TEST, a sanitizer suite in one line;
- * - expect_sass() and its SassRule (sass_rules.hpp): the technique's opcodes in a kernel's SASS.
+ * - expect_sass() and its SassRule (sass_rules.hpp): the technique's opcodes in a kernel's SASS;
+ * - expect_fresh_results_on_same_buffers(), "same buffers, new data": a launcher called again
+ *   with the same pointers and sizes after the data behind them changed must recompute;
+ * - reset_kernel_state() / FreshKernelState, the order-independent verdict: a kernel's function
+ *   attributes (dynamic shared-memory limit, carve-out preference, cache configuration) put
+ *   back to the driver's defaults before a test that judges them, so that no earlier test of
+ *   the same process can have prepared them.
  */
 #pragma once
 
@@ -121,6 +127,107 @@ inline cudalab::testing::GraphRules only_kernel(const char* kernel_name) {
 /// max(1, |expected|): 8 * gamma_k + u, u = 2^-24. Its derivation and assumptions are stated
 /// at its one definition, cudalab::matmul_tolerance (cudalab/matrix.hpp).
 using cudalab::matmul_tolerance;
+
+/**
+ * @brief "Same buffers, new data": calls a launcher directly (not captured) @p rounds times on
+ * the same buffers, with the same pointers, sizes and launch arguments every time, and new
+ * data behind the pointers before every call. A launcher that remembers its last call and
+ * skips (or launches an empty kernel, or replays a remembered result) when called again with
+ * the same arguments returns a stale result here, whatever the data; a graph replay cannot
+ * catch it (the graph holds the launch the launcher made once, under capture).
+ *
+ * For each round r: @p load(r) puts round r's input behind the launcher's pointers and
+ * poisons its outputs (synchronously, or on the legacy stream); the launcher runs as
+ * @p launch(stream) on a non-blocking stream of its own, which is then synchronized with the
+ * whole device; @p check(r) judges the outputs (gtest assertions). Stops at the first round
+ * with a failure. Every round's data must differ from the round before it (a different seed).
+ * @code
+ * cudalab::kit::expect_fresh_results_on_same_buffers(
+ *     "xnor_matmul_popc", [&](int r) { c.load(700 + 2 * r); },
+ *     [&](cudaStream_t s) { lab08::xnor_matmul_popc(..., s); },
+ *     [&](int) { EXPECT_TRUE(matrices_match(c.expected, c.d_c.to_host(), m, n, 0.0)); });
+ * @endcode
+ */
+template <typename Load, typename Launch, typename Check>
+void expect_fresh_results_on_same_buffers(const std::string& what, Load load, Launch launch,
+                                          Check check, int rounds = 3) {
+  cudaStream_t stream = nullptr;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  struct Destroy {
+    cudaStream_t s;
+    ~Destroy() { cudaStreamDestroy(s); }
+  } destroy{stream};
+  for (int round = 0; round < rounds; ++round) {
+    SCOPED_TRACE(what + ": direct call " + std::to_string(round + 1) + " of " +
+                 std::to_string(rounds) +
+                 " with the same pointers and sizes, new data behind them (a launcher may not "
+                 "remember an earlier call's result or skip its work)");
+    CUDA_CHECK(cudaDeviceSynchronize());
+    load(round);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    launch(stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    check(round);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+/**
+ * @brief Puts the function attributes of @p kernel a launcher may set back to the driver's
+ * defaults: cudaFuncAttributeMaxDynamicSharedMemorySize 0 (no opt-in),
+ * cudaFuncAttributePreferredSharedMemoryCarveout cudaSharedmemCarveoutDefault (-1, no
+ * preference), cache configuration cudaFuncCachePreferNone; then reads them back and fails
+ * the test if the driver kept another value. A function attribute outlives the test that set
+ * it (it belongs to the process's CUDA context), so a test that judges what a launcher sets
+ * calls this first: its verdict is then the same whether it runs alone, first, last or after
+ * a test that set the attribute the launcher forgot.
+ */
+inline void reset_kernel_state(const cudalab::KernelInfo& kernel) {
+  ASSERT_NE(kernel.function, nullptr)
+      << kernel.name << ": no function to reset (grader bug: the KernelInfo has none)";
+  CUDA_CHECK(cudaFuncSetAttribute(kernel.function, cudaFuncAttributeMaxDynamicSharedMemorySize, 0));
+  CUDA_CHECK(cudaFuncSetAttribute(kernel.function, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                  cudaSharedmemCarveoutDefault));
+  CUDA_CHECK(cudaFuncSetCacheConfig(kernel.function, cudaFuncCachePreferNone));
+  cudaFuncAttributes attr{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel.function));
+  ASSERT_EQ(attr.maxDynamicSharedSizeBytes, 0)
+      << kernel.name << ": the dynamic shared-memory limit did not reset (grader bug)";
+  ASSERT_EQ(attr.preferredShmemCarveout, int(cudaSharedmemCarveoutDefault))
+      << kernel.name << ": the carve-out preference did not reset (grader bug)";
+}
+
+/**
+ * @brief reset_kernel_state() of every kernel given, when constructed and again when
+ * destroyed: the test that holds it starts from the driver's defaults and leaves them to the
+ * tests after it.
+ * @code
+ * const cudalab::kit::FreshKernelState fresh({lab04::tiled_dynamic_kernel()});
+ * @endcode
+ */
+class FreshKernelState {
+ public:
+  explicit FreshKernelState(std::vector<cudalab::KernelInfo> kernels)
+      : kernels_(std::move(kernels)) {
+    for (const cudalab::KernelInfo& k : kernels_) reset_kernel_state(k);
+  }
+  ~FreshKernelState() {
+    for (const cudalab::KernelInfo& k : kernels_) {
+      if (k.function == nullptr) continue;
+      // Never throw from a destructor: errors here surface in the next test's own checks.
+      cudaFuncSetAttribute(k.function, cudaFuncAttributeMaxDynamicSharedMemorySize, 0);
+      cudaFuncSetAttribute(k.function, cudaFuncAttributePreferredSharedMemoryCarveout,
+                           cudaSharedmemCarveoutDefault);
+      cudaFuncSetCacheConfig(k.function, cudaFuncCachePreferNone);
+    }
+  }
+  FreshKernelState(const FreshKernelState&) = delete;
+  FreshKernelState& operator=(const FreshKernelState&) = delete;
+
+ private:
+  std::vector<cudalab::KernelInfo> kernels_;
+};
 
 /**
  * @brief Random ±1 operands of an m x n x k product, packed one bit per element as the binary

@@ -58,6 +58,9 @@ inline Rules tiled_launch(const cudalab::KernelInfo& kernel, int tile, dim3 bloc
  * Captures @p launch for an m x n x k product, checks the graph holds only @p kernel, then
  * replays it on small integers (exact) and on uniform floats (tolerance). Before each replay
  * C is NaN and followed by sentinels that must survive, and every SM's shared memory is NaN.
+ * Then calls @p launch directly twice more on the same buffers with new small integers behind
+ * them (cudalab::kit::expect_fresh_results_on_same_buffers): a launcher that remembers its
+ * last call and skips the work when called again with the same pointers and sizes fails.
  */
 inline void expect_correct_product(const Launch& launch, const Rules& rules, const Shape& s) {
   SCOPED_TRACE("m x n x k = " + cudalab::kit::to_string(s));
@@ -102,6 +105,30 @@ inline void expect_correct_product(const Launch& launch, const Rules& rules, con
                                                 "bounds check on the store?";
     }
   }
+  if (::testing::Test::HasFailure()) return;
+  // Same buffers, new data: the launcher itself (not the graph) called again with the same
+  // pointers and sizes as under capture, on small integers it has not seen.
+  std::vector<float> h_a, h_b;
+  cudalab::kit::expect_fresh_results_on_same_buffers(
+      "the launcher on an m x n x k = " + cudalab::kit::to_string(s) + " product",
+      [&](int round) {
+        h_a = cudalab::random_matrix(s.m, s.k, cudalab::Fill::SmallInt, 101 + 2 * round);
+        h_b = cudalab::random_matrix(s.k, s.n, cudalab::Fill::SmallInt, 102 + 2 * round);
+        d_a.upload(h_a);
+        d_b.upload(h_b);
+        cudalab::testing::poison(d_c.data(), c_count * sizeof(float));
+      },
+      [&](cudaStream_t stream) {
+        launch(d_a.data(), d_b.data(), d_c.data(), s.m, s.n, s.k, stream);
+      },
+      [&](int) {
+        const std::vector<float> got = d_c.to_host();
+        EXPECT_TRUE(cudalab::testing::matrices_match(
+            cudalab::reference_matmul(h_a, h_b, s.m, s.n, s.k),
+            std::vector<float>(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(c_count)),
+            s.m, s.n, 0.0));
+      },
+      2);
 }
 
 /// expect_correct_product() with rules that only name the kernel (its launch is free).

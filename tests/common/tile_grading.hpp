@@ -150,7 +150,10 @@ using Work = std::function<void(cudaStream_t)>;
  * checks that the graph holds only @p kernel, then twice: @p fill puts a new data
  * set behind the launcher's pointers (argument 0 or 1), the outputs (@p out) are poisoned
  * with NaN, the shared memory of every SM too, the graph replays, and @p check judges the
- * output against the reference of that data set.
+ * output against the reference of that data set. Then @p work runs directly (uncaptured) twice
+ * more on the same buffers, each data set in turn behind them
+ * (cudalab::kit::expect_fresh_results_on_same_buffers): a launcher that remembers its last
+ * call and skips the work when called again with the same arguments fails.
  */
 inline void expect_captured_twice(const Work& work, const cudalab::KernelInfo& kernel,
                                   const std::function<void(int)>& fill,
@@ -168,6 +171,15 @@ inline void expect_captured_twice(const Work& work, const cudalab::KernelInfo& k
     cap.run();
     ASSERT_TRUE(check(set));
   }
+  // Same buffers, new data: the launcher itself (not the graph) called twice more with the
+  // same pointers and sizes, each data set in turn behind them and the outputs poisoned.
+  cudalab::kit::expect_fresh_results_on_same_buffers(
+      "the launcher",
+      [&](int set) {
+        fill(set);
+        t::poison(out.data(), out.size() * sizeof(float));
+      },
+      work, [&](int set) { ASSERT_TRUE(check(set)); }, 2);
 }
 
 /// Two random rows x cols inputs (uniform floats: a transpose moves them bit for bit).

@@ -265,6 +265,32 @@ TEST(AddOneLaunchGpu, InvalidBlockIsReportedByAddOne) {
   }
 }
 
+// Same buffers, new data: add_one called directly three times on one matrix with the same
+// pointer, sizes and block, new floats uploaded before each call: every call adds one to what
+// is there now (a launcher that skips a call it has seen leaves the new data unchanged).
+TEST(AddOneLaunchGpu, EveryCallAddsOneToTheDataThereNow) {
+  CUDALAB_REQUIRE_GPU();
+  const int rows = 33, cols = 65;
+  cudalab::DeviceBuffer<float> d(std::size_t(rows) * cols);
+  std::vector<float> h;
+  for (const dim3 block : {dim3(16, 16), dim3(32, 8)}) {
+    cudalab::kit::expect_fresh_results_on_same_buffers(
+        "add_one, block " + dims(block),
+        [&](int round) {
+          h = cudalab::random_matrix(rows, cols, cudalab::Fill::Uniform,
+                                     200 + 10 * std::uint64_t(block.y) + std::uint64_t(round));
+          d.upload(h);
+        },
+        [&](cudaStream_t s) { lab01::add_one(d.data(), rows, cols, block, s); },
+        [&](int) {
+          std::vector<float> expected = h;
+          for (auto& x : expected) x += 1.0f;
+          EXPECT_TRUE(cudalab::testing::matrices_match(expected, d.to_host(), rows, cols, 0.0));
+        });
+    if (HasFailure()) return;
+  }
+}
+
 TEST(AddOneLaunchGpu, RejectsNonPositiveSizes) {
   CUDALAB_REQUIRE_GPU();
   cudalab::DeviceBuffer<float> d(4);

@@ -340,7 +340,9 @@ std::string matmul_param_name(const ::testing::TestParamInfo<MatmulParam>& p) {
  * pitched_matmul on an m x n x k product of @p fill data, for each pitch style and each of
  * @p blocks: captured (only its own kernel, on the grid of the block), then replayed on two
  * data sets with C, the padding and what follows the rows (@p tail) poisoned; C must match
- * the host and the padding and guard must stay poisoned.
+ * the host and the padding and guard must stay poisoned. Then the launcher is called directly
+ * twice more on the same buffers, with the data sets swapped in before each call
+ * (cudalab::kit::expect_fresh_results_on_same_buffers).
  */
 void expect_pitched_matmul(Shape s, cudalab::Fill fill, Tail tail,
                            const std::vector<dim3>& blocks) {
@@ -381,6 +383,27 @@ void expect_pitched_matmul(Shape s, cudalab::Fill fill, Tail tail,
         ASSERT_TRUE(
             cudalab::testing::matrices_match(set == 0 ? expected : expected2, got, s.m, s.n, tol));
       }
+      // Same buffers, new data: the launcher itself, called twice more with these pointers,
+      // pitches, sizes and block, each data set in turn behind them and C poisoned.
+      cudalab::kit::expect_fresh_results_on_same_buffers(
+          "pitched_matmul",
+          [&](int round) {
+            a.upload(round == 0 ? h_a : h_a2);
+            b.upload(round == 0 ? h_b : h_b2);
+            c.poison();
+          },
+          [&](cudaStream_t st) {
+            lab03::pitched_matmul(a.data(), a.pitch(), b.data(), b.pitch(), c.data(), c.pitch(),
+                                  s.m, s.n, s.k, block, st);
+          },
+          [&](int round) {
+            std::vector<float> got;
+            ASSERT_TRUE(c.read(got));
+            EXPECT_TRUE(cudalab::testing::matrices_match(round == 0 ? expected : expected2, got,
+                                                         s.m, s.n, tol));
+          },
+          2);
+      if (::testing::Test::HasFatalFailure()) return;
     }
   }
 }
@@ -466,6 +489,35 @@ TEST_P(PitchedMatrixGpu, AllocatesAnAlignedPitchOfAtLeastTheRow) {
   // The allocation holds rows x pitch bytes: writing all of them must succeed.
   CUDA_CHECK(cudaMemset(m.data(), 0, std::size_t(rows) * m.pitch_bytes()));
   CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+// The pitch is the runtime's: PitchedMatrix allocates with cudaMallocPitch and reports the
+// pitch it returned. The grader asks cudaMallocPitch itself for the same width and height and
+// compares: a pitch computed by hand (rounded to a cache line, say), stored in floats, or
+// truncated differs from it at some width. Besides the suite's shape, widths around the usual
+// alignments and a wide row. (A hand-computed pitch that equals the runtime's at every width
+// cannot be told apart; pitch.cuh says so.)
+TEST_P(PitchedMatrixGpu, PitchIsWhatCudaMallocPitchReturnsForThatWidth) {
+  const auto [rows, cols] = GetParam();
+  const Dims widths[] = {{rows, cols}, {2, 1},   {2, 31},  {2, 32},   {2, 33},
+                         {2, 127},     {2, 128}, {2, 129}, {2, 1001}, {3, 100003}};
+  for (const Dims& d : widths) {
+    const std::size_t row_bytes = std::size_t(d.cols) * sizeof(float);
+    void* probe = nullptr;
+    std::size_t runtime_pitch = 0;
+    CUDA_CHECK(cudaMallocPitch(&probe, &runtime_pitch, row_bytes, std::size_t(d.rows)));
+    CUDA_CHECK(cudaFree(probe));
+    lab03::PitchedMatrix m(d.rows, d.cols);
+    ASSERT_NE(m.data(), nullptr) << "PitchedMatrix(" << d.rows << ", " << d.cols
+                                 << ") allocated nothing";
+    EXPECT_EQ(m.pitch_bytes(), runtime_pitch)
+        << "PitchedMatrix(" << d.rows << ", " << d.cols << "): rows of " << row_bytes
+        << " bytes; cudaMallocPitch returns a pitch of " << runtime_pitch
+        << " bytes for that width here, PitchedMatrix reports " << m.pitch_bytes()
+        << ". Allocate with cudaMallocPitch (width in BYTES) and keep the pitch it returns, in "
+           "bytes, unchanged";
+    if (HasFailure()) return;
+  }
 }
 
 TEST_P(PitchedMatrixGpu, UploadPutsRowRAtRTimesPitchAndLeavesPadding) {

@@ -38,6 +38,16 @@ constexpr double kAllConflictSlowdownThreshold = 2.1;
 // 3.091, 3.105; 0.7 x lowest = 2.163, rounded down to two significant digits: 2.1.
 constexpr double kAllConflictKernelTimeThreshold = 2.1;
 constexpr int kChainSteps = 4096;  // dependent loads per microbenchmark run (+ a seeded extra)
+// Plausibility of the cycles the kernels report (every lane's d_cycles / steps). A dependent
+// shared load costs tens of cycles: about 30 conflict-free on an H100 (about 3x that 32-way).
+// The floor is a conservative lower bound for any GPU the course runs on (a load, its address
+// dependency and the loop cannot retire in fewer than 4 cycles per step); a kernel that stores
+// the cycles of one step, or of the loop divided by the steps, reports about 4,000x less. The
+// ceilings are about 30x above the H100's numbers: a clock read once (not a difference) or
+// cycles multiplied by the steps lands far above them.
+constexpr double kMinCyclesPerAccess = 4.0;
+constexpr double kMaxConflictFreeCyclesPerAccess = 1000.0;
+constexpr double kMaxAllConflictCyclesPerAccess = 4000.0;
 
 std::string describe_words(const Words& w) {
   std::string s = "{";
@@ -397,6 +407,44 @@ TEST(MicrobenchPerf, AllConflictIsSlowerByTheThreshold) {
   EXPECT_GE(ratio, threshold) << "the 32-way kernel is only " << ratio
                               << "x slower than the conflict-free one (needs >= " << threshold
                               << "x): do all 32 lanes really hit one bank on different words?";
+}
+
+// Every measured hardware quantity has bounds: each lane's reported cycles per dependent load
+// lies between kMinCyclesPerAccess and the kernel's ceiling (see the constants). Only the
+// ratio of the two kernels is judged elsewhere; a kernel that reports the cycles of one step
+// (or divides the loop's cycles by the steps) keeps the ratio and fails here.
+TEST(MicrobenchPerf, EveryLaneReportsPlausibleCyclesPerLoad) {
+  CUDALAB_REQUIRE_GPU();
+  const int steps = seeded_steps();
+  for (const auto which : {lab05::Microbench::ConflictFree, lab05::Microbench::AllConflict}) {
+    const double ceiling = which == lab05::Microbench::ConflictFree
+                               ? kMaxConflictFreeCyclesPerAccess
+                               : kMaxAllConflictCyclesPerAccess;
+    const auto b = capture_bench(which, steps);
+    ASSERT_TRUE(b->cap->holds_only(cudalab::kit::only_kernel(lab05::microbench_kernel(which))));
+    const lab05::MicrobenchResult r = replay(*b, steps);
+    expect_chain_ends(which, r, steps, kernel_name(which));
+    if (HasFailure()) return;  // no verdict on the cycles of a wrong chase
+    std::array<long long, 32> cycles{};
+    b->d_cycles.download(cycles.data());
+    cudalab::testing::record_measurement(std::string(kernel_name(which)) + "_lane0_cycles_per_load",
+                                         double(cycles[0]) / steps, "cycles");
+    std::printf(
+        "[ CYCLES   ] %-21s lane 0: %.2f cycles per dependent load (%d steps), "
+        "plausible: %.0f .. %.0f\n",
+        kernel_name(which), double(cycles[0]) / steps, steps, kMinCyclesPerAccess, ceiling);
+    for (int lane = 0; lane < 32; ++lane) {
+      const double per_load = double(cycles[std::size_t(lane)]) / steps;
+      EXPECT_TRUE(per_load >= kMinCyclesPerAccess && per_load <= ceiling)
+          << kernel_name(which) << ": lane " << lane << " reports " << cycles[std::size_t(lane)]
+          << " cycles for " << steps << " dependent loads = " << per_load
+          << " cycles per load; a dependent shared load takes at least " << kMinCyclesPerAccess
+          << " (about 30 on an H100) and this kernel at most " << ceiling
+          << ". Store the loop's cycles (clock64() after the loop minus before it), not one "
+             "step's, not divided by the steps";
+      if (HasFailure()) return;
+    }
+  }
 }
 
 /**

@@ -124,7 +124,10 @@ struct PackedProblem {
 };
 
 /// Captures @p launch once (the graph may hold only @p kernel) and replays it on two new
-/// inputs behind the same pointers.
+/// inputs behind the same pointers; then calls @p launch directly twice more on the same
+/// buffers with new inputs (cudalab::kit::expect_fresh_results_on_same_buffers): a launcher
+/// that remembers its last call and skips the work when called again with the same pointers
+/// and sizes returns a stale product there.
 template <typename Word, typename Launch>
 void expect_exact_on_two_inputs(PackedProblem<Word>& p, const cudalab::KernelInfo& kernel,
                                 Launch launch) {
@@ -135,6 +138,18 @@ void expect_exact_on_two_inputs(PackedProblem<Word>& p, const cudalab::KernelInf
     p.load(10 + 2 * run);
     EXPECT_TRUE(p.replay_matches(cap, p.expected));
   }
+  if (::testing::Test::HasFailure()) return;
+  cudalab::kit::expect_fresh_results_on_same_buffers(
+      kernel.name,
+      [&](int round) {
+        p.load(20 + 2 * std::uint64_t(round));
+        cudalab::testing::poison(p.d_c.data(), p.d_c.bytes());
+      },
+      [&](cudaStream_t s) { launch(p, s); },
+      [&](int) {
+        EXPECT_TRUE(cudalab::testing::matrices_match(p.expected, p.d_c.to_host(), p.m, p.n, 0.0));
+      },
+      2);
 }
 
 // ---------------------------------------------------------------------------

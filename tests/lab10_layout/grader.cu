@@ -292,6 +292,10 @@ __host__ __device__ inline float hashed_value(std::uint64_t salt, long long i, i
   return static_cast<float>(f == 3 ? (v < 0 ? -v : v) : v);
 }
 
+/// The threshold of the counts over hashed data: one of the 17 values of hashed_value()'s x
+/// field, so about one element in 17 equals it (a tie, which is not below: `<`, never `<=`).
+constexpr float kTieX0 = 0.0f;
+
 /// A float of record element @p e (any of 2^20 values, exact copies compare with ==).
 __host__ __device__ inline float hashed_record(std::uint64_t salt, long long e) {
   return static_cast<float>(mix64(salt ^ (static_cast<std::uint64_t>(e) * 0x9E3779B97F4A7C15ull)) &
@@ -534,10 +538,12 @@ class PointsGpu : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override { CUDALAB_REQUIRE_GPU(); }
   /// Two replays of @p cap: small integers (exact), then random floats (kFloatTolerance);
-  /// @p load puts a data set behind the captured pointers.
-  template <typename Load>
+  /// @p load puts a data set behind the captured pointers. Then the launcher itself,
+  /// @p launch(stream), twice more on the same buffers with new small integers
+  /// (kit::expect_fresh_results_on_same_buffers: a launcher may not skip a repeated call).
+  template <typename Load, typename Launch>
   void expect_two_data_sets(const CapturedWork& cap, cudalab::DeviceBuffer<float>& d_out,
-                            const float3 c, Load load) {
+                            const float3 c, Load load, Launch launch) {
     const int n = GetParam();
     for (const bool integers : {true, false}) {
       SCOPED_TRACE(integers ? "small-integer data (exact)" : "random floats (tolerance)");
@@ -548,6 +554,21 @@ class PointsGpu : public ::testing::TestWithParam<int> {
       EXPECT_TRUE(cudalab::testing::matrices_match(host_distance(h, c), d_out.to_host(), 1, n,
                                                    integers ? 0.0 : kFloatTolerance));
     }
+    if (HasFailure()) return;
+    HostParticles h;
+    kit::expect_fresh_results_on_same_buffers(
+        "the launcher",
+        [&](int round) {
+          h = make_particles(n, true, 13 + std::uint64_t(round));
+          load(h);
+          cudalab::testing::poison(d_out.data(), d_out.bytes());
+        },
+        launch,
+        [&](int) {
+          EXPECT_TRUE(
+              cudalab::testing::matrices_match(host_distance(h, c), d_out.to_host(), 1, n, 0.0));
+        },
+        2);
   }
 };
 
@@ -559,12 +580,15 @@ TEST_P(PointsGpu, WeightedDistanceSoa) {
   const CapturedWork cap = CapturedWork::capture(
       [&](cudaStream_t s) { lab10::weighted_distance_soa(p, c, d_out.data(), n, s); });
   ASSERT_TRUE(cap.holds_only(only_kernel(lab10::weighted_distance_soa_kernel())));
-  expect_two_data_sets(cap, d_out, c, [&](const HostParticles& h) {
-    d_x.upload(h.x);
-    d_y.upload(h.y);
-    d_z.upload(h.z);
-    d_m.upload(h.m);
-  });
+  expect_two_data_sets(
+      cap, d_out, c,
+      [&](const HostParticles& h) {
+        d_x.upload(h.x);
+        d_y.upload(h.y);
+        d_z.upload(h.z);
+        d_m.upload(h.m);
+      },
+      [&](cudaStream_t s) { lab10::weighted_distance_soa(p, c, d_out.data(), n, s); });
 }
 
 TEST_P(PointsGpu, WeightedDistanceAos4) {
@@ -575,7 +599,9 @@ TEST_P(PointsGpu, WeightedDistanceAos4) {
   const CapturedWork cap = CapturedWork::capture(
       [&](cudaStream_t s) { lab10::weighted_distance_aos4(p4, c, d_out.data(), n, s); });
   ASSERT_TRUE(cap.holds_only(only_kernel(lab10::weighted_distance_aos4_kernel())));
-  expect_two_data_sets(cap, d_out, c, [&](const HostParticles& h) { d_p.upload(interleave4(h)); });
+  expect_two_data_sets(
+      cap, d_out, c, [&](const HostParticles& h) { d_p.upload(interleave4(h)); },
+      [&](cudaStream_t s) { lab10::weighted_distance_aos4(p4, c, d_out.data(), n, s); });
 }
 
 /// One count pattern: the field starts @p offset floats into the buffer, elements @p stride
@@ -607,17 +633,21 @@ TEST_P(PointsGpu, CountBelowIsExactAtEveryStride) {
     };
     // Data set 1: small integers below 100 and a threshold above them all (count = n); the
     // floats between the elements are NaN, so reading one of them counts nothing.
-    // Data set 2: random floats in [-1, 1] with some NaN elements, threshold 0.25.
-    for (int set = 0; set < 2; ++set) {
+    // Data set 2: random floats in [-1, 1] with some NaN elements, threshold 0.25, and every
+    // 7th element (element 0 included) exactly 0.25: a tie, which is not below.
+    // Data set 3: small integers below 100, threshold 50, every 5th element (element 0
+    // included) exactly 50 besides the random ones that equal it: ties again.
+    for (int set = 0; set < 3; ++set) {
       auto rng = cudalab::make_rng(20 + set);
       std::uniform_real_distribution<float> real(-1.0f, 1.0f);
       std::uniform_int_distribution<int> small(0, 99);
       std::vector<float> h(floats, std::numeric_limits<float>::quiet_NaN());
       unsigned long long want = 0;
-      const float threshold = set == 0 ? 100.0f : 0.25f;
+      const float threshold = set == 0 ? 100.0f : set == 1 ? 0.25f : 50.0f;
       for (int i = 0; i < n; ++i) {
-        float v = set == 0 ? float(small(rng)) : real(rng);
+        float v = set == 1 ? real(rng) : float(small(rng));
         if (set == 1 && i % 97 == 5) v = std::numeric_limits<float>::quiet_NaN();
+        if ((set == 1 && i % 7 == 0) || (set == 2 && i % 5 == 0)) v = threshold;  // a tie
         h[std::size_t(i) * pat.stride + pat.offset] = v;
         want += v < threshold ? 1 : 0;
       }
@@ -627,8 +657,33 @@ TEST_P(PointsGpu, CountBelowIsExactAtEveryStride) {
       cudalab::testing::poison(d_count.data(), d_count.bytes());
       cap.run();
       EXPECT_EQ(d_count.to_host()[0], want)
-          << "count of elements < " << threshold << " (data set " << set + 1 << ")";
+          << "count of elements < " << threshold << " (data set " << set + 1
+          << (set == 0 ? ")" : ", with elements equal to the threshold: equal is not below)");
     }
+    if (HasFailure()) return;
+    // Same buffers, new data: count_below called directly twice more with the same pointer,
+    // stride, n and threshold (50, with ties), new integers behind the pointer each time.
+    unsigned long long want = 0;
+    kit::expect_fresh_results_on_same_buffers(
+        "count_below",
+        [&](int round) {
+          auto rng = cudalab::make_rng(30 + std::uint64_t(round));
+          std::uniform_int_distribution<int> small(0, 99);
+          std::vector<float> h(floats, std::numeric_limits<float>::quiet_NaN());
+          want = 0;
+          for (int i = 0; i < n; ++i) {
+            const float v = i % 5 == 0 ? 50.0f : float(small(rng));
+            h[std::size_t(i) * pat.stride + pat.offset] = v;
+            want += v < 50.0f ? 1 : 0;
+          }
+          d_buf.upload(h);
+          cudalab::testing::poison(d_count.data(), d_count.bytes());
+        },
+        [&](cudaStream_t s) {
+          lab10::count_below(d_buf.data() + pat.offset, pat.stride, n, 50.0f, d_count.data(), s);
+        },
+        [&](int) { EXPECT_EQ(d_count.to_host()[0], want) << "count of elements < 50"; }, 2);
+    if (HasFailure()) return;
   }
 }
 
@@ -642,7 +697,7 @@ class GivenGraderBaselineGpu : public PointsGpu {};
 
 TEST_P(GivenGraderBaselineGpu, CountBelowAtStrides4And32) {
   const int n = GetParam();
-  constexpr float kX0 = 0.5f;
+  constexpr float kX0 = kTieX0;  // about 1 in 17 elements equals it
   for (const int stride : {4, 32}) {
     SCOPED_TRACE("stride " + std::to_string(stride) + ", n = " + std::to_string(n));
     cudalab::DeviceBuffer<float> d_buf(std::size_t(n) * stride);
@@ -710,6 +765,25 @@ TEST_P(ConversionGpu, TiledIsExact) {
         cudalab::testing::matrices_match(host_soa(aos, n, fields), d_soa.to_host(), fields, n, 0.0))
         << "soa as a fields x n matrix: row f is field f of every record";
   }
+  if (HasFailure()) return;
+  // Same buffers, new data: the launcher called directly twice more with the same pointers
+  // and sizes, new records behind them.
+  std::vector<float> aos(count);
+  kit::expect_fresh_results_on_same_buffers(
+      "aos_to_soa_tiled",
+      [&](int round) {
+        auto rng = cudalab::make_rng(40 + std::uint64_t(round));
+        std::uniform_real_distribution<float> real(-1e3f, 1e3f);
+        for (float& v : aos) v = real(rng);
+        d_aos.upload(aos);
+        cudalab::testing::poison(d_soa.data(), d_soa.bytes());
+      },
+      [&](cudaStream_t s) { lab10::aos_to_soa_tiled(d_aos.data(), d_soa.data(), n, fields, s); },
+      [&](int) {
+        EXPECT_TRUE(cudalab::testing::matrices_match(host_soa(aos, n, fields), d_soa.to_host(),
+                                                     fields, n, 0.0));
+      },
+      2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, ConversionGpu, ::testing::ValuesIn(kConversions), kit::shape_name);
@@ -742,7 +816,7 @@ TEST(CountRangeGpu, ElementIndexPastTwoToThe31) {
   cudalab::DeviceBuffer<float> d_buf(floats);
   cudalab::DeviceBuffer<unsigned int> d_count(1);
   const CapturedWork cap = CapturedWork::capture([&](cudaStream_t s) {
-    lab10::count_below(d_buf.data(), kStride, kN, 0.5f, d_count.data(), s);
+    lab10::count_below(d_buf.data(), kStride, kN, kTieX0, d_count.data(), s);
   });
   ASSERT_TRUE(cap.holds_only(count_rules(d_count.data())));
   d_buf.fill_bytes(0xFF);  // NaN between the elements
@@ -750,7 +824,7 @@ TEST(CountRangeGpu, ElementIndexPastTwoToThe31) {
   fill_field(d_buf.data(), kStride, kN, 0, salt, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
   unsigned long long want = 0;
-  for (int i = 0; i < kN; ++i) want += hashed_value(salt, i, 0) < 0.5f ? 1 : 0;
+  for (int i = 0; i < kN; ++i) want += hashed_value(salt, i, 0) < kTieX0 ? 1 : 0;
   cudalab::testing::poison(d_count.data(), d_count.bytes());
   cap.run();
   EXPECT_EQ(d_count.to_host()[0], want)
@@ -826,8 +900,8 @@ TEST(PatternsGpu, EveryProfiledLaunchIsCorrect) {
     SCOPED_TRACE("count, stride " + std::to_string(c.stride) + ", offset " +
                  std::to_string(c.offset));
     fill_field(d_buf.data() + c.offset, c.stride, n, 0, salt, nullptr);
-    const unsigned long long want = reference_count(d_buf.data() + c.offset, c.stride, n, 0.5f);
-    lab10::count_below(d_buf.data() + c.offset, c.stride, n, 0.5f, d_count.data());
+    const unsigned long long want = reference_count(d_buf.data() + c.offset, c.stride, n, kTieX0);
+    lab10::count_below(d_buf.data() + c.offset, c.stride, n, kTieX0, d_count.data());
     EXPECT_EQ(d_count.to_host()[0], want);
   }
   // Weighted distance, SoA then AoS4 (the same particles).
@@ -1085,7 +1159,7 @@ cudalab::Comparison time_counts(CountCase& base, const CapturedWork& cap_base, C
 
 TEST_F(PointsPerf, XOnlySoaIsFasterThanAos4) {
   constexpr int kN = 1 << 26;
-  constexpr float kX0 = 0.5f;
+  constexpr float kX0 = kTieX0;  // about 1 in 17 elements equals it
   CountCase soa(1, kN, salt_for(60)), aos4(4, kN, salt_for(64));
   const CapturedWork cap_soa = soa.capture(kX0), cap_aos4 = aos4.capture_grader(kX0);
   ASSERT_TRUE(cap_soa.holds_only(count_rules(soa.count.data())));
@@ -1101,7 +1175,7 @@ TEST_F(PointsPerf, XOnlySoaIsFasterThanAos4) {
 
 TEST_F(PointsPerf, StrideOneIsFasterThanStride32) {
   constexpr int kN = 1 << 25;
-  constexpr float kX0 = 0.5f;
+  constexpr float kX0 = kTieX0;  // about 1 in 17 elements equals it
   CountCase strided(32, kN, salt_for(61)), dense(1, kN, salt_for(65));
   const CapturedWork cap_strided = strided.capture_grader(kX0), cap_dense = dense.capture(kX0);
   ASSERT_TRUE(cap_strided.holds_only(grader_count_rules(strided.count.data())));

@@ -272,7 +272,7 @@ struct CopyBuffers {
         d_dst(std::size_t(cc.dst_off) + dp / 4 * std::size_t(cc.rows) + 8) {}
   const float* src() const { return d_src.data() + c.src_off; }
   float* dst() { return d_dst.data() + c.dst_off; }
-  /// Data set @p set behind the source (uniform floats or small integers).
+  /// Data set @p set behind the source (set 0: uniform floats; others: small integers).
   void fill(int set) {
     h_src = cudalab::random_matrix(1, int(d_src.size()),
                                    set == 0 ? cudalab::Fill::Uniform : cudalab::Fill::SmallInt,
@@ -327,6 +327,18 @@ void expect_copy_ok(const CopyCase& c, const lab11::CopyLaunch& launch) {
     cap.run();
     ASSERT_TRUE(b.check());
   }
+  // Same buffers, new data: vec4_copy called directly twice more with the same pointers,
+  // pitches, sizes and grid, new data sets (2 and 3) behind them.
+  kit::expect_fresh_results_on_same_buffers(
+      "vec4_copy",
+      [&](int round) {
+        b.fill(2 + round);
+        t::poison(b.d_dst.data(), b.d_dst.bytes());
+      },
+      [&](cudaStream_t s) {
+        lab11::vec4_copy(b.src(), b.sp, b.dst(), b.dp, c.width, c.rows, launch, s);
+      },
+      [&](int) { ASSERT_TRUE(b.check()); }, 2);
 }
 
 class Vec4CopyGpu : public ::testing::TestWithParam<CopyCase> {};
@@ -472,6 +484,19 @@ void expect_transpose_ok(int rows, int cols) {
     cap.run();
     ASSERT_TRUE(b.check());
   }
+  // Same buffers, new data: the launcher called directly twice more with the same pointers,
+  // pitches and sizes, new data sets (2 and 3) behind them.
+  kit::expect_fresh_results_on_same_buffers(
+      "vec4_tile_transpose",
+      [&](int round) {
+        b.fill(2 + round);
+        t::poison(b.d_out.data(), b.d_out.bytes());
+      },
+      [&](cudaStream_t s) {
+        lab11::vec4_tile_transpose<Layout>(b.d_in.data(), b.ip, b.d_out.data(), b.op, rows, cols,
+                                           s);
+      },
+      [&](int) { ASSERT_TRUE(b.check()); }, 2);
 }
 
 class TileStageGpu : public ::testing::TestWithParam<TransposeShape> {};

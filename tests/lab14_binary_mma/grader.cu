@@ -165,7 +165,11 @@ struct Problem {
   cudalab::DeviceBuffer<float> d_c;
 };
 
-/// Captures binary_gemm(@p kernel) once and replays it on two new inputs.
+/// Captures binary_gemm(@p kernel) once and replays it on two new inputs; then calls it
+/// directly twice more on the same buffers with new inputs
+/// (cudalab::kit::expect_fresh_results_on_same_buffers): a launcher (the popcounts' or the
+/// MMA kernel's) that remembers its last call and skips the work when called again with the
+/// same pointers and sizes returns a stale product there.
 void expect_exact_on_two_inputs(const Shape& shape, lab14::MmaKernel kernel) {
   Problem p(shape.m, shape.n, shape.k);
   const CapturedWork cap = p.capture(kernel);
@@ -175,6 +179,19 @@ void expect_exact_on_two_inputs(const Shape& shape, lab14::MmaKernel kernel) {
     p.load(10 + 2 * run);
     EXPECT_TRUE(p.replay_matches(cap));
   }
+  if (::testing::Test::HasFailure()) return;
+  kit::expect_fresh_results_on_same_buffers(
+      "binary_gemm",
+      [&](int round) {
+        p.load(20 + 2 * std::uint64_t(round));
+        t::poison(p.d_c.data(), p.d_c.bytes());
+        t::poison(p.d_pop.data(), p.d_pop.bytes());
+      },
+      [&](cudaStream_t s) {
+        lab14::binary_gemm(kernel, p.d_a.data(), p.d_b.data(), p.d_pop.data(), p.d_c.data(), p.m,
+                           p.n, p.k, s);
+      },
+      [&](int) { EXPECT_TRUE(t::matrices_match(p.expected, p.d_c.to_host(), p.m, p.n, 0.0)); }, 2);
 }
 
 // ---------------------------------------------------------------------------
@@ -274,6 +291,33 @@ TEST_P(PopcountGpu, CountsEveryVector) {
     }
     EXPECT_EQ(wrong, 0) << "wrong counts (run " << run + 1 << ")";
   }
+  if (HasFailure()) return;
+  // Same buffers, new data: popcount_vectors called directly twice more with the same pointers
+  // and sizes, new vectors behind them.
+  std::vector<std::uint32_t> packed;
+  kit::expect_fresh_results_on_same_buffers(
+      "popcount_vectors",
+      [&](int round) {
+        packed = bits::pack_rows(
+            cudalab::random_matrix(vectors, k, cudalab::Fill::PlusMinusOne, 30 + round), vectors,
+            k);
+        d_bits.upload(repitch(packed, vectors, k));
+        t::poison(d_counts.data(), d_counts.bytes());
+      },
+      [&](cudaStream_t s) {
+        lab14::popcount_vectors(d_bits.data(), vectors, k, d_counts.data(), s);
+      },
+      [&](int) {
+        const std::vector<int> got = d_counts.to_host();
+        const int words = bits::words32(k);
+        for (int v = 0; v < vectors; ++v) {
+          int want = 0;
+          for (int w = 0; w < words; ++w)
+            want += bits::popcount(packed[std::size_t(v) * words + w]);
+          ASSERT_EQ(got[std::size_t(v)], want) << "vector " << v << " of " << vectors;
+        }
+      },
+      2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, PopcountGpu,
