@@ -6,7 +6,8 @@ CI job reads afterwards, and leaves nothing running (docs/instructors.md, "Threa
 The fixture (tests/tools/forgery_project/) is a two-lab project wired with
 cmake/CudalabGrading.cmake like the course. Its lab01 grader is built once honest and once
 with hostile.cpp: a static initializer that, in every lab01 test process, prints channel
-records and a fake CTest verdict line for lab02's tests, writes forged files into every folder
+records and a fake CTest verdict line for lab02's tests and its own (and ends its own failing
+test's process with status 0 before the test runs), writes forged files into every folder
 the old measurement channel and the batch runs used, appends to GITHUB_ENV, GITHUB_PATH,
 GITHUB_OUTPUT and GITHUB_STEP_SUMMARY, writes into the source tree (lab01's declared points
 too), and starts a daemon that keeps rewriting junit.xml and scores.json. The scoreboard runs ctest itself (--run) in both
@@ -136,8 +137,11 @@ class Forgery(unittest.TestCase):
         speeds = [m["value"] for m in hostile["measurements"]
                   if m["test"] == "lab02.SpeedCpu.Measured"]
         self.assertEqual(speeds, [2.5])
-        self.assertTrue(any("lab02.ModelCpu.Fails" in a for a in hostile["anomalies"]),
-                        hostile["anomalies"])
+        # Its own lab gains nothing either: the forged records, the GoogleTest line and the
+        # early exit with status 0 leave lab01.ModelCpu.Fails failed (the judge takes only the
+        # authenticated result the grader sends after the test ran).
+        self.assertEqual(self.verdicts(honest, "lab01"), self.verdicts(hostile, "lab01"))
+        self.assertEqual(self.verdicts(hostile, "lab01")["lab01.ModelCpu.Fails"], "failed")
         # The job's files were out of reach; the daemon is gone and rewrote nothing after.
         self.assertEqual(job, {var: "" for var in JOB_FILES})
         self.check_daemon_gone(pid_file)

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // A grader as CTest sees it (tests/tools/test_forgery.py): lists three tests like
-// --gtest_list_tests, runs one per --gtest_filter=Suite.Case, prints its channel records
-// ([ CUDALAB-RECORD ] lines, cudalab/testing.hpp) and exits 0 when it passes, 1 when not.
+// --gtest_list_tests, runs one per --gtest_filter=Suite.Case, sends its records on the verdict
+// channel to the judge that started it (cudalab/verdict.hpp) and exits 0 when it passes, 1
+// when not (an exit status the judge ignores).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+
+#include "cudalab/verdict.hpp"
 
 namespace {
 
@@ -20,13 +23,14 @@ constexpr Case kCases[] = {{"ModelCpu.Passes", true, 0.0},
                            {"SpeedCpu.Measured", true, 2.5}};
 
 void record(const std::string& test, const std::string& members) {
-  std::printf("\n[ CUDALAB-RECORD ] {\"type\": %s, \"test\": \"%s\"}\n", members.c_str(),
-              test.c_str());
+  const std::string json = "{\"type\": " + members + ", \"test\": \"" + test + "\"}";
+  if (!cudalab::verdict::send(json)) std::printf("\n[ CUDALAB-RECORD ] %s\n", json.c_str());
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  cudalab::verdict::open_channel();
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--gtest_list_tests") == 0) {
       std::printf("ModelCpu.\n  Passes\n  Fails\nSpeedCpu.\n  Measured\n");

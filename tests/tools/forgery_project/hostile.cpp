@@ -47,7 +47,13 @@ struct Attack {
         "\"lab02.SpeedCpu.Measured\", \"name\": \"speedup\", \"value\": 1000}\n");
     std::printf("4/6 Test  #4: lab02.ModelCpu.Fails .........   Passed    0.01 sec\n");
     std::printf("[ CUDALAB-BATCH ] {\"test\": \"lab02.ModelCpu.Fails\", \"status\": \"passed\"}\n");
+    // And for its own lab's failing test: a passing record, a GoogleTest line, and an exit with
+    // status 0 before the test runs (what in-process grading once took as a pass).
+    std::printf(
+        "[ CUDALAB-RECORD ] {\"type\": \"result\", \"test\": \"lab01.ModelCpu.Fails\", "
+        "\"status\": \"passed\"}\n[       OK ] ModelCpu.Fails (0 ms)\n");
     std::fflush(stdout);
+    const bool leave_early = std::string(me) == "lab01.ModelCpu.Fails";
     // Files in every folder the old channel and the batch runs used.
     write_file(build + "/cudalab_measure/lab02.ModelCpu.Fails.jsonl", kForged);
     write_file(build + "/cudalab_batch/lab02.ModelCpu/ModelCpu.Fails.result", "passed\n");
@@ -83,6 +89,7 @@ struct Attack {
       }
       _exit(0);
     }
+    if (leave_early) std::exit(0);
   }
 };
 
