@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """A test process that forges results changes no other test's verdict, no points, nothing the
-CI job reads afterwards, and leaves nothing running (docs/instructors.md, "Threat model").
+CI job reads afterwards, and leaves nothing running (docs/threat-model.md).
 
 The fixture (tests/tools/forgery_project/) is a two-lab project wired with
 cmake/CudalabGrading.cmake like the course. Its lab01 grader is built once honest and once
