@@ -186,13 +186,20 @@ void expect_fresh_results_on_same_buffers(const std::string& what, Load load, La
 inline void reset_kernel_state(const cudalab::KernelInfo& kernel) {
   ASSERT_NE(kernel.function, nullptr)
       << kernel.name << ": no function to reset (grader bug: the KernelInfo has none)";
-  CUDA_CHECK(cudaFuncSetAttribute(kernel.function, cudaFuncAttributeMaxDynamicSharedMemorySize, 0));
+  // The driver's default limit: what 48 KB per block leaves beside the kernel's static shared
+  // memory (0 would forbid every dynamic launch that did not opt in, which is not the default).
+  cudaFuncAttributes before{};
+  CUDA_CHECK(cudaFuncGetAttributes(&before, kernel.function));
+  const int default_dynamic =
+      std::max(0, 48 * 1024 - static_cast<int>(before.sharedSizeBytes));
+  CUDA_CHECK(cudaFuncSetAttribute(kernel.function, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  default_dynamic));
   CUDA_CHECK(cudaFuncSetAttribute(kernel.function, cudaFuncAttributePreferredSharedMemoryCarveout,
                                   cudaSharedmemCarveoutDefault));
   CUDA_CHECK(cudaFuncSetCacheConfig(kernel.function, cudaFuncCachePreferNone));
   cudaFuncAttributes attr{};
   CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel.function));
-  ASSERT_EQ(attr.maxDynamicSharedSizeBytes, 0)
+  ASSERT_EQ(attr.maxDynamicSharedSizeBytes, default_dynamic)
       << kernel.name << ": the dynamic shared-memory limit did not reset (grader bug)";
   ASSERT_EQ(attr.preferredShmemCarveout, int(cudaSharedmemCarveoutDefault))
       << kernel.name << ": the carve-out preference did not reset (grader bug)";
