@@ -338,7 +338,7 @@ set(CUDALAB_ISOLATION_SCRIPT "${CMAKE_CURRENT_LIST_FILE}")
 find_program(CUDALAB_OBJDUMP NAMES objdump "${CMAKE_OBJDUMP}")
 # The system libraries a lab library may not redefine (their dynamic symbols).
 set(CUDALAB_SYSTEM_LIBS "")
-foreach(name libstdc++.so libc.so.6 libm.so.6 libgcc_s.so.1)
+foreach(name libstdc++.so libstdc++.so.6 libc.so.6 libm.so.6 libgcc_s.so.1)
   execute_process(COMMAND "${CMAKE_CXX_COMPILER}" -print-file-name=${name}
                   OUTPUT_VARIABLE path OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
   if(path AND IS_ABSOLUTE "${path}" AND EXISTS "${path}")
@@ -346,6 +346,7 @@ foreach(name libstdc++.so libc.so.6 libm.so.6 libgcc_s.so.1)
     list(APPEND CUDALAB_SYSTEM_LIBS "${path}")
   endif()
 endforeach()
+list(REMOVE_DUPLICATES CUDALAB_SYSTEM_LIBS)
 list(JOIN CUDALAB_SYSTEM_LIBS "|" CUDALAB_SYSTEM_LIBS_ARG)
 
 # cudalab_lab_library_checks(<lab library target> [REPORT <file>]) — see the top of this file.

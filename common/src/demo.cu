@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cudalab/bench.cuh"
 #include "cudalab/check.cuh"
 #include "cudalab/demo.hpp"
 #include "cudalab/device.cuh"
@@ -95,6 +96,18 @@ int report_demo(int rc) {
       if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) c = '_';
     }
     const char* status = rc == 0 ? "passed" : rc == 77 ? "skipped" : "failed";
+    // A "test" record first, as every grader's test sends: the scoreboard reads the run's
+    // CUDALAB_SPEEDUP_SCALE from it (a demo is judged by its checks, not its speed).
+    std::string scale = "null";
+    try {
+      char text[40];
+      std::snprintf(text, sizeof text, "%.10g", speedup_scale());  // as the graders write it
+      scale = text;
+    } catch (const std::exception&) {
+      // an invalid value: recorded as null, as the graders do
+    }
+    verdict::send("{\"type\": \"test\", \"test\": \"" + name + "\", \"speedup_scale\": " + scale +
+                  "}");
     verdict::send("{\"type\": \"result\", \"test\": \"" + name + "\", \"status\": \"" + status +
                   "\", \"exit_code\": " + std::to_string(rc) + "}");
   }

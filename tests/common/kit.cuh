@@ -183,6 +183,12 @@ void expect_fresh_results_on_same_buffers(const std::string& what, Load load, La
  * calls this first: its verdict is then the same whether it runs alone, first, last or after
  * a test that set the attribute the launcher forgot.
  */
+/// The driver's default dynamic shared-memory limit of a kernel: what 48 KB per block leaves
+/// beside its static shared memory.
+inline int default_dynamic_smem(const cudaFuncAttributes& attr) {
+  return std::max(0, 48 * 1024 - static_cast<int>(attr.sharedSizeBytes));
+}
+
 inline void reset_kernel_state(const cudalab::KernelInfo& kernel) {
   ASSERT_NE(kernel.function, nullptr)
       << kernel.name << ": no function to reset (grader bug: the KernelInfo has none)";
@@ -190,8 +196,7 @@ inline void reset_kernel_state(const cudalab::KernelInfo& kernel) {
   // memory (0 would forbid every dynamic launch that did not opt in, which is not the default).
   cudaFuncAttributes before{};
   CUDA_CHECK(cudaFuncGetAttributes(&before, kernel.function));
-  const int default_dynamic =
-      std::max(0, 48 * 1024 - static_cast<int>(before.sharedSizeBytes));
+  const int default_dynamic = default_dynamic_smem(before);
   CUDA_CHECK(cudaFuncSetAttribute(kernel.function, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   default_dynamic));
   CUDA_CHECK(cudaFuncSetAttribute(kernel.function, cudaFuncAttributePreferredSharedMemoryCarveout,
@@ -223,7 +228,11 @@ class FreshKernelState {
     for (const cudalab::KernelInfo& k : kernels_) {
       if (k.function == nullptr) continue;
       // Never throw from a destructor: errors here surface in the next test's own checks.
-      cudaFuncSetAttribute(k.function, cudaFuncAttributeMaxDynamicSharedMemorySize, 0);
+      cudaFuncAttributes attr{};
+      if (cudaFuncGetAttributes(&attr, k.function) == cudaSuccess) {
+        cudaFuncSetAttribute(k.function, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             default_dynamic_smem(attr));
+      }
       cudaFuncSetAttribute(k.function, cudaFuncAttributePreferredSharedMemoryCarveout,
                            cudaSharedmemCarveoutDefault);
       cudaFuncSetCacheConfig(k.function, cudaFuncCachePreferNone);

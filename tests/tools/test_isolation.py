@@ -121,12 +121,12 @@ OBJDUMP = tool("objdump")
 def system_libs() -> str:
     """The C and C++ runtime libraries, as cmake/CudalabIsolation.cmake finds them."""
     found = []
-    for name in ("libstdc++.so", "libc.so.6", "libm.so.6", "libgcc_s.so.1"):
+    for name in ("libstdc++.so", "libstdc++.so.6", "libc.so.6", "libm.so.6", "libgcc_s.so.1"):
         out = subprocess.run([CXX, f"-print-file-name={name}"], capture_output=True,
                              text=True).stdout.strip()
         if out and os.path.isabs(out) and os.path.exists(out):
             found.append(os.path.realpath(out))
-    return "|".join(found)
+    return "|".join(dict.fromkeys(found))
 
 
 @unittest.skipUnless(CXX and CMAKE and NM and AR and OBJDUMP,
