@@ -19,7 +19,7 @@
 #
 # Files are taken from the working tree, but only those git tracks (untracked and ignored
 # files never leave). Left out (instructor-only):
-#   solutions/  tests/labNN_topic/wrong/ and right/ (correct alternatives: solutions too)
+#   solutions/  tests/labNN_topic/wrong/, right/ (correct alternatives: solutions too) and attack/
 #   cmake/CudalabWrong.cmake  docs/instructors.md  .ci/
 #   .github/workflows/ (the instructor CI; the release gets tools/release/grade.yml as
 #   .github/workflows/grade.yml instead)  tools/ except scoreboard.py (with
@@ -75,8 +75,10 @@ mkdir -p "$dest"
 # Instructor-only paths (prefixes match folders).
 is_excluded() {
   case "$1" in
-    solutions/*|tests/lab*/wrong/*|tests/lab*/right/*|tests/tools/*|.ci/*|.github/workflows/*) return 0 ;;
+    solutions/*|tests/lab*/wrong/*|tests/lab*/right/*|tests/lab*/attack/*|tests/tools/*) return 0 ;;
+    .ci/*|.github/workflows/*) return 0 ;;
     cmake/CudalabWrong.cmake|cmake/CudalabExpectVerdict.cmake|docs/instructors.md) return 0 ;;
+    docs/threat-model.md) return 0 ;;
     tools/scoreboard.py|tools/grading_manifest.py|tools/figures.py|tools/diagrams.py|tools/svg.py) return 1 ;;
     tools/gpu_resources.py|tools/gpu-resources.json) return 1 ;;
     tools/release/classroom50/*) return 0 ;;  # the instructor's Classroom 50 autograder
@@ -115,11 +117,11 @@ while IFS= read -r -d '' md; do
 done < <(grep -rlZ --include='*.md' -e '<!-- instructor-only -->' "$dest" || true)
 
 # The release must stand on its own: nothing instructor-only may remain, no dead link.
-for p in solutions tests/tools docs/instructors.md cmake/CudalabWrong.cmake \
+for p in solutions tests/tools docs/instructors.md docs/threat-model.md cmake/CudalabWrong.cmake \
   cmake/CudalabExpectVerdict.cmake tools/bank_figures.py; do
   [ ! -e "$dest/$p" ] || die "internal error: $p was exported"
 done
-for p in "$dest"/tests/lab*/wrong "$dest"/tests/lab*/right; do
+for p in "$dest"/tests/lab*/wrong "$dest"/tests/lab*/right "$dest"/tests/lab*/attack; do
   [ ! -e "$p" ] || die "internal error: ${p#"$dest"/} was exported"
 done
 python3 "$root/tools/ci/check_links.py" --quiet "$dest" ||
