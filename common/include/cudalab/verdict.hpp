@@ -26,6 +26,7 @@ namespace cudalab::verdict {
 
 /// Bytes of the per-run key.
 inline constexpr std::size_t kKeyBytes = 32;
+/// A per-run key.
 using Key = std::array<std::uint8_t, kKeyBytes>;
 
 /// SHA-256 of @p data, as 32 bytes.
