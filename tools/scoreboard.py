@@ -545,6 +545,69 @@ def read_cache(build_dir: Path) -> dict[str, str]:
 
 
 # ---------------------------------------------------------------------------
+# Parts this GPU cannot run: skipped for its compute capability (or for a build without code
+# of the architecture a SASS check reads). Their points are shown as optional, never moved.
+# ---------------------------------------------------------------------------
+# cudalab::gpu_unavailable_reason(major, minor) (common/src/device.cu), which
+# CUDALAB_REQUIRE_CC(major, minor) gives as the skip reason on an older GPU:
+#   "NVIDIA A100-SXM4-80GB has compute capability 8.0, this test needs 9.0"
+_CC_TOO_OLD = re.compile(r"has compute capability (\d+)\.(\d+), this test needs (\d+)\.(\d+)")
+# Lab 14's persistent_unavailable_reason() on a GPU below 9.0 (after CUDALAB_REQUIRE_CC(8, 0)):
+#   "... are sm_90a features (compute capability 9.0: H100, H200); this GPU is 8.0"
+_CC_FEATURE = re.compile(r"\(compute capability (\d+)\.(\d+)[^)]*\); this GPU is (\d+)\.(\d+)")
+# cudalab::kit::expect_sass() and lab 14's tensor-core SASS check when the build holds no code
+# of the architectures they read (CMAKE_CUDA_ARCHITECTURES=native on an older GPU), and lab 14's
+# launcher when the build holds no sm_90a code:
+#   "no sm_90 or later code in this grader (built for other architectures); ..."
+#   "no sm_80 .. sm_90 code in this grader (built for other architectures); ..."
+#   "binary_mma_persistent: this build holds no sm_90a code (...)"
+_ARCH_NOT_BUILT = re.compile(r"no sm_(\d)(\d+)(?: or later| \.\. sm_\d+)? code in this grader "
+                             r"\(built for other architectures\)|this build holds no sm_(9)(0)a code")
+
+
+def unavailable_on_gpu(status: str, message: str) -> dict | None:
+    """{"kind", "needs", "reason"} when a skipped test's reason says this GPU's compute
+    capability is too old for it ("gpu") or the build holds no code of the architecture it
+    needs ("build", which follows the GPU with CMAKE_CUDA_ARCHITECTURES=native); else None.
+    needs: the compute capability, "9.0"."""
+    if status != "skipped" or not message:
+        return None
+    m = _CC_TOO_OLD.search(message)
+    if m:  # the GPU's, then the test's compute capability
+        return {"kind": "gpu", "needs": f"{m.group(3)}.{m.group(4)}", "reason": message}
+    m = _CC_FEATURE.search(message)
+    if m:  # the feature's, then the GPU's
+        return {"kind": "gpu", "needs": f"{m.group(1)}.{m.group(2)}", "reason": message}
+    m = _ARCH_NOT_BUILT.search(message)
+    if m:
+        major, minor = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        return {"kind": "build", "needs": f"{major}.{minor[0]}", "reason": message}
+    return None
+
+
+def _cc_key(cc: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in cc.split(".") if x.isdigit())
+
+
+def unavailable_objectives(objectives: dict, mine: dict[str, list[dict]]) -> list[dict]:
+    """The objectives of one lab all of whose tests were skipped as unavailable on this GPU:
+    {objective, points, tests, needs (the highest compute capability named), kind ("gpu" when
+    any test named the GPU, else "build"), reason (one test's message)}."""
+    out = []
+    for oname, o in sorted(objectives.items()):
+        tests = mine.get(oname) or []
+        marks = [t.get("unavailable") for t in tests]
+        if not tests or not all(marks):
+            continue
+        needs = max((m["needs"] for m in marks), key=_cc_key)
+        kind = "gpu" if any(m["kind"] == "gpu" for m in marks) else "build"
+        out.append({"objective": oname, "points": o["points"], "tests": len(tests),
+                    "needs": needs, "kind": kind,
+                    "reason": next(m["reason"] for m in marks if m["kind"] == kind)})
+    return out
+
+
+# ---------------------------------------------------------------------------
 # Scoring
 # ---------------------------------------------------------------------------
 def category(labels: list[str]) -> str:
@@ -663,6 +726,7 @@ def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, 
             entry["points"] = round(weight, 4) if entry["status"] == "passed" else 0
             entry["result_source"] = "previous"
             meas = entry["measurements"] or []
+        entry["unavailable"] = unavailable_on_gpu(entry["status"], entry["message"] or "")
         for m in meas:
             all_measurements.append(dict(m, lab=t.get("lab"), graded=True))
         tests.append(entry)
@@ -675,21 +739,24 @@ def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, 
             "folder": info.get("folder"), "grader_built": grader not in manifest["missing"],
             "tests": 0, "with_result": 0, "passed": 0, "failed": 0, "skipped": 0, "error": 0,
             "not_run": 0, "points": 0.0, "max_points": 0.0, "max_points_here": 0.0,
-            "objectives": [], "by_category": {}, "measurements": [], "failures": [],
-            "speedup_scales": [], "flags": []}
+            "points_available": 0.0, "unavailable": [], "objectives": [], "by_category": {},
+            "measurements": [], "failures": [], "speedup_scales": [], "flags": []}
     for t in tests:
         lab = labs.setdefault(t["lab"], {
             "lab": t["lab"], "number": int(t["lab"][3:]), "topic": None, "folder": None,
             "grader_built": True, "tests": 0, "with_result": 0, "passed": 0, "failed": 0,
             "skipped": 0, "error": 0, "not_run": 0, "points": 0.0, "max_points": 0.0,
-            "max_points_here": 0.0, "objectives": [], "by_category": {}, "measurements": [],
-            "failures": [], "speedup_scales": [], "flags": []})
+            "max_points_here": 0.0, "points_available": 0.0, "unavailable": [], "objectives": [],
+            "by_category": {}, "measurements": [], "failures": [], "speedup_scales": [],
+            "flags": []})
         lab["tests"] += 1
         lab[t["status"].replace(" ", "_")] += 1
         lab["with_result"] += t["status"] != "not run"
         lab["points"] += t["points"]
         if t["status"] != "skipped":
             lab["max_points_here"] += t["weight"]
+        if t["unavailable"]:
+            lab["points_available"] -= t["weight"]  # max_points is added below
         cat = lab["by_category"].setdefault(t["category"], {"tests": 0, "passed": 0})
         cat["tests"] += 1
         cat["passed"] += t["status"] == "passed"
@@ -708,7 +775,13 @@ def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, 
                 "earned": round(sum(t["points"] for t in mine), 2)})
         lab["max_points"] = float(sum(o["points"] for o in objs.values())) if objs else \
             (float(manifest["lab_points"]) if not lab["grader_built"] else 0.0)
-        for k in ("points", "max_points", "max_points_here"):
+        lab["points_available"] += lab["max_points"]
+        by_objective: dict[str, list[dict]] = {}
+        for t in tests:
+            if t["lab"] == lab_id:
+                by_objective.setdefault(t["objective"], []).append(t)
+        lab["unavailable"] = unavailable_objectives(objs, by_objective)
+        for k in ("points", "max_points", "max_points_here", "points_available"):
             lab[k] = round(lab[k], 2)
     labs = OrderedDict((k, v) for k, v in labs.items() if v["tests"] or not v["grader_built"])
     for lab_id, flags in ((intake or {}).get("labs") or {}).items():
@@ -718,7 +791,7 @@ def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, 
         lab["needs_review"] = bool(lab["flags"])
 
     keys = ("tests", "with_result", "passed", "failed", "skipped", "error", "not_run",
-            "points", "max_points", "max_points_here")
+            "points", "max_points", "max_points_here", "points_available")
     totals = {k: round(sum(lab[k] for lab in labs.values()), 2) for k in keys}
     from_previous = sum(t["result_source"] == "previous" for t in tests)
     times = sorted(t["result_time"] for t in tests if t["result_time"])
@@ -843,6 +916,25 @@ def run_line(report: dict) -> str:
     return "; ".join(parts) + "."
 
 
+def unavailable_lines(report: dict) -> list[str]:
+    """One line per lab with parts this GPU cannot run (labs[].unavailable): their points are
+    optional/unavailable on this GPU; empty when there are none."""
+    out = []
+    for lab in report["labs"]:
+        parts = lab.get("unavailable") or []
+        if not parts:
+            continue
+        needs = sorted({u["needs"] for u in parts}, key=_cc_key)
+        where = "this GPU" if any(u["kind"] == "gpu" for u in parts) else "this build"
+        out.append(f"{lab['lab']}: {_pts(sum(u['points'] for u in parts))} points "
+                   f"optional/unavailable on this GPU (need compute capability "
+                   f"{' / '.join(needs)}; {where} lacks it): "
+                   + ", ".join(f"{u['objective']} {_pts(u['points'])}" for u in parts)
+                   + f"; {_pts(lab['points_available'])} of {_pts(lab['max_points'])} "
+                     f"available here")
+    return out
+
+
 def _rows(report: dict) -> tuple[list[str], list[list[str]]]:
     head = ["lab", "topic", "passed", "failed", "skipped", "not run", "points",
             "key measurements"]
@@ -879,6 +971,14 @@ def render_text(report: dict) -> str:
     if t["skipped"]:
         out.append(f"{t['skipped']} graded test(s) skipped; points possible here: "
                    f"{_pts(t['max_points_here'])} of {_pts(t['max_points'])}.")
+    gone = unavailable_lines(report)
+    if gone:
+        out += ["", f"unavailable on this GPU (optional, not moved): points available on this "
+                    f"GPU {_pts(t['points_available'])} of {_pts(t['max_points'])}"]
+        out += [f"  {g}" for g in gone]
+        for lab in report["labs"]:
+            if lab.get("unavailable"):
+                out.append(f"  {lab['lab']} why: {lab['unavailable'][0]['reason']}")
     meas = [(lab["lab"], m) for lab in report["labs"] for m in lab["measurements"]]
     if meas:
         out += ["", "measurements:"]
@@ -925,6 +1025,20 @@ def render_markdown(report: dict) -> str:
            "| " + " | ".join(head) + " |",
            "|" + "|".join(["---", "---", "--:", "--:", "--:", "--:", "--:", "---"]) + "|"]
     out += ["| " + " | ".join(_md(c) for c in r) + " |" for r in rows]
+    gone = [(lab, u) for lab in report["labs"] for u in lab.get("unavailable") or []]
+    if gone:
+        t = report["totals"]
+        out += ["", "### Unavailable on this GPU", "",
+                f"These parts need a newer GPU (or a build with its architecture) than this "
+                f"run had: their points are optional/unavailable on this GPU, not moved. "
+                f"Points available on this GPU: {_pts(t['points_available'])} of "
+                f"{_pts(t['max_points'])}.", "",
+                "| lab | objective | points | needs compute capability | why |",
+                "|---|---|--:|--:|---|"]
+        for lab, u in gone:
+            out.append(f"| {lab['lab']} | `{_md(u['objective'])}` | {_pts(u['points'])} "
+                       f"(optional/unavailable on this GPU) | {u['needs']} | "
+                       f"{_md(u['reason'])} |")
     meas = [(lab["lab"], m) for lab in report["labs"] for m in lab["measurements"]]
     if meas:
         out += ["", "### Measurements", "",
