@@ -6,11 +6,13 @@ persistent wgmma part is skipped with the reasons the graders give there
 (cudalab::gpu_unavailable_reason(), lab 14's persistent_unavailable_reason(), the SASS checks of
 a build without sm_90 code). The part's objectives are listed as unavailable on this GPU, their
 points shown as optional (points_available), and nothing else changes: the earned points are
-computed as before, a skip for another reason (no compute-sanitizer) is not "unavailable"."""
+computed as before, a skip for another reason (no compute-sanitizer) is not "unavailable". The
+release body (tools/release/autograde.py) and the gradebook's `unavailable` column name them."""
 
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import json
 import os
 import sys
@@ -18,7 +20,10 @@ import unittest
 from pathlib import Path
 
 ROOT = Path(os.environ.get("CUDALAB_SOURCE_DIR", Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(ROOT / "tools"))
+for folder in ("tools", "tools/release", "tools/class"):
+    sys.path.insert(0, str(ROOT / folder))
+import autograde  # noqa: E402
+import gradebook  # noqa: E402
 import scoreboard  # noqa: E402
 
 RULES = {"given_prefix": "Given", "endings": [
@@ -167,6 +172,34 @@ class UnavailableParts(unittest.TestCase):
         weight = self.persistent["PersistentMmaGpu"] / len(
             self.objectives["PersistentMmaGpu"]["tests"])
         self.assertAlmostEqual(report["labs"][0]["points_available"], 88 + weight, places=2)
+
+    def test_the_release_and_the_gradebook_name_the_unavailable_parts(self):
+        entries = autograde.lab_entries(self.report, self.report["labs"], True, None, {})
+        doc = {"score": sum(e["score"] for e in entries),
+               "max-score": sum(e["max-score"] for e in entries), "tests": entries}
+        self.assertEqual(entries[0]["cudalabs"]["unavailable"][0],
+                         {"objective": "PersistentMmaGpu", "points": 3, "needs": "9.0"})
+        body = autograde.release_body(doc)
+        self.assertIn("### Unavailable on this GPU (optional)", body)
+        self.assertIn("- lab14: 12 points need compute capability 9.0 (PersistentMmaGpu 3, "
+                      "PersistentMmaSanitizer 2, PersistentPerf 3, PersistentProfiler 2, "
+                      "PersistentSassCpu 2)", body)
+        grade = {"points": entries[0]["score"], "max": entries[0]["max-score"],
+                 "late": dt.timedelta(0), "penalty": 0.0, "source": "published",
+                 "entry": entries[0], "sub": {"commit": "abc", "push_time": "2026-01-01T00:00:00Z"}}
+        row = gradebook.row({"student": {"student": "ana"}, "grades": {"lab14": grade}},
+                            ["lab14"], {"login": "ana"})
+        self.assertTrue(row["unavailable"].startswith(
+            "lab14 PersistentMmaGpu (3 pts, needs 9.0); lab14 PersistentMmaSanitizer (2 pts"),
+            row["unavailable"])
+        # A GPU that runs everything: nothing in the release or the gradebook.
+        full = scoreboard.score(copy.deepcopy(self.manifest),
+                                [case(n, "passed") for n in self.manifest["tests"]], None, {},
+                                {"kind": "junit"})
+        entries = autograde.lab_entries(full, full["labs"], True, None, {})
+        self.assertEqual(entries[0]["cudalabs"]["unavailable"], [])
+        self.assertNotIn("Unavailable", autograde.release_body(
+            {"score": 100, "max-score": 100, "tests": entries}))
 
     def test_the_skip_messages_are_the_ones_the_sources_write(self):
         # common/src/device.cu and the SASS checks: if their wording changes, so must the

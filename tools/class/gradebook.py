@@ -22,7 +22,9 @@ points of every lab (labNN) after the penalty, total, max_total, then per lab la
 (how late the counted push was, as `1d 02:05:00`; empty when on time), labNN_penalty (the
 percent deducted), labNN_source (regrade, published, or published-late) and labNN_flags (intake
 flags), and late (any lab late), source (regrade when every lab came from it, published,
-or mixed), flags (every flag, `lab: file:line construct`), reused_labs, graded_commit, gpu,
+or mixed), flags (every flag, `lab: file:line construct`), unavailable (the parts the grading
+GPU could not run, their points optional: `lab14 PersistentMmaGpu (3 pts, needs 9.0); ...`, from
+the counted result's cudalabs.unavailable), reused_labs, graded_commit, gpu,
 calibration, push_time, result_from, error. A student without any result has empty points.
 
 --canvas FILE: Canvas's gradebook import (Student, ID, SIS User ID, SIS Login ID, Section,
@@ -163,6 +165,7 @@ def row(g: dict, labs: list[str], roster_row: dict) -> dict:
     out = dict(roster_row)
     out.setdefault("login", student["student"])
     flags_text, sources, reused, late_any = [], set(), [], False
+    unavailable: list[str] = []
     counted = [x for x in grades.values() if x is not None]
     for lab in labs:
         x = grades[lab]
@@ -175,6 +178,9 @@ def row(g: dict, labs: list[str], roster_row: dict) -> dict:
         out[f"{lab}_flags"] = len(flags) if x is not None else ""
         flags_text += [f"{lab}: {f.get('file')}:{f.get('line')} {f.get('construct')}"
                        for f in flags]
+        for u in c.get("unavailable") or []:
+            unavailable.append(f"{lab} {u.get('objective')} "
+                               f"({float(u.get('points') or 0):g} pts, needs {u.get('needs')})")
         if x is not None:
             sources.add("regrade" if x["source"] == "regrade" else "published")
             late_any = late_any or x["late"] > dt.timedelta(0)
@@ -187,6 +193,7 @@ def row(g: dict, labs: list[str], roster_row: dict) -> dict:
         "total": "" if not counted else sum(x["points"] for x in counted),
         "max_total": "" if not counted else sum(x["max"] for x in counted),
         "flags": "; ".join(flags_text),
+        "unavailable": "; ".join(unavailable),
         "late": "" if not counted else ("yes" if late_any else "no"),
         "source": "" if not sources else sources.pop() if len(sources) == 1 else "mixed",
         "reused_labs": " ".join(reused),
@@ -222,7 +229,7 @@ def build(collected: dict, roster: list[dict] | None, regrade: dict,
     roster_cols = ["login"] + roster_cols
     columns = (roster_cols + labs + ["total", "max_total"]
                + [f"{lab}_{k}" for lab in labs for k in ("late", "penalty", "source", "flags")]
-               + ["late", "source", "flags", "reused_labs", "graded_commit", "gpu",
+               + ["late", "source", "flags", "unavailable", "reused_labs", "graded_commit", "gpu",
                   "calibration", "push_time", "result_from", "error"])
     rows, grades = [], []
     for r in sorted(roster_rows, key=lambda r: r["login"].lower()):

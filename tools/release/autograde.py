@@ -331,6 +331,9 @@ def entry_for(lab: dict, res: dict, context: dict) -> dict:
             "flags": flags, "ratios": key_ratios(lab), "graded_in_this_run": True,
             "failures": failures[:MAX_FAILURES_PER_LAB],
             "failures_not_listed": max(0, len(failures) - MAX_FAILURES_PER_LAB),
+            # Parts this GPU cannot run (the scoreboard's labs[].unavailable): optional here.
+            "unavailable": [{k: u.get(k) for k in ("objective", "points", "needs")}
+                            for u in lab.get("unavailable") or []],
             **context,
         },
     }
@@ -346,6 +349,19 @@ def _md(text: str) -> str:
     """@p text safe inside a Markdown table cell or list item (no table break, no HTML)."""
     return (str(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
             .replace("`", "'"))
+
+
+def unavailable_text(c: dict) -> str:
+    """'12 points need compute capability 9.0 (PersistentMmaGpu 3, ...)' for a lab's parts this
+    GPU cannot run (cudalabs.unavailable), or ''."""
+    parts = c.get("unavailable") or []
+    if not parts:
+        return ""
+    needs = " / ".join(sorted({str(u.get("needs")) for u in parts}))
+    total = sum(float(u.get("points") or 0) for u in parts)
+    return (f"{total:g} points need compute capability {needs} (" +
+            ", ".join(f"{u.get('objective')} {float(u.get('points') or 0):g}" for u in parts) +
+            ")")
 
 
 def failure_lines(doc: dict) -> list[str]:
@@ -391,6 +407,14 @@ def release_body(doc: dict) -> str:
                      f"{flags.replace('|', '/')} |")
     first = doc["tests"][0].get("cudalabs", {}) if doc["tests"] else {}
     lines += ["", f"GPU: {first.get('gpu', '?')}; course release {first.get('course_ref', '?')}."]
+    gone = [(e.get("cudalabs", {}), unavailable_text(e.get("cudalabs", {})))
+            for e in doc["tests"]]
+    gone = [(c, text) for c, text in gone if text]
+    if gone:
+        lines += ["", "### Unavailable on this GPU (optional)", "",
+                  "These parts need a newer GPU than the one that graded this push; their points "
+                  "are optional/unavailable on this GPU (they count as not passed here):", ""]
+        lines += [f"- {_md(c.get('lab', '?'))}: {_md(text)}" for c, text in gone]
     fails = failure_lines(doc)
     if fails:
         lines += ["", "### What did not pass"] + fails
