@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Tests of tools/calibrate.py on fixture `ctest -V` logs: the bars it writes (0.7 x the
 lowest run, 1.3 x the highest for an upper bar, a lab's fixed bar kept), the file's format
-(as cudalab/calibration.hpp parses it), and its refusals (a bar missing from a run, runs on
-different GPUs, records that name another test)."""
+(as cudalab/calibration.hpp parses it), a new GPU model's own file beside the course's, and
+its refusals (a bar missing from a run, runs on different GPUs, records that name another
+test)."""
 
 from __future__ import annotations
 
@@ -157,6 +158,55 @@ class Calibrate(unittest.TestCase):
                 else:
                     want = float(calibrate._num(reference_ratios.suggest(values, bound)))
                     self.assertEqual((rule, bar), ("measured", want), f"{path.name}: {key}")
+
+    def test_a_new_gpu_model_gets_its_own_file_beside_the_course_files(self):
+        """The path for a GPU model the course has no file for (docs/instructors.md): its runs
+        write tests/calibration/<model>.tsv, named by the model CUDA reports, not the
+        reference; the course's files stay as they are; the new file is the one a run on that
+        model then chooses (by its `gpu` line, as choose_calibration() does), while another
+        unknown model still gets the reference's. A bar the model never judged (its test was
+        skipped there: lab 14's persistent part on a GPU below 9.0) is simply not in the file."""
+        model = "NVIDIA A100-SXM4-80GB"
+        shutil.copytree(TOOLS.parent / "tests" / "calibration", self.out)
+        before = {p.name: p.read_bytes() for p in self.out.glob("*.tsv")}
+        device = {"type": "device", "test": "lab04.TiledPerf.StaticTilesBeatNaive",
+                  "available": True, "name": model, "description": f"{model} (sm_80, 108 SMs)",
+                  "driver": "12.8"}
+
+        def run(speedup: float) -> str:
+            text = run_values(speedup, 1.1, 0.9, gpu=model)
+            return text.replace("1: [ CUDALAB-RECORD ] ",
+                                "1: [ CUDALAB-RECORD ] " + json.dumps(device) +
+                                "\n1: [ CUDALAB-RECORD ] ", 1)
+
+        code, text = self.main("--from-logs", *self.logs(run(1.4), run(1.5), run(1.45)))
+        self.assertEqual(code, 0, text)
+        path = self.out / "nvidia-a100-sxm4-80gb.tsv"
+        self.assertTrue(path.is_file(), text)
+        self.assertEqual({p.name: p.read_bytes() for p in self.out.glob("*.tsv")
+                          if p.name != path.name}, before)
+        facts = dict(line.split("\t", 1) for line in path.read_text().splitlines()
+                     if line and not line.startswith(("#", "bar\t")))
+        self.assertEqual((facts["gpu"], facts["reference"], facts["runs"]), (model, "no", "3"))
+        self.assertEqual(facts["device"], f"{model} (sm_80, 108 SMs)")
+        bars = self.bars(path)
+        # 0.7 x 1.4 = 0.98; nothing of lab 14's persistent part (never judged on this model).
+        self.assertEqual(bars[("lab04.TiledPerf.StaticTilesBeatNaive", "speedup")][:3],
+                         ["min", "0.98", "measured"])
+        self.assertFalse([k for k in bars if k[0].startswith("lab14.PersistentPerf")])
+
+        def choose(gpu: str) -> str | None:  # cudalab::choose_calibration(), on the files
+            files = {}
+            for p in sorted(self.out.glob("*.tsv")):
+                kv = dict(line.split("\t", 1) for line in p.read_text().splitlines()
+                          if line and not line.startswith(("#", "bar\t")))
+                files[p.name] = kv
+            exact = [n for n, kv in files.items() if kv.get("gpu") == gpu]
+            ref = [n for n, kv in files.items() if kv.get("reference") == "yes"]
+            return (exact or ref or [None])[0]
+
+        self.assertEqual(choose(model), path.name)
+        self.assertEqual(choose("NVIDIA L4"), "nvidia-h200.tsv")
 
     def test_refuses_a_student_build(self):
         build = self.tmp / "build"
