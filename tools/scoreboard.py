@@ -561,8 +561,8 @@ _CC_FEATURE = re.compile(r"\(compute capability (\d+)\.(\d+)[^)]*\); this GPU is
 #   "no sm_90 or later code in this grader (built for other architectures); ..."
 #   "no sm_80 .. sm_90 code in this grader (built for other architectures); ..."
 #   "binary_mma_persistent: this build holds no sm_90a code (...)"
-_ARCH_NOT_BUILT = re.compile(r"no sm_(\d)(\d+)(?: or later| \.\. sm_\d+)? code in this grader "
-                             r"\(built for other architectures\)|this build holds no sm_(9)(0)a code")
+_ARCH_NOT_BUILT = re.compile(r"no sm_(\d+)(?: or later| \.\. sm_\d+)? code in this grader "
+                             r"\(built for other architectures\)|this build holds no sm_(\d+)a code")
 
 
 def unavailable_on_gpu(status: str, message: str) -> dict | None:
@@ -580,8 +580,8 @@ def unavailable_on_gpu(status: str, message: str) -> dict | None:
         return {"kind": "gpu", "needs": f"{m.group(1)}.{m.group(2)}", "reason": message}
     m = _ARCH_NOT_BUILT.search(message)
     if m:
-        major, minor = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-        return {"kind": "build", "needs": f"{major}.{minor[0]}", "reason": message}
+        sm = int(m.group(1) or m.group(2))  # sm_90 -> 9.0, sm_100 -> 10.0
+        return {"kind": "build", "needs": f"{sm // 10}.{sm % 10}", "reason": message}
     return None
 
 
