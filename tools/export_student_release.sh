@@ -20,7 +20,10 @@
 # Files are taken from the working tree, but only those git tracks (untracked and ignored
 # files never leave). Left out (instructor-only):
 #   solutions/  tests/labNN_topic/wrong/, right/ (correct alternatives: solutions too) and attack/
-#   cmake/CudalabWrong.cmake  docs/instructors.md  .ci/
+#   cmake/CudalabWrong.cmake  docs/instructors.md  docs/threat-model.md  .ci/
+#   docs/adding-a-lab.md (the conventions and checks for writing labs, which name solutions/,
+#   the variants and the instructor tools: the release gets a short page saying where they
+#   are, since the build's messages for course authors name it)
 #   .github/workflows/ (the instructor CI; the release gets tools/release/grade.yml as
 #   .github/workflows/grade.yml instead)  tools/ except scoreboard.py (with
 #   grading_manifest.py, which it reads the build's tests and points with), figures.py (charts of
@@ -28,8 +31,9 @@
 #   tools/release/*.py (not tools/release/classroom50/, the instructor's Classroom 50
 #   autograder). (tools/bank_figures.py stays out: it holds lab 05's bank model.)
 # In exported Markdown files, the lines from "<!-- instructor-only -->" to
-# "<!-- /instructor-only -->" are removed. The release must have no dead relative link
-# (tools/ci/check_links.py; mentions of missing .md files are printed as warnings).
+# "<!-- /instructor-only -->" are removed. The release must have no dead relative link and
+# its Markdown may name no tools/ path it does not ship (tools/ci/check_links.py; mentions of
+# missing .md files are printed as warnings).
 set -euo pipefail
 
 die() { echo "export_student_release: $*" >&2; exit 1; }
@@ -78,7 +82,7 @@ is_excluded() {
     solutions/*|tests/lab*/wrong/*|tests/lab*/right/*|tests/lab*/attack/*|tests/tools/*) return 0 ;;
     .ci/*|.github/workflows/*) return 0 ;;
     cmake/CudalabWrong.cmake|cmake/CudalabExpectVerdict.cmake|docs/instructors.md) return 0 ;;
-    docs/threat-model.md) return 0 ;;
+    docs/threat-model.md|docs/adding-a-lab.md) return 0 ;;
     tools/scoreboard.py|tools/grading_manifest.py|tools/figures.py|tools/diagrams.py|tools/svg.py) return 1 ;;
     tools/gpu_resources.py|tools/gpu-resources.json) return 1 ;;
     tools/release/classroom50/*) return 0 ;;  # the instructor's Classroom 50 autograder
@@ -111,6 +115,16 @@ else
   echo "export_student_release: WARNING: no --grader: .github/workflows/grade.yml calls the placeholder ${placeholder%%/*}/...; set it before students push"
 fi
 
+# docs/adding-a-lab.md stays instructor-only; the build's messages for course authors
+# (cmake/CudalabGrading.cmake, tools/grading_manifest.py) name it, so the release says where it is.
+cat >"$dest/docs/adding-a-lab.md" <<'EOF_ADDING'
+# Adding or changing a lab
+
+The conventions for writing and changing a lab (its files, grader, points and known-wrong
+submissions) and the checks that enforce them are part of the course's instructor repository,
+not of this release. To change how your labs are graded, ask your instructors.
+EOF_ADDING
+
 # Instructor-only passages of the Markdown files (e.g. README's "For instructors").
 while IFS= read -r -d '' md; do
   sed -i '/<!-- instructor-only -->/,/<!-- \/instructor-only -->/d' "$md"
@@ -118,14 +132,17 @@ done < <(grep -rlZ --include='*.md' -e '<!-- instructor-only -->' "$dest" || tru
 
 # The release must stand on its own: nothing instructor-only may remain, no dead link.
 for p in solutions tests/tools docs/instructors.md docs/threat-model.md cmake/CudalabWrong.cmake \
-  cmake/CudalabExpectVerdict.cmake tools/bank_figures.py; do
+  cmake/CudalabExpectVerdict.cmake tools/bank_figures.py tools/calibrate.py tools/skeleton_check.py \
+  tools/stub_audit.py tools/variant_patches.py tools/gpu_validate.sh; do
   [ ! -e "$dest/$p" ] || die "internal error: $p was exported"
 done
+! grep -q 'skeleton_check' "$dest/docs/adding-a-lab.md" ||
+  die "internal error: docs/adding-a-lab.md was exported"
 for p in "$dest"/tests/lab*/wrong "$dest"/tests/lab*/right "$dest"/tests/lab*/attack; do
   [ ! -e "$p" ] || die "internal error: ${p#"$dest"/} was exported"
 done
 python3 "$root/tools/ci/check_links.py" --quiet "$dest" ||
-  die "the release has dead links (above): fix them in the checkout"
+  die "the release has dead links or names tools it does not ship (above): fix them in the checkout"
 rev=$(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)
 echo "export_student_release: $count files of cudalabs $rev -> $dest"
 
