@@ -21,6 +21,12 @@ the build prints to the student — must exist relative to ROOT. `#include` line
 followed by a placeholder (`$`, `{`, `<`, `*`) and build outputs (docs/html) are not checked.
 A missing one is an error.
 
+Tool paths: a path under tools/ written in a Markdown file (text, code spans and fenced
+commands alike), e.g. `python3 tools/calibrate.py`, must exist relative to ROOT: a student
+release ships only some tools, so its README and docs may name only those (instructor-only
+passages are removed before the check). Paths followed by a placeholder (`$`, `{`, `<`, `*`)
+are not checked. A missing one is an error.
+
 In a git checkout only the files git tracks are read; folders build*, out, .git and .cache
 are skipped. Used on the instructor checkout (CI) and on
 an exported student release (tools/export_student_release.sh --verify), where instructor-only
@@ -162,6 +168,29 @@ def missing_paths_in_messages(root: Path) -> list[str]:
     return problems
 
 
+TOOL_PATH = re.compile(r"(?<![\w./$-])(tools/[\w.@-]+(?:/[\w.@-]+)*/?)")
+# Written by tools/export_student_release.sh --verify into the release (its points manifest).
+GENERATED_TOOL_PATHS = {"tools/release/points.json"}
+
+
+def missing_tool_paths(root: Path) -> list[str]:
+    """Paths under tools/ named in Markdown files that do not exist in the tree."""
+    problems = []
+    for path, rel in files(root, {".md"}):
+        if path.name in GENERATED:
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for n, line in enumerate(text.splitlines(), 1):
+            for m in TOOL_PATH.finditer(line):
+                target = m.group(1).rstrip(".")
+                if line[m.end():m.end() + 1] in ("$", "{", "<", "*") or \
+                        target in GENERATED_TOOL_PATHS:
+                    continue
+                if not (root / target).exists():
+                    problems.append(f"{rel}:{n}: names {target}, which is not in this tree")
+    return problems
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("root", nargs="?", type=Path, default=Path(__file__).resolve().parents[2])
@@ -176,14 +205,17 @@ def main(argv: list[str] | None = None) -> int:
     links = dead_links(root)
     mentions = missing_mentions(root)
     messages = missing_paths_in_messages(root)
-    for p in links + messages:
+    tool_paths = missing_tool_paths(root)
+    for p in links + messages + tool_paths:
         print(f"error: {p}")
     for p in mentions:
         print(f"{'error' if args.strict_mentions else 'warning'}: {p}")
-    failed = bool(links) or bool(messages) or (args.strict_mentions and bool(mentions))
+    failed = bool(links) or bool(messages) or bool(tool_paths) or \
+        (args.strict_mentions and bool(mentions))
     if not args.quiet or failed:
         print(f"check_links: {root}: {len(links)} dead link(s), {len(messages)} missing path(s) "
-              f"in source messages, {len(mentions)} mention(s) of missing Markdown files"
+              f"in source messages, {len(tool_paths)} missing tools/ path(s) in Markdown, "
+              f"{len(mentions)} mention(s) of missing Markdown files"
               f"{'' if args.strict_mentions else ' (warnings)'}")
     return 1 if failed else 0
 
