@@ -218,6 +218,7 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
       # CUDA runtime: memory, streams, events (no timing), launches, attributes, occupancy,
       # device queries, errors; and what nvcc's generated code calls
       "^cuda(Malloc|MallocAsync|MallocPitch|Malloc3D|Free|FreeAsync|Memcpy|MemcpyAsync)$"
+      "^cuda(MallocHost|HostAlloc|FreeHost|HostGetDevicePointer)$"
       "^cuda(Memcpy2D|Memcpy2DAsync|Memset|MemsetAsync|Memset2D|Memset2DAsync|MemGetInfo)$"
       "^cuda(StreamCreate|StreamCreateWithFlags|StreamDestroy|StreamSynchronize|StreamQuery)$"
       "^cuda(StreamWaitEvent|StreamGetCaptureInfo|StreamIsCapturing|EventCreate)$"
