@@ -31,8 +31,9 @@ sanitizer and profiler tests time or wrap whole processes) are compared; --cpu-o
 Cpu suites alone (CI without a GPU: the GPU tests would only be Skipped). Every run uses one
 input seed (CUDALAB_SEED, --seed), so the inputs never differ between the runs compared.
 
-A test's verdict is passed, failed or skipped, read from the grader's --gtest_output=json; a
-process that died leaves its unreported tests "crashed" (a failure). Exit status: 0 when every
+A test's verdict is passed, failed or skipped, as the judge decides it: every run goes through
+cudalab_verdict --batch, as CTest runs a suite; a test the judge got no result for is
+"crashed" (a failure). Exit status: 0 when every
 test has one verdict in every run (and every variant one verdict), 1 otherwise (each
 difference printed: the test, its verdict in each run, the run's order), 2 on usage errors
 (no build tree, nothing selected).
@@ -54,19 +55,13 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grading_manifest import suite_base
+
 ROOT = Path(__file__).resolve().parent.parent
 ENDINGS = ("Cpu", "Gpu", "Perf", "Sanitizer", "Profiler")
 _LAB_TEST = re.compile(r"^(lab\d\d)\.(.+)$")
 _WRONG_TEST = re.compile(r"^wrong\.(lab\d\d)\.(.+)$")
-
-
-def suite_base(suite: str) -> str:
-    """The base name of "Inst/Suite/3": the last part that is not a type index."""
-    base = suite
-    for part in suite.split("/"):
-        if not part.isdigit():
-            base = part
-    return base
+BATCH_MARKER = "[ CUDALAB-BATCH ] "
 
 
 def suite_ending(suite: str) -> str:
@@ -84,6 +79,7 @@ class Target:
     name: str  # "lab04 (solution)" or "wrong.lab04.optin_threshold_64kb"
     exe: str
     gtest_filter: str  # what the declared run selects
+    judge: str  # cudalab_verdict, which decides every verdict
     variant: bool = False
     tests: list[str] = field(default_factory=list)  # Suite.Case, filled by list_tests()
 
@@ -113,11 +109,14 @@ def targets_from_ctest(data: dict, labs: set[str] | None, want_set: str) -> list
             lab = m.group(1)
             if labs and lab not in labs:
                 continue
-            exe = cmd[0] if cmd else ""
-            flt = next((a.split("=", 1)[1] for a in cmd if a.startswith("--gtest_filter=")), "")
-            if not exe or not flt or not Path(exe).name.startswith(lab):
+            # cudalab_verdict --test <name> [...] -- [launcher...] <grader> --gtest_filter=...
+            at = next((i for i, a in enumerate(cmd) if a.startswith("--gtest_filter=")), -1)
+            if at < 2 or "--" not in cmd:
                 continue
-            tgt = graders.setdefault(exe, Target(f"{lab} ({Path(exe).name})", exe, ""))
+            judge, exe, flt = cmd[0], cmd[at - 1], cmd[at].split("=", 1)[1]
+            if not Path(exe).name.startswith(lab):
+                continue
+            tgt = graders.setdefault(exe, Target(f"{lab} ({Path(exe).name})", exe, "", judge))
             tgt.tests.append(flt)
             continue
         m = _WRONG_TEST.match(name)
@@ -126,8 +125,9 @@ def targets_from_ctest(data: dict, labs: set[str] | None, want_set: str) -> list
             if labs and lab not in labs:
                 continue
             args = {a[2:].split("=", 1)[0]: a.split("=", 1)[1] for a in cmd if a.startswith("-D") and "=" in a}
-            if "GRADER" in args and "FILTER" in args:
-                variants.append(Target(name, args["GRADER"], args["FILTER"], variant=True))
+            if "GRADER" in args and "FILTER" in args and "JUDGE" in args:
+                variants.append(Target(name, args["GRADER"], args["FILTER"], args["JUDGE"],
+                                       variant=True))
     for tgt in graders.values():
         tgt.gtest_filter = ":".join(tgt.tests)
     return list(graders.values()) + variants
@@ -153,34 +153,33 @@ def list_tests(exe: str, gtest_filter: str) -> list[str]:
     return tests
 
 
-def run_grader(exe: str, tests: list[str], extra: list[str], env: dict, timeout: int) -> dict[str, str]:
-    """Runs @p tests in one process; verdict per test (passed, failed, skipped, crashed)."""
+def run_grader(tgt: Target, tests: list[str], extra: list[str], env: dict, timeout: int) \
+        -> dict[str, str]:
+    """Runs @p tests in one process under the judge (cudalab_verdict --batch, as CTest runs a
+    suite); the judge's verdict per test: passed, failed, skipped, or crashed (none came)."""
+    prefix = "order."
+    verdicts = {t: "crashed" for t in tests}
     with tempfile.TemporaryDirectory(prefix="verdict-order-") as tmp:
-        report = Path(tmp) / "report.json"
-        cmd = [exe, f"--gtest_filter={':'.join(tests)}", f"--gtest_output=json:{report}",
-               "--gtest_color=no", *extra]
+        run_env = dict(env, CUDALAB_TEST_PREFIX=prefix, CUDALAB_BATCH_DIR=tmp,
+                       CUDALAB_BATCH_TEST_TIMEOUT=str(timeout))
+        cmd = [tgt.judge, "--batch", tmp, "--prefix", prefix, "--timeout", str(timeout), "--",
+               tgt.exe, f"--gtest_filter={':'.join(tests)}", "--gtest_color=no", *extra]
         try:
-            subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout, check=False)
+            out = subprocess.run(cmd, capture_output=True, text=True, env=run_env,
+                                 timeout=timeout + 30, check=False).stdout
         except subprocess.TimeoutExpired:
-            pass
-        verdicts = {t: "crashed" for t in tests}
-        if report.exists():
-            try:
-                data = json.loads(report.read_text())
-            except json.JSONDecodeError:
-                data = {}
-            for s in data.get("testsuites", []):
-                for c in s.get("testsuite", []):
-                    key = f"{s.get('name', '')}.{c.get('name', '')}"
-                    if key not in verdicts:
-                        continue
-                    if c.get("failures"):
-                        verdicts[key] = "failed"
-                    elif c.get("result") == "SKIPPED" or c.get("status") == "NOTRUN":
-                        verdicts[key] = "skipped"
-                    else:
-                        verdicts[key] = "passed"
-        return verdicts
+            return verdicts
+    for line in out.splitlines():  # only the judge's own lines start with its marker
+        if not line.startswith(BATCH_MARKER):
+            continue
+        try:
+            rec = json.loads(line[len(BATCH_MARKER):])
+        except ValueError:
+            continue
+        key = str(rec.get("test", ""))[len(prefix):]
+        if key in verdicts and rec.get("status") in ("passed", "failed", "skipped"):
+            verdicts[key] = rec["status"]
+    return verdicts
 
 
 def check_target(tgt: Target, kinds: set[str], shuffles: int, seed: int, alone: bool,
@@ -191,14 +190,14 @@ def check_target(tgt: Target, kinds: set[str], shuffles: int, seed: int, alone: 
     runs: dict[str, dict[str, str]] = {}
     if not tests:
         return [], runs
-    runs["declared"] = run_grader(tgt.exe, tests, [], env, timeout)
+    runs["declared"] = run_grader(tgt, tests, [], env, timeout)
     for i in range(shuffles):
         runs[f"shuffled (seed {seed + i})"] = run_grader(
-            tgt.exe, tests, ["--gtest_shuffle", f"--gtest_random_seed={seed + i}"], env, timeout)
+            tgt, tests, ["--gtest_shuffle", f"--gtest_random_seed={seed + i}"], env, timeout)
     if alone:
         runs["alone"] = {}
         for t in tests:
-            runs["alone"].update(run_grader(tgt.exe, [t], [], env, timeout))
+            runs["alone"].update(run_grader(tgt, [t], [], env, timeout))
     problems = []
     for t in tests:
         seen = {run: v[t] for run, v in runs.items()}
@@ -236,9 +235,13 @@ def main(argv: list[str] | None = None) -> int:
     labs = {l.strip() for l in args.labs.split(",") if l.strip()} or None
     targets = [t for t in targets_from_ctest(ctest_json(build_dir), labs, args.which)
                if Path(t.exe).exists()]
-    if not targets:
-        print("verdict_order_check: no built grader selected (build the graders first; the "
-              "known-wrong set needs -DCUDALAB_WRONG=ON)", file=sys.stderr)
+    kinds_found = {("wrong" if t.variant else "solution") for t in targets}
+    wanted = {"solution", "wrong"} if args.which == "both" else {args.which}
+    if kinds_found != wanted:
+        missing = ", ".join(sorted(wanted - kinds_found))
+        print(f"verdict_order_check: no built grader of the {missing} set found in {build_dir} "
+              "(build the graders first; the known-wrong set needs -DCUDALAB_WRONG=ON)",
+              file=sys.stderr)
         return 2
     env = dict(os.environ, CUDALAB_SEED=str(args.seed))
     env.pop("CUDALAB_BATCH_RESULT", None)
