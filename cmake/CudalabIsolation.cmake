@@ -77,22 +77,9 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
     list(APPEND v "${lib_name} ${what}: ${names}. ${why}")
     set(violations "${v}" PARENT_SCOPE)
   endfunction()
-  # Sets <out> to the entries of <symbols> that match one of the patterns (<out>: a list).
-  function(_cudalab_matching out symbols)
-    set(found "")
-    foreach(sym IN LISTS symbols)
-      foreach(pattern IN LISTS ARGN)
-        if(sym MATCHES "${pattern}")
-          list(APPEND found "${sym}")
-          break()
-        endif()
-      endforeach()
-    endforeach()
-    list(REMOVE_DUPLICATES found)
-    set(${out} "${found}" PARENT_SCOPE)
-  endfunction()
-  # Sets <out> to the entries of <symbols> that match none of the patterns.
-  function(_cudalab_not_matching out symbols)
+  # _cudalab_select(<out> <symbols> MATCHING|NOT_MATCHING <patterns...>): the entries of
+  # <symbols> that match one of the patterns, or none of them.
+  function(_cudalab_select out symbols mode)
     set(found "")
     foreach(sym IN LISTS symbols)
       set(hit FALSE)
@@ -102,7 +89,7 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
           break()
         endif()
       endforeach()
-      if(NOT hit)
+      if((hit AND mode STREQUAL "MATCHING") OR (NOT hit AND mode STREQUAL "NOT_MATCHING"))
         list(APPEND found "${sym}")
       endif()
     endforeach()
@@ -199,11 +186,11 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
   endforeach()
   _cudalab_violation("${replaced}" "defines what the grader's or the system's libraries define"
     "Your code is linked into the grader, so it may not replace the standard, C, CUDA, GoogleTest or grading libraries (a weak or inline definition too): give your functions names of your own, in your lab's namespace.")
-  _cudalab_not_matching(strong_foreign "${defined_strong}" ${own})
+  _cudalab_select(strong_foreign "${defined_strong}" NOT_MATCHING ${own})
   list(REMOVE_ITEM strong_foreign ${mains} ${replaced})
   _cudalab_violation("${strong_foreign}" "defines symbols outside namespace ${NAMESPACE}"
     "A lab library may define only its own namespace's symbols (and internal ones): give your functions and variables names in namespace ${NAMESPACE}, or make helpers static or put them in an anonymous namespace.")
-  _cudalab_not_matching(weak_foreign "${defined_weak}" ${own} ${std_inline})
+  _cudalab_select(weak_foreign "${defined_weak}" NOT_MATCHING ${own} ${std_inline})
   list(REMOVE_ITEM weak_foreign ${mains} ${replaced})
   _cudalab_violation("${weak_foreign}" "has weak definitions outside namespace ${NAMESPACE}"
     "A weak definition could take the place of the grader's own (its references, GoogleTest, the C or CUDA libraries): a lab library may not define one outside its namespace.")
@@ -258,7 +245,7 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
       "^_Z(nw|na|dl|da)"
       # the standard library: strings, containers, exceptions, string streams (checked below)
       "^_Z(N|NK|ZN|ZNK|TI|TV|TS)?(St|9__gnu_cxx|10__cxxabiv1)" "^_ZSt" "^_ZN?K?S[aisod]")
-  _cudalab_not_matching(unlisted "${undefined}" ${allowed_refs})
+  _cudalab_select(unlisted "${undefined}" NOT_MATCHING ${allowed_refs})
   _cudalab_violation("${unlisted}" "uses functions a lab library may not use"
     "A lab library may call only the CUDA runtime's memory, stream, event, launch, attribute, occupancy, query and error functions, the math library, operator new/delete, memory and string functions, the C++ runtime and standard library's strings, containers and exceptions, and the cudalab helpers its header offers: nothing that ends or controls the process, prints, or reads the environment, files or clocks.")
   # Within what the list lets through: what a lab library still may not use.
@@ -272,7 +259,7 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
       "^_ZSt(9terminate|13set_terminate|10unexpected|17rethrow_exception)"
       "^cuda(EventElapsedTime|EventQuery|EventSynchronize|GetDriverEntryPoint)"
       "^cuda(Create|Destroy)(Texture|Surface)Object$" "^cudaBind(Texture|Surface)")
-  _cudalab_matching(denied "${undefined}" ${denied_refs})
+  _cudalab_select(denied "${undefined}" MATCHING ${denied_refs})
   _cudalab_violation("${denied}" "uses functions a lab library may not use"
     "These are the grader's, or look outside the launcher's arguments (files, clocks, threads, the environment), or end the process; the graders time your code in one process and profile or sanitize it in another, and each must see the same code.")
   set(calls_reference "")
