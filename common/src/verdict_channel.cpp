@@ -2,6 +2,7 @@
 // The grader's end of the verdict channel (cudalab/verdict.hpp) and the HMAC both ends use.
 #include "cudalab/verdict.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -96,6 +97,16 @@ int fd_from_env(const char* name) {
 }
 
 }  // namespace
+
+std::string file_name(const std::string& test, const std::string& suffix) {
+  std::string out = test;
+  for (char& c : out) {
+    const bool keep =
+        std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '-' || c == '_';
+    if (!keep) c = '_';
+  }
+  return out + suffix;
+}
 
 std::array<std::uint8_t, 32> sha256(const std::string& data) {
   std::uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,

@@ -5,7 +5,6 @@
 #include "cudalab/verdict.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -242,13 +241,7 @@ std::string ctest_name_of(const std::string& gtest_name) {
 }
 
 std::string test_file_name(const std::string& test, const std::string& suffix) {
-  std::string out = test;
-  for (char& c : out) {
-    const bool keep =
-        std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '-' || c == '_';
-    if (!keep) c = '_';
-  }
-  return out + suffix;
+  return verdict::file_name(test, suffix);
 }
 
 void record_measurement(const Measurement& m) {

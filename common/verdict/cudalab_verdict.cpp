@@ -25,7 +25,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -462,17 +461,6 @@ int single_verdict(const Run& run, const std::string& test) {
   return exit_code(result->status);
 }
 
-/// The file name a batch run gives a test's verdict (the grader's result file + ".verdict").
-std::string verdict_file(const std::string& gtest_name) {
-  std::string out = gtest_name;
-  for (char& c : out) {
-    const bool keep =
-        std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '-' || c == '_';
-    if (!keep) c = '_';
-  }
-  return out + ".result.verdict";
-}
-
 /// Writes @p text to @p p through a temporary file.
 void write_file(const fs::path& p, const std::string& text) {
   const fs::path tmp = p.string() + ".tmp";
@@ -594,7 +582,7 @@ int main(int argc, char** argv) {
     if (st == status_of.end()) continue;  // no result: the test runs alone
     const std::string& status = st->second;
     (status == "passed" ? passed : status == "skipped" ? skipped : failed) += 1;
-    write_file(fs::path(batch_dir) / verdict_file(t.substr(prefix.size())),
+    write_file(fs::path(batch_dir) / verdict::file_name(t.substr(prefix.size()), ".result.verdict"),
                status + "\n" + records_of[t]);
     listing += std::string(kBatch) + "{\"test\": \"" + t + "\", \"status\": \"" + status + "\"}\n";
     std::size_t start = 0;

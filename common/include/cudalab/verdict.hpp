@@ -29,6 +29,10 @@ inline constexpr std::size_t kKeyBytes = 32;
 /// A per-run key.
 using Key = std::array<std::uint8_t, kKeyBytes>;
 
+/// A file name for a test's name plus @p suffix: letters, digits, '.', '-' and '_' kept, the
+/// rest '_' (a batch run's files; cmake/CudalabGrading.cmake names them by the same rule).
+std::string file_name(const std::string& test, const std::string& suffix);
+
 /// SHA-256 of @p data, as 32 bytes.
 std::array<std::uint8_t, 32> sha256(const std::string& data);
 
