@@ -76,7 +76,7 @@ endfunction()
 # see CUDALAB_SM90A_BUILT=1 when the architectures held 90, else 0 (their launchers then refuse
 # with a message naming the architectures to configure).
 function(cudalab_add_lab_library target stub_dir)
-  cmake_parse_arguments(ARG "" "REPORT" "SOURCES;LIBRARIES;SM90A" ${ARGN})
+  cmake_parse_arguments(ARG "" "REPORT;REMOTE" "SOURCES;LIBRARIES;SM90A" ${ARGN})
   set(plain "")
   set(special "")
   foreach(f IN LISTS ARG_SOURCES)
@@ -116,12 +116,52 @@ function(cudalab_add_lab_library target stub_dir)
   else()
     cudalab_lab_library_checks(${target})
   endif()
+  if(CUDALAB_BUILD_TESTS AND ARG_REMOTE AND EXISTS "${ARG_REMOTE}")
+    _cudalab_add_candidate(${target} "${ARG_REMOTE}" "${ARG_LIBRARIES}")
+  endif()
+endfunction()
+
+# A lab whose tests/labNN_topic/remote.cpp exists is judged from outside its process
+# (cudalab/remote.hpp): <lib>_candidate runs the library's host code and answers its grader's
+# calls; <lib>_devcode lists the library's device code (cmake/CudalabDeviceCode.cmake), which
+# the grader loads itself. The grader links neither (cudalab_add_grader_executable()).
+function(_cudalab_add_candidate lib remote libraries)
+  add_executable(${lib}_candidate "${remote}")
+  target_link_libraries(${lib}_candidate PRIVATE ${lib} cudalab::candidate cudalab::options)
+  target_compile_definitions(${lib}_candidate PRIVATE CUDALAB_REMOTE_JUDGE=0)
+  set(list "${CMAKE_CURRENT_BINARY_DIR}/${lib}.devcode")
+  add_custom_command(OUTPUT "${list}"
+    COMMAND ${CMAKE_COMMAND} -DLIBRARY=$<TARGET_FILE:${lib}> -DOUTPUT=${list}
+            -DAR=${CMAKE_AR} -DOBJCOPY=${CMAKE_OBJCOPY}
+            -P "${PROJECT_SOURCE_DIR}/cmake/CudalabDeviceCode.cmake"
+    DEPENDS ${lib} "${PROJECT_SOURCE_DIR}/cmake/CudalabDeviceCode.cmake"
+    COMMENT "Extracting the device code of ${lib}" VERBATIM)
+  add_custom_target(${lib}_devcode DEPENDS "${list}")
+  set_target_properties(${lib} PROPERTIES CUDALAB_REMOTE "${remote}"
+                        CUDALAB_DEVICE_CODE "${list}" CUDALAB_LAB_LIBRARIES "${libraries}")
 endfunction()
 
 # cudalab_add_grader_executable(<target> <lab library> <test sources...>)
+# A lab with a candidate (_cudalab_add_candidate()) is judged: its grader links the proxies of
+# remote.cpp instead of the lab's library, and reaches the lab's code only through its
+# candidate program and the device code the build extracted.
 function(cudalab_add_grader_executable target lab_library)
   add_executable(${target} ${ARGN})
-  target_link_libraries(${target} PRIVATE ${lab_library} cudalab::testing cudalab::options)
+  get_target_property(remote ${lab_library} CUDALAB_REMOTE)
+  if(remote)
+    get_target_property(list ${lab_library} CUDALAB_DEVICE_CODE)
+    get_target_property(libraries ${lab_library} CUDALAB_LAB_LIBRARIES)
+    target_sources(${target} PRIVATE "${remote}")
+    target_compile_definitions(${target} PRIVATE CUDALAB_REMOTE_JUDGE=1
+      CUDALAB_CANDIDATE_EXE="$<TARGET_FILE:${lab_library}_candidate>"
+      CUDALAB_DEVICE_CODE="${list}")
+    target_include_directories(${target} PRIVATE
+                               $<TARGET_PROPERTY:${lab_library},INTERFACE_INCLUDE_DIRECTORIES>)
+    target_link_libraries(${target} PRIVATE cudalab::testing cudalab::options ${libraries})
+    add_dependencies(${target} ${lab_library}_candidate ${lab_library}_devcode)
+  else()
+    target_link_libraries(${target} PRIVATE ${lab_library} cudalab::testing cudalab::options)
+  endif()
   # The grading kit: #include "common/<kit header>" (tests/common/).
   target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/tests")
 endfunction()
@@ -156,7 +196,8 @@ function(cudalab_add_lab)
     endif()
   endforeach()
   cudalab_add_lab_library(lab${nn}_impl "${stub_dir}" SOURCES ${impl_sources}
-                          LIBRARIES ${LAB_LIBRARIES} SM90A ${LAB_SM90A})
+                          LIBRARIES ${LAB_LIBRARIES} SM90A ${LAB_SM90A}
+                          REMOTE "${PROJECT_SOURCE_DIR}/tests/${lab_dir}/remote.cpp")
 
   # The demo program.
   if(LAB_DEMO)

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// main() of a lab's candidate process (cudalab/remote.hpp): the only program that runs the
+// lab's host code during grading. It answers the grader's calls on descriptor
+// CUDALAB_CANDIDATE_FD, one at a time, until the grader closes its end. A launcher runs under
+// stream capture: what it enqueued goes back as data (kernel names, launch shapes, parameter
+// values, memsets) and the grader replays it. Nothing this process prints, returns or exits
+// with is a verdict: the grader checks what it gets.
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cudalab/check.cuh"
+#include "cudalab/remote.hpp"
+#include "cudalab/remote_wire.hpp"
+
+namespace cudalab::remote {
+namespace {
+
+std::map<std::string, Handler>& table() {
+  static std::map<std::string, Handler> t;
+  return t;
+}
+
+bool read_exact(int fd, char* p, std::size_t n) {
+  std::size_t done = 0;
+  while (done < n) {
+    const ssize_t r = recv(fd, p + done, n - done, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    done += static_cast<std::size_t>(r);
+  }
+  return true;
+}
+
+bool write_frame(int fd, const std::string& bytes) {
+  const auto n = static_cast<std::uint32_t>(bytes.size());
+  std::string out(reinterpret_cast<const char*>(&n), sizeof n);
+  out += bytes;
+  std::size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t w = send(fd, out.data() + done, out.size() - done, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    done += static_cast<std::size_t>(w);
+  }
+  return true;
+}
+
+std::string error_reply(ErrorKind kind, std::int32_t code, const std::string& what) {
+  Writer w;
+  w.pod(kReplyError);
+  w.pod(static_cast<std::uint8_t>(kind));
+  w.pod(code);
+  w.str(what);
+  return w.bytes();
+}
+
+std::string answer(const std::string& frame) {
+  try {
+    Reader r(frame);
+    const std::string function = r.str();
+    const auto it = table().find(function);
+    if (it == table().end()) {
+      return error_reply(ErrorKind::unknown_function, 0, "no such function in its table");
+    }
+    Writer w;
+    w.pod(kReplyOk);
+    it->second(r, w);
+    return w.bytes();
+  } catch (const CudaError& e) {
+    return error_reply(ErrorKind::cuda_error, static_cast<std::int32_t>(e.code()), e.what());
+  } catch (const std::invalid_argument& e) {
+    return error_reply(ErrorKind::invalid_argument, 0, e.what());
+  } catch (const std::out_of_range& e) {
+    return error_reply(ErrorKind::out_of_range, 0, e.what());
+  } catch (const std::length_error& e) {
+    return error_reply(ErrorKind::length_error, 0, e.what());
+  } catch (const std::domain_error& e) {
+    return error_reply(ErrorKind::domain_error, 0, e.what());
+  } catch (const std::logic_error& e) {
+    return error_reply(ErrorKind::logic_error, 0, e.what());
+  } catch (const std::overflow_error& e) {
+    return error_reply(ErrorKind::overflow_error, 0, e.what());
+  } catch (const std::runtime_error& e) {
+    return error_reply(ErrorKind::runtime_error, 0, e.what());
+  } catch (const std::exception& e) {
+    return error_reply(ErrorKind::other, 0, e.what());
+  } catch (...) {
+    return error_reply(ErrorKind::other, 0,
+                       "the lab's code threw something that is not a std::exception");
+  }
+}
+
+/// The stream every launcher is captured on (created on the first launcher call).
+cudaStream_t capture_stream() {
+  static cudaStream_t s = [] {
+    cudaStream_t created = nullptr;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking));
+    return created;
+  }();
+  return s;
+}
+
+using ParamInfo = CUresult (*)(CUfunction, std::size_t, std::size_t*, std::size_t*);
+
+ParamInfo param_info() {
+  static ParamInfo fn = [] {
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuFuncGetParamInfo", &entry, 12040, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+      throw std::runtime_error(
+          "the driver has no cuFuncGetParamInfo (CUDA 12.4 or newer is needed to grade launches)");
+    }
+    return reinterpret_cast<ParamInfo>(entry);
+  }();
+  return fn;
+}
+
+void put_kernel(Writer& w, cudaGraphNode_t n) {
+  cudaKernelNodeParams p{};
+  CUDA_CHECK(cudaGraphKernelNodeGetParams(n, &p));
+  w.pod(static_cast<std::uint8_t>(NodeKind::kernel));
+  w.str(kernel_symbol(p.func));
+  w.pod(p.gridDim);
+  w.pod(p.blockDim);
+  w.pod(static_cast<std::uint32_t>(p.sharedMemBytes));
+  cudaFuncAttributes attr{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attr, p.func));
+  w.pod(static_cast<std::int32_t>(attr.maxDynamicSharedSizeBytes));
+  w.pod(static_cast<std::int32_t>(attr.preferredShmemCarveout));
+  cudaFunction_t f = nullptr;
+  CUDA_CHECK(cudaGetFuncBySymbol(&f, p.func));
+  std::vector<std::string> values;
+  for (std::size_t i = 0;; ++i) {
+    std::size_t offset = 0;
+    std::size_t size = 0;
+    if (param_info()(reinterpret_cast<CUfunction>(f), i, &offset, &size) != CUDA_SUCCESS) break;
+    values.emplace_back(static_cast<const char*>(p.kernelParams[i]), size);
+  }
+  w.pod(static_cast<std::uint32_t>(values.size()));
+  for (const std::string& v : values) w.str(v);
+}
+
+void put_node(Writer& w, cudaGraphNode_t n, int* count) {
+  cudaGraphNodeType type{};
+  CUDA_CHECK(cudaGraphNodeGetType(n, &type));
+  switch (type) {
+    case cudaGraphNodeTypeKernel:
+      put_kernel(w, n);
+      break;
+    case cudaGraphNodeTypeMemset: {
+      cudaMemsetParams p{};
+      CUDA_CHECK(cudaGraphMemsetNodeGetParams(n, &p));
+      w.pod(static_cast<std::uint8_t>(NodeKind::memset));
+      w.pod(reinterpret_cast<std::uintptr_t>(p.dst));
+      w.pod(static_cast<std::uint32_t>(p.value));
+      w.pod(static_cast<std::uint32_t>(p.elementSize));
+      w.pod(static_cast<std::uint64_t>(p.width * p.elementSize));
+      w.pod(static_cast<std::uint64_t>(p.height));
+      w.pod(static_cast<std::uint64_t>(p.pitch));
+      break;
+    }
+    case cudaGraphNodeTypeMemcpy: {
+      cudaMemcpy3DParms p{};
+      CUDA_CHECK(cudaGraphMemcpyNodeGetParams(n, &p));
+      // The grader's buffers are not allocated in this process: the copy's declared kind says
+      // what it is (cudaMemcpyDefault is taken as device to device; the grader's replay fails
+      // on an address that is not device memory there).
+      const bool device_to_device =
+          p.srcArray == nullptr && p.dstArray == nullptr && p.extent.height <= 1 &&
+          p.extent.depth <= 1 &&
+          (p.kind == cudaMemcpyDeviceToDevice || p.kind == cudaMemcpyDefault);
+      if (device_to_device) {
+        w.pod(static_cast<std::uint8_t>(NodeKind::device_copy));
+        w.pod(reinterpret_cast<std::uintptr_t>(p.dstPtr.ptr));
+        w.pod(reinterpret_cast<std::uintptr_t>(p.srcPtr.ptr));
+        w.pod(static_cast<std::uint64_t>(p.extent.width));
+      } else {
+        w.pod(static_cast<std::uint8_t>(NodeKind::refused));
+        w.str("a copy that involves host memory, an array or more than one row");
+      }
+      break;
+    }
+    case cudaGraphNodeTypeEmpty:
+    case cudaGraphNodeTypeEventRecord:
+    case cudaGraphNodeTypeWaitEvent:
+      return;  // ordering only: the grader replays the nodes in order on one stream
+    case cudaGraphNodeTypeHost:
+      w.pod(static_cast<std::uint8_t>(NodeKind::refused));
+      w.str("a host function (host code does not run in the grader)");
+      break;
+    default:
+      w.pod(static_cast<std::uint8_t>(NodeKind::refused));
+      w.str("a graph node of type " + std::to_string(static_cast<int>(type)));
+      break;
+  }
+  ++*count;
+}
+
+}  // namespace
+
+std::string kernel_symbol(const void* function) {
+  if (function == nullptr) return "";
+  const char* name = nullptr;
+  const cudaError_t e = cudaFuncGetName(&name, function);
+  if (e != cudaSuccess || name == nullptr) {
+    (void)cudaGetLastError();
+    throw CudaError(e, "cudaFuncGetName: the KernelInfo's function is not a kernel of the lab");
+  }
+  return name;
+}
+
+Registrar::Registrar(const char* function, Handler handler) {
+  table()[function] = handler;
+}
+
+void capture_into(Writer& w, void (*call)(void*, cudaStream_t), void* context) {
+  const cudaStream_t s = capture_stream();
+  CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  try {
+    call(context, s);
+  } catch (...) {
+    cudaGraph_t broken = nullptr;
+    (void)cudaStreamEndCapture(s, &broken);
+    if (broken != nullptr) (void)cudaGraphDestroy(broken);
+    (void)cudaGetLastError();
+    throw;
+  }
+  cudaGraph_t graph = nullptr;
+  const cudaError_t end = cudaStreamEndCapture(s, &graph);
+  if (end != cudaSuccess) {
+    (void)cudaGetLastError();
+    throw CudaError(end, format_cuda_error(end,
+                                           "capture of the launcher: it made a call that cannot "
+                                           "be part of its stream's work (a synchronizing call "
+                                           "such as cudaDeviceSynchronize, an allocation, a "
+                                           "synchronous copy, or work forked onto another "
+                                           "stream and never joined back)",
+                                           __FILE__, __LINE__));
+  }
+  std::size_t n = 0;
+  CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &n));
+  std::vector<cudaGraphNode_t> nodes(n);
+  if (n > 0) CUDA_CHECK(cudaGraphGetNodes(graph, nodes.data(), &n));
+  Writer body;
+  int count = 0;
+  try {
+    for (cudaGraphNode_t node : nodes) put_node(body, node, &count);
+  } catch (...) {
+    (void)cudaGraphDestroy(graph);
+    throw;
+  }
+  (void)cudaGraphDestroy(graph);
+  w.pod(static_cast<std::uint32_t>(count));
+  w.raw(body.bytes().data(), body.bytes().size());
+}
+
+}  // namespace cudalab::remote
+
+int main() {
+  const char* fd_text = std::getenv("CUDALAB_CANDIDATE_FD");
+  if (fd_text == nullptr) {
+    std::fprintf(stderr,
+                 "error: this program serves a grader's calls; it is started by the grader\n");
+    return 2;
+  }
+  const int fd = std::atoi(fd_text);
+  unsetenv("CUDALAB_CANDIDATE_FD");
+  for (;;) {
+    std::uint32_t n = 0;
+    if (!cudalab::remote::read_exact(fd, reinterpret_cast<char*>(&n), sizeof n)) return 0;
+    if (n > cudalab::remote::kMaxFrameBytes) return 3;
+    std::string frame(n, '\0');
+    if (!cudalab::remote::read_exact(fd, frame.data(), n)) return 0;
+    if (!cudalab::remote::write_frame(fd, cudalab::remote::answer(frame))) return 0;
+  }
+}

@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The grader's side of cudalab/remote.hpp: it starts the lab's candidate process, exchanges
+// calls with it over a socket, and replays the work a launcher captured there from its own
+// load of the lab's device code. Nothing here runs the lab's host code.
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cudalab/check.cuh"
+#include "cudalab/remote.hpp"
+#include "cudalab/remote_wire.hpp"
+
+namespace cudalab::remote {
+namespace {
+
+/// The lab this grader judges: its candidate program and the list of its device-code files.
+struct LabPaths {
+  std::string candidate;
+  std::string device_code;
+};
+LabPaths& lab_paths() {
+  static LabPaths paths;
+  return paths;
+}
+
+/// Seconds a call may take before the candidate is killed (CUDALAB_REMOTE_TIMEOUT, default 120).
+int call_timeout_ms() {
+  const char* v = std::getenv("CUDALAB_REMOTE_TIMEOUT");
+  const int s = v != nullptr ? std::atoi(v) : 0;
+  return (s > 0 ? s : 120) * 1000;
+}
+
+std::string describe_status(int status) {
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+    return "it exited with status 127: the lab's program could not be started";
+  }
+  if (WIFEXITED(status)) return "it exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    return std::string("it was ended by signal ") + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  }
+  return "it stopped";
+}
+
+/// The running candidate process (one per grader process, started on the first call).
+class Candidate {
+ public:
+  ~Candidate() { stop(false); }
+
+  std::string exchange(const std::string& function, const std::string& request) {
+    if (pid_ < 0) start();
+    Writer frame;
+    frame.str(function);
+    frame.raw(request.data(), request.size());
+    if (!write_frame(frame.bytes())) return died(function, "while the call was sent");
+    std::string answer;
+    switch (read_frame(&answer)) {
+      case Read::ok:
+        return answer;
+      case Read::timeout:
+        stop(true);
+        throw CandidateError("the lab's process did not answer " + function + " within " +
+                             std::to_string(call_timeout_ms() / 1000) +
+                             " s (an endless loop or a wait that never ends?); it was stopped");
+      case Read::bad:
+        stop(true);
+        throw CandidateError("the lab's process answered " + function +
+                             " with a malformed message; it was stopped");
+      case Read::eof:
+        break;
+    }
+    return died(function, "before it answered");
+  }
+
+ private:
+  enum class Read { ok, eof, timeout, bad };
+
+  void start() {
+    const LabPaths& paths = lab_paths();
+    if (paths.candidate.empty()) {
+      throw std::logic_error("grader bug: no candidate program registered (CUDALAB_REMOTE_LAB)");
+    }
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+      throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
+    }
+    const pid_t parent = getpid();
+    const pid_t pid = fork();
+    if (pid < 0) {
+      close(sv[0]);
+      close(sv[1]);
+      throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+    }
+    if (pid == 0) {
+      // The lab's process: its end of the socket on descriptor 3, nothing else of the grader.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != parent) _exit(127);
+      if (dup2(sv[1], 3) < 0) _exit(127);
+      for (int fd = 4; fd < 1024; ++fd) close(fd);
+      setenv("CUDALAB_CANDIDATE_FD", "3", 1);
+      unsetenv("CUDALAB_VERDICT_FD");
+      unsetenv("CUDALAB_VERDICT_KEY_FD");
+      char* const argv[] = {const_cast<char*>(paths.candidate.c_str()), nullptr};
+      execv(paths.candidate.c_str(), argv);
+      _exit(127);
+    }
+    close(sv[1]);
+    fd_ = sv[0];
+    pid_ = pid;
+  }
+
+  void stop(bool kill_it) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+    if (pid_ > 0) {
+      if (kill_it) kill(pid_, SIGKILL);
+      int status = 0;
+      waitpid(pid_, &status, 0);
+    }
+    pid_ = -1;
+  }
+
+  [[noreturn]] std::string died(const std::string& function, const char* when) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+    int status = 0;
+    std::string how = "it ended";
+    if (pid_ > 0 && waitpid(pid_, &status, 0) == pid_) how = describe_status(status);
+    pid_ = -1;
+    throw CandidateError("the lab's process ended during " + function + ", " + when + " (" + how +
+                         "); its result cannot count");
+  }
+
+  bool write_frame(const std::string& bytes) {
+    const auto n = static_cast<std::uint32_t>(bytes.size());
+    std::string out(reinterpret_cast<const char*>(&n), sizeof n);
+    out += bytes;
+    std::size_t done = 0;
+    while (done < out.size()) {
+      const ssize_t w = send(fd_, out.data() + done, out.size() - done, MSG_NOSIGNAL);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) return false;
+      done += static_cast<std::size_t>(w);
+    }
+    return true;
+  }
+
+  Read read_exact(char* p, std::size_t n, std::chrono::steady_clock::time_point deadline) {
+    std::size_t done = 0;
+    while (done < n) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            deadline - std::chrono::steady_clock::now())
+                            .count();
+      if (left <= 0) return Read::timeout;
+      pollfd pfd{fd_, POLLIN, 0};
+      const int ready = poll(&pfd, 1, static_cast<int>(left));
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready == 0) return Read::timeout;
+      const ssize_t r = recv(fd_, p + done, n - done, 0);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return Read::eof;
+      done += static_cast<std::size_t>(r);
+    }
+    return Read::ok;
+  }
+
+  Read read_frame(std::string* out) {
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(call_timeout_ms());
+    std::uint32_t n = 0;
+    if (Read r = read_exact(reinterpret_cast<char*>(&n), sizeof n, deadline); r != Read::ok) {
+      return r;
+    }
+    if (n > kMaxFrameBytes) return Read::bad;
+    out->assign(n, '\0');
+    return read_exact(out->data(), n, deadline);
+  }
+
+  int fd_ = -1;
+  pid_t pid_ = -1;
+};
+
+Candidate& candidate() {
+  static Candidate c;
+  return c;
+}
+
+[[noreturn]] void rethrow(Reader& r, const std::string& function) {
+  const auto kind = static_cast<ErrorKind>(r.pod<std::uint8_t>());
+  const auto code = r.pod<std::int32_t>();
+  const std::string what = r.str();
+  switch (kind) {
+    case ErrorKind::invalid_argument:
+      throw std::invalid_argument(what);
+    case ErrorKind::out_of_range:
+      throw std::out_of_range(what);
+    case ErrorKind::length_error:
+      throw std::length_error(what);
+    case ErrorKind::domain_error:
+      throw std::domain_error(what);
+    case ErrorKind::logic_error:
+      throw std::logic_error(what);
+    case ErrorKind::cuda_error:
+      throw CudaError(static_cast<cudaError_t>(code), what);
+    case ErrorKind::overflow_error:
+      throw std::overflow_error(what);
+    case ErrorKind::runtime_error:
+      throw std::runtime_error(what);
+    case ErrorKind::unknown_function:
+      throw CandidateError("the lab's process does not serve " + function + ": " + what);
+    case ErrorKind::other:
+      break;
+  }
+  throw std::runtime_error(what);
+}
+
+// ---------------------------------------------------------------------------
+// The lab's device code, loaded by the grader
+// ---------------------------------------------------------------------------
+
+class DeviceCode {
+ public:
+  const void* kernel(const std::string& symbol) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    load();
+    const auto it = kernels_.find(symbol);
+    return it == kernels_.end() ? nullptr : it->second;
+  }
+  const void* kernel_of_function(const void* function) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    load();
+    const auto it = by_function_.find(function);
+    return it == by_function_.end() ? nullptr : it->second;
+  }
+
+ private:
+  void load() {
+    if (loaded_) return;
+    loaded_ = true;
+    const std::string& list = lab_paths().device_code;
+    std::ifstream in(list);
+    if (!in) throw std::runtime_error("the lab's device code list " + list + " cannot be read");
+    using GetFunction = CUresult (*)(CUfunction*, CUkernel);
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    GetFunction get_function = nullptr;
+    if (cudaGetDriverEntryPointByVersion("cuKernelGetFunction", &entry, 12000, cudaEnableDefault,
+                                         &found) == cudaSuccess &&
+        found == cudaDriverEntryPointSuccess) {
+      get_function = reinterpret_cast<GetFunction>(entry);
+    }
+    std::string path;
+    while (std::getline(in, path)) {
+      if (path.empty()) continue;
+      std::ifstream f(path, std::ios::binary);
+      const std::vector<char> image((std::istreambuf_iterator<char>(f)),
+                                    std::istreambuf_iterator<char>());
+      if (image.empty()) throw std::runtime_error("the lab's device code " + path + " is empty");
+      cudaLibrary_t library = nullptr;
+      CUDA_CHECK(
+          cudaLibraryLoadData(&library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+      unsigned count = 0;
+      CUDA_CHECK(cudaLibraryGetKernelCount(&count, library));
+      std::vector<cudaKernel_t> kernels(count);
+      if (count > 0) CUDA_CHECK(cudaLibraryEnumerateKernels(kernels.data(), count, library));
+      for (cudaKernel_t k : kernels) {
+        const char* name = nullptr;
+        CUDA_CHECK(cudaFuncGetName(&name, reinterpret_cast<const void*>(k)));
+        kernels_[name] = reinterpret_cast<const void*>(k);
+        CUfunction fn = nullptr;
+        if (get_function != nullptr &&
+            get_function(&fn, reinterpret_cast<CUkernel>(k)) == CUDA_SUCCESS) {
+          by_function_[reinterpret_cast<const void*>(fn)] = reinterpret_cast<const void*>(k);
+        }
+      }
+    }
+  }
+
+  std::mutex mutex_;
+  bool loaded_ = false;
+  std::map<std::string, const void*> kernels_;
+  std::map<const void*, const void*> by_function_;
+};
+
+DeviceCode& device_code() {
+  static DeviceCode code;
+  return code;
+}
+
+}  // namespace
+
+Lab::Lab(const char* candidate, const char* device_code_list) {
+  lab_paths() = {candidate, device_code_list};
+}
+
+std::string round_trip(const std::string& function, const std::string& request) {
+  std::string answer = candidate().exchange(function, request);
+  Reader r(answer);
+  const auto status = r.pod<std::uint8_t>();
+  if (status != kReplyOk) rethrow(r, function);
+  return answer.substr(1);
+}
+
+const void* judge_kernel(const std::string& symbol) {
+  if (symbol.empty()) return nullptr;
+  const void* k = device_code().kernel(symbol);
+  if (k == nullptr) {
+    throw std::runtime_error("the lab named the kernel " + symbol +
+                             ", which is not one of the kernels compiled from its own files");
+  }
+  return k;
+}
+
+const void* judge_kernel_of_function(const void* function) {
+  return device_code().kernel_of_function(function);
+}
+
+const char* intern(const std::string& s) {
+  static std::mutex mutex;
+  static std::set<std::string> strings;
+  std::lock_guard<std::mutex> lock(mutex);
+  return strings.insert(s).first->c_str();
+}
+
+void replay(Reader& r, cudaStream_t stream, const char* function) {
+  const auto nodes = r.pod<std::uint32_t>();
+  for (std::uint32_t i = 0; i < nodes; ++i) {
+    const auto type = static_cast<NodeKind>(r.pod<std::uint8_t>());
+    switch (type) {
+      case NodeKind::kernel: {
+        const std::string symbol = r.str();
+        const dim3 grid = r.pod<dim3>();
+        const dim3 block = r.pod<dim3>();
+        const auto smem = r.pod<std::uint32_t>();
+        const auto max_dynamic = r.pod<std::int32_t>();
+        const auto carveout = r.pod<std::int32_t>();
+        const auto params = r.pod<std::uint32_t>();
+        if (params > 4096) throw CandidateError("a captured launch holds too many parameters");
+        std::vector<std::string> values(params);
+        std::vector<void*> args(params);
+        for (std::uint32_t p = 0; p < params; ++p) {
+          values[p] = r.str();
+          args[p] = values[p].data();
+        }
+        const void* k = device_code().kernel(symbol);
+        if (k == nullptr) {
+          throw std::runtime_error(std::string(function) + " launched " + symbol +
+                                   ", which is not one of the kernels compiled from the lab's own "
+                                   "files: the grader runs only the lab's kernels");
+        }
+        // The function attributes the launcher set in its process (an opt-in to more dynamic
+        // shared memory, a carve-out preference) hold for the same kernel here.
+        cudaFuncAttributes attr{};
+        CUDA_CHECK(cudaFuncGetAttributes(&attr, k));
+        if (max_dynamic > 0 && max_dynamic != attr.maxDynamicSharedSizeBytes) {
+          CUDA_CHECK(
+              cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, max_dynamic));
+        }
+        if (carveout >= 0 && carveout != attr.preferredShmemCarveout) {
+          CUDA_CHECK(
+              cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, carveout));
+        }
+        const cudaError_t e = cudaLaunchKernel(k, grid, block, args.data(), smem, stream);
+        if (e != cudaSuccess) {
+          (void)cudaGetLastError();
+          throw CudaError(e, std::string(function) + ": launch of " + symbol + " <<<(" +
+                                 std::to_string(grid.x) + "," + std::to_string(grid.y) + "," +
+                                 std::to_string(grid.z) + "), (" + std::to_string(block.x) + "," +
+                                 std::to_string(block.y) + "," + std::to_string(block.z) + "), " +
+                                 std::to_string(smem) + ">>> failed: " + cudaGetErrorName(e) +
+                                 " (" + cudaGetErrorString(e) + ")");
+        }
+        break;
+      }
+      case NodeKind::memset: {
+        const auto dst = reinterpret_cast<void*>(r.pod<std::uintptr_t>());
+        const auto value = r.pod<std::uint32_t>();
+        const auto element = r.pod<std::uint32_t>();
+        const auto width = r.pod<std::uint64_t>();
+        const auto height = r.pod<std::uint64_t>();
+        const auto pitch = r.pod<std::uint64_t>();
+        if (element != 1) {
+          throw std::runtime_error(std::string(function) + " set memory in elements of " +
+                                   std::to_string(element) +
+                                   " bytes; only cudaMemsetAsync and cudaMemset2DAsync (bytes) "
+                                   "are replayed");
+        }
+        CUDA_CHECK(cudaMemset2DAsync(dst, static_cast<std::size_t>(height > 1 ? pitch : width),
+                                     static_cast<int>(value & 0xFFu),
+                                     static_cast<std::size_t>(width),
+                                     static_cast<std::size_t>(height), stream));
+        break;
+      }
+      case NodeKind::device_copy: {
+        const auto dst = reinterpret_cast<void*>(r.pod<std::uintptr_t>());
+        const auto src = reinterpret_cast<const void*>(r.pod<std::uintptr_t>());
+        const auto bytes = r.pod<std::uint64_t>();
+        CUDA_CHECK(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(bytes),
+                                   cudaMemcpyDeviceToDevice, stream));
+        break;
+      }
+      case NodeKind::refused: {
+        throw std::runtime_error(std::string(function) + " enqueued " + r.str() +
+                                 ": the grader replays only the lab's kernels, byte memsets and "
+                                 "device-to-device copies");
+      }
+      default:
+        throw CandidateError("the lab's process sent captured work the grader cannot read");
+    }
+  }
+}
+
+}  // namespace cudalab::remote
