@@ -102,13 +102,17 @@ std::string answer(const std::string& frame) {
   }
 }
 
-/// The stream every launcher is captured on (created on the first launcher call).
-cudaStream_t capture_stream() {
+/// The stream every launcher is captured on (created on the first launcher call), or
+/// nullptr where CUDA cannot start (no GPU or driver): with the error in @p error.
+cudaStream_t capture_stream(cudaError_t* error) {
+  static cudaError_t status = cudaSuccess;
   static cudaStream_t s = [] {
     cudaStream_t created = nullptr;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking));
-    return created;
+    status = cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking);
+    if (status != cudaSuccess) (void)cudaGetLastError();
+    return status == cudaSuccess ? created : nullptr;
   }();
+  *error = status;
   return s;
 }
 
@@ -228,7 +232,15 @@ Registrar::Registrar(const char* function, Handler handler) {
 }
 
 void capture_into(Writer& w, void (*call)(void*, cudaStream_t), void* context) {
-  const cudaStream_t s = capture_stream();
+  cudaError_t no_cuda = cudaSuccess;
+  const cudaStream_t s = capture_stream(&no_cuda);
+  if (s == nullptr) {
+    // Without a GPU a launcher can still check its arguments: it runs uncaptured, and what it
+    // throws goes back; if it gets as far as launching, CUDA's own error does.
+    call(context, nullptr);
+    throw CudaError(no_cuda, format_cuda_error(no_cuda, "the launcher ran without a GPU",
+                                               __FILE__, __LINE__));
+  }
   CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
   try {
     call(context, s);
