@@ -117,7 +117,11 @@ function(cudalab_add_lab_library target stub_dir)
     cudalab_lab_library_checks(${target})
   endif()
   if(CUDALAB_BUILD_TESTS AND ARG_REMOTE AND EXISTS "${ARG_REMOTE}")
-    _cudalab_add_candidate(${target} "${ARG_REMOTE}" "${ARG_LIBRARIES}")
+    set(variant FALSE)
+    if(ARG_REPORT)
+      set(variant TRUE)
+    endif()
+    _cudalab_add_candidate(${target} "${ARG_REMOTE}" "${ARG_LIBRARIES}" ${variant})
   endif()
 endfunction()
 
@@ -125,10 +129,16 @@ endfunction()
 # (cudalab/remote.hpp): <lib>_candidate runs the library's host code and answers its grader's
 # calls; <lib>_devcode lists the library's device code (cmake/CudalabDeviceCode.cmake), which
 # the grader loads itself. The grader links neither (cudalab_add_grader_executable()).
-function(_cudalab_add_candidate lib remote libraries)
+# A variant's candidate links whatever its library holds (a variant that defines main() or calls
+# what it may not is rejected by its isolation report, never by a broken build).
+function(_cudalab_add_candidate lib remote libraries variant)
   add_executable(${lib}_candidate "${remote}")
-  target_link_libraries(${lib}_candidate PRIVATE ${lib} cudalab::candidate cudalab::options)
+  target_link_libraries(${lib}_candidate PRIVATE cudalab::candidate ${lib} cudalab::options)
   target_compile_definitions(${lib}_candidate PRIVATE CUDALAB_REMOTE_JUDGE=0)
+  if(variant)
+    target_link_options(${lib}_candidate PRIVATE "LINKER:--allow-multiple-definition"
+                        "LINKER:--unresolved-symbols=ignore-all")
+  endif()
   set(list "${CMAKE_CURRENT_BINARY_DIR}/${lib}.devcode")
   add_custom_command(OUTPUT "${list}"
     COMMAND ${CMAKE_COMMAND} -DLIBRARY=$<TARGET_FILE:${lib}> -DOUTPUT=${list}
