@@ -106,9 +106,12 @@ bool same_function(const void* node_func, const void* entry) {
   return static_cast<const void*>(handle) == node_func;
 }
 
-/// A kernel node that launches a kernel of a loaded library (the lab's device code in a
-/// judging grader), described through the driver: its function is the grader's kernel handle.
-cudaKernelNodeParams library_kernel_node(cudaGraphNode_t n) {
+/// Fills @p p for a kernel node that launches one of the lab's kernels as a judging grader
+/// loaded them (cudalab/remote.hpp), described through the driver (the runtime has no host
+/// function for them, and asking it would be an API error a sanitizer reports); false for any
+/// other kernel node, or where the grader judges no lab.
+bool library_kernel_node(cudaGraphNode_t n, cudaKernelNodeParams* p) {
+  if (!remote::judging()) return false;
   using GetParams = CUresult (*)(CUgraphNode, CUDA_KERNEL_NODE_PARAMS_v2*);
   static GetParams get = [] {
     void* entry = nullptr;
@@ -124,13 +127,14 @@ cudaKernelNodeParams library_kernel_node(cudaGraphNode_t n) {
   if (get(reinterpret_cast<CUgraphNode>(n), &d) != CUDA_SUCCESS) {
     throw std::runtime_error("a kernel node of the captured graph cannot be read");
   }
-  cudaKernelNodeParams p{};
-  p.func = d.kern != nullptr ? reinterpret_cast<void*>(d.kern)
-                             : const_cast<void*>(remote::judge_kernel_of_function(d.func));
-  p.gridDim = dim3(d.gridDimX, d.gridDimY, d.gridDimZ);
-  p.blockDim = dim3(d.blockDimX, d.blockDimY, d.blockDimZ);
-  p.sharedMemBytes = d.sharedMemBytes;
-  return p;
+  const void* kernel = remote::judge_kernel_of_handle(
+      d.kern != nullptr ? static_cast<const void*>(d.kern) : static_cast<const void*>(d.func));
+  if (kernel == nullptr) return false;
+  p->func = const_cast<void*>(kernel);
+  p->gridDim = dim3(d.gridDimX, d.gridDimY, d.gridDimZ);
+  p->blockDim = dim3(d.blockDimX, d.blockDimY, d.blockDimZ);
+  p->sharedMemBytes = d.sharedMemBytes;
+  return true;
 }
 
 bool same_dim(dim3 a, dim3 b) {
@@ -242,12 +246,7 @@ CapturedWork CapturedWork::capture(const std::function<void(cudaStream_t)>& work
     CUDA_CHECK(cudaGraphNodeGetType(n, &node.type));
     if (node.type == cudaGraphNodeTypeKernel) {
       cudaKernelNodeParams p{};
-      if (cudaGraphKernelNodeGetParams(n, &p) != cudaSuccess) {
-        // A kernel the grader loaded from the lab's device code (cudalab/remote.hpp): the
-        // runtime has no host function for it; the driver describes the node.
-        (void)cudaGetLastError();
-        p = library_kernel_node(n);
-      }
+      if (!library_kernel_node(n, &p)) CUDA_CHECK(cudaGraphKernelNodeGetParams(n, &p));
       const char* name = nullptr;
       if (cudaFuncGetName(&name, p.func) == cudaSuccess && name != nullptr) {
         node.kernel = name;

@@ -247,11 +247,11 @@ class DeviceCode {
     const auto it = kernels_.find(symbol);
     return it == kernels_.end() ? nullptr : it->second;
   }
-  const void* kernel_of_function(const void* function) {
+  const void* kernel_of_handle(const void* handle) {
     std::lock_guard<std::mutex> lock(mutex_);
     load();
-    const auto it = by_function_.find(function);
-    return it == by_function_.end() ? nullptr : it->second;
+    const auto it = by_handle_.find(handle);
+    return it == by_handle_.end() ? nullptr : it->second;
   }
 
  private:
@@ -288,10 +288,11 @@ class DeviceCode {
         const char* name = nullptr;
         CUDA_CHECK(cudaFuncGetName(&name, reinterpret_cast<const void*>(k)));
         kernels_[name] = reinterpret_cast<const void*>(k);
+        by_handle_[reinterpret_cast<const void*>(k)] = reinterpret_cast<const void*>(k);
         CUfunction fn = nullptr;
         if (get_function != nullptr &&
             get_function(&fn, reinterpret_cast<CUkernel>(k)) == CUDA_SUCCESS) {
-          by_function_[reinterpret_cast<const void*>(fn)] = reinterpret_cast<const void*>(k);
+          by_handle_[reinterpret_cast<const void*>(fn)] = reinterpret_cast<const void*>(k);
         }
       }
     }
@@ -300,7 +301,7 @@ class DeviceCode {
   std::mutex mutex_;
   bool loaded_ = false;
   std::map<std::string, const void*> kernels_;
-  std::map<const void*, const void*> by_function_;
+  std::map<const void*, const void*> by_handle_;  // CUkernel and CUfunction -> the kernel
 };
 
 DeviceCode& device_code() {
@@ -332,8 +333,12 @@ const void* judge_kernel(const std::string& symbol) {
   return k;
 }
 
-const void* judge_kernel_of_function(const void* function) {
-  return device_code().kernel_of_function(function);
+bool judging() noexcept {
+  return !lab_paths().device_code.empty();
+}
+
+const void* judge_kernel_of_handle(const void* handle) {
+  return judging() ? device_code().kernel_of_handle(handle) : nullptr;
 }
 
 const char* intern(const std::string& s) {

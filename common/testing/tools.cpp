@@ -159,8 +159,11 @@ ToolRun run_sanitizer(const std::string& tool, const std::string& gtest_filter) 
   // bytes after each one, so a read just past an operand whose size is a multiple of the
   // allocation granularity cannot land unseen in the next operand.
   const std::string padding = tool == "memcheck" ? " --padding 512" : "";
+  // application-only: every kernel a test runs is launched by the grader itself (a judged lab's
+  // candidate process only captures its launcher's work, cudalab/remote.hpp).
   r.command = "CUDALAB_UNDER_TOOL=1 " + r.command + " --tool " + shell_quote(tool) + padding +
-              " --error-exitcode 86 --print-limit 20 " + inner_command(gtest_filter);
+              " --error-exitcode 86 --print-limit 20 --target-processes application-only " +
+              inner_command(gtest_filter);
   r.exit_code = run_command(r.command, r.output);
   if (const std::string why = refusal_reason("compute-sanitizer", r.output); !why.empty()) {
     r.available = false;
@@ -177,7 +180,9 @@ NcuRun run_ncu(const std::vector<std::string>& metrics, const std::string& kerne
   std::string joined;
   for (const auto& m : metrics) joined += (joined.empty() ? "" : ",") + m;
   const std::string ncu = r.command;
-  r.command = "CUDALAB_UNDER_TOOL=1 " + ncu + " --clock-control none --csv --page raw --metrics " +
+  r.command = "CUDALAB_UNDER_TOOL=1 " + ncu +
+              " --clock-control none --target-processes application-only --csv --page raw "
+              "--metrics " +
               shell_quote(joined) + " --kernel-name " + shell_quote("regex:" + kernel_regex) + " " +
               inner_command(gtest_filter);
   r.exit_code = run_command(r.command, r.output);

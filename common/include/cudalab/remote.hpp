@@ -226,9 +226,11 @@ struct Lab {
   Lab(const char* candidate, const char* device_code_list);
 };
 
-/// Judge side: the grader's handle of the lab kernel whose function (CUfunction) a captured
-/// graph node holds, or nullptr.
-const void* judge_kernel_of_function(const void* function);
+/// Judge side: whether this grader judges a lab from outside its process (CUDALAB_REMOTE_LAB).
+bool judging() noexcept;
+/// Judge side: the grader's handle of the lab kernel that a captured graph node names by
+/// @p handle (its CUkernel, or the CUfunction of the current context), or nullptr.
+const void* judge_kernel_of_handle(const void* handle);
 
 /**
  * @brief Sends @p request to the candidate process (started on first use) and returns the
