@@ -125,7 +125,19 @@ function(cudalab_add_lab_library target stub_dir)
   endif()
 endfunction()
 
-# A lab whose tests/labNN_topic/remote.cpp exists is judged from outside its process
+# The file that makes a lab judged from outside its process: tests/<lab_dir>/remote.cpp, or
+# remote.cu where the lab's header holds device code (compiled by nvcc); "" when neither exists.
+function(cudalab_remote_source out lab_dir)
+  set(found "")
+  foreach(ext cpp cu)
+    if(EXISTS "${PROJECT_SOURCE_DIR}/tests/${lab_dir}/remote.${ext}")
+      set(found "${PROJECT_SOURCE_DIR}/tests/${lab_dir}/remote.${ext}")
+    endif()
+  endforeach()
+  set(${out} "${found}" PARENT_SCOPE)
+endfunction()
+
+# A lab whose tests/labNN_topic/remote.cpp (or .cu) exists is judged from outside its process
 # (cudalab/remote.hpp): <lib>_candidate runs the library's host code and answers its grader's
 # calls; <lib>_devcode lists the library's device code (cmake/CudalabDeviceCode.cmake), which
 # the grader loads itself. The grader links neither (cudalab_add_grader_executable()).
@@ -205,9 +217,9 @@ function(cudalab_add_lab)
       message(FATAL_ERROR "lab${nn}: SM90A lists ${f}, which is not one of its SOURCES")
     endif()
   endforeach()
+  cudalab_remote_source(remote "${lab_dir}")
   cudalab_add_lab_library(lab${nn}_impl "${stub_dir}" SOURCES ${impl_sources}
-                          LIBRARIES ${LAB_LIBRARIES} SM90A ${LAB_SM90A}
-                          REMOTE "${PROJECT_SOURCE_DIR}/tests/${lab_dir}/remote.cpp")
+                          LIBRARIES ${LAB_LIBRARIES} SM90A ${LAB_SM90A} REMOTE "${remote}")
 
   # The demo program.
   if(LAB_DEMO)

@@ -309,9 +309,9 @@ function(cudalab_add_wrong_variants)
       set(lib lab${nn}_${mode}_${variant}_impl)
       set(exe lab${nn}_${mode}_${variant})
       set(isolation_report "${CMAKE_CURRENT_BINARY_DIR}/${lib}.isolation.txt")
+      cudalab_remote_source(remote "${lab_dir}")
       cudalab_add_lab_library(${lib} "${stub_dir}" SOURCES ${impl_sources} LIBRARIES ${libraries}
-                              SM90A ${sm90a} REPORT "${isolation_report}"
-                              REMOTE "${PROJECT_SOURCE_DIR}/tests/${lab_dir}/remote.cpp")
+                              SM90A ${sm90a} REPORT "${isolation_report}" REMOTE "${remote}")
       # The grader's own sources compile once per lab (they see only the lab's header) and
       # every variant links those objects with its library.
       set(grader_objs lab${nn}_variant_grader_objs)

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cudalab/check.cuh"
+#include "cudalab/device.cuh"
 #include "cudalab/remote.hpp"
 #include "cudalab/remote_wire.hpp"
 
@@ -108,7 +109,12 @@ cudaStream_t capture_stream(cudaError_t* error) {
   static cudaError_t status = cudaSuccess;
   static cudaStream_t s = [] {
     cudaStream_t created = nullptr;
-    status = cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking);
+    // The grader's GPU (the CTest resource it was given, or CUDALAB_DEVICE): the same
+    // environment reaches this process.
+    status = cudaSetDevice(preferred_device());
+    if (status == cudaSuccess) {
+      status = cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking);
+    }
     if (status != cudaSuccess) (void)cudaGetLastError();
     return status == cudaSuccess ? created : nullptr;
   }();
@@ -238,8 +244,8 @@ void capture_into(Writer& w, void (*call)(void*, cudaStream_t), void* context) {
     // Without a GPU a launcher can still check its arguments: it runs uncaptured, and what it
     // throws goes back; if it gets as far as launching, CUDA's own error does.
     call(context, nullptr);
-    throw CudaError(no_cuda, format_cuda_error(no_cuda, "the launcher ran without a GPU",
-                                               __FILE__, __LINE__));
+    throw CudaError(
+        no_cuda, format_cuda_error(no_cuda, "the launcher ran without a GPU", __FILE__, __LINE__));
   }
   CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
   try {
