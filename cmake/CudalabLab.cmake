@@ -147,6 +147,8 @@ function(_cudalab_add_candidate lib remote libraries variant)
   add_executable(${lib}_candidate "${remote}")
   target_link_libraries(${lib}_candidate PRIVATE cudalab::candidate ${lib} cudalab::options)
   target_compile_definitions(${lib}_candidate PRIVATE CUDALAB_REMOTE_JUDGE=0)
+  # Kernel names from nvcc's registration code (common/candidate/candidate.cu).
+  target_link_options(${lib}_candidate PRIVATE "LINKER:--wrap=__cudaRegisterFunction")
   if(variant)
     target_link_options(${lib}_candidate PRIVATE "LINKER:--allow-multiple-definition"
                         "LINKER:--unresolved-symbols=ignore-all")

@@ -28,6 +28,13 @@
 namespace cudalab::remote {
 namespace {
 
+/// The mangled name of every kernel of this program, by its host function, as nvcc's
+/// registration code announced it (before main(), without a GPU).
+std::map<const void*, std::string>& kernel_names() {
+  static std::map<const void*, std::string> names;
+  return names;
+}
+
 std::map<std::string, Handler>& table() {
   static std::map<std::string, Handler> t;
   return t;
@@ -224,6 +231,7 @@ void put_node(Writer& w, cudaGraphNode_t n, int* count) {
 
 std::string kernel_symbol(const void* function) {
   if (function == nullptr) return "";
+  if (const auto it = kernel_names().find(function); it != kernel_names().end()) return it->second;
   const char* name = nullptr;
   const cudaError_t e = cudaFuncGetName(&name, function);
   if (e != cudaSuccess || name == nullptr) {
@@ -287,6 +295,25 @@ void capture_into(Writer& w, void (*call)(void*, cudaStream_t), void* context) {
 }
 
 }  // namespace cudalab::remote
+
+// The candidate is linked with --wrap=__cudaRegisterFunction: every kernel's registration
+// passes here first.
+extern "C" void CUDARTAPI __real___cudaRegisterFunction(void** handle, const char* host_function,
+                                                        char* device_function,
+                                                        const char* device_name, int thread_limit,
+                                                        uint3* tid, uint3* bid, dim3* block,
+                                                        dim3* grid, int* warp_size);
+extern "C" void CUDARTAPI __wrap___cudaRegisterFunction(void** handle, const char* host_function,
+                                                        char* device_function,
+                                                        const char* device_name, int thread_limit,
+                                                        uint3* tid, uint3* bid, dim3* block,
+                                                        dim3* grid, int* warp_size) {
+  if (host_function != nullptr && device_name != nullptr) {
+    cudalab::remote::kernel_names()[host_function] = device_name;
+  }
+  __real___cudaRegisterFunction(handle, host_function, device_function, device_name, thread_limit,
+                                tid, bid, block, grid, warp_size);
+}
 
 int main() {
   const char* fd_text = std::getenv("CUDALAB_CANDIDATE_FD");

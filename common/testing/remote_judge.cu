@@ -325,6 +325,12 @@ std::string round_trip(const std::string& function, const std::string& request) 
 
 const void* judge_kernel(const std::string& symbol) {
   if (symbol.empty()) return nullptr;
+  // Without a GPU there is no handle to give: a CPU test uses the name alone.
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    (void)cudaGetLastError();
+    return nullptr;
+  }
   const void* k = device_code().kernel(symbol);
   if (k == nullptr) {
     throw std::runtime_error("the lab named the kernel " + symbol +
@@ -335,6 +341,16 @@ const void* judge_kernel(const std::string& symbol) {
 
 bool judging() noexcept {
   return !lab_paths().device_code.empty();
+}
+
+std::vector<std::string> device_code_files() {
+  std::vector<std::string> files;
+  if (!judging()) return files;
+  std::ifstream in(lab_paths().device_code);
+  for (std::string path; std::getline(in, path);) {
+    if (!path.empty()) files.push_back(path);
+  }
+  return files;
 }
 
 const void* judge_kernel_of_handle(const void* handle) {

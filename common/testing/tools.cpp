@@ -13,6 +13,8 @@
 #include <regex>
 #include <sstream>
 
+#include "cudalab/remote.hpp"
+
 namespace cudalab::testing {
 
 std::string demangle(const std::string& mangled) {
@@ -270,6 +272,17 @@ std::string cuobjdump_this_grader(const std::string& option, std::string& out) {
   const int rc = run_command(shell_quote(tool) + " " + option + " " + shell_quote(exe), out);
   if (rc != 0) {
     return "cuobjdump " + option + " failed (exit " + std::to_string(rc) + "): " + excerpt(out, 6);
+  }
+  // A judged lab's kernels are not in this executable: in the device code the build extracted
+  // from the lab's objects (cudalab/remote.hpp), which the grader loads and runs.
+  for (const std::string& file : remote::device_code_files()) {
+    std::string more;
+    const int code = run_command(shell_quote(tool) + " " + option + " " + shell_quote(file), more);
+    if (code != 0) {
+      return "cuobjdump " + option + " " + file + " failed (exit " + std::to_string(code) +
+             "): " + excerpt(more, 6);
+    }
+    out += more;
   }
   return "";
 }

@@ -228,6 +228,9 @@ struct Lab {
 
 /// Judge side: whether this grader judges a lab from outside its process (CUDALAB_REMOTE_LAB).
 bool judging() noexcept;
+/// Judge side: the files of the lab's device code (empty when not judging): SASS checks read
+/// them, since the lab's kernels are not in the grader's executable.
+std::vector<std::string> device_code_files();
 /// Judge side: the grader's handle of the lab kernel that a captured graph node names by
 /// @p handle (its CUkernel, or the CUfunction of the current context), or nullptr.
 const void* judge_kernel_of_handle(const void* handle);
