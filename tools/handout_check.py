@@ -798,7 +798,8 @@ ANSWER_CUES: dict[tuple[str, str], list[str]] = {
                       r"\b16\s*Ki?B\b[^.|]{0,80}?stages"],
     ("lab12", "q2"): [r"\b{a}\s*(?:real\s*)?columns\b[^.]{0,150}?(?:A|last tile)",
                       r"1000\s*-\s*992", r"last tile[^.]{0,150}?\b{a}\s*columns"],
-    ("lab12", "q4"): [r"\b{a}\s*registers\b", r"65536\s*/\s*(?:\(\s*2\s*[×*·]\s*1024\s*\)|2048)"],
+    ("lab12", "q4"): [r"33\s*registers[^.]{0,150}?\b{a}\s*blocks?\b", r"\b{a}\s*blocks?\b[^.]{0,150}?33\s*registers",
+                      r"40,?960\b"],
     ("lab13", "q2"): [r"215\s*registers[^.]{0,150}?\b{a}\s*blocks?\b", r"\b{a}\s*blocks?\s*of\s*256"
                       r"\s*threads[^.]{0,150}?(?:fit|per SM)"],
     ("lab13", "q4"): [r"block\s*21\b[^.]{0,150}?\bcolumn\s*{a}\b", r"block\s*21\b[^.]{0,150}?=\s*{a}\b"],

@@ -2,8 +2,8 @@
 /**
  * @file padding.cuh
  * @brief Lab 06 interface: a padded tile layout, the student's transpose through a padded
- *        shared tile, and the matmul that runs the given tile kernel
- *        (labs/common/smem_tiles/tile_kernels.cuh) with the layout.
+ *        shared tile, and the matmul that runs the given column-access tile matmul
+ *        (smem_tiles::tile_matmul_kernel) with the layout.
  *
  * Contract: padded_offset() gives every element of a kTile x kTile tile its own word below
  * padded_tile_words() (at most one spare word per row), and a warp reading a row or a column

@@ -37,8 +37,8 @@ __global__ void vec4_transpose_kernel(const float* __restrict__ in, float* __res
   // Vec4Layout::index(row, vec) (roughly 23 lines). Loads and stores of global memory stay
   // coalesced (a warp touches consecutive floats), every shared access is one 16-byte access,
   // and only elements that exist are read and written (cols % 4 == 0).
-  // HINT: start from the scalar transpose (labs/common/smem_tiles/tile_kernels.cuh) and ask,
-  // for each loop, which element a thread moves when a unit is 4 floats instead of 1. Index
+  // HINT: start from your scalar transpose of lab 06 (labs/lab06_padding/padded_tile.cu) and
+  // ask, for each loop, which element a thread moves when a unit is 4 floats instead of 1. Index
   // global memory with size_t; reinterpret_cast a float pointer at a multiple of 4 floats.
   // The handout's "If you are stuck" section has the thread-to-float4 maps.
   __shared__ float4 tile[Vec4Layout::kVec4s];  // float4 v of row r at Vec4Layout::index(r, v)

@@ -95,20 +95,8 @@ __device__ __forceinline__ LanePlace lane_place() {
           (warp % kPipeWarpsN) * kPipeWarpTile + (lane % kLanesN) * 4};
 }
 
-// TODO(lab13): stage 7, the main loop over k tiles [t0, t1) of the tile at (row0, col0): your
-// stage 4 kernel's copies (A transposed into as[kk][row], B into bs[kk][col], zeros outside
-// the matrices; 16-byte B copies when kVec), with double-buffered register fragments: keep
-// two sets of fragments and load kk + 1's while kk's FFMAs run; across the end of a k tile,
-// wait for the next tile and pass the barrier at kk = kPipeBlockK - 1, before its last FFMAs.
-// Start with a barrier (a second segment reuses the stages) and zero @p acc; leave no copy in
-// flight. Shared memory: kPipeStages stages of [A tile | B tile], kStageFloats floats each.
-// HINT: with fragments double-buffered, all kPipeStages stages can hold tiles: fill them all
-// HINT: in the prologue, then wait with kPipeStages - 2 groups pending at the end of a tile.
-// HINT: the copies, commits and waits in PTX as pipeline.cu's wrappers (cp.async with a
-// HINT: register source size: 0 fills zeros); <cuda_pipeline.h>'s __pipeline_memcpy_async
-// HINT: picks the instruction for a run-time zero-fill size with a switch.
-// Roughly 105 lines.
-/// cp.async of kBytes (4 through L1, 16 around it) global -> shared; zeros when !in.
+/// Given: cp.async of kBytes (4 through L1, 16 around it) global -> shared; zeros when !in
+/// (the same instructions as pipeline.cu's cp_async_4 and cp_async_16).
 template <int kBytes>
 __device__ __forceinline__ void copy_async(float* dst, const float* src, bool in) {
   static_assert(kBytes == 4 || kBytes == 16, "cp.async copies 4, 8 or 16 bytes");
@@ -122,6 +110,18 @@ __device__ __forceinline__ void copy_async(float* dst, const float* src, bool in
   }
 }
 
+// TODO(lab13): stage 7, the main loop over k tiles [t0, t1) of the tile at (row0, col0): your
+// stage 4 kernel's copies (A transposed into as[kk][row], B into bs[kk][col], zeros outside
+// the matrices; 16-byte B copies when kVec), with double-buffered register fragments: keep
+// two sets of fragments and load kk + 1's while kk's FFMAs run; across the end of a k tile,
+// wait for the next tile and pass the barrier at kk = kPipeBlockK - 1, before its last FFMAs.
+// Start with a barrier (a second segment reuses the stages) and zero @p acc; leave no copy in
+// flight. Shared memory: kPipeStages stages of [A tile | B tile], kStageFloats floats each.
+// HINT: with fragments double-buffered, all kPipeStages stages can hold tiles: fill them all
+// HINT: in the prologue, then wait with kPipeStages - 2 groups pending at the end of a tile.
+// HINT: copy_async() above is given (pipeline.cu's cp_async_4/16); the commits and waits
+// HINT: are PTX one-liners as in pipeline.cu's wrappers.
+// Roughly 97 lines.
 template <bool kVec>
 __device__ __forceinline__ void multiply_k_range(const float* __restrict__ a,
                                                  const float* __restrict__ b, int m, int n, int k,

@@ -30,9 +30,13 @@ TEST(QuestionsCpu, Q3SpeedupOfOverlappingLoadAndMultiply) {
                         "predicted speedup of the two-stage pipeline"));
 }
 
-TEST(QuestionsCpu, Q4RegistersPerThreadForTwoBlocks) {
-  EXPECT_TRUE(number_is(sheet(), "q4", 65536.0 / (2 * 1024), 0.0,
-                        "registers per thread that let two 1024-thread blocks share an SM"));
+TEST(QuestionsCpu, Q4BlocksPerSmOneRegisterOverTheCap) {
+  // cuda_occupancy.h (cudaOccRegAllocationGranularity): registers are allocated per warp in
+  // units of 256 on compute capability 3.x to 12.x.
+  const int per_warp = (33 * 32 + 255) / 256 * 256;  // 1056 -> 1280
+  const int per_block = per_warp * (1024 / 32);      // 32 warps
+  EXPECT_TRUE(number_is(sheet(), "q4", 65536 / per_block, 0.0,
+                        "1024-thread blocks per SM at 33 registers per thread"));
 }
 
 }  // namespace
