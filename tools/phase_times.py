@@ -312,7 +312,8 @@ def render(summary: dict | None, steps: dict[str, float], meta: dict[str, str],
         notes = ", ".join(f"{v} {k}" for k, v in sorted(states.items()))
         extra = ""
         if summary["not_run"]:
-            extra = f"; {len(summary['not_run'])} listed tests have no time (not run)"
+            extra = (f"; {len(summary['not_run'])} listed tests have no time here (not run, or "
+                     "no average kept)")
         alone = sum(totals[p][0] for p in ("perf", "profiler") if p in totals)
         out.append("")
         out.append(f"Tests: {notes}{extra}. Perf and profiler tests run alone on a GPU "
@@ -491,8 +492,12 @@ def main(argv: list[str] | None = None) -> int:
         for key in ("gpu", "cores", "date", "preset", "jobs", "commit", "cuda"):
             if getattr(args, key):
                 meta[key] = getattr(args, key)
-        meta.setdefault("date", datetime.date.today().isoformat())
         summary = None
+        if args.not_measured:
+            for key in ("gpu", "cores", "date"):
+                meta.setdefault(key, NOT_MEASURED)
+        else:
+            meta.setdefault("date", datetime.date.today().isoformat())
         if not args.not_measured:
             build = args.build_dir
             if args.junit:
