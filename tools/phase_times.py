@@ -68,7 +68,8 @@ def ctest_list(build_dir: Path, ctest: str = "ctest") -> dict:
     with tempfile.TemporaryDirectory(prefix="cudalab-list-") as tmp:
         for root, dirs, files in os.walk(build_dir):
             rel = Path(root).relative_to(build_dir)
-            dirs[:] = [d for d in dirs if not (rel == Path(".") and d in ("Testing", "cudalab_batch"))]
+            if rel == Path("."):
+                dirs[:] = [d for d in dirs if d not in ("Testing", "cudalab_batch")]
             if "CTestTestfile.cmake" in files:
                 dest = Path(tmp) / rel
                 dest.mkdir(parents=True, exist_ok=True)
@@ -220,7 +221,8 @@ def read_timings(path: Path) -> tuple[dict[str, float], dict[str, str]]:
             steps[parts[1]] = float(parts[3]) - float(parts[2])
             if parts[4] != "0":
                 meta.setdefault("failed_steps", "")
-                meta["failed_steps"] = (meta["failed_steps"] + f" {parts[1]} (exit {parts[4]})").strip()
+                failed = f"{meta['failed_steps']} {parts[1]} (exit {parts[4]})"
+                meta["failed_steps"] = failed.strip()
         elif len(parts) >= 2 and parts[0] == "meta":
             meta[parts[1]] = " ".join(parts[2:])
     return steps, meta
@@ -284,8 +286,8 @@ def render(summary: dict | None, steps: dict[str, float], meta: dict[str, str],
     else:
         rows = summary["rows"]
         phases = [p for p in PHASES if p != "variants" or any(p in r for r in rows.values())]
-        out.append("Seconds of the tests' own times (tests in parentheses), by the labels each test "
-                   "has; tests run in parallel, so the test step's wall time is below.")
+        out.append("Seconds of the tests' own times (tests in parentheses), by the labels each "
+                   "test has; tests run in parallel, so the test step's wall time is below.")
         out.append("")
         out.append("| lab | tests | " + " | ".join(phases) + " | total s |")
         out.append("|---|---:|" + "---:|" * (len(phases) + 1))
@@ -348,7 +350,8 @@ def render(summary: dict | None, steps: dict[str, float], meta: dict[str, str],
 
 
 def update_doc(doc: Path, key: str, table: str) -> None:
-    """Replaces the text between `<!-- phase-times:KEY:begin -->` and `<!-- phase-times:KEY:end -->`."""
+    """Replaces the text between `<!-- phase-times:KEY:begin -->` and
+    `<!-- phase-times:KEY:end -->`."""
     text = doc.read_text()
     begin, end = f"<!-- phase-times:{key}:begin -->", f"<!-- phase-times:{key}:end -->"
     i, j = text.find(begin), text.find(end)
