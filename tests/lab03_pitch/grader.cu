@@ -9,7 +9,9 @@
 // the same pointers, with C poisoned and every SM's shared memory filled with NaN.
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -603,6 +605,326 @@ INSTANTIATE_TEST_SUITE_P(Shapes, PitchedPipelineGpu, ::testing::ValuesIn(kShapes
 // ===========================================================================
 // The given packed baseline is itself correct (not graded).
 // ===========================================================================
+// ---------------------------------------------------------------------------
+// The rest of pitch.cuh's contract: what the constructor, upload() and both pitched_matmul()
+// overloads reject, what a failed allocation or launch reports, and what moving and swapping
+// matrices do with their allocations. Each test ends with a valid use that needs the lab's own
+// code (an allocation, a copy, a product), so the untouched stub fails it.
+// ---------------------------------------------------------------------------
+
+/// Small integers (exact products): row r, column c of a rows x cols matrix, packed.
+std::vector<float> small_ints(int rows, int cols, int salt) {
+  std::vector<float> h(std::size_t(rows) * cols);
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) {
+      h[std::size_t(r) * cols + c] = float((r * 7 + c * 3 + salt) % 9 - 4);
+    }
+  }
+  return h;
+}
+
+std::vector<float> packed_product(const std::vector<float>& a, const std::vector<float>& b, int m,
+                                  int n, int k) {
+  std::vector<float> c(std::size_t(m) * n, 0.0f);
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      float sum = 0.0f;
+      for (int p = 0; p < k; ++p) sum += a[std::size_t(i) * k + p] * b[std::size_t(p) * n + j];
+      c[std::size_t(i) * n + j] = sum;
+    }
+  }
+  return c;
+}
+
+/// Whether @p p is still the start of a live device allocation.
+bool is_device_allocation(const void* p) {
+  cudaPointerAttributes attr{};
+  const cudaError_t err = cudaPointerGetAttributes(&attr, p);
+  (void)cudaGetLastError();  // an unknown pointer may leave an error behind: not ours to keep
+  return err == cudaSuccess && attr.type == cudaMemoryTypeDevice;
+}
+
+TEST(PitchedContractGpu, ConstructorRejectsBadShapesAndReportsAFailedAllocation) {
+  CUDALAB_REQUIRE_GPU();
+  for (const auto& [rows, cols] :
+       {std::pair{0, 5}, std::pair{5, 0}, std::pair{-1, 5}, std::pair{5, -3}, std::pair{0, 0}}) {
+    EXPECT_THROW(lab03::PitchedMatrix(rows, cols), std::invalid_argument)
+        << "PitchedMatrix(" << rows << ", " << cols << "): rows and cols must be positive";
+  }
+  // 2^20 rows of 2^28 floats (1 GiB each): a pebibyte, which no GPU has. cudaMallocPitch fails,
+  // and the constructor must say so (CUDA_CHECK) rather than leave an empty matrix behind.
+  bool threw_cuda_error = false;
+  try {
+    lab03::PitchedMatrix huge(1 << 20, 1 << 28);
+    ADD_FAILURE() << "PitchedMatrix(2^20, 2^28) returned (data " << huge.data() << ", pitch "
+                  << huge.pitch_bytes() << "): a pebibyte cannot be allocated, so the "
+                  << "cudaMallocPitch error was ignored (wrap the call in CUDA_CHECK)";
+  } catch (const cudalab::CudaError&) {
+    threw_cuda_error = true;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "PitchedMatrix(2^20, 2^28) threw '" << e.what()
+                  << "', expected a cudalab::CudaError (the failed cudaMallocPitch)";
+  }
+  (void)cudaGetLastError();  // the failed allocation's error is reported; clear it
+  EXPECT_TRUE(threw_cuda_error);
+  // And a matrix that fits is allocated.
+  lab03::PitchedMatrix ok(3, 5);
+  EXPECT_NE(ok.data(), nullptr) << "PitchedMatrix(3, 5) allocated nothing";
+  EXPECT_GE(ok.pitch_bytes(), ok.row_bytes());
+  EXPECT_TRUE(ok.data() == nullptr || is_device_allocation(ok.data()))
+      << "PitchedMatrix(3, 5)'s data() is not device memory";
+}
+
+TEST(PitchedContractGpu, MoveAndSwapHandOverAllocationsAndMoveAssignmentFreesTheOldOne) {
+  CUDALAB_REQUIRE_GPU();
+  const std::vector<float> h_a = small_ints(3, 5, 1);
+  const std::vector<float> h_b = small_ints(4, 2, 2);
+  lab03::PitchedMatrix a(3, 5);
+  lab03::PitchedMatrix b(4, 2);
+  ASSERT_NE(a.data(), nullptr) << "PitchedMatrix(3, 5) allocated nothing";
+  ASSERT_NE(b.data(), nullptr) << "PitchedMatrix(4, 2) allocated nothing";
+  a.upload(h_a);
+  b.upload(h_b);
+  float* const a_data = a.data();
+  float* const b_data = b.data();
+  const std::size_t a_pitch = a.pitch_bytes();
+  const std::size_t b_pitch = b.pitch_bytes();
+
+  // swap(): the allocations, pitches and shapes change places; the data goes with them.
+  a.swap(b);
+  EXPECT_EQ(a.data(), b_data);
+  EXPECT_EQ(b.data(), a_data);
+  EXPECT_EQ(a.pitch_bytes(), b_pitch);
+  EXPECT_EQ(b.pitch_bytes(), a_pitch);
+  EXPECT_EQ(a.rows(), 4);
+  EXPECT_EQ(a.cols(), 2);
+  EXPECT_EQ(b.rows(), 3);
+  EXPECT_EQ(b.cols(), 5);
+  EXPECT_EQ(a.to_host(), h_b) << "after swap, a holds what b held";
+  EXPECT_EQ(b.to_host(), h_a) << "after swap, b holds what a held";
+
+  // Move construction: the new matrix takes the allocation, the old one is empty.
+  lab03::PitchedMatrix c(std::move(b));
+  EXPECT_EQ(c.data(), a_data);
+  EXPECT_EQ(b.data(), nullptr);  // NOLINT(bugprone-use-after-move): the contract says empty
+  EXPECT_EQ(b.rows(), 0);
+  EXPECT_EQ(b.cols(), 0);
+  EXPECT_EQ(b.pitch_bytes(), 0u);
+  EXPECT_EQ(c.to_host(), h_a);
+
+  // Move assignment: c frees its own allocation (a_data) and takes a's (b_data); a is empty.
+  ASSERT_TRUE(is_device_allocation(a_data)) << "c's allocation should be live before the move";
+  c = std::move(a);
+  EXPECT_EQ(c.data(), b_data);
+  EXPECT_EQ(c.rows(), 4);
+  EXPECT_EQ(c.cols(), 2);
+  EXPECT_EQ(a.data(), nullptr);  // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(a.rows(), 0);
+  EXPECT_EQ(a.pitch_bytes(), 0u);
+  EXPECT_FALSE(is_device_allocation(a_data))
+      << "the allocation c held before `c = std::move(a)` is still live: a moved-into matrix "
+      << "(through its destructor) must free what it held";
+  EXPECT_EQ(c.to_host(), h_b);
+
+  // The destructor frees too: a matrix that goes out of scope leaves nothing allocated.
+  float* scoped_data = nullptr;
+  {
+    lab03::PitchedMatrix scoped(2, 3);
+    scoped_data = scoped.data();
+    ASSERT_TRUE(scoped_data != nullptr && is_device_allocation(scoped_data));
+  }
+  EXPECT_FALSE(is_device_allocation(scoped_data))
+      << "a PitchedMatrix that went out of scope still holds its device memory";
+}
+
+TEST(PitchedContractGpu, UploadRejectsAHostMatrixOfTheWrongSize) {
+  CUDALAB_REQUIRE_GPU();
+  lab03::PitchedMatrix m(3, 5);
+  ASSERT_NE(m.data(), nullptr) << "PitchedMatrix(3, 5) allocated nothing";
+  const std::vector<float> h = small_ints(3, 5, 3);
+  m.upload(h);
+  for (const std::size_t size :
+       {std::size_t(16), std::size_t(30), std::size_t(14), std::size_t(0)}) {
+    EXPECT_THROW(m.upload(std::vector<float>(size, 1.0f)), std::invalid_argument)
+        << "upload() of " << size << " floats into a 3 x 5 matrix (15 floats)";
+  }
+  EXPECT_EQ(m.to_host(), h) << "the matrix uploaded before the rejected calls came back changed";
+}
+
+TEST(PitchedContractGpu, LauncherRejectsBadArgumentsAndStillComputes) {
+  CUDALAB_REQUIRE_GPU();
+  constexpr int m = 5, n = 7, k = 3;
+  const std::size_t pa = 512, pb = 512, pc = 1024;  // bytes: each >= its row, a multiple of 4
+  cudalab::DeviceBuffer<float> d_a(m * pa / sizeof(float));
+  cudalab::DeviceBuffer<float> d_b(k * pb / sizeof(float));
+  cudalab::DeviceBuffer<float> d_c(m * pc / sizeof(float));
+  const float* a = d_a.data();
+  const float* b = d_b.data();
+  float* c = d_c.data();
+  const dim3 blk(16, 16);
+  struct Bad {
+    const char* why;
+    std::function<void()> call;
+  };
+  // Every call is refused before a launch; the pointers are real allocations, so a launcher
+  // that skips the checks fails with a launch error (a CudaError) rather than corrupting memory,
+  // except for the null pointers, which come last.
+  const Bad bad[] = {
+      {"m = 0", [&] { lab03::pitched_matmul(a, pa, b, pb, c, pc, 0, n, k, blk); }},
+      {"n = -1", [&] { lab03::pitched_matmul(a, pa, b, pb, c, pc, m, -1, k, blk); }},
+      {"k = 0", [&] { lab03::pitched_matmul(a, pa, b, pb, c, pc, m, n, 0, blk); }},
+      {"pitch of A below K floats",
+       [&] { lab03::pitched_matmul(a, k * 4 - 4, b, pb, c, pc, m, n, k, blk); }},
+      {"pitch of B below N floats",
+       [&] { lab03::pitched_matmul(a, pa, b, n * 4 - 4, c, pc, m, n, k, blk); }},
+      {"pitch of C below N floats",
+       [&] { lab03::pitched_matmul(a, pa, b, pb, c, n * 4 - 4, m, n, k, blk); }},
+      {"block 64 x 32 (2048 threads)",
+       [&] { lab03::pitched_matmul(a, pa, b, pb, c, pc, m, n, k, dim3(64, 32)); }},
+      {"block 0 x 8", [&] { lab03::pitched_matmul(a, pa, b, pb, c, pc, m, n, k, dim3(0, 8)); }},
+      {"block.z = 2", [&] { lab03::pitched_matmul(a, pa, b, pb, c, pc, m, n, k, dim3(8, 8, 2)); }},
+      {"70000 rows in blocks of 1024 x 1: 70000 blocks in y",
+       [&] { lab03::pitched_matmul(a, pa, b, pb, c, pc, 70000, n, k, dim3(1024, 1)); }},
+      {"pitch of A not a multiple of sizeof(float)",
+       [&] { lab03::pitched_matmul(a, pa + 2, b, pb, c, pc, m, n, k, blk); }},
+      {"pitch of B not a multiple of sizeof(float)",
+       [&] { lab03::pitched_matmul(a, pa, b, pb + 1, c, pc, m, n, k, blk); }},
+      {"pitch of C not a multiple of sizeof(float)",
+       [&] { lab03::pitched_matmul(a, pa, b, pb, c, pc + 3, m, n, k, blk); }},
+      {"null A", [&] { lab03::pitched_matmul(nullptr, pa, b, pb, c, pc, m, n, k, blk); }},
+      {"null B", [&] { lab03::pitched_matmul(a, pa, nullptr, pb, c, pc, m, n, k, blk); }},
+      {"null C", [&] { lab03::pitched_matmul(a, pa, b, pb, nullptr, pc, m, n, k, blk); }},
+  };
+  for (const Bad& x : bad) {
+    EXPECT_THROW(x.call(), std::invalid_argument) << "pitched_matmul(" << x.why << ")";
+  }
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess)
+      << "a rejected call launched a kernel that failed";
+  // A valid call right after computes the product.
+  const std::vector<float> h_a = small_ints(m, k, 4);
+  const std::vector<float> h_b = small_ints(k, n, 5);
+  CUDA_CHECK(cudaMemcpy2D(d_a.data(), pa, h_a.data(), k * sizeof(float), k * sizeof(float), m,
+                          cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy2D(d_b.data(), pb, h_b.data(), n * sizeof(float), n * sizeof(float), k,
+                          cudaMemcpyHostToDevice));
+  lab03::pitched_matmul(a, pa, b, pb, c, pc, m, n, k, blk);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<float> h_c(std::size_t(m) * n);
+  CUDA_CHECK(cudaMemcpy2D(h_c.data(), n * sizeof(float), d_c.data(), pc, n * sizeof(float), m,
+                          cudaMemcpyDeviceToHost));
+  EXPECT_EQ(h_c, packed_product(h_a, h_b, m, n, k));
+}
+
+TEST(PitchedContractGpu, LauncherReportsAFailedLaunch) {
+  // A launch that passes every argument check can still fail: here the stream's capture was
+  // invalidated (a stream query is not allowed while the stream is captured), so a kernel
+  // enqueued on it is refused with cudaErrorStreamCaptureInvalidated. The launcher must check
+  // its launch and throw a cudalab::CudaError, not return as if the product were on its way.
+  CUDALAB_REQUIRE_GPU();
+  constexpr int m = 4, n = 4, k = 4;
+  const std::size_t pitch = 64;
+  cudalab::DeviceBuffer<float> d_a(m * pitch / sizeof(float));
+  cudalab::DeviceBuffer<float> d_b(k * pitch / sizeof(float));
+  cudalab::DeviceBuffer<float> d_c(m * pitch / sizeof(float));
+  cudaStream_t s = nullptr;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+  (void)cudaStreamQuery(s);  // not allowed during capture: invalidates it
+  (void)cudaGetLastError();
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  (void)cudaStreamIsCapturing(s, &status);
+  (void)cudaGetLastError();
+  const bool premise = status == cudaStreamCaptureStatusInvalidated;
+  bool threw_cuda_error = false;
+  std::string other;
+  if (premise) {
+    try {
+      lab03::pitched_matmul(d_a.data(), pitch, d_b.data(), pitch, d_c.data(), pitch, m, n, k,
+                            dim3(16, 16), s);
+    } catch (const cudalab::CudaError&) {
+      threw_cuda_error = true;
+    } catch (const std::exception& e) {
+      other = e.what();
+    }
+  }
+  cudaGraph_t graph = nullptr;
+  (void)cudaStreamEndCapture(s, &graph);  // ends the invalidated capture (an error, no graph)
+  if (graph != nullptr) (void)cudaGraphDestroy(graph);
+  (void)cudaGetLastError();
+  (void)cudaStreamDestroy(s);
+  ASSERT_TRUE(premise) << "grader premise: the capture was not invalidated (status " << int(status)
+                       << ")";
+  EXPECT_TRUE(threw_cuda_error)
+      << "pitched_matmul on a stream whose capture is invalidated "
+      << (other.empty() ? "returned normally" : "threw '" + other + "'")
+      << ": the failed launch was not reported as a cudalab::CudaError (CUDA_CHECK_LAST_LAUNCH "
+      << "after the launch)";
+  // And the same launcher on an ordinary stream works.
+  const std::vector<float> h_a = small_ints(m, k, 6);
+  const std::vector<float> h_b = small_ints(k, n, 7);
+  CUDA_CHECK(cudaMemcpy2D(d_a.data(), pitch, h_a.data(), k * sizeof(float), k * sizeof(float), m,
+                          cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy2D(d_b.data(), pitch, h_b.data(), n * sizeof(float), n * sizeof(float), k,
+                          cudaMemcpyHostToDevice));
+  lab03::pitched_matmul(d_a.data(), pitch, d_b.data(), pitch, d_c.data(), pitch, m, n, k,
+                        dim3(16, 16));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<float> h_c(std::size_t(m) * n);
+  CUDA_CHECK(cudaMemcpy2D(h_c.data(), n * sizeof(float), d_c.data(), pitch, n * sizeof(float), m,
+                          cudaMemcpyDeviceToHost));
+  EXPECT_EQ(h_c, packed_product(h_a, h_b, m, n, k));
+}
+
+TEST(PitchedContractGpu, MatrixOverloadRejectsShapesThatDoNotMatch) {
+  CUDALAB_REQUIRE_GPU();
+  lab03::PitchedMatrix a(3, 4);
+  lab03::PitchedMatrix b(4, 6);
+  lab03::PitchedMatrix c(3, 6);
+  ASSERT_TRUE(a.data() != nullptr && b.data() != nullptr && c.data() != nullptr)
+      << "PitchedMatrix allocated nothing";
+  const std::vector<float> h_a = small_ints(3, 4, 8);
+  const std::vector<float> h_b = small_ints(4, 6, 9);
+  a.upload(h_a);
+  b.upload(h_b);
+  // Shapes whose product would stay inside the allocations if it were (wrongly) computed.
+  lab03::PitchedMatrix a_short(3, 3);  // a.cols() 3 != b.rows() 4
+  lab03::PitchedMatrix c_tall(4, 6);   // c.rows() 4 != a.rows() 3
+  lab03::PitchedMatrix c_wide(3, 7);   // c.cols() 7 != b.cols() 6
+  EXPECT_THROW(lab03::pitched_matmul(a_short, b, c, dim3(16, 16)), std::invalid_argument)
+      << "A 3x3 times B 4x6";
+  EXPECT_THROW(lab03::pitched_matmul(a, b, c_tall, dim3(16, 16)), std::invalid_argument)
+      << "C 4x6 = A 3x4 times B 4x6";
+  EXPECT_THROW(lab03::pitched_matmul(a, b, c_wide, dim3(16, 16)), std::invalid_argument)
+      << "C 3x7 = A 3x4 times B 4x6";
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  lab03::pitched_matmul(a, b, c, dim3(16, 16));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(c.to_host(), packed_product(h_a, h_b, 3, 6, 4));
+}
+
+// The given baseline's argument checks (the contract: "std::invalid_argument as
+// pitched_matmul()"; its pitches are the packed row sizes). Given code, not graded; nothing is
+// launched: the pointers are host dummies, only checked for null.
+TEST(GivenArgumentChecksCpu, UnpitchedBaselineRejectsWhatPitchedMatmulRejects) {
+  float h_dummy[1] = {0.0f};
+  const float* p = h_dummy;
+  float* q = h_dummy;
+  const dim3 ok(16, 16);
+  EXPECT_THROW(lab03::unpitched_matmul(nullptr, p, q, 4, 4, 4, ok), std::invalid_argument);
+  EXPECT_THROW(lab03::unpitched_matmul(p, nullptr, q, 4, 4, 4, ok), std::invalid_argument);
+  EXPECT_THROW(lab03::unpitched_matmul(p, p, nullptr, 4, 4, 4, ok), std::invalid_argument);
+  EXPECT_THROW(lab03::unpitched_matmul(p, p, q, 0, 4, 4, ok), std::invalid_argument);
+  EXPECT_THROW(lab03::unpitched_matmul(p, p, q, 4, -2, 4, ok), std::invalid_argument);
+  EXPECT_THROW(lab03::unpitched_matmul(p, p, q, 4, 4, 0, ok), std::invalid_argument);
+  EXPECT_THROW(lab03::unpitched_matmul(p, p, q, 4, 4, 4, dim3(64, 32)), std::invalid_argument)
+      << "2048 threads per block";
+  EXPECT_THROW(lab03::unpitched_matmul(p, p, q, 4, 4, 4, dim3(0, 8)), std::invalid_argument);
+  EXPECT_THROW(lab03::unpitched_matmul(p, p, q, 4, 4, 4, dim3(8, 8, 2)), std::invalid_argument)
+      << "block.z != 1";
+  EXPECT_THROW(lab03::unpitched_matmul(p, p, q, 70000, 4, 4, dim3(1024, 1)), std::invalid_argument)
+      << "70000 blocks in y > 65535";
+}
+
 TEST(GivenUnpitchedBaselineGpu, MatchesHostReference) {
   CUDALAB_REQUIRE_GPU();
   for (const Shape s : {Shape{17, 33, 5}, Shape{33, 1001, 1000}, Shape{1000, 33, 1001}}) {

@@ -241,6 +241,94 @@ TEST(PlanDynamicTileCpu, RandomLimitsKeepTheInvariants) {
   }
 }
 
+// The dynamic launcher takes the plan as an argument: it must refuse one the planner would not
+// make (the contract's "inconsistent plan") and bad sizes, before it touches CUDA. Each bad
+// plan here is one of the student planner's own plans with one field broken; a launcher that
+// trusts its plan would launch a block of the wrong shape, read past its shared buffer, or fail
+// later with a CUDA error instead of std::invalid_argument. Nothing is launched: the pointers
+// are host dummies, only checked, never dereferenced.
+TEST(PlanDynamicTileCpu, LauncherRejectsPlansThePlannerWouldNotMakeAndBadSizes) {
+  float h_dummy[1] = {0.0f};
+  const float* p = h_dummy;
+  float* q = h_dummy;
+  struct Request {
+    lab04::SmemLimits limits;
+    std::size_t budget;
+    int k;
+  };
+  const Request requests[] = {{kH100, 48 * 1024, 4096},
+                              {kH100, 100 * 1024, 1030},
+                              {{48 * 1024, 227 * 1024, 256}, 48 * 1024, 4096},
+                              {{48 * 1024, 227 * 1024, 100}, 2048, 4096}};
+  for (const Request& r : requests) {
+    const lab04::DynamicTilePlan good = lab04::plan_dynamic_tile(r.limits, r.budget, r.k);
+    const std::string what = "the planner's plan tile " + std::to_string(good.tile) + ", depth " +
+                             std::to_string(good.depth) + ", " + std::to_string(good.smem_bytes) +
+                             " bytes";
+    ASSERT_TRUE(good.tile == 8 || good.tile == 16 || good.tile == 32)
+        << what << ": not a plan (the planner is the student's; the cases below break one of its "
+        << "fields)";
+    ASSERT_TRUE(good.depth >= good.tile && good.depth % good.tile == 0) << what;
+    ASSERT_EQ(good.smem_bytes, 2 * sizeof(float) * std::size_t(good.tile) * good.depth) << what;
+    SCOPED_TRACE(what);
+
+    struct Broken {
+      const char* why;
+      lab04::DynamicTilePlan plan;
+    };
+    std::vector<Broken> broken;
+    auto with = [&](const char* why, auto change) {
+      lab04::DynamicTilePlan b = good;
+      change(b);
+      broken.push_back({why, b});
+    };
+    with("tile 12 (not 8, 16 or 32)", [](lab04::DynamicTilePlan& b) {
+      b.tile = 12;
+      b.depth = 48;
+      b.smem_bytes = 2 * sizeof(float) * 12 * 48;
+    });
+    with("tile 64 (a block of 4096 threads)", [](lab04::DynamicTilePlan& b) {
+      b.tile = 64;
+      b.depth = 64;
+      b.smem_bytes = 2 * sizeof(float) * 64 * 64;
+    });
+    with("tile 0", [](lab04::DynamicTilePlan& b) { b.tile = 0; });
+    with("depth 0", [](lab04::DynamicTilePlan& b) {
+      b.depth = 0;
+      b.smem_bytes = 0;
+    });
+    with("depth one less than the plan's (not a multiple of tile), bytes to match",
+         [](lab04::DynamicTilePlan& b) {
+           b.depth -= 1;
+           b.smem_bytes = 2 * sizeof(float) * std::size_t(b.tile) * b.depth;
+         });
+    with("depth half a tile (below tile), bytes to match", [](lab04::DynamicTilePlan& b) {
+      b.depth = b.tile / 2;
+      b.smem_bytes = 2 * sizeof(float) * std::size_t(b.tile) * b.depth;
+    });
+    with("negative depth", [](lab04::DynamicTilePlan& b) { b.depth = -b.tile; });
+    with("smem_bytes 4 short of the two slices",
+         [](lab04::DynamicTilePlan& b) { b.smem_bytes -= 4; });
+    with("smem_bytes of one slice only (A without B)",
+         [](lab04::DynamicTilePlan& b) { b.smem_bytes /= 2; });
+    with("smem_bytes twice the slices", [](lab04::DynamicTilePlan& b) { b.smem_bytes *= 2; });
+    for (const Broken& b : broken) {
+      EXPECT_THROW(lab04::matmul_tiled_dynamic(p, p, q, 64, 64, r.k, b.plan), std::invalid_argument)
+          << "matmul_tiled_dynamic accepted an inconsistent plan: " << b.why << " (tile "
+          << b.plan.tile << ", depth " << b.plan.depth << ", " << b.plan.smem_bytes << " bytes)";
+    }
+    EXPECT_THROW(lab04::matmul_tiled_dynamic(p, p, q, 0, 64, r.k, good), std::invalid_argument)
+        << "m = 0";
+    EXPECT_THROW(lab04::matmul_tiled_dynamic(p, p, q, 64, -1, r.k, good), std::invalid_argument)
+        << "n = -1";
+    EXPECT_THROW(lab04::matmul_tiled_dynamic(p, p, q, 64, 64, 0, good), std::invalid_argument)
+        << "k = 0";
+    EXPECT_THROW(lab04::matmul_tiled_dynamic(p, p, q, 65536 * good.tile, 64, r.k, good),
+                 std::invalid_argument)
+        << "65536 tile rows (gridDim.y allows 65535)";
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Correctness on odd shapes (GPU)
 // ---------------------------------------------------------------------------
@@ -253,6 +341,24 @@ TEST_P(GivenNaiveGpu, ExactOnOddShapes) {
 }
 INSTANTIATE_TEST_SUITE_P(Shapes, GivenNaiveGpu,
                          ::testing::Values(Shape{17, 33, 5}, Shape{129, 65, 257}), shape_name);
+
+// The given baseline's argument checks (the contract of matmul_naive()). Given code, not graded;
+// nothing is launched: the pointers are host dummies, never dereferenced.
+TEST(GivenArgumentChecksCpu, NaiveBaselineRejectsBadSizesBlocksAndTallGrids) {
+  float h_dummy[1] = {0.0f};
+  const float* p = h_dummy;
+  float* q = h_dummy;
+  EXPECT_THROW(lab04::matmul_naive(p, p, q, 0, 4, 4), std::invalid_argument) << "m = 0";
+  EXPECT_THROW(lab04::matmul_naive(p, p, q, 4, -1, 4), std::invalid_argument) << "n = -1";
+  EXPECT_THROW(lab04::matmul_naive(p, p, q, 4, 4, 0), std::invalid_argument) << "k = 0";
+  EXPECT_THROW(lab04::matmul_naive(p, p, q, 4, 4, 4, nullptr, 33), std::invalid_argument)
+      << "a 33x33 block (1089 threads)";
+  EXPECT_THROW(lab04::matmul_naive(p, p, q, 4, 4, 4, nullptr, 0), std::invalid_argument)
+      << "a 0x0 block";
+  EXPECT_THROW(lab04::matmul_naive(p, p, q, 65536 * lab04::kNaiveBlock, 4, 4),
+               std::invalid_argument)
+      << "65536 block rows (gridDim.y allows 65535)";
+}
 
 // The grader's static-tile baseline of the perf test is itself correct (not graded).
 TEST(GivenGraderStaticGpu, ExactOnOddShapes) {

@@ -374,6 +374,41 @@ TEST(MicrobenchGpu, CapturedKernelsChainTwice) {
   }
 }
 
+TEST(MicrobenchGpu, LaunchersRejectBadStepsCountsAndPointers) {
+  // The contract of the launchers: launch_microbench() throws std::invalid_argument for
+  // steps < 1 or a null pointer, run_microbench() for steps < 1 or launches < 1, before anything
+  // is launched (a chain of zero steps would time nothing and report a cycle count of 0 / 0).
+  CUDALAB_REQUIRE_GPU();
+  cudalab::DeviceBuffer<long long> d_cycles(32);
+  cudalab::DeviceBuffer<int> d_final(32);
+  for (const auto which : {lab05::Microbench::ConflictFree, lab05::Microbench::AllConflict}) {
+    SCOPED_TRACE(kernel_name(which));
+    for (const int steps : {0, -1, -4096}) {
+      EXPECT_THROW(lab05::launch_microbench(which, steps, d_cycles.data(), d_final.data()),
+                   std::invalid_argument)
+          << "launch_microbench(steps " << steps << ")";
+      EXPECT_THROW(lab05::run_microbench(which, steps, 1), std::invalid_argument)
+          << "run_microbench(steps " << steps << ")";
+    }
+    for (const int launches : {0, -3}) {
+      EXPECT_THROW(lab05::run_microbench(which, 16, launches), std::invalid_argument)
+          << "run_microbench(launches " << launches << ")";
+    }
+    EXPECT_THROW(lab05::launch_microbench(which, 16, nullptr, d_final.data()),
+                 std::invalid_argument)
+        << "launch_microbench(null d_cycles)";
+    EXPECT_THROW(lab05::launch_microbench(which, 16, d_cycles.data(), nullptr),
+                 std::invalid_argument)
+        << "launch_microbench(null d_final_word)";
+  }
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << "a rejected call launched a failing kernel";
+  // Valid calls right after still chain.
+  const int steps = seeded_steps();
+  for (const auto which : {lab05::Microbench::ConflictFree, lab05::Microbench::AllConflict}) {
+    expect_chain_ends(which, lab05::run_microbench(which, steps, 1), steps, kernel_name(which));
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Perf (serial: the clock64 measurements need the GPU to themselves)
 // ---------------------------------------------------------------------------

@@ -211,6 +211,42 @@ int column_read_wavefronts(int vec) {
       cudalab::bank::from_element_indices(column_read<Layout>(vec), 16));
 }
 
+// The given baselines' argument checks (the contracts of scalar_copy(): "as vec4_copy()", and of
+// padded_transpose()). Given code, not graded; nothing is launched: the pointers point into a
+// host array, only checked (for alignment), never dereferenced.
+TEST(GivenArgumentChecksCpu, ScalarCopyAndPaddedTransposeRejectBadArguments) {
+  alignas(16) float h_dummy[8] = {};
+  const float* p = h_dummy;
+  float* q = h_dummy;
+  const std::size_t row = 4 * sizeof(float);  // a 4-float row
+  EXPECT_THROW(lab11::scalar_copy(p, row, q, row, 0, 2), std::invalid_argument) << "width 0";
+  EXPECT_THROW(lab11::scalar_copy(p, row, q, row, 4, -1), std::invalid_argument) << "rows -1";
+  EXPECT_THROW(lab11::scalar_copy(p, row - 4, q, row, 4, 2), std::invalid_argument)
+      << "a source pitch below the row";
+  EXPECT_THROW(lab11::scalar_copy(p, row, q, row - 4, 4, 2), std::invalid_argument)
+      << "a destination pitch below the row";
+  EXPECT_THROW(lab11::scalar_copy(p, row + 2, q, row, 4, 2), std::invalid_argument)
+      << "a source pitch not a multiple of 4";
+  EXPECT_THROW(lab11::scalar_copy(p, row, q, row + 1, 4, 2), std::invalid_argument)
+      << "a destination pitch not a multiple of 4";
+  const float* p_odd = reinterpret_cast<const float*>(reinterpret_cast<const char*>(p) + 2);
+  float* q_odd = reinterpret_cast<float*>(reinterpret_cast<char*>(q) + 2);
+  EXPECT_THROW(lab11::scalar_copy(p_odd, row, q, row, 4, 2), std::invalid_argument)
+      << "a source base 2 bytes past a float";
+  EXPECT_THROW(lab11::scalar_copy(p, row, q_odd, row, 4, 2), std::invalid_argument)
+      << "a destination base 2 bytes past a float";
+  for (const int block : {0, 16, 48, 1056, -32}) {
+    lab11::CopyLaunch launch;
+    launch.block = block;
+    EXPECT_THROW(lab11::scalar_copy(p, row, q, row, 4, 2, launch), std::invalid_argument)
+        << "block " << block;
+  }
+  EXPECT_THROW(lab11::padded_transpose(p, q, 0, 4), std::invalid_argument) << "rows 0";
+  EXPECT_THROW(lab11::padded_transpose(p, q, 4, -4), std::invalid_argument) << "cols -4";
+  EXPECT_THROW(lab11::padded_transpose(p, q, 65536 * lab11::kTile, 4), std::invalid_argument)
+      << "65536 tile rows (gridDim.y allows 65535)";
+}
+
 TEST(GivenVec4ModelCpu, InterleavedColumnReadIsFourWavefrontsPlainIsThirtyTwo) {
   for (int v = 0; v < lab11::kVec4PerRow; ++v) {
     EXPECT_EQ(column_read_wavefronts<lab11::InterleavedVec4>(v), 4) << "float4 " << v;

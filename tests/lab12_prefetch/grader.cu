@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -333,6 +334,46 @@ TEST(CarveoutGpu, RequestedCarveoutIsReadBack) {
         << ": set cudaFuncAttributePreferredSharedMemoryCarveout";
     EXPECT_EQ(r.preferred_carveout, percent) << "the report's preferred_carveout";
   }
+}
+
+TEST(CarveoutGpu, RejectsBadArgumentsAndReportsAFailedCudaCall) {
+  // The contract: std::invalid_argument for a carve-out outside -1..100 or block_threads outside
+  // 1..1024 (before any CUDA call), and cudalab::CudaError when a CUDA call fails: here the
+  // "kernel" is a null pointer, which no runtime call accepts as a __global__ function.
+  CUDALAB_REQUIRE_GPU();
+  const CarveoutReset reset(pipelined_kernel());
+  const int before = driver_carveout(pipelined_kernel());
+  for (const int percent : {-2, 101, -100, 1000}) {
+    EXPECT_THROW(lab12::configure_smem(pipelined_kernel(), percent, cudaFuncCachePreferNone,
+                                       lab12::kThreads),
+                 std::invalid_argument)
+        << "carve-out " << percent << " %";
+  }
+  for (const int threads : {0, -32, 1025, 4096}) {
+    EXPECT_THROW(lab12::configure_smem(pipelined_kernel(), 50, cudaFuncCachePreferNone, threads),
+                 std::invalid_argument)
+        << "block_threads " << threads;
+  }
+  EXPECT_EQ(driver_carveout(pipelined_kernel()), before)
+      << "a rejected call changed the kernel's carve-out preference";
+  bool threw_cuda_error = false;
+  std::string other = "returned normally";
+  try {
+    (void)lab12::configure_smem(nullptr, 50, cudaFuncCachePreferNone, lab12::kThreads);
+  } catch (const cudalab::CudaError&) {
+    threw_cuda_error = true;
+  } catch (const std::exception& e) {
+    other = std::string("threw '") + e.what() + "'";
+  }
+  (void)cudaGetLastError();  // the failed call's error is reported; clear it
+  EXPECT_TRUE(threw_cuda_error)
+      << "configure_smem(nullptr, ...) " << other << ": every runtime call fails on a null "
+      << "kernel, and the failure must come back as a cudalab::CudaError (CUDA_CHECK each call)";
+  // A valid call right after is still read back.
+  const lab12::SmemConfigReport r =
+      lab12::configure_smem(pipelined_kernel(), 25, cudaFuncCachePreferNone, lab12::kThreads);
+  EXPECT_EQ(r.preferred_carveout, 25);
+  EXPECT_EQ(driver_carveout(pipelined_kernel()), 25);
 }
 
 TEST(CarveoutGpu, ReportIsWhatTheDriverSays) {
