@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -65,6 +66,26 @@ bool write_frame(int fd, const std::string& bytes) {
   return true;
 }
 
+/// Every kernel back to the driver's defaults (cudalab::kit::FreshKernelState in the grader).
+void reset_kernels() {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    (void)cudaGetLastError();
+    return;  // no GPU: nothing was set
+  }
+  CUDA_CHECK(cudaSetDevice(preferred_device()));
+  for (const auto& [function, name] : kernel_names()) {
+    cudaFuncAttributes attr{};
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, function));
+    const int default_dynamic = std::max(0, 48 * 1024 - static_cast<int>(attr.sharedSizeBytes));
+    CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    default_dynamic));
+    CUDA_CHECK(cudaFuncSetAttribute(function, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    cudaSharedmemCarveoutDefault));
+    CUDA_CHECK(cudaFuncSetCacheConfig(function, cudaFuncCachePreferNone));
+  }
+}
+
 std::string error_reply(ErrorKind kind, std::int32_t code, const std::string& what) {
   Writer w;
   w.pod(kReplyError);
@@ -78,6 +99,10 @@ std::string answer(const std::string& frame) {
   try {
     Reader r(frame);
     const std::string function = r.str();
+    if (function == kResetKernels) {
+      reset_kernels();
+      return std::string(1, static_cast<char>(kReplyOk));
+    }
     const auto it = table().find(function);
     if (it == table().end()) {
       return error_reply(ErrorKind::unknown_function, 0, "no such function in its table");

@@ -31,6 +31,9 @@
 #include "cudalab/remote.hpp"
 #include "cudalab/remote_wire.hpp"
 
+/// Defined by CUDALAB_REMOTE_LAB() in a judged lab's remote.cpp; absent (null) elsewhere.
+extern "C" const char* cudalab_remote_lab_path(int which) __attribute__((weak));
+
 namespace cudalab::remote {
 namespace {
 
@@ -39,8 +42,15 @@ struct LabPaths {
   std::string candidate;
   std::string device_code;
 };
-LabPaths& lab_paths() {
-  static LabPaths paths;
+const LabPaths& lab_paths() {
+  static const LabPaths paths = [] {
+    LabPaths p;
+    if (cudalab_remote_lab_path != nullptr) {
+      p.candidate = cudalab_remote_lab_path(0);
+      p.device_code = cudalab_remote_lab_path(1);
+    }
+    return p;
+  }();
   return paths;
 }
 
@@ -311,10 +321,6 @@ DeviceCode& device_code() {
 
 }  // namespace
 
-Lab::Lab(const char* candidate, const char* device_code_list) {
-  lab_paths() = {candidate, device_code_list};
-}
-
 std::string round_trip(const std::string& function, const std::string& request) {
   std::string answer = candidate().exchange(function, request);
   Reader r(answer);
@@ -337,6 +343,10 @@ const void* judge_kernel(const std::string& symbol) {
                              ", which is not one of the kernels compiled from its own files");
   }
   return k;
+}
+
+void reset_candidate_kernels() {
+  if (judging()) (void)round_trip(kResetKernels, "");
 }
 
 bool judging() noexcept {

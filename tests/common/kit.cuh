@@ -45,6 +45,7 @@
 #include "cudalab/graph_capture.cuh"
 #include "cudalab/launch_checks.hpp"
 #include "cudalab/matrix.hpp"
+#include "cudalab/remote.hpp"
 #include "cudalab/testing.hpp"
 #include "cudalab/tools.hpp"
 #include "sass_rules.hpp"
@@ -202,6 +203,9 @@ inline void reset_kernel_state(const cudalab::KernelInfo& kernel) {
   CUDA_CHECK(cudaFuncSetAttribute(kernel.function, cudaFuncAttributePreferredSharedMemoryCarveout,
                                   cudaSharedmemCarveoutDefault));
   CUDA_CHECK(cudaFuncSetCacheConfig(kernel.function, cudaFuncCachePreferNone));
+  // A judged lab's launcher sets these in its own process: reset there too (its static state
+  // stays, as it would in one process).
+  cudalab::remote::reset_candidate_kernels();
   cudaFuncAttributes attr{};
   CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel.function));
   ASSERT_EQ(attr.maxDynamicSharedSizeBytes, default_dynamic)
@@ -236,6 +240,10 @@ class FreshKernelState {
       cudaFuncSetAttribute(k.function, cudaFuncAttributePreferredSharedMemoryCarveout,
                            cudaSharedmemCarveoutDefault);
       cudaFuncSetCacheConfig(k.function, cudaFuncCachePreferNone);
+    }
+    try {
+      cudalab::remote::reset_candidate_kernels();
+    } catch (...) {  // the next test's own reset reports it
     }
   }
   FreshKernelState(const FreshKernelState&) = delete;

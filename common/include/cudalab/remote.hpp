@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "cudalab/device_buffer.cuh"
 #include "cudalab/launch_checks.hpp"
 
 namespace cudalab::remote {
@@ -147,6 +148,15 @@ struct Codec<std::array<T, N>, std::enable_if_t<!std::is_trivially_copyable_v<T>
     return a;
   }
 };
+/// A device buffer the lab's code filled travels as its contents: the grader allocates its own
+/// and uploads them (the lab's process has its own device memory).
+template <typename T>
+struct Codec<DeviceBuffer<T>> {
+  static void put(Writer& w, const DeviceBuffer<T>& b) {
+    Codec<std::vector<T>>::put(w, b.to_host());
+  }
+  static DeviceBuffer<T> get(Reader& r) { return DeviceBuffer<T>(Codec<std::vector<T>>::get(r)); }
+};
 /// A kernel travels by its mangled name; the grader answers with its own handle for it.
 template <>
 struct Codec<KernelInfo> {
@@ -220,11 +230,12 @@ struct Signature<R (*)(P...)> {
 // Judge side (the grader)
 // ---------------------------------------------------------------------------
 
-/// Registers the lab a grader judges: its candidate program and the file listing its device
-/// code (one fatbin per line, extracted from the lab's objects when they were built).
-struct Lab {
-  Lab(const char* candidate, const char* device_code_list);
-};
+/// Judge side: puts every kernel of the lab's process back to the driver's defaults (dynamic
+/// shared-memory limit, carve-out, cache preference) without restarting it, so that the lab's
+/// own static state stays (cudalab::kit::FreshKernelState); nothing when not judging.
+void reset_candidate_kernels();
+/// The name of the call that does it in the candidate.
+inline constexpr const char* kResetKernels = "cudalab::remote::reset_kernels";
 
 /// Judge side: whether this grader judges a lab from outside its process (CUDALAB_REMOTE_LAB).
 bool judging() noexcept;
@@ -374,10 +385,13 @@ struct Registrar {
  * this defines the function as a proxy; in the candidate it registers the real one.
  */
 #if defined(CUDALAB_REMOTE_JUDGE) && CUDALAB_REMOTE_JUDGE
-/// Once per remote.cpp: names the candidate program and the device code (set by CMake).
-#define CUDALAB_REMOTE_LAB()                                                    \
-  static const ::cudalab::remote::Lab cudalab_remote_lab{CUDALAB_CANDIDATE_EXE, \
-                                                         CUDALAB_DEVICE_CODE};
+/// Once per remote.cpp: names the candidate program and the file listing the lab's device code
+/// (one fatbin per line, extracted from the lab's objects when they were built), both set by
+/// CMake. A function, not a static object: tests may call the lab while they are registered.
+#define CUDALAB_REMOTE_LAB()                                         \
+  extern "C" const char* cudalab_remote_lab_path(int which) {        \
+    return which == 0 ? CUDALAB_CANDIDATE_EXE : CUDALAB_DEVICE_CODE; \
+  }
 #define CUDALAB_REMOTE(fn, params, args, ...)                                          \
   __VA_ARGS__ fn params {                                                              \
     return ::cudalab::remote::call<static_cast<__VA_ARGS__(*) params>(&fn)>(#fn) args; \
