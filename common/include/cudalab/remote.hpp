@@ -399,6 +399,6 @@ struct Registrar {
 #else
 #define CUDALAB_REMOTE_LAB()
 #define CUDALAB_REMOTE(fn, params, args, ...)                                              \
-  static const ::cudalab::remote::Registrar CUDALAB_REMOTE_CAT(cudalab_remote_, __LINE__){ \
+  static const ::cudalab::remote::Registrar CUDALAB_REMOTE_CAT(cudalab_remote_, __COUNTER__){ \
       #fn, &::cudalab::remote::serve<static_cast<__VA_ARGS__(*) params>(&fn)>};
 #endif
