@@ -175,7 +175,13 @@ function(cudalab_add_grader_executable target lab_library)
   if(remote)
     get_target_property(list ${lab_library} CUDALAB_DEVICE_CODE)
     get_target_property(libraries ${lab_library} CUDALAB_LAB_LIBRARIES)
+    # The lab's given files are the course's: they run in the grader (their kernels and
+    # launchers too); only the student's files run in the candidate.
+    get_target_property(given ${lab_library} CUDALAB_GIVEN_SOURCES)
     target_sources(${target} PRIVATE "${remote}")
+    if(given)
+      target_sources(${target} PRIVATE ${given})
+    endif()
     target_compile_definitions(${target} PRIVATE CUDALAB_REMOTE_JUDGE=1
       CUDALAB_CANDIDATE_EXE="$<TARGET_FILE:${lab_library}_candidate>"
       CUDALAB_DEVICE_CODE="${list}")
@@ -222,6 +228,8 @@ function(cudalab_add_lab)
   cudalab_remote_source(remote "${lab_dir}")
   cudalab_add_lab_library(lab${nn}_impl "${stub_dir}" SOURCES ${impl_sources}
                           LIBRARIES ${LAB_LIBRARIES} SM90A ${LAB_SM90A} REMOTE "${remote}")
+  list(TRANSFORM LAB_GIVEN PREPEND "${stub_dir}/" OUTPUT_VARIABLE given_paths)
+  set_property(TARGET lab${nn}_impl PROPERTY CUDALAB_GIVEN_SOURCES ${given_paths})
 
   # The demo program.
   if(LAB_DEMO)

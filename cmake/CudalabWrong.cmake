@@ -312,6 +312,8 @@ function(cudalab_add_wrong_variants)
       cudalab_remote_source(remote "${lab_dir}")
       cudalab_add_lab_library(${lib} "${stub_dir}" SOURCES ${impl_sources} LIBRARIES ${libraries}
                               SM90A ${sm90a} REPORT "${isolation_report}" REMOTE "${remote}")
+      list(TRANSFORM given PREPEND "${stub_dir}/" OUTPUT_VARIABLE given_paths)
+      set_property(TARGET ${lib} PROPERTY CUDALAB_GIVEN_SOURCES ${given_paths})
       # The grader's own sources compile once per lab (they see only the lab's header) and
       # every variant links those objects with its library.
       set(grader_objs lab${nn}_variant_grader_objs)
