@@ -13,17 +13,11 @@
 
 CUDALAB_REMOTE_LAB()
 
-CUDALAB_REMOTE(lab04::matmul_naive,
-               (const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
-                cudaStream_t stream, int block),
-               (d_a, d_b, d_c, m, n, k, stream, block), void)
-CUDALAB_REMOTE(lab04::naive_kernel, (), (), cudalab::KernelInfo)
 CUDALAB_REMOTE(lab04::matmul_tiled_static,
                (const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                 cudaStream_t stream),
                (d_a, d_b, d_c, m, n, k, stream), void)
 CUDALAB_REMOTE(lab04::tiled_static_kernel, (), (), cudalab::KernelInfo)
-CUDALAB_REMOTE(lab04::current_smem_limits, (), (), lab04::SmemLimits)
 CUDALAB_REMOTE(lab04::plan_dynamic_tile,
                (const lab04::SmemLimits& limits, std::size_t budget_bytes, int k),
                (limits, budget_bytes, k), lab04::DynamicTilePlan)

@@ -33,8 +33,7 @@ CUDALAB_REMOTE(lab07::swizzled_matmul_kernel, (), (), cudalab::KernelInfo)
 #define LAB07_HOST_ONLY(call) return call
 #endif
 __host__ __device__ int lab07::swizzled_col(int row, int col) {
-  LAB07_HOST_ONLY(
-      ::cudalab::remote::call<&lab07::swizzled_col>("lab07::swizzled_col")(row, col));
+  LAB07_HOST_ONLY(::cudalab::remote::call<&lab07::swizzled_col>("lab07::swizzled_col")(row, col));
 }
 __host__ __device__ int lab07::swizzled_offset(int row, int col) {
   LAB07_HOST_ONLY(
@@ -71,7 +70,7 @@ void vec4_transpose(const float* d_in, float* d_out, int rows, int cols, cudaStr
   static const std::string name =
       std::string("lab07::vec4_transpose<") + layout_name<Vec4Layout>() + ">";
   ::cudalab::remote::call<&vec4_transpose<Vec4Layout>>(name.c_str())(d_in, d_out, rows, cols,
-                                                                      stream);
+                                                                     stream);
 }
 template <typename Vec4Layout>
 cudalab::KernelInfo vec4_kernel() {
@@ -92,10 +91,10 @@ template cudalab::KernelInfo vec4_kernel<ProbeVec4>();
 CUDALAB_REMOTE(lab07::swizzled_col, (int row, int col), (row, col), int)
 CUDALAB_REMOTE(lab07::swizzled_offset, (int row, int col), (row, col), int)
 CUDALAB_REMOTE(lab07::vec4_slot, (int row, int vec), (row, vec), int)
-#define LAB07_VEC4(Layout)                                                                    \
-  CUDALAB_REMOTE(lab07::vec4_transpose<lab07::Layout>,                                        \
+#define LAB07_VEC4(Layout)                                                                   \
+  CUDALAB_REMOTE(lab07::vec4_transpose<lab07::Layout>,                                       \
                  (const float* d_in, float* d_out, int rows, int cols, cudaStream_t stream), \
-                 (d_in, d_out, rows, cols, stream), void)                                     \
+                 (d_in, d_out, rows, cols, stream), void)                                    \
   CUDALAB_REMOTE(lab07::vec4_kernel<lab07::Layout>, (), (), cudalab::KernelInfo)
 LAB07_VEC4(InterleavedVec4)
 LAB07_VEC4(PlainVec4)

@@ -33,12 +33,7 @@ CUDALAB_REMOTE(lab08::xnor_matmul_popc,
                (const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits, float* d_c, int m,
                 int n, int k, int threads, cudaStream_t stream),
                (d_a_bits, d_b_bits, d_c, m, n, k, threads, stream), void)
-CUDALAB_REMOTE(lab08::float_matmul_rows,
-               (const float* d_a, const float* d_b, float* d_c, int m, int n, int k, int threads,
-                cudaStream_t stream),
-               (d_a, d_b, d_c, m, n, k, threads, stream), void)
 CUDALAB_REMOTE(lab08::row_packing_kernel, (), (), cudalab::KernelInfo)
 CUDALAB_REMOTE(lab08::column_packing_kernel, (), (), cudalab::KernelInfo)
 CUDALAB_REMOTE(lab08::xnor_matmul_table_kernel, (), (), cudalab::KernelInfo)
 CUDALAB_REMOTE(lab08::xnor_matmul_popc_kernel, (), (), cudalab::KernelInfo)
-CUDALAB_REMOTE(lab08::float_naive_kernel, (), (), cudalab::KernelInfo)

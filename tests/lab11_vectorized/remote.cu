@@ -25,21 +25,7 @@ CUDALAB_REMOTE(lab11::vec4_copy,
                (const float* d_src, std::size_t src_pitch, float* d_dst, std::size_t dst_pitch,
                 int width, int rows, lab11::CopyLaunch launch, cudaStream_t stream),
                (d_src, src_pitch, d_dst, dst_pitch, width, rows, launch, stream), void)
-CUDALAB_REMOTE(lab11::copy_grid,
-               (const float* d_src, std::size_t src_pitch, const float* d_dst,
-                std::size_t dst_pitch, int width, int rows, int units_per_row,
-                const lab11::CopyLaunch& launch, const char* who),
-               (d_src, src_pitch, d_dst, dst_pitch, width, rows, units_per_row, launch, who), dim3)
-CUDALAB_REMOTE(lab11::scalar_copy,
-               (const float* d_src, std::size_t src_pitch, float* d_dst, std::size_t dst_pitch,
-                int width, int rows, lab11::CopyLaunch launch, cudaStream_t stream),
-               (d_src, src_pitch, d_dst, dst_pitch, width, rows, launch, stream), void)
-CUDALAB_REMOTE(lab11::padded_transpose,
-               (const float* d_in, float* d_out, int rows, int cols, cudaStream_t stream),
-               (d_in, d_out, rows, cols, stream), void)
 CUDALAB_REMOTE(lab11::vec4_copy_kernel, (), (), cudalab::KernelInfo)
-CUDALAB_REMOTE(lab11::scalar_copy_kernel, (), (), cudalab::KernelInfo)
-CUDALAB_REMOTE(lab11::padded_transpose_kernel, (), (), cudalab::KernelInfo)
 
 #if CUDALAB_REMOTE_JUDGE
 namespace lab11 {
@@ -78,9 +64,9 @@ cudalab::KernelInfo vec4_tile_transpose_kernel() {
       std::string("lab11::vec4_tile_transpose_kernel<") + layout_name<Vec4Layout>() + ">";
   return ::cudalab::remote::call<&vec4_tile_transpose_kernel<Vec4Layout>>(name.c_str())();
 }
-#define LAB11_INSTANCES(Layout)                                                               \
-  template void vec4_tile_transpose<Layout>(const float*, std::size_t, float*, std::size_t, \
-                                            int, int, cudaStream_t);                          \
+#define LAB11_INSTANCES(Layout)                                                                  \
+  template void vec4_tile_transpose<Layout>(const float*, std::size_t, float*, std::size_t, int, \
+                                            int, cudaStream_t);                                  \
   template cudalab::KernelInfo vec4_tile_transpose_kernel<Layout>();
 LAB11_INSTANCES(InterleavedVec4)
 LAB11_INSTANCES(PlainVec4)
@@ -88,11 +74,11 @@ LAB11_INSTANCES(MirroredVec4)
 LAB11_INSTANCES(ProbeVec4)
 }  // namespace lab11
 #else
-#define LAB11_VEC4(Layout)                                                                 \
-  CUDALAB_REMOTE(lab11::vec4_tile_transpose<lab11::Layout>,                                \
+#define LAB11_VEC4(Layout)                                                                      \
+  CUDALAB_REMOTE(lab11::vec4_tile_transpose<lab11::Layout>,                                     \
                  (const float* d_in, std::size_t in_pitch, float* d_out, std::size_t out_pitch, \
-                  int rows, int cols, cudaStream_t stream),                                \
-                 (d_in, in_pitch, d_out, out_pitch, rows, cols, stream), void)             \
+                  int rows, int cols, cudaStream_t stream),                                     \
+                 (d_in, in_pitch, d_out, out_pitch, rows, cols, stream), void)                  \
   CUDALAB_REMOTE(lab11::vec4_tile_transpose_kernel<lab11::Layout>, (), (), cudalab::KernelInfo)
 LAB11_VEC4(InterleavedVec4)
 LAB11_VEC4(PlainVec4)
