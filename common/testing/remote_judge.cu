@@ -260,6 +260,8 @@ class DeviceCode {
   const void* kernel_of_handle(const void* handle) {
     std::lock_guard<std::mutex> lock(mutex_);
     load();
+    if (const auto it = by_handle_.find(handle); it != by_handle_.end()) return it->second;
+    map_functions();
     const auto it = by_handle_.find(handle);
     return it == by_handle_.end() ? nullptr : it->second;
   }
@@ -271,15 +273,6 @@ class DeviceCode {
     const std::string& list = lab_paths().device_code;
     std::ifstream in(list);
     if (!in) throw std::runtime_error("the lab's device code list " + list + " cannot be read");
-    using GetFunction = CUresult (*)(CUfunction*, CUkernel);
-    void* entry = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    GetFunction get_function = nullptr;
-    if (cudaGetDriverEntryPointByVersion("cuKernelGetFunction", &entry, 12000, cudaEnableDefault,
-                                         &found) == cudaSuccess &&
-        found == cudaDriverEntryPointSuccess) {
-      get_function = reinterpret_cast<GetFunction>(entry);
-    }
     std::string path;
     while (std::getline(in, path)) {
       if (path.empty()) continue;
@@ -299,17 +292,41 @@ class DeviceCode {
         CUDA_CHECK(cudaFuncGetName(&name, reinterpret_cast<const void*>(k)));
         kernels_[name] = reinterpret_cast<const void*>(k);
         by_handle_[reinterpret_cast<const void*>(k)] = reinterpret_cast<const void*>(k);
-        CUfunction fn = nullptr;
-        if (get_function != nullptr &&
-            get_function(&fn, reinterpret_cast<CUkernel>(k)) == CUDA_SUCCESS) {
-          by_handle_[reinterpret_cast<const void*>(fn)] = reinterpret_cast<const void*>(k);
-        }
       }
     }
   }
 
+  /// Adds each kernel's CUfunction in the current context (a graph node may name a kernel by
+  /// it). Only when a node asks: a kernel has no function before a context is current (the
+  /// lab may be called while tests are registered, before any GPU work).
+  void map_functions() {
+    if (functions_mapped_) return;
+    functions_mapped_ = true;
+    using GetFunction = CUresult (*)(CUfunction*, CUkernel);
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuKernelGetFunction", &entry, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+      (void)cudaGetLastError();
+      return;
+    }
+    CUDA_CHECK(cudaFree(nullptr));  // the device's primary context, current
+    const auto get_function = reinterpret_cast<GetFunction>(entry);
+    std::map<const void*, const void*> functions;
+    for (const auto& [symbol, kernel] : kernels_) {
+      CUfunction fn = nullptr;
+      if (get_function(&fn, reinterpret_cast<CUkernel>(const_cast<void*>(kernel))) ==
+          CUDA_SUCCESS) {
+        functions[reinterpret_cast<const void*>(fn)] = kernel;
+      }
+    }
+    by_handle_.insert(functions.begin(), functions.end());
+  }
+
   std::mutex mutex_;
   bool loaded_ = false;
+  bool functions_mapped_ = false;
   std::map<std::string, const void*> kernels_;
   std::map<const void*, const void*> by_handle_;  // CUkernel and CUfunction -> the kernel
 };
