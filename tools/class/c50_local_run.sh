@@ -40,7 +40,7 @@ while [ $# -gt 0 ]; do
     --mode) mode=${2:?}; shift ;;
     --solutions) solutions=${2:?}; shift ;;
     --labs) labs=${2:?}; shift ;;
-    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument $1 (see --help)" ;;
   esac
   shift
