@@ -7,6 +7,7 @@
 #   tools/class/c50_local_run.sh --runner-py RUNNER.py --course COURSE --submission DIR
 #       --out DIR [--classroom gpu-fall] [--assignment cudalabs] [--login alice]
 #       [--mode individual|group|team] [--solutions INSTRUCTOR_CHECKOUT] [--labs lab07,...]
+#       [--autograder AUTOGRADER.py]
 #
 # RUNNER.py  Classroom 50's cli/gh-teacher/skeleton/dotgithub/scripts/runner.py, fetched from
 #            github.com/foundation50/classroom50 at a commit you pin (this script does not
@@ -18,6 +19,8 @@
 #            INSTRUCTOR_CHECKOUT (every labs/<lab>/ file that solutions/<lab>/ has; with
 #            --labs, only those labs' files).
 # --labs     grade only these labs (cudalab.json's "labs"); default every lab.
+# --autograder  the bundle's autograder.py (default tools/release/classroom50/autograder.py
+#            of this checkout).
 # It writes the bundle (<assignment>/autograder.py and cudalab.json) under OUT/pages, serves
 # OUT/pages on 127.0.0.1, runs runner.py in DIR with the grade job's environment (the release
 # assets of docs/instructors.md, "Classroom 50"), and prints the release body, the job
@@ -25,8 +28,9 @@
 set -euo pipefail
 
 runner_py='' course='' submission='' out='' solutions='' labs=''
-classroom=gpu-fall assignment=cudalabs login=student mode=individual
 here=$(cd "$(dirname "$0")/../.." && pwd)
+autograder=$here/tools/release/classroom50/autograder.py
+classroom=gpu-fall assignment=cudalabs login=student mode=individual
 die() { echo "c50_local_run: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -40,12 +44,14 @@ while [ $# -gt 0 ]; do
     --mode) mode=${2:?}; shift ;;
     --solutions) solutions=${2:?}; shift ;;
     --labs) labs=${2:?}; shift ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --autograder) autograder=${2:?}; shift ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument $1 (see --help)" ;;
   esac
   shift
 done
 [ -f "$runner_py" ] || die "--runner-py: no file $runner_py (Classroom 50's runner.py)"
+[ -f "$autograder" ] || die "--autograder: no file $autograder"
 [ -d "$course/labs" ] || die "--course: $course is not a course release"
 if [ -z "$submission" ] || [ -z "$out" ]; then die "--submission and --out are required"; fi
 if [ -n "$labs" ] && ! [[ "$labs" =~ ^lab[0-9][0-9](,lab[0-9][0-9])*$ ]]; then
@@ -76,7 +82,7 @@ pages=$out/pages
 bundle=$out/bundle/$assignment
 rm -rf "$pages" "$out/bundle"
 mkdir -p "$pages/$classroom/autograders" "$bundle"
-cp "$here/tools/release/classroom50/autograder.py" "$bundle/"
+cp "$autograder" "$bundle/autograder.py"
 printf '{"course_dir": "%s", "course_ref": "%s", "preset": "student", "labs": "%s"}\n' \
   "$course" "$course_ref" "$labs" >"$bundle/cudalab.json"
 tar -czf "$pages/$classroom/autograders/$assignment.tar.gz" -C "$out/bundle" "$assignment"
