@@ -10,7 +10,7 @@
 #
 #   tools/class/c50_gpu_rehearsal.sh --runner-py RUNNER.py --solution-tree DIR
 #       --student-tree DIR --lab labNN --out DIR [--schema RESULT_SCHEMA.json]
-#       [--expect full|graded] [--mode individual|group|team]
+#       [--expect full|graded] [--mode individual|group|team] [--test-user USER|none]
 #
 # --runner-py      Classroom 50's cli/gh-teacher/skeleton/dotgithub/scripts/runner.py at the
 #                  commit you pin, fetched beforehand (it is not part of this repository).
@@ -24,6 +24,9 @@
 # --schema         Classroom 50's schemas/result-v1.schema.json; result.json is checked
 #                  against it (tools/class/json_schema_check.py) besides the runner's own
 #                  validation and tools/release/autograde.py's rules.
+# --test-user      who runs the tests (cudalab.json test_user): default the driver's, the
+#                  user cudalab-test when run as root (created if missing), as in the runner
+#                  image; none runs them as yourself.
 # --expect         full: the lab earns every point but those of parts this GPU cannot run
 #                  (default when nvidia-smi lists a GPU); graded: the lab was graded (built,
 #                  no test that could not run), whatever its points (default without a GPU).
@@ -38,6 +41,7 @@
 set -euo pipefail
 
 runner_py='' solution_tree='' student_tree='' lab='' out='' schema='' expect='' mode=individual
+test_user=''
 here=$(cd "$(dirname "$0")/../.." && pwd)
 die() { echo "c50_gpu_rehearsal: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -50,7 +54,8 @@ while [ $# -gt 0 ]; do
     --schema) schema=${2:?}; shift ;;
     --expect) expect=${2:?}; shift ;;
     --mode) mode=${2:?}; shift ;;
-    -h|--help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --test-user) test_user=${2:?}; shift ;;
+    -h|--help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument $1 (see --help)" ;;
   esac
   shift
@@ -89,6 +94,7 @@ set +e
 "$here/tools/class/c50_local_run.sh" --runner-py "$runner_py" --course "$student_tree" \
   --autograder "$solution_tree/tools/release/classroom50/autograder.py" \
   --submission "$out/submission" --solutions "$solution_tree" --labs "$lab" --mode "$mode" \
+  ${test_user:+--test-user "$test_user"} \
   --out "$out/c50" 2>&1 | tee "$out/c50_local_run.log"
 rc=${PIPESTATUS[0]}
 set -e

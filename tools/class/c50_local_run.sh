@@ -7,7 +7,7 @@
 #   tools/class/c50_local_run.sh --runner-py RUNNER.py --course COURSE --submission DIR
 #       --out DIR [--classroom gpu-fall] [--assignment cudalabs] [--login alice]
 #       [--mode individual|group|team] [--solutions INSTRUCTOR_CHECKOUT] [--labs lab07,...]
-#       [--autograder AUTOGRADER.py]
+#       [--autograder AUTOGRADER.py] [--test-user USER|none]
 #
 # RUNNER.py  Classroom 50's cli/gh-teacher/skeleton/dotgithub/scripts/runner.py, fetched from
 #            github.com/foundation50/classroom50 at a commit you pin (this script does not
@@ -21,13 +21,14 @@
 # --labs     grade only these labs (cudalab.json's "labs"); default every lab.
 # --autograder  the bundle's autograder.py (default tools/release/classroom50/autograder.py
 #            of this checkout).
+# --test-user  cudalab.json's test_user (default: the driver's own, cudalab-test as root).
 # It writes the bundle (<assignment>/autograder.py and cudalab.json) under OUT/pages, serves
 # OUT/pages on 127.0.0.1, runs runner.py in DIR with the grade job's environment (the release
 # assets of docs/instructors.md, "Classroom 50"), and prints the release body, the job
 # summary, the step outputs and the staged release assets; OUT keeps all of them.
 set -euo pipefail
 
-runner_py='' course='' submission='' out='' solutions='' labs=''
+runner_py='' course='' submission='' out='' solutions='' labs='' test_user=''
 here=$(cd "$(dirname "$0")/../.." && pwd)
 autograder=$here/tools/release/classroom50/autograder.py
 classroom=gpu-fall assignment=cudalabs login=student mode=individual
@@ -45,7 +46,8 @@ while [ $# -gt 0 ]; do
     --solutions) solutions=${2:?}; shift ;;
     --labs) labs=${2:?}; shift ;;
     --autograder) autograder=${2:?}; shift ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --test-user) test_user=${2:?}; shift ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument $1 (see --help)" ;;
   esac
   shift
@@ -83,8 +85,8 @@ bundle=$out/bundle/$assignment
 rm -rf "$pages" "$out/bundle"
 mkdir -p "$pages/$classroom/autograders" "$bundle"
 cp "$autograder" "$bundle/autograder.py"
-printf '{"course_dir": "%s", "course_ref": "%s", "preset": "student", "labs": "%s"}\n' \
-  "$course" "$course_ref" "$labs" >"$bundle/cudalab.json"
+printf '{"course_dir": "%s", "course_ref": "%s", "preset": "student", "labs": "%s", "test_user": "%s"}\n' \
+  "$course" "$course_ref" "$labs" "$test_user" >"$bundle/cudalab.json"
 tar -czf "$pages/$classroom/autograders/$assignment.tar.gz" -C "$out/bundle" "$assignment"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 python3 -m http.server --bind 127.0.0.1 --directory "$pages" "$port" >"$out/pages.log" 2>&1 &
