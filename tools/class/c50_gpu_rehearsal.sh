@@ -85,6 +85,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 solution_tree=$(cd "$solution_tree" && pwd)
 student_tree=$(cd "$student_tree" && pwd)
+runner_py=$(realpath "$runner_py")
 echo "c50_gpu_rehearsal: $lab; $gpus GPU(s)$( [ "$gpus" -gt 0 ] && nvidia-smi --query-gpu=name,compute_cap --format=csv,noheader | head -n 1 | sed 's/^/: /'); nvcc: $(command -v nvcc || echo none); expect $expect"
 echo "c50_gpu_rehearsal: runner.py $runner_py (sha256 $(sha256sum "$runner_py" | cut -c1-16)...)"
 

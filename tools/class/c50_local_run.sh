@@ -54,6 +54,8 @@ while [ $# -gt 0 ]; do
 done
 [ -f "$runner_py" ] || die "--runner-py: no file $runner_py (Classroom 50's runner.py)"
 [ -f "$autograder" ] || die "--autograder: no file $autograder"
+runner_py=$(realpath "$runner_py")
+autograder=$(realpath "$autograder")
 [ -d "$course/labs" ] || die "--course: $course is not a course release"
 if [ -z "$submission" ] || [ -z "$out" ]; then die "--submission and --out are required"; fi
 if [ -n "$labs" ] && ! [[ "$labs" =~ ^lab[0-9][0-9](,lab[0-9][0-9])*$ ]]; then
