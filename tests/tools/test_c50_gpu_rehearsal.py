@@ -57,6 +57,7 @@ class GpuRehearsalOnTheCpu(unittest.TestCase):
         sol = self.solutions / "solutions" / "lab02_naive_matmul"
         sol.mkdir(parents=True)
         (sol / "naive_matmul.cu").write_text("// reference solution of lab02\n")
+        (sol.parent / "lab02_naive_matmul.answers.txt").write_text("q1 = 42\n")
         ag = self.solutions / "tools" / "release" / "classroom50"
         ag.mkdir(parents=True)
         shutil.copy(ROOT / "tools/release/classroom50/autograder.py", ag / "autograder.py")
@@ -89,6 +90,7 @@ class GpuRehearsalOnTheCpu(unittest.TestCase):
         sub = self.tmp / "out" / "submission" / "labs"
         self.assertIn("reference solution", (sub / "lab02_naive_matmul/naive_matmul.cu")
                       .read_text())
+        self.assertEqual((sub / "lab02_naive_matmul/answers.txt").read_text(), "q1 = 42\n")
         self.assertEqual((sub / "lab01_hello_addone/hello_addone.cu").read_text(),
                          "// stub of lab01\n")
 
