@@ -21,7 +21,7 @@
 # 6. Bold text holding a code span (**`ldmatrix` addresses.**, **Runners (`tools/`).**):
 #    Doxygen leaves the asterisks as they are; such a bold becomes <b>...</b>.
 # 7. Instructor-only passages (<!-- instructor-only --> ... <!-- /instructor-only -->, as
-#    tools/export_student_release.sh removes them): the site is public, so they are dropped.
+#    the student release export removes them): the site is public, so they are dropped.
 BEGIN { fence = 0; incomment = 0; nspan = 0; instructor = 0 }
 
 {

@@ -21,6 +21,8 @@
 # files never leave). Left out (instructor-only):
 #   solutions/  tests/labNN_topic/wrong/, right/ (correct alternatives: solutions too) and attack/
 #   cmake/CudalabWrong.cmake  docs/instructors.md  docs/threat-model.md  .ci/
+#   tests/contracts.json (the contract table, read only by the instructors' contract check)
+#   .github/actionlint.yaml (the instructors' workflow lint)
 #   docs/adding-a-lab.md (the conventions and checks for writing labs, which name solutions/,
 #   the variants and the instructor tools: the release gets a short page saying where they
 #   are, since the build's messages for course authors name it)
@@ -29,11 +31,14 @@
 #   grading_manifest.py, which it reads the build's tests and points with), figures.py (charts of
 #   the student's own run; with diagrams.py and svg.py, which it draws with), gpu_resources.py, gpu-resources.json and the grading helpers
 #   tools/release/*.py (not tools/release/classroom50/, the instructor's Classroom 50
-#   autograder). (tools/bank_figures.py stays out: it holds lab 05's bank model.)
+#   autograder, nor tools/release/regrade.py, the instructor's regrade, which runs on the
+#   instructor's checkout with tools/class/). (tools/bank_figures.py stays out: it holds lab
+#   05's bank model.)
 # In exported Markdown files, the lines from "<!-- instructor-only -->" to
 # "<!-- /instructor-only -->" are removed. The release must have no dead relative link and
-# its Markdown may name no tools/ path it does not ship (tools/ci/check_links.py; mentions of
-# missing .md files are printed as warnings).
+# none of its text files (Markdown, scripts and their help texts, workflows, CMake, sources)
+# may name a tools/ path it does not ship (tools/ci/check_links.py; mentions of missing .md
+# files are printed as warnings).
 set -euo pipefail
 
 die() { echo "export_student_release: $*" >&2; exit 1; }
@@ -48,7 +53,7 @@ while [ $# -gt 0 ]; do
     --git) git_init=1 ;;
     --verify) verify=1 ;;
     --grader) grader=${2:?--grader needs OWNER/REPO@COMMIT}; shift ;;
-    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) [ -z "$dest" ] || die "only one destination, got '$dest' and '$1'"; dest=$1 ;;
   esac
@@ -80,12 +85,13 @@ mkdir -p "$dest"
 is_excluded() {
   case "$1" in
     solutions/*|tests/lab*/wrong/*|tests/lab*/right/*|tests/lab*/attack/*|tests/tools/*) return 0 ;;
-    .ci/*|.github/workflows/*) return 0 ;;
+    .ci/*|.github/workflows/*|.github/actionlint.yaml|tests/contracts.json) return 0 ;;
     cmake/CudalabWrong.cmake|cmake/CudalabExpectVerdict.cmake|docs/instructors.md) return 0 ;;
     docs/threat-model.md|docs/adding-a-lab.md) return 0 ;;
     tools/scoreboard.py|tools/grading_manifest.py|tools/figures.py|tools/diagrams.py|tools/svg.py) return 1 ;;
     tools/gpu_resources.py|tools/gpu-resources.json) return 1 ;;
     tools/release/classroom50/*) return 0 ;;  # the instructor's Classroom 50 autograder
+    tools/release/regrade.py) return 0 ;;  # the instructor's regrade (uses tools/class/)
     tools/release/*.py) return 1 ;;  # grading helpers the workflow runs from the course copy
     tools/*) return 0 ;;
   esac
@@ -133,7 +139,8 @@ done < <(grep -rlZ --include='*.md' -e '<!-- instructor-only -->' "$dest" || tru
 # The release must stand on its own: nothing instructor-only may remain, no dead link.
 for p in solutions tests/tools docs/instructors.md docs/threat-model.md cmake/CudalabWrong.cmake \
   cmake/CudalabExpectVerdict.cmake tools/bank_figures.py tools/calibrate.py tools/skeleton_check.py \
-  tools/stub_audit.py tools/variant_patches.py tools/gpu_validate.sh; do
+  tools/stub_audit.py tools/variant_patches.py tools/gpu_validate.sh tools/release/regrade.py \
+  tests/contracts.json .github/actionlint.yaml; do
   [ ! -e "$dest/$p" ] || die "internal error: $p was exported"
 done
 ! grep -q 'skeleton_check' "$dest/docs/adding-a-lab.md" ||

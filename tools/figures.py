@@ -18,7 +18,7 @@ the diagrams of tools/diagrams.py (labs 01 and 10-14), which need no data.
 The reference is `docs/reference/scores.json` (the scoreboard's `scores.json` of the
 reference run, schema docs/scores-schema.md) when it exists; otherwise the Measurements
 table of `docs/reference-run.md`, the same numbers as the scoreboard printed them.
-`load_reference()` is shared with tools/handout_check.py, which checks the numbers the
+`load_reference()` is shared with the instructors' handout check, which checks the numbers the
 handouts quote against the same file. Python 3 standard library only; deterministic output.
 """
 

@@ -25,9 +25,9 @@ integers that add up to 100, it names every graded suite the grader lists (as an
 a helper) and no suite the grader lacks. Labs whose grader is not built are checked for form
 only.
 
---check prints the problems (CI: tools/ci_checks.sh runs it through the scoreboard's
---write-declared); --json writes the manifest. tools/scoreboard.py, tools/stub_audit.py and
-tools/release/grade_submission.py call load_manifest().
+--check prints the problems (the instructor CI runs it through the scoreboard's
+--write-declared); --json writes the manifest. tools/scoreboard.py,
+tools/release/grade_submission.py and the instructors' stub audit call load_manifest().
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The SVG document every drawn figure of the course sits in (tools/figures.py,
-tools/diagrams.py, tools/class/charts.py): size, accessible title, style, white background.
+tools/diagrams.py and the instructors' class charts): size, accessible title, style, white
+background.
 Python 3 standard library only."""
 
 from __future__ import annotations

@@ -144,7 +144,8 @@ int run_demo_body(int argc, const char* const* argv, const std::string& title,
     std::cerr << "error: " << e.what() << std::endl;
     return 2;
   }
-  if (const std::string reason = gpu_unavailable_reason(); !reason.empty()) {
+  if (const std::string reason = gpu_unavailable_reason(limits.min_major, limits.min_minor);
+      !reason.empty()) {
     std::cerr << program << ": skipped: " << reason << std::endl;
     return 77;
   }

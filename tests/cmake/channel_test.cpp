@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The measurement channel survives long output: CTest keeps only the first part of a passing
 // test's output in its JUnit file, so a measurement printed late used to be lost. Here one is
-// recorded after 4 KB of output, then one with tiers; tools/ci_checks.sh runs this test and
+// recorded after 4 KB of output, then one with tiers; the instructor CI runs this test and
 // requires both measurements, and the tier reached, in scores.json.
 #include <gtest/gtest.h>
 

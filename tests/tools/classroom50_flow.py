@@ -165,4 +165,53 @@ def record_push(state_dir: Path, repo: str, sha: str, branch: str, when: dt.date
     (state_dir / "state.json").write_text(json.dumps(state, indent=1))
 
 
-__all__ = ["grade_job", "publish", "record_push", "os"]
+def runner_main() -> int:
+    """A stand-in for runner.py's grade step, for machines without Classroom 50's runner
+    (python3 tests/tools/classroom50_flow.py in the student's checkout, with the grade job's
+    environment): fetches the bundle from PAGES_BASE_URL, runs grade_job, and leaves what the
+    runner leaves: the stamped result.json and release-body.md in the checkout, status= in
+    GITHUB_OUTPUT (error when grading failed), the body in GITHUB_STEP_SUMMARY and the
+    release assets in $RUNNER_TEMP/classroom50-release-assets. Exits 0, as the runner does
+    for every grading outcome. Not Classroom 50's runner: a rehearsal with it proves the
+    course's side only."""
+    import tarfile  # noqa: PLC0415
+    import urllib.request  # noqa: PLC0415
+    env = dict(os.environ)
+    checkout, temp = Path.cwd(), Path(env.get("RUNNER_TEMP") or "/tmp")
+    classroom, assignment = env["CLASSROOM"], env["ASSIGNMENT"]
+    runtime = temp / "classroom50-runtime"
+    runtime.mkdir(parents=True, exist_ok=True)
+    url = f"{env['PAGES_BASE_URL']}/{classroom}/autograders/{assignment}.tar.gz"
+    with urllib.request.urlopen(url, timeout=60) as r:  # noqa: S310 (the loopback server)
+        (runtime / "bundle.tar.gz").write_bytes(r.read())
+    with tarfile.open(runtime / "bundle.tar.gz") as tar:
+        tar.extractall(runtime)  # noqa: S202 (the bundle this rehearsal made)
+    sha = env["GITHUB_SHA"]
+    committed = subprocess.run(["git", "show", "-s", "--format=%cI", sha], cwd=checkout,
+                               capture_output=True, text=True, check=True).stdout.strip()
+    job = grade_job(checkout, runtime / assignment, classroom=classroom, assignment=assignment,
+                    repository=env["GITHUB_REPOSITORY"], sha=sha,
+                    pushed=dt.datetime.fromisoformat(committed), mode=env.get("MODE", ""),
+                    actor=env.get("GITHUB_ACTOR", ""),
+                    release_assets=json.loads(env.get("RELEASE_ASSETS") or "[]"),
+                    runner_temp=temp, env=env)
+    print(job["log"], end="")
+    if job["result"] is not None:
+        (checkout / "result.json").write_text(json.dumps(job["result"], indent=2) + "\n")
+    staged = temp / "classroom50-release-assets"
+    staged.mkdir(parents=True, exist_ok=True)
+    for name, data in job["assets"].items():
+        (staged / name).write_bytes(data)
+    with open(env["GITHUB_OUTPUT"], "a") as f:
+        f.write(f"status={job['status']}\n")
+    with open(env["GITHUB_STEP_SUMMARY"], "a") as f:
+        f.write(job["body"])
+    print(f"classroom50_flow (stand-in runner): status={job['status']}"
+          + (f" error={job['error']}" if job["error"] else ""))
+    return 0
+
+
+__all__ = ["grade_job", "publish", "record_push", "runner_main", "os"]
+
+if __name__ == "__main__":
+    sys.exit(runner_main())

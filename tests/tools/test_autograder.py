@@ -276,6 +276,18 @@ class Classroom50Entrypoint(unittest.TestCase):
         out = self.run_autograder({"course_ref": self.ref, "coures_dir": "x"})
         self.assertIn("unknown key", out.stdout)
 
+    def test_labs_grade_one_lab(self):
+        out = self.run_autograder({"course_dir": str(self.course), "course_ref": self.ref,
+                                   "labs": "lab02"})
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        doc = json.loads((self.sub / "result.json").read_text())
+        self.assertEqual([e["cudalabs"]["lab"] for e in doc["tests"]], ["lab02"])
+        self.assertIn("--labs lab02", out.stdout)
+        out = self.run_autograder({"course_dir": str(self.course), "course_ref": self.ref,
+                                   "labs": "7"})
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("labNN", out.stdout)
+
     def test_previous_result_passed_on_when_present(self):
         prev = fx.write_json(self.tmp / "runner" / "cudalab-previous" / "result.json", {})
         sys.path.insert(0, str(AUTOGRADER.parent))

@@ -12,8 +12,8 @@ must exist, resolved against the file's folder (an `#anchor` is cut off; web add
 Mentions: a path ending in `.md` written in any text file (Markdown, sources, CMake, scripts,
 workflows), e.g. "see <name>.md", must name a file that exists relative to the mentioning
 file's folder or to ROOT, or its file name must exist somewhere in the tree. Outputs the
-tools write (scores.md, anything under build*/) are not checked. Missing ones are warnings,
-errors with --strict-mentions.
+tools write (scores.md, feedback.md, release-body.md, step-summary.md, anything under
+build*/) are not checked. Missing ones are warnings, errors with --strict-mentions.
 
 Messages: a repository path (under docs/, tools/, labs/, common/, cmake/, tests/, solutions/
 or .github/) written inside a string literal of a C++/CUDA/CMake source — what a grader or
@@ -21,11 +21,13 @@ the build prints to the student — must exist relative to ROOT. `#include` line
 followed by a placeholder (`$`, `{`, `<`, `*`) and build outputs (docs/html) are not checked.
 A missing one is an error.
 
-Tool paths: a path under tools/ written in a Markdown file (text, code spans and fenced
-commands alike), e.g. `python3 tools/calibrate.py`, must exist relative to ROOT: a student
-release ships only some tools, so its README and docs may name only those (instructor-only
-passages are removed before the check). Paths followed by a placeholder (`$`, `{`, `<`, `*`)
-are not checked. A missing one is an error.
+Tool paths: a path under tools/ written in any text file — Markdown (text, code spans and
+fenced commands alike), scripts and their help texts, workflows and other templates, CMake,
+C++/CUDA sources and their comments, data files — e.g. `python3 tools/calibrate.py`, must
+exist relative to ROOT: a student release ships only some tools, so its README, docs,
+workflow, scripts and sources may name only those (instructor-only Markdown passages are
+removed before the check). Paths followed by a placeholder (`$`, `{`, `<`, `*`) are not
+checked. A missing one is an error.
 
 In a git checkout only the files git tracks are read; folders build*, out, .git and .cache
 are skipped. Used on the instructor checkout (CI) and on
@@ -56,7 +58,9 @@ def skipped(rel: Path) -> bool:
     return any(p in SKIP_DIRS or p.startswith("build") for p in rel.parts[:-1])
 
 
-GENERATED = {"scores.md"}  # written by tools/scoreboard.py into build trees
+# Written by the tools, not tracked: scores.md by tools/scoreboard.py into build trees;
+# feedback.md, release-body.md and step-summary.md by the grading of a submission.
+GENERATED = {"scores.md", "feedback.md", "release-body.md", "step-summary.md"}
 
 
 def tree(root: Path) -> list[Path]:
@@ -173,13 +177,20 @@ TOOL_PATH = re.compile(r"(?<![\w./$-])(tools/[\w.@-]+(?:/[\w.@-]+)*/?)")
 GENERATED_TOOL_PATHS = {"tools/release/points.json"}
 
 
+TOOL_PATH_SUFFIXES = TEXT_SUFFIXES | {".awk", ".tsv", ".conf", ".cfg", ".toml", ".ini"}
+TOOL_PATH_NAMES = ("CMakeLists.txt", "run", "Dockerfile")
+
+
 def missing_tool_paths(root: Path) -> list[str]:
-    """Paths under tools/ named in Markdown files that do not exist in the tree."""
+    """Paths under tools/ named in the tree's text files that do not exist in the tree."""
     problems = []
-    for path, rel in files(root, {".md"}):
+    for path, rel in files(root, TOOL_PATH_SUFFIXES, TOOL_PATH_NAMES):
         if path.name in GENERATED:
             continue
-        text = path.read_text(encoding="utf-8", errors="replace")
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
         for n, line in enumerate(text.splitlines(), 1):
             for m in TOOL_PATH.finditer(line):
                 target = m.group(1).rstrip(".")
@@ -214,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         (args.strict_mentions and bool(mentions))
     if not args.quiet or failed:
         print(f"check_links: {root}: {len(links)} dead link(s), {len(messages)} missing path(s) "
-              f"in source messages, {len(tool_paths)} missing tools/ path(s) in Markdown, "
+              f"in source messages, {len(tool_paths)} missing tools/ path(s), "
               f"{len(mentions)} mention(s) of missing Markdown files"
               f"{'' if args.strict_mentions else ' (warnings)'}")
     return 1 if failed else 0

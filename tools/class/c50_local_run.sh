@@ -6,7 +6,8 @@
 #
 #   tools/class/c50_local_run.sh --runner-py RUNNER.py --course COURSE --submission DIR
 #       --out DIR [--classroom gpu-fall] [--assignment cudalabs] [--login alice]
-#       [--mode individual|group|team] [--solutions INSTRUCTOR_CHECKOUT]
+#       [--mode individual|group|team] [--solutions INSTRUCTOR_CHECKOUT] [--labs lab07,...]
+#       [--autograder AUTOGRADER.py] [--test-user USER|none]
 #
 # RUNNER.py  Classroom 50's cli/gh-teacher/skeleton/dotgithub/scripts/runner.py, fetched from
 #            github.com/foundation50/classroom50 at a commit you pin (this script does not
@@ -15,16 +16,22 @@
 #            the runner image has in /opt/cudalabs-course.
 # DIR        the student's checkout (a git repository). With --solutions, DIR is made here:
 #            a clone of COURSE whose lab files are the reference solutions of
-#            INSTRUCTOR_CHECKOUT (every labs/<lab>/ file that solutions/<lab>/ has).
+#            INSTRUCTOR_CHECKOUT (every labs/<lab>/ file that solutions/<lab>/ has, and
+#            answers.txt from solutions/<lab>.answers.txt; with --labs, only those labs').
+# --labs     grade only these labs (cudalab.json's "labs"); default every lab.
+# --autograder  the bundle's autograder.py (default tools/release/classroom50/autograder.py
+#            of this checkout).
+# --test-user  cudalab.json's test_user (default: the driver's own, cudalab-test as root).
 # It writes the bundle (<assignment>/autograder.py and cudalab.json) under OUT/pages, serves
 # OUT/pages on 127.0.0.1, runs runner.py in DIR with the grade job's environment (the release
 # assets of docs/instructors.md, "Classroom 50"), and prints the release body, the job
 # summary, the step outputs and the staged release assets; OUT keeps all of them.
 set -euo pipefail
 
-runner_py='' course='' submission='' out='' solutions=''
-classroom=gpu-fall assignment=cudalabs login=student mode=individual
+runner_py='' course='' submission='' out='' solutions='' labs='' test_user=''
 here=$(cd "$(dirname "$0")/../.." && pwd)
+autograder=$here/tools/release/classroom50/autograder.py
+classroom=gpu-fall assignment=cudalabs login=student mode=individual
 die() { echo "c50_local_run: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -37,14 +44,23 @@ while [ $# -gt 0 ]; do
     --login) login=${2:?}; shift ;;
     --mode) mode=${2:?}; shift ;;
     --solutions) solutions=${2:?}; shift ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --labs) labs=${2:?}; shift ;;
+    --autograder) autograder=${2:?}; shift ;;
+    --test-user) test_user=${2:?}; shift ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument $1 (see --help)" ;;
   esac
   shift
 done
 [ -f "$runner_py" ] || die "--runner-py: no file $runner_py (Classroom 50's runner.py)"
+[ -f "$autograder" ] || die "--autograder: no file $autograder"
+runner_py=$(realpath "$runner_py")
+autograder=$(realpath "$autograder")
 [ -d "$course/labs" ] || die "--course: $course is not a course release"
 if [ -z "$submission" ] || [ -z "$out" ]; then die "--submission and --out are required"; fi
+if [ -n "$labs" ] && ! [[ "$labs" =~ ^lab[0-9][0-9](,lab[0-9][0-9])*$ ]]; then
+  die "--labs: labNN, comma-separated, got '$labs'"
+fi
 course=$(cd "$course" && pwd)
 course_ref=$(git -C "$course" rev-parse HEAD)
 mkdir -p "$out"
@@ -56,7 +72,12 @@ if [ -n "$solutions" ]; then
   git clone -q "$course" "$submission"
   for d in "$solutions"/solutions/lab[0-9][0-9]_*/; do
     lab=$(basename "$d")
+    if [ -n "$labs" ] && [[ ",$labs," != *",${lab:0:5},"* ]]; then continue; fi
     cp "$d"* "$submission/labs/$lab/"
+    # The reference answers to the handout's questions sit beside the folder.
+    if [ -f "$solutions/solutions/$lab.answers.txt" ]; then
+      cp "$solutions/solutions/$lab.answers.txt" "$submission/labs/$lab/answers.txt"
+    fi
   done
   git -C "$submission" -c user.name=c50 -c user.email=c50@invalid commit -q -am \
     "reference solutions as the lab files"
@@ -69,9 +90,9 @@ pages=$out/pages
 bundle=$out/bundle/$assignment
 rm -rf "$pages" "$out/bundle"
 mkdir -p "$pages/$classroom/autograders" "$bundle"
-cp "$here/tools/release/classroom50/autograder.py" "$bundle/"
-printf '{"course_dir": "%s", "course_ref": "%s", "preset": "student"}\n' "$course" \
-  "$course_ref" >"$bundle/cudalab.json"
+cp "$autograder" "$bundle/autograder.py"
+printf '{"course_dir": "%s", "course_ref": "%s", "preset": "student", "labs": "%s", "test_user": "%s"}\n' \
+  "$course" "$course_ref" "$labs" "$test_user" >"$bundle/cudalab.json"
 tar -czf "$pages/$classroom/autograders/$assignment.tar.gz" -C "$out/bundle" "$assignment"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 python3 -m http.server --bind 127.0.0.1 --directory "$pages" "$port" >"$out/pages.log" 2>&1 &

@@ -27,8 +27,8 @@ without a GPU (category `cpu`). A test that no run judged (`not run`) is an erro
 points. A lab whose grader did not compile keeps its maximum: the scoreboard's 100 with
 --gpu-grading, else its CPU share from the points manifest. `points` writes that manifest
 (every graded test with its lab, category and weight) from the scores of a complete run,
-e.g. of the untouched stubs (tools/export_student_release.sh --verify writes it into the
-release).
+e.g. of the untouched stubs (the student release export's --verify writes it into
+the release).
 
 Exit status: 0; 2 on a usage or input error. Python 3 standard library only.
 """

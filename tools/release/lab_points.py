@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Points per lab from the scoreboard's scores.json files, shared by every way a grade is
 reported (tools/release/autograde.py for Classroom 50 and plain GitHub, the legacy
-tools/release/classroom_results.py, tools/release/regrade.sh).
+tools/release/classroom_results.py, the instructor's regrade).
 
 Points are the scoreboard's (docs/scores-schema.md: 100 per lab, split by objective; each
 test's `weight`), in whole points: within a lab, the tests' weights are rounded so that they

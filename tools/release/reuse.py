@@ -20,7 +20,7 @@ What this trusts: the previous result.json. The workflows fetch it from the grad
 workflow's own output (a submit/* release made by github-actions[bot], or the artifact
 cudalab-grade of the student's branch), but a student with write access to the repository
 can publish a forged one, exactly as they can forge any result there: the grade that counts
-is the instructor's full regrade (tools/release/regrade.sh), which never reuses anything.
+is the instructor's full regrade (regrade.sh in the instructor repository), which never reuses anything.
 
 Library only; Python 3 standard library.
 """

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file calibration.hpp
- * @brief Speed bars calibrated per GPU model (tests/calibration/, tools/calibrate.py).
+ * @brief Speed bars calibrated per GPU model (tests/calibration/).
  *
  * A grader states each speed bar once, as the course's reference value (set on an NVIDIA
- * H200). tools/calibrate.py runs the reference solutions three times on a GPU and writes one
- * file per GPU model, `tests/calibration/<model>.tsv`: for every bar, 0.7 x the lowest run
- * (a lower bound; 1.3 x the highest for an upper bound) or the lab's fixed bar. At run time
- * cudalab::testing::speed_bar() takes the bar from the file of the GPU the test runs on, else
- * from the reference GPU's file (with a printed note), else the grader's own value.
+ * H200). The course's calibration run (an instructor tool) runs the reference solutions
+ * three times on a GPU and writes one file per GPU model, `tests/calibration/<model>.tsv`:
+ * for every bar, 0.7 x the lowest run (a lower bound; 1.3 x the highest for an upper bound)
+ * or the lab's fixed bar. At run time cudalab::testing::speed_bar() takes the bar from the
+ * file of the GPU the test runs on, else from the reference GPU's file (with a printed note),
+ * else the grader's own value.
  *
  * The file is tab-separated text, one record per line (`#` starts a comment):
  * @code

@@ -30,6 +30,10 @@ struct DemoLimits {
   bool block_is_2d = true;  ///< the block is B x B threads, so B*B <= 1024
   int default_reps = 10;
   int max_reps = 10000;
+  /// The compute capability the demo's kernels need: below it the demo is skipped (exit 77,
+  /// gpu_unavailable_reason()'s message), as without a GPU.
+  int min_major = 7;
+  int min_minor = 5;
 };
 
 /// Parsed demo options.
@@ -56,7 +60,8 @@ std::string demo_usage(const std::string& program, const DemoLimits& limits);
 /**
  * @brief Runs a demo body with uniform error handling.
  *
- * Parses the arguments, exits 77 when no GPU can be used, prints the device, then calls
+ * Parses the arguments, exits 77 when no GPU can be used (none, or one below the compute
+ * capability of @p limits), prints the device, then calls
  * @p body; CUDA and other errors become "error: ..." and exit code 1.
  * @return the process exit code (body's own on success)
  */

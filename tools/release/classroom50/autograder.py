@@ -29,7 +29,10 @@ What it does:
 cudalab.json (every key optional but one of course_dir / course_repo, and course_ref):
   {"course_dir": "/opt/cudalabs-course", "course_repo": "ORG/cudalabs-student",
    "course_ref": "<40-hex commit>", "preset": "student", "test_user": "cudalab-test",
-   "previous": "$RUNNER_TEMP/cudalab-previous/result.json", "assets": "cudalab-feedback"}
+   "previous": "$RUNNER_TEMP/cudalab-previous/result.json", "assets": "cudalab-feedback",
+   "labs": ""}
+`labs` (e.g. "lab07" or "lab07,lab09"): grade only these labs, one result.json entry each,
+for an assignment that is one lab (or a rehearsal); empty, every lab of the course.
 CUDALAB_COURSE_DIR and CUDALAB_COURSE_REF in the environment override the file.
 
 Exit status: that of autograde.py (0 graded, 1 could not grade), or 1 when the course is
@@ -50,7 +53,7 @@ CONFIG = HERE / "cudalab.json"
 DEFAULTS = {"course_dir": "/opt/cudalabs-course", "course_repo": "", "course_ref": "",
             "preset": "student", "test_user": "",
             "previous": "$RUNNER_TEMP/cudalab-previous/result.json",
-            "assets": "cudalab-feedback"}
+            "assets": "cudalab-feedback", "labs": ""}
 
 
 class SetupError(Exception):
@@ -75,6 +78,11 @@ def load_config(path: Path, env: dict) -> dict:
         raise SetupError("course_ref (cudalab.json or CUDALAB_COURSE_REF) must be the pinned "
                          f"40-hex commit of the course release, got {cfg['course_ref']!r}")
     cfg["previous"] = expand(cfg["previous"], env)
+    labs = cfg["labs"]
+    labs = ",".join(labs) if isinstance(labs, list) else str(labs or "")
+    if labs and not re.fullmatch(r"lab\d\d(,lab\d\d)*", labs):
+        raise SetupError(f"labs must name labs as labNN, comma-separated, got {cfg['labs']!r}")
+    cfg["labs"] = labs
     return cfg
 
 
@@ -121,6 +129,8 @@ def command(course: Path, cfg: dict, env: dict) -> list[str]:
            "--preset", cfg["preset"], "--result", "result.json"]
     if cfg["test_user"]:
         cmd += ["--test-user", cfg["test_user"]]
+    if cfg["labs"]:
+        cmd += ["--labs", cfg["labs"]]
     if cfg["previous"] and Path(cfg["previous"]).is_file():
         cmd += ["--previous", cfg["previous"]]
     if cfg["assets"]:
