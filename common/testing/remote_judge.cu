@@ -31,7 +31,8 @@
 #include "cudalab/remote.hpp"
 #include "cudalab/remote_wire.hpp"
 
-/// Defined by CUDALAB_REMOTE_LAB() in a judged lab's remote.cpp; absent (null) elsewhere.
+/// Defined in a judged grader by the file CMake generates for it (cmake/CudalabLab.cmake,
+/// cudalab_add_grader_executable()); absent (null) elsewhere.
 extern "C" const char* cudalab_remote_lab_path(int which) __attribute__((weak));
 
 namespace cudalab::remote {
@@ -109,7 +110,8 @@ class Candidate {
   void start() {
     const LabPaths& paths = lab_paths();
     if (paths.candidate.empty()) {
-      throw std::logic_error("grader bug: no candidate program registered (CUDALAB_REMOTE_LAB)");
+      throw std::logic_error(
+          "grader bug: no candidate program registered (cudalab_remote_lab_path)");
     }
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {

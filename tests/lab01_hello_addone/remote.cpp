@@ -8,8 +8,6 @@
 #include "add_one.cuh"
 #include "cudalab/remote.hpp"
 
-CUDALAB_REMOTE_LAB()
-
 CUDALAB_REMOTE(lab01::add_one_kernel_info, (), (), cudalab::KernelInfo)
 CUDALAB_REMOTE(lab01::grid_for, (int rows, int cols, dim3 block), (rows, cols, block), dim3)
 CUDALAB_REMOTE(lab01::add_one, (float* d_data, int rows, int cols, dim3 block, cudaStream_t stream),

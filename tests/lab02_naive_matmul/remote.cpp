@@ -8,8 +8,6 @@
 #include "cudalab/remote.hpp"
 #include "naive_matmul.cuh"
 
-CUDALAB_REMOTE_LAB()
-
 CUDALAB_REMOTE(lab02::row_per_block_matmul,
                (const float* d_a, const float* d_b, float* d_c, int m, int n, int k, int threads,
                 cudaStream_t stream),

@@ -11,8 +11,6 @@
 #include "cudalab/remote.hpp"
 #include "shared_memory.cuh"
 
-CUDALAB_REMOTE_LAB()
-
 CUDALAB_REMOTE(lab04::matmul_tiled_static,
                (const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                 cudaStream_t stream),

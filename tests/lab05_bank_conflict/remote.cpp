@@ -14,8 +14,6 @@
 #include "cudalab/device_buffer.cuh"
 #include "cudalab/remote.hpp"
 
-CUDALAB_REMOTE_LAB()
-
 CUDALAB_REMOTE(lab05::bank_of, (std::uint64_t byte_address), (byte_address), int)
 CUDALAB_REMOTE(lab05::conflict_degree, (const cudalab::bank::WarpRequest& r), (r), int)
 CUDALAB_REMOTE(lab05::start_words, (lab05::Microbench which), (which), std::array<std::int64_t, 32>)

@@ -9,8 +9,6 @@
 #include "cudalab/remote.hpp"
 #include "padding.cuh"
 
-CUDALAB_REMOTE_LAB()
-
 #if CUDALAB_REMOTE_JUDGE
 // Declared __host__ __device__: the grader calls it on the host only (its device copy is never
 // called, and the lab's own device code is not linked here).

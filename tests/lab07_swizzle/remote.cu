@@ -11,8 +11,6 @@
 #include "cudalab/remote.hpp"
 #include "swizzle.cuh"
 
-CUDALAB_REMOTE_LAB()
-
 CUDALAB_REMOTE(lab07::swizzled_transpose,
                (const float* d_in, float* d_out, int rows, int cols, int block_rows,
                 cudaStream_t stream),

@@ -12,8 +12,6 @@
 #include "cudalab/remote.hpp"
 #include "xnor.cuh"
 
-CUDALAB_REMOTE_LAB()
-
 CUDALAB_REMOTE(lab08::pack_rows,
                (const float* d_a, std::uint32_t* d_a_bits, int m, int k, cudaStream_t stream),
                (d_a, d_a_bits, m, k, stream), void)

@@ -11,8 +11,6 @@
 #include "blocked_xnor.cuh"
 #include "cudalab/remote.hpp"
 
-CUDALAB_REMOTE_LAB()
-
 CUDALAB_REMOTE(lab09::tiled_xnor_table,
                (const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,
                 const std::uint8_t* d_table, float* d_c, int m, int n, int k, cudaStream_t stream),

@@ -11,8 +11,6 @@
 #include "cudalab/remote.hpp"
 #include "layout.cuh"
 
-CUDALAB_REMOTE_LAB()
-
 CUDALAB_REMOTE(lab10::sector_of, (std::uint64_t byte_address), (byte_address), std::uint64_t)
 CUDALAB_REMOTE(lab10::sectors_touched, (const lab10::GlobalRequest& r), (r), int)
 CUDALAB_REMOTE(lab10::weighted_distance_soa,

@@ -13,8 +13,6 @@
 #include "cudalab/remote.hpp"
 #include "vectorized.cuh"
 
-CUDALAB_REMOTE_LAB()
-
 CUDALAB_REMOTE(lab11::head_floats, (std::uintptr_t row_address, int width), (row_address, width),
                int)
 CUDALAB_REMOTE(lab11::can_vectorize,
