@@ -120,8 +120,8 @@ void record_measurement(const Measurement& m);
  *
  * Prints `[ BAR      ] <key>: <bar> (<where it came from>)` and records a "bar" record
  * (key, bound, @p measured, the bar, @p reference, its source and calibration file) that
- * the course's calibration run and the scoreboard read. The key is @p name, or "name#2", "name#3", ...
- * for the second and later bars of one name in a test; a later key the calibration lacks gets
+ * the course's calibration run and the scoreboard read. The key is @p name, or "name#2", "name#3",
+ * ... for the second and later bars of one name in a test; a later key the calibration lacks gets
  * the stricter of @p reference and the name's calibrated bar, so that code which judged a bar
  * of that name first cannot move the real one to an uncalibrated, looser key.
  * @param name       the measurement judged, e.g. "speedup" or "share"
