@@ -400,7 +400,7 @@ def check_python(cmd: Command, args: list[str], run: bool, p: Problems) -> None:
         p.add(cmd.path, cmd.line, f"`{cmd.text}`: {args[0]} does not exist")
         return
     if run:
-        # A subcommand (`tools/x.py table --opt`) has its own options: ask its help.
+        # A subcommand (`phase_times.py table --opt`) has its own options: ask its help.
         sub = args[1:2] if len(args) > 1 and re.fullmatch(r"[a-z][a-z-]*", args[1]) else []
         out = subprocess.run([sys.executable, str(script), *sub, "--help"], capture_output=True,
                              text=True, check=False, timeout=60, cwd=ROOT)
