@@ -294,13 +294,7 @@ void capture_into(Writer& w, void (*call)(void*, cudaStream_t), void* context) {
   const cudaError_t end = cudaStreamEndCapture(s, &graph);
   if (end != cudaSuccess) {
     (void)cudaGetLastError();
-    throw CudaError(end, format_cuda_error(end,
-                                           "capture of the launcher: it made a call that cannot "
-                                           "be part of its stream's work (a synchronizing call "
-                                           "such as cudaDeviceSynchronize, an allocation, a "
-                                           "synchronous copy, or work forked onto another "
-                                           "stream and never joined back)",
-                                           __FILE__, __LINE__));
+    throw CudaError(end, capture_failure(end, __FILE__, __LINE__));
   }
   std::size_t n = 0;
   CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &n));

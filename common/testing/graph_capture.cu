@@ -229,13 +229,7 @@ CapturedWork CapturedWork::capture(const std::function<void(cudaStream_t)>& work
   const cudaError_t end = cudaStreamEndCapture(cap.stream_, &cap.graph_);
   if (end != cudaSuccess) {
     (void)cudaGetLastError();
-    throw CudaError(end, format_cuda_error(end,
-                                           "capture of the launcher: it made a call that cannot "
-                                           "be part of its stream's work (a synchronizing call "
-                                           "such as cudaDeviceSynchronize, an allocation, a "
-                                           "synchronous copy, or work forked onto another "
-                                           "stream and never joined back)",
-                                           __FILE__, __LINE__));
+    throw CudaError(end, capture_failure(end, __FILE__, __LINE__));
   }
   std::size_t count = 0;
   CUDA_CHECK(cudaGraphGetNodes(cap.graph_, nullptr, &count));

@@ -38,6 +38,10 @@ class CudaError : public std::runtime_error {
  */
 std::string format_cuda_error(cudaError_t code, const char* call, const char* file, int line);
 
+/// format_cuda_error() for a stream capture of a launcher that ended with @p code: names the
+/// likely cause (a synchronizing call, an allocation, a synchronous copy, unjoined work).
+std::string capture_failure(cudaError_t code, const char* file, int line);
+
 /// Throws CudaError for @p code (never returns). Used by CUDA_CHECK().
 [[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);
 
