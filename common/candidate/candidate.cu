@@ -52,20 +52,6 @@ bool read_exact(int fd, char* p, std::size_t n) {
   return true;
 }
 
-bool write_frame(int fd, const std::string& bytes) {
-  const auto n = static_cast<std::uint32_t>(bytes.size());
-  std::string out(reinterpret_cast<const char*>(&n), sizeof n);
-  out += bytes;
-  std::size_t done = 0;
-  while (done < out.size()) {
-    const ssize_t w = send(fd, out.data() + done, out.size() - done, MSG_NOSIGNAL);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    done += static_cast<std::size_t>(w);
-  }
-  return true;
-}
-
 /// Every kernel back to the driver's defaults (cudalab::kit::FreshKernelState in the grader).
 void reset_kernels() {
   int devices = 0;

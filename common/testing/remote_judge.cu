@@ -84,7 +84,7 @@ class Candidate {
     Writer frame;
     frame.str(function);
     frame.raw(request.data(), request.size());
-    if (!write_frame(frame.bytes())) return died(function, "while the call was sent");
+    if (!write_frame(fd_, frame.bytes())) return died(function, "while the call was sent");
     std::string answer;
     switch (read_frame(&answer)) {
       case Read::ok:
@@ -162,20 +162,6 @@ class Candidate {
     pid_ = -1;
     throw CandidateError("the lab's process ended during " + function + ", " + when + " (" + how +
                          "); its result cannot count");
-  }
-
-  bool write_frame(const std::string& bytes) {
-    const auto n = static_cast<std::uint32_t>(bytes.size());
-    std::string out(reinterpret_cast<const char*>(&n), sizeof n);
-    out += bytes;
-    std::size_t done = 0;
-    while (done < out.size()) {
-      const ssize_t w = send(fd_, out.data() + done, out.size() - done, MSG_NOSIGNAL);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) return false;
-      done += static_cast<std::size_t>(w);
-    }
-    return true;
   }
 
   Read read_exact(char* p, std::size_t n, std::chrono::steady_clock::time_point deadline) {

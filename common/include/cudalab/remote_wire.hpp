@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace cudalab::remote {
 
@@ -40,5 +41,9 @@ enum class ErrorKind : std::uint8_t {
 /// memset (dst, value, element size, width, height, pitch), a device-to-device copy (dst, src,
 /// bytes), or something the grader refuses (its description).
 enum class NodeKind : std::uint8_t { kernel = 1, memset, device_copy, refused };
+
+/// Sends @p bytes as one frame on the socket @p fd (never raising SIGPIPE); false when the
+/// other side has gone.
+bool write_frame(int fd, const std::string& bytes);
 
 }  // namespace cudalab::remote
