@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -72,6 +73,28 @@ void reset_kernels() {
   }
 }
 
+/// The function attributes of one kernel that a launcher or a lab function may set
+/// (cudalab::remote::mirror_kernel_attributes() in the grader gives them to its own handle).
+void kernel_attributes(Reader& r, Writer& w) {
+  const void* function = candidate_kernel(r.str());
+  cudaFuncAttributes attr{};
+  if (function != nullptr) CUDA_CHECK(cudaFuncGetAttributes(&attr, function));
+  w.pod(static_cast<std::int32_t>(function != nullptr ? attr.maxDynamicSharedSizeBytes : -1));
+  w.pod(static_cast<std::int32_t>(function != nullptr ? attr.preferredShmemCarveout : -1));
+}
+
+/// The grader's GPU (the CTest resource it was given, or CUDALAB_DEVICE): the same environment
+/// reaches this process. Selected before the first call, so that a lab function that asks for
+/// the current device gets the grader's; nothing without a GPU (device 0 is the default).
+void select_device() {
+  static const bool selected = [] {
+    const int device = preferred_device();
+    if (device != 0 && cudaSetDevice(device) != cudaSuccess) (void)cudaGetLastError();
+    return true;
+  }();
+  (void)selected;
+}
+
 std::string error_reply(ErrorKind kind, std::int32_t code, const std::string& what) {
   Writer w;
   w.pod(kReplyError);
@@ -85,9 +108,16 @@ std::string answer(const std::string& frame) {
   try {
     Reader r(frame);
     const std::string function = r.str();
+    select_device();
     if (function == kResetKernels) {
       reset_kernels();
       return std::string(1, static_cast<char>(kReplyOk));
+    }
+    if (function == kKernelAttributes) {
+      Writer w;
+      w.pod(kReplyOk);
+      kernel_attributes(r, w);
+      return w.bytes();
     }
     const auto it = table().find(function);
     if (it == table().end()) {
@@ -157,6 +187,28 @@ ParamInfo param_info() {
   return fn;
 }
 
+/// Whether @p n was launched as a programmatic dependent launch (an incoming edge of type
+/// cudaGraphDependencyTypeProgrammatic: cudaLaunchAttributeProgrammaticStreamSerialization).
+bool programmatic_dependent(cudaGraphNode_t n) {
+  std::size_t count = 0;
+#if CUDART_VERSION >= 13000
+  CUDA_CHECK(cudaGraphNodeGetDependencies(n, nullptr, nullptr, &count));
+#else
+  CUDA_CHECK(cudaGraphNodeGetDependencies_v2(n, nullptr, nullptr, &count));
+#endif
+  if (count == 0) return false;
+  std::vector<cudaGraphNode_t> from(count);
+  std::vector<cudaGraphEdgeData> edges(count);
+#if CUDART_VERSION >= 13000
+  CUDA_CHECK(cudaGraphNodeGetDependencies(n, from.data(), edges.data(), &count));
+#else
+  CUDA_CHECK(cudaGraphNodeGetDependencies_v2(n, from.data(), edges.data(), &count));
+#endif
+  return std::any_of(
+      edges.begin(), edges.begin() + static_cast<std::ptrdiff_t>(count),
+      [](const cudaGraphEdgeData& e) { return e.type == cudaGraphDependencyTypeProgrammatic; });
+}
+
 void put_kernel(Writer& w, cudaGraphNode_t n) {
   cudaKernelNodeParams p{};
   CUDA_CHECK(cudaGraphKernelNodeGetParams(n, &p));
@@ -169,6 +221,7 @@ void put_kernel(Writer& w, cudaGraphNode_t n) {
   CUDA_CHECK(cudaFuncGetAttributes(&attr, p.func));
   w.pod(static_cast<std::int32_t>(attr.maxDynamicSharedSizeBytes));
   w.pod(static_cast<std::int32_t>(attr.preferredShmemCarveout));
+  w.pod(static_cast<std::uint8_t>(programmatic_dependent(n) ? kLaunchProgrammatic : 0));
   cudaFunction_t f = nullptr;
   CUDA_CHECK(cudaGetFuncBySymbol(&f, p.func));
   std::vector<std::string> values;
@@ -252,8 +305,21 @@ std::string kernel_symbol(const void* function) {
   return name;
 }
 
+const void* candidate_kernel(const std::string& symbol) {
+  if (symbol.empty()) return nullptr;
+  for (const auto& [function, name] : kernel_names()) {
+    if (name == symbol) return function;
+  }
+  throw std::invalid_argument("the grader named the kernel " + symbol +
+                              ", which this lab's program does not hold");
+}
+
 Registrar::Registrar(const char* function, Handler handler) {
-  table()[function] = handler;
+  if (!table().emplace(function, handler).second) {
+    // A course bug (two overloads under one name: CUDALAB_REMOTE_AS): loud, before any call.
+    std::fprintf(stderr, "cudalab candidate: %s is registered twice\n", function);
+    std::abort();
+  }
 }
 
 void capture_into(Writer& w, void (*call)(void*, cudaStream_t), void* context) {

@@ -354,6 +354,38 @@ void reset_candidate_kernels() {
   if (judging()) (void)round_trip(kResetKernels, "");
 }
 
+std::string judge_kernel_symbol(const void* kernel) {
+  if (kernel == nullptr) return "";
+  const char* name = nullptr;
+  const cudaError_t e = cudaFuncGetName(&name, kernel);
+  if (e != cudaSuccess || name == nullptr) {
+    (void)cudaGetLastError();
+    throw std::invalid_argument("the grader passed a pointer that is not a kernel (" +
+                                std::string(cudaGetErrorName(e)) + ")");
+  }
+  return name;
+}
+
+void mirror_kernel_attributes(const void* kernel) {
+  if (kernel == nullptr || !judging()) return;
+  Writer w;
+  w.str(judge_kernel_symbol(kernel));
+  const std::string answer = round_trip(kKernelAttributes, w.bytes());
+  Reader r(answer);
+  const auto max_dynamic = r.pod<std::int32_t>();
+  const auto carveout = r.pod<std::int32_t>();
+  cudaFuncAttributes attr{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+  if (max_dynamic >= 0 && max_dynamic != attr.maxDynamicSharedSizeBytes) {
+    CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, max_dynamic));
+  }
+  if (carveout != attr.preferredShmemCarveout) {
+    CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout));
+  }
+}
+
 bool judging() noexcept {
   return !lab_paths().device_code.empty();
 }
@@ -391,6 +423,7 @@ void replay(Reader& r, cudaStream_t stream, const char* function) {
         const auto smem = r.pod<std::uint32_t>();
         const auto max_dynamic = r.pod<std::int32_t>();
         const auto carveout = r.pod<std::int32_t>();
+        const auto flags = r.pod<std::uint8_t>();
         const auto params = r.pod<std::uint32_t>();
         if (params > 4096) throw CandidateError("a captured launch holds too many parameters");
         std::vector<std::string> values(params);
@@ -417,7 +450,19 @@ void replay(Reader& r, cudaStream_t stream, const char* function) {
           CUDA_CHECK(
               cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, carveout));
         }
-        const cudaError_t e = cudaLaunchKernel(k, grid, block, args.data(), smem, stream);
+        cudaLaunchAttribute overlap{};
+        overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        overlap.val.programmaticStreamSerializationAllowed = 1;
+        cudaLaunchConfig_t config{};
+        config.gridDim = grid;
+        config.blockDim = block;
+        config.dynamicSmemBytes = smem;
+        config.stream = stream;
+        if ((flags & kLaunchProgrammatic) != 0) {
+          config.attrs = &overlap;
+          config.numAttrs = 1;
+        }
+        const cudaError_t e = cudaLaunchKernelExC(&config, k, args.data());
         if (e != cudaSuccess) {
           (void)cudaGetLastError();
           throw CudaError(e, std::string(function) + ": launch of " + symbol + " <<<(" +

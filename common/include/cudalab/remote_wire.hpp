@@ -37,10 +37,14 @@ enum class ErrorKind : std::uint8_t {
 };
 
 /// A node of captured work: a kernel launch (symbol, grid, block, dynamic shared memory, the
-/// kernel's max-dynamic-shared-memory and carve-out attributes, parameter values), a byte
-/// memset (dst, value, element size, width, height, pitch), a device-to-device copy (dst, src,
+/// kernel's max-dynamic-shared-memory and carve-out attributes, launch flags, parameter values), a
+/// byte memset (dst, value, element size, width, height, pitch), a device-to-device copy (dst, src,
 /// bytes), or something the grader refuses (its description).
 enum class NodeKind : std::uint8_t { kernel = 1, memset, device_copy, refused };
+
+/// Launch flag of a kernel node: a programmatic dependent launch of the kernel before it
+/// (cudaLaunchAttributeProgrammaticStreamSerialization), replayed as one.
+inline constexpr std::uint8_t kLaunchProgrammatic = 1;
 
 /// Sends @p bytes as one frame on the socket @p fd (never raising SIGPIPE); false when the
 /// other side has gone.
