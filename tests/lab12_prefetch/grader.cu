@@ -19,6 +19,7 @@
 #include "cudalab/device.cuh"
 #include "cudalab/device_buffer.cuh"
 #include "cudalab/grading.hpp"
+#include "cudalab/remote.hpp"
 #include "cudalab/graph_capture.cuh"
 #include "cudalab/testing.hpp"
 #include "cudalab/tools.hpp"
@@ -298,13 +299,19 @@ const void* sync_kernel() {
   return lab12::sync_kernel().function;
 }
 
-/// Restores the no-preference state of @p kernel when the test ends.
+/// Restores the no-preference state of @p kernel when the test ends (and of the lab's own
+/// kernels in its process, where the grader judges it from outside: cudalab/remote.hpp).
 struct CarveoutReset {
   explicit CarveoutReset(const void* k) : kernel(k) {}
   ~CarveoutReset() {
     cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                          cudaSharedmemCarveoutDefault);
     cudaFuncSetCacheConfig(kernel, cudaFuncCachePreferNone);
+    try {
+      cudalab::remote::reset_candidate_kernels();
+    } catch (const std::exception&) {
+      // The lab's process has gone: the next call reports it.
+    }
   }
   const void* kernel;
 };

@@ -160,6 +160,11 @@ class CapturedWork {
   std::vector<GraphNode> nodes_;
 };
 
+/// The parameters of the kernel node @p node (function, grid, block, dynamic shared memory,
+/// argument pointers), also where it launches a lab kernel that a judging grader loaded
+/// (cudalab/remote.hpp): then func is the grader's handle of that kernel.
+void kernel_node_params(cudaGraphNode_t node, cudaKernelNodeParams* params);
+
 /**
  * @brief Fills the shared memory of every SM with NaN (0xFF bytes): a given kernel using
  * the maximum opt-in dynamic shared memory, launched on enough blocks to cover every SM.
