@@ -90,8 +90,8 @@ std::string without_namespace_hashes(std::string mangled) {
     // The length before the marker follows other digits (a name like lab12): try each suffix
     // of the digits, shortest first, for one that spans <marker><hex8>_..._<hex8>.
     std::size_t length = 0;
-    for (std::size_t from = at; from > 0 && std::isdigit(static_cast<unsigned char>(mangled[from - 1])) != 0;
-         --from) {
+    for (std::size_t from = at;
+         from > 0 && std::isdigit(static_cast<unsigned char>(mangled[from - 1])) != 0; --from) {
       const std::size_t l = std::stoul(mangled.substr(from - 1, at - from + 1));
       if (l >= marker.size() + 18 && at + l <= mangled.size() && hex8(at + marker.size()) &&
           hex8(at + l - 8) && mangled[at + l - 9] == '_') {

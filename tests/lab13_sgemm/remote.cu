@@ -12,11 +12,11 @@
 #include "cudalab/remote.hpp"
 #include "sgemm.cuh"
 
-#define LAB13_REMOTE_GEMM(fn)                                                                 \
-  CUDALAB_REMOTE(lab13::fn,                                                                   \
-                 (const float* d_a, const float* d_b, float* d_c, int m, int n, int k,        \
-                  cudaStream_t stream),                                                       \
-                 (d_a, d_b, d_c, m, n, k, stream), void)
+#define LAB13_REMOTE_GEMM(fn)                                                                     \
+  CUDALAB_REMOTE(                                                                                 \
+      lab13::fn,                                                                                  \
+      (const float* d_a, const float* d_b, float* d_c, int m, int n, int k, cudaStream_t stream), \
+      (d_a, d_b, d_c, m, n, k, stream), void)
 LAB13_REMOTE_GEMM(sgemm_block_tiled)
 LAB13_REMOTE_GEMM(sgemm_vectorized)
 LAB13_REMOTE_GEMM(sgemm_warp_tiled)
@@ -42,8 +42,7 @@ CUDALAB_REMOTE(lab13::warp_tiled_kernel, (bool vector_path), (vector_path), cuda
 CUDALAB_REMOTE(lab13::pipelined_kernel, (bool vector_path), (vector_path), cudalab::KernelInfo)
 CUDALAB_REMOTE(lab13::swizzled_kernel, (bool vector_path), (vector_path), cudalab::KernelInfo)
 CUDALAB_REMOTE(lab13::stream_k_dp_kernel, (bool vector_path), (vector_path), cudalab::KernelInfo)
-CUDALAB_REMOTE(lab13::stream_k_tail_kernel, (bool vector_path), (vector_path),
-               cudalab::KernelInfo)
+CUDALAB_REMOTE(lab13::stream_k_tail_kernel, (bool vector_path), (vector_path), cudalab::KernelInfo)
 
 #if CUDALAB_REMOTE_JUDGE
 // The swizzle is declared __host__ __device__: the grader calls it on the host only (its device

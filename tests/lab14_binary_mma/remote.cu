@@ -19,12 +19,12 @@ CUDALAB_REMOTE(lab14::popcount_vectors,
                (d_bits, vectors, k, d_counts, stream), void)
 CUDALAB_REMOTE(lab14::popcount_kernel, (), (), cudalab::KernelInfo)
 
-#define LAB14_REMOTE_MMA(fn)                                                                  \
-  CUDALAB_REMOTE(lab14::fn,                                                                   \
-                 (const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,               \
-                  const int* d_a_pop, const int* d_b_pop, float* d_c, int m, int n, int k,    \
-                  cudaStream_t stream),                                                       \
-                 (d_a_bits, d_b_bits, d_a_pop, d_b_pop, d_c, m, n, k, stream), void)
+#define LAB14_REMOTE_MMA(fn)                                                             \
+  CUDALAB_REMOTE(                                                                        \
+      lab14::fn,                                                                         \
+      (const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits, const int* d_a_pop, \
+       const int* d_b_pop, float* d_c, int m, int n, int k, cudaStream_t stream),        \
+      (d_a_bits, d_b_bits, d_a_pop, d_b_pop, d_c, m, n, k, stream), void)
 LAB14_REMOTE_MMA(binary_mma_naive)
 LAB14_REMOTE_MMA(binary_mma_pipelined)
 LAB14_REMOTE_MMA(binary_mma_persistent)
