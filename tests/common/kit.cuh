@@ -29,9 +29,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <ostream>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -122,6 +124,43 @@ inline cudalab::testing::GraphRules only_kernel(const char* kernel_name) {
   cudalab::testing::GraphRules rules;
   rules.kernels = {kernel_name};
   return rules;
+}
+
+/**
+ * @brief A device address for the argument checks of a launcher, which must throw before any
+ * CUDA call: never allocated, never dereferenced by a launcher that keeps its contract.
+ * 256-byte aligned (as cudaMalloc returns) plus @p offset_bytes, so `unallocated<float>(4)`
+ * is a float pointer that is not 16-byte aligned.
+ */
+template <typename T = float>
+T* unallocated(std::size_t offset_bytes = 0) {
+  constexpr std::uintptr_t kBase = std::uintptr_t{1} << 44;  // far from any mapping (16 TiB)
+  return reinterpret_cast<T*>(kBase + offset_bytes);
+}
+
+/**
+ * @brief Passes when @p call throws std::invalid_argument (an argument check); otherwise says
+ * that @p what (the call as written, e.g. "matmul_tiled_static(m=0, n=4, k=4)") must throw it
+ * and what it did instead: returned normally (nothing was checked), threw cudalab::CudaError
+ * (the call reached CUDA, e.g. a launch without a GPU or with an invalid grid), or threw
+ * another exception. Use: `EXPECT_TRUE(throws_invalid_argument(what, [&] { ... })) << why;`
+ */
+template <typename Call>
+::testing::AssertionResult throws_invalid_argument(const std::string& what, Call&& call) {
+  try {
+    call();
+  } catch (const std::invalid_argument&) {
+    return ::testing::AssertionSuccess();
+  } catch (const cudalab::CudaError& e) {
+    return ::testing::AssertionFailure()
+           << what << " must throw std::invalid_argument before any CUDA call; it threw "
+           << "cudalab::CudaError (it reached CUDA): " << e.what();
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure()
+           << what << " must throw std::invalid_argument; it threw another exception: " << e.what();
+  }
+  return ::testing::AssertionFailure()
+         << what << " must throw std::invalid_argument; it returned normally";
 }
 
 /// THE tolerance rule of float matrix products with inner dimension k, relative to
@@ -282,6 +321,46 @@ struct SignProduct {
 /// A launcher of C (m x n) = A (m x k) * B (k x n) on a stream (pointers, m, n, k, stream).
 using ProductLaunch =
     std::function<void(const float*, const float*, float*, int, int, int, cudaStream_t)>;
+
+/**
+ * @brief The size checks of a product launcher whose grid has one block row per @p tile_rows
+ * rows of C (the contract "std::invalid_argument for non-positive sizes or more than 65535
+ * tile rows"): m, n or k of 0 or -1; 65535 * @p tile_rows + 1 rows of C (one tile row past
+ * gridDim.y's limit, while m / tile_rows rounded down is still 65535); INT_MAX rows (whose
+ * tile-row count overflows an int in m + tile_rows - 1). Each must throw std::invalid_argument
+ * before any CUDA call: the pointers are unallocated(). @p name names the launcher.
+ */
+inline void expect_product_launcher_rejects_bad_sizes(const ProductLaunch& launch,
+                                                      const std::string& name, int tile_rows) {
+  struct Case {
+    int m, n, k;
+    std::string why;
+  };
+  const int past = int(cudalab::kMaxGridYZ) * tile_rows + 1;
+  const std::string tile = std::to_string(tile_rows);
+  const Case cases[] = {
+      {0, 64, 64, "m = 0 is not positive"},
+      {-1, 64, 64, "m = -1 is not positive"},
+      {64, 0, 64, "n = 0 is not positive"},
+      {64, -1, 64, "n = -1 is not positive"},
+      {64, 64, 0, "k = 0 is not positive"},
+      {64, 64, -1, "k = -1 is not positive"},
+      {past, 64, 64,
+       std::to_string(past) + " rows need 65536 tile rows of " + tile +
+           " (gridDim.y allows 65535)"},
+      {std::numeric_limits<int>::max(), 64, 64,
+       "INT_MAX rows need far more than 65535 tile rows of " + tile + " (and m + " + tile +
+           " - 1 overflows an int)"},
+  };
+  for (const Case& c : cases) {
+    const std::string what = name + "(m=" + std::to_string(c.m) + ", n=" + std::to_string(c.n) +
+                             ", k=" + std::to_string(c.k) + ")";
+    EXPECT_TRUE(throws_invalid_argument(what, [&] {
+      launch(unallocated<const float>(), unallocated<const float>(), unallocated<float>(), c.m, c.n,
+             c.k, nullptr);
+    })) << c.why;
+  }
+}
 
 /// One side of a ProductRace: a launcher, what its captured graph may hold, and its name.
 struct Racer {

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -273,6 +274,48 @@ inline void expect_transpose_with_every_block(const BlockRowsTranspose& launch, 
     expect_transpose_ok([&](const float* in, float* out, int rows, int cols,
                             cudaStream_t st) { launch(in, out, rows, cols, block_rows, st); },
                         s.rows, s.cols, kernel);
+  }
+}
+
+/**
+ * @brief The contract of a tile transpose launcher (blocks of kTile x block_rows, one block row
+ * per kTile input rows): std::invalid_argument, before any CUDA call (the pointers are
+ * unallocated), for rows or cols of 0 or -1; a block_rows that is not a divisor of kTile (0,
+ * -1, -32, 3, 5, 12, 33, and 64, a multiple); 65535 * kTile + 1 input rows (one tile row past
+ * gridDim.y's limit) and INT_MAX rows. @p name names the launcher. Every divisor of kTile is
+ * accepted: expect_transpose_with_every_block (GPU).
+ */
+inline void expect_transpose_launcher_rejects_bad_arguments(const BlockRowsTranspose& launch,
+                                                            const std::string& name) {
+  struct Case {
+    int rows, cols, block_rows;
+    std::string why;
+  };
+  constexpr int kRows = smem_tiles::kTransposeBlockRows;
+  const int past = int(cudalab::kMaxGridYZ) * smem_tiles::kTile + 1;
+  std::vector<Case> cases = {
+      {0, 64, kRows, "rows = 0 is not positive"},
+      {-1, 64, kRows, "rows = -1 is not positive"},
+      {64, 0, kRows, "cols = 0 is not positive"},
+      {64, -1, kRows, "cols = -1 is not positive"},
+      {past, 64, kRows,
+       std::to_string(past) + " input rows need 65536 tile rows of 32 (gridDim.y allows 65535)"},
+      {std::numeric_limits<int>::max(), 64, kRows,
+       "INT_MAX input rows need far more than 65535 tile rows of 32"},
+  };
+  for (const int bad : {0, -1, -32, 3, 5, 12, 33, 64}) {
+    cases.push_back({64, 64, bad,
+                     "block_rows = " + std::to_string(bad) + " is not a divisor of " +
+                         std::to_string(smem_tiles::kTile) + " (1, 2, 4, 8, 16 or 32)"});
+  }
+  for (const Case& c : cases) {
+    const std::string what = name + "(rows=" + std::to_string(c.rows) +
+                             ", cols=" + std::to_string(c.cols) +
+                             ", block_rows=" + std::to_string(c.block_rows) + ")";
+    EXPECT_TRUE(cudalab::kit::throws_invalid_argument(what, [&] {
+      launch(cudalab::kit::unallocated<const float>(), cudalab::kit::unallocated<float>(), c.rows,
+             c.cols, c.block_rows, nullptr);
+    })) << c.why;
   }
 }
 
