@@ -360,6 +360,17 @@ TEST(GivenArgumentChecksCpu, NaiveBaselineRejectsBadSizesBlocksAndTallGrids) {
       << "65536 block rows (gridDim.y allows 65535)";
 }
 
+// The static-tile launcher is given (the kernel is the student's): its contract, checked before
+// any CUDA call. The largest grid it must accept, 65535 tile rows, is
+// IndexRangeGpu.StaticKernelPast2To31ElementsOfC.
+TEST(GivenArgumentChecksCpu, StaticTileLauncherRejectsBadSizesAndTallGrids) {
+  cudalab::kit::expect_product_launcher_rejects_bad_sizes(
+      [](const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t s) {
+        lab04::matmul_tiled_static(a, b, c, m, n, k, s);
+      },
+      "matmul_tiled_static", lab04::kStaticTile);
+}
+
 // The grader's static-tile baseline of the perf test is itself correct (not graded).
 TEST(GivenGraderStaticGpu, ExactOnOddShapes) {
   CUDALAB_REQUIRE_GPU();
