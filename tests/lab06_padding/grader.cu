@@ -116,6 +116,20 @@ TEST(PaddedLayoutCpu, ColumnAccessIsConflictFree) {
 }
 
 // ---------------------------------------------------------------------------
+// The launchers' argument checks (CPU: each must throw before any CUDA call). The launchers are
+// given (padded_tile.cu, outside the TODO regions), so these are not graded.
+// ---------------------------------------------------------------------------
+TEST(GivenArgumentChecksCpu, PaddedTransposeRejectsBadSizesBlockRowsAndTallGrids) {
+  tile_grading::expect_transpose_launcher_rejects_bad_arguments(lab06::padded_transpose,
+                                                                "padded_transpose");
+}
+
+TEST(GivenArgumentChecksCpu, PaddedMatmulRejectsBadSizesAndTallGrids) {
+  // "as above": padded_matmul takes no block_rows; sizes and tile rows of 32 rows of C.
+  cudalab::kit::expect_product_launcher_rejects_bad_sizes(padded_matmul, "padded_matmul", kTile);
+}
+
+// ---------------------------------------------------------------------------
 // Padded transpose and matmul (GPU): exact on odd shapes and rectangles.
 // ---------------------------------------------------------------------------
 class PaddedTransposeGpu : public ::testing::TestWithParam<Extent> {};
