@@ -6,6 +6,7 @@
 // layouts to show it addresses its tile through the layout it is given, measured conflict
 // degree, speed, sanitizers, Nsight Compute bank-conflict counters).
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -166,6 +167,67 @@ TEST(Vec4InterleaveCpu, RowAccessOfFloat4IsConflictFree) {
 TEST(GivenVec4ModelCpu, PlainFloat4ColumnAccessIsAnEightWayConflict) {
   const auto plain = vec4_indices([](int l) { return std::make_pair(l, 0); }, false);
   EXPECT_EQ(cudalab::bank::conflict_degree(cudalab::bank::from_element_indices(plain, 16)), 8);
+}
+
+// ---------------------------------------------------------------------------
+// The launchers' argument checks (CPU: each must throw before any CUDA call). The launchers are
+// given (swizzled_tile.cu and vec4_transpose.cu, outside the TODO regions): not graded.
+// ---------------------------------------------------------------------------
+TEST(GivenArgumentChecksCpu, SwizzledTransposeRejectsBadSizesBlockRowsAndTallGrids) {
+  tile_grading::expect_transpose_launcher_rejects_bad_arguments(lab07::swizzled_transpose,
+                                                                "swizzled_transpose");
+}
+
+TEST(GivenArgumentChecksCpu, SwizzledMatmulRejectsBadSizesAndTallGrids) {
+  cudalab::kit::expect_product_launcher_rejects_bad_sizes(swizzled_matmul, "swizzled_matmul",
+                                                          kTile);
+}
+
+/// vec4_transpose<Vec4Layout>'s contract: std::invalid_argument for non-positive sizes,
+/// cols % 4 != 0, a d_in that is not 16-byte aligned, or more tile rows than gridDim.y allows.
+template <typename Vec4Layout>
+void expect_vec4_transpose_rejects_bad_arguments(const std::string& layout) {
+  struct Case {
+    int rows, cols;
+    std::size_t in_offset;  ///< bytes past a 256-byte aligned address
+    std::string why;
+  };
+  const int past = int(cudalab::kMaxGridYZ) * kTile + 1;
+  std::vector<Case> cases = {
+      {0, 64, 0, "rows = 0 is not positive"},
+      {-1, 64, 0, "rows = -1 is not positive"},
+      {64, 0, 0, "cols = 0 is not positive"},
+      {64, -4, 0, "cols = -4 is not positive (though a multiple of 4)"},
+      {past, 64, 0,
+       std::to_string(past) + " input rows need 65536 tile rows of 32 (gridDim.y allows 65535)"},
+      {std::numeric_limits<int>::max(), 64, 0,
+       "INT_MAX input rows need far more than 65535 tile rows of 32"},
+  };
+  for (const int cols : {1, 2, 3, 5, 62}) {
+    cases.push_back({64, cols, 0, "cols = " + std::to_string(cols) + " is not a multiple of 4"});
+  }
+  for (const std::size_t offset : {4, 8, 12}) {
+    cases.push_back({64, 64, offset,
+                     "d_in " + std::to_string(offset) +
+                         " bytes past a 16-byte boundary (float4 loads need 16-byte alignment)"});
+  }
+  const std::string name = "vec4_transpose<" + layout + ">";
+  for (const Case& c : cases) {
+    const std::string what = name + "(d_in=<16-byte aligned + " + std::to_string(c.in_offset) +
+                             ">, rows=" + std::to_string(c.rows) +
+                             ", cols=" + std::to_string(c.cols) + ")";
+    EXPECT_TRUE(cudalab::kit::throws_invalid_argument(what, [&] {
+      lab07::vec4_transpose<Vec4Layout>(cudalab::kit::unallocated<const float>(c.in_offset),
+                                        cudalab::kit::unallocated<float>(), c.rows, c.cols);
+    })) << c.why;
+  }
+}
+
+TEST(GivenArgumentChecksCpu, Vec4TransposeRejectsBadSizesColsMisalignedInputsAndTallGrids) {
+  expect_vec4_transpose_rejects_bad_arguments<lab07::InterleavedVec4>("InterleavedVec4");
+  expect_vec4_transpose_rejects_bad_arguments<lab07::PlainVec4>("PlainVec4");
+  expect_vec4_transpose_rejects_bad_arguments<lab07::MirroredVec4>("MirroredVec4");
+  expect_vec4_transpose_rejects_bad_arguments<lab07::ProbeVec4>("ProbeVec4");
 }
 
 // ---------------------------------------------------------------------------
