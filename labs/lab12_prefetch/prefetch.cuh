@@ -122,10 +122,10 @@ void matmul_pipelined(const float* d_a, const float* d_b, float* d_c, int m, int
  * cp.async.bulk completing on an mbarrier on sm_90, cp.async on older GPUs).
  *
  * Bulk copies move whole 16-byte chunks from 16-byte aligned addresses, so k and n must be
- * multiples of 4 (rows of A and B start on 16-byte boundaries) and the pointers 16-byte
- * aligned (cudaMalloc gives 256).
+ * multiples of 4 (rows of A and B start on 16-byte boundaries) and @p d_a and @p d_b 16-byte
+ * aligned (cudaMalloc gives 256); C is written by plain 4-byte stores.
  * @throws std::invalid_argument for non-positive sizes, k or n not a multiple of 4, or a
- * misaligned pointer
+ * @p d_a or @p d_b that is not 16-byte aligned
  */
 void matmul_tma(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                 cudaStream_t stream = nullptr);

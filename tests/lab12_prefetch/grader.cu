@@ -6,10 +6,12 @@
 // the same pointers, with NaN-poisoned outputs and shared memory.
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/kit.cuh"
@@ -166,6 +168,55 @@ TEST_P(TmaPipelineGpu, CorrectOnOddShapes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, TmaPipelineGpu, ::testing::ValuesIn(kTmaShapes), shape_name);
+
+// matmul_tma's contract, each case one bad argument of an otherwise valid call (8 x 8 x 8,
+// 256-byte aligned pointers). The launcher is given (tma_pipeline.cu, outside the TODO region):
+// not graded. Nothing is launched: the pointers are unallocated. What it must accept (any m,
+// k and n multiples of 4 down to 4) is TmaPipelineGpu.CorrectOnOddShapes.
+TEST(GivenArgumentChecksCpu, TmaLauncherRejectsBadSizesAndMisalignedOperands) {
+  struct Case {
+    int m, n, k;
+    std::size_t a_offset, b_offset;  ///< bytes past a 256-byte aligned address
+    std::string why;
+  };
+  const Case ok{8, 8, 8, 0, 0, ""};
+  std::vector<Case> cases;
+  const auto with = [&](std::string why, auto change) {
+    Case c = ok;
+    change(c);
+    c.why = std::move(why);
+    cases.push_back(c);
+  };
+  for (const int bad : {0, -1, -4}) {
+    const std::string v = std::to_string(bad);
+    with("m = " + v + " is not positive", [=](Case& c) { c.m = bad; });
+    with("n = " + v + " is not positive", [=](Case& c) { c.n = bad; });
+    with("k = " + v + " is not positive", [=](Case& c) { c.k = bad; });
+  }
+  for (const int bad : {1, 2, 3, 5, 6, 33}) {
+    const std::string v = std::to_string(bad);
+    with("k = " + v + " is not a multiple of 4 (rows of A off 16-byte boundaries)",
+         [=](Case& c) { c.k = bad; });
+    with("n = " + v + " is not a multiple of 4 (rows of B off 16-byte boundaries)",
+         [=](Case& c) { c.n = bad; });
+  }
+  for (const std::size_t bad : {4, 8, 12}) {
+    const std::string v = std::to_string(bad);
+    with("d_a " + v + " bytes past a 16-byte boundary", [=](Case& c) { c.a_offset = bad; });
+    with("d_b " + v + " bytes past a 16-byte boundary", [=](Case& c) { c.b_offset = bad; });
+  }
+  for (const Case& c : cases) {
+    const std::string what = "matmul_tma(d_a=<aligned + " + std::to_string(c.a_offset) +
+                             ">, d_b=<aligned + " + std::to_string(c.b_offset) +
+                             ">, m=" + std::to_string(c.m) + ", n=" + std::to_string(c.n) +
+                             ", k=" + std::to_string(c.k) + ")";
+    EXPECT_TRUE(cudalab::kit::throws_invalid_argument(what, [&] {
+      lab12::matmul_tma(cudalab::kit::unallocated<const float>(c.a_offset),
+                        cudalab::kit::unallocated<const float>(c.b_offset),
+                        cudalab::kit::unallocated<float>(), c.m, c.n, c.k);
+    })) << c.why;
+  }
+}
 
 // ---------------------------------------------------------------------------
 // Shared memory of the two-stage kernel: exactly two stages of the synchronous kernel's
