@@ -58,7 +58,7 @@ check "stub audit (CPU-graded tests)" python3 tools/stub_audit.py --cpu-only -j 
 check "handouts (commands on build/ci-student, paths, reference numbers, figures, questions)" python3 tools/handout_check.py --build-dir build/ci-student
 check "known-wrong submissions (no GPU)" known_wrong_cpu
 check "verdicts in any order and alone (CPU tests of the solutions and the known-wrong variants)" python3 tools/verdict_order_check.py --build-dir build/ci --cpu-only -j "$jobs"
-check "contract table (every promise of a lab header names the test that checks it)" python3 tools/contract_check.py --allow-recorded-gaps
+check "contract table (every promise of a lab header names the test that checks it)" python3 tools/contract_check.py
 check "measurement channel and CMake rules" sh -c 'ctest --test-dir build/ci -R "^cudalab\." --test-output-size-passed 1024 --no-tests=error --output-junit channel-junit.xml >/dev/null && python3 tools/scoreboard.py --build-dir build/ci --junit build/ci/channel-junit.xml --json build/ci/channel-scores.json --markdown build/ci/channel-scores.md --quiet --expect-measurement cudalab.GivenChannelCpu.MeasurementAfterLongOutputReachesTheScoreboard:after_long_output && python3 tools/ci/check_channel_scores.py build/ci/channel-scores.json'
 check "declared tests and points (tests/grading.json) match the graders" sh -c 'python3 tools/scoreboard.py --build-dir build/ci --write-declared build/ci/grading.json >/dev/null && diff -u tests/grading.json build/ci/grading.json && echo "tests/grading.json is current"'
 check "student release" student_release
