@@ -94,7 +94,6 @@ CUDALAB_REMOTE(lab03::pitched_matmul_kernel, (), (), cudalab::KernelInfo)
 namespace lab03::remote {
 namespace {
 
-using cudalab::remote::Codec;
 using cudalab::remote::Reader;
 using cudalab::remote::round_trip;
 using cudalab::remote::Writer;
@@ -192,6 +191,9 @@ void pull(const float* data) {
     CUDA_CHECK(cudaMemcpy(const_cast<char*>(reinterpret_cast<const char*>(data)) + at, bytes.data(),
                           n, cudaMemcpyHostToDevice));
   }
+  // A copy from pageable memory may still be on its way when cudaMemcpy returns: the mirror is
+  // complete when the method returns, for work on any stream (the methods are synchronous).
+  if (m.bytes != 0) CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
 }
 
 /// Destroys the lab's object @p id (its destructor runs there).
@@ -329,13 +331,13 @@ PitchedMatrix::PitchedMatrix(int rows, int cols) {
   try {
     remote::adopt(Fields{data_, pitch_, rows_, cols_}, state);
   } catch (...) {
-    if (data_ != nullptr) {
-      remote::release(data_, true);
-    } else {
-      try {
+    try {  // no half-made matrix stays in either process
+      if (data_ != nullptr) {
+        remote::release(data_, true);
+      } else {
         remote::destroy(state.id);
-      } catch (...) {
       }
+    } catch (...) {
     }
     throw;
   }
@@ -596,6 +598,8 @@ void serve_write_bytes(Reader& r, Writer&) {
   const std::string bytes = r.str();
   CUDA_CHECK(cudaMemcpy(transfer_address(id, at, bytes.size()), bytes.data(), bytes.size(),
                         cudaMemcpyHostToDevice));
+  // Complete before the lab's code reads it, on whatever stream it uses.
+  CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
 }
 
 void serve_read_bytes(Reader& r, Writer& w) {
@@ -663,6 +667,16 @@ void on_invalidated_capture(Writer& w, void (*call)(void*, cudaStream_t), void* 
     if (graph != nullptr) (void)cudaGraphDestroy(graph);
     (void)cudaGetLastError();
   };
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  (void)cudaStreamIsCapturing(stream, &status);
+  (void)cudaGetLastError();
+  if (status != cudaStreamCaptureStatusInvalidated) {
+    end();
+    throw std::logic_error(
+        "grader premise: the lab's process could not invalidate a capture as the grader did "
+        "(status " +
+        std::to_string(static_cast<int>(status)) + ")");
+  }
   try {
     call(context, stream);
   } catch (...) {
@@ -739,8 +753,9 @@ void serve_matmul_on_matrices_invalidated(Reader& r, Writer& w) {
   on_invalidated_capture(w, &MatricesCall::run, &call);
 }
 
-/// @p handler, leaving no CUDA error behind when it throws: the error it reports goes to the
-/// grader, which clears what it expected (as capture_into() does for a launcher).
+/// @p handler, leaving no CUDA error behind for the next call: an error the lab's code reported
+/// went to the grader, which clears what it expected (a failed allocation), and in the grader's
+/// process the error would be its own to clear (as capture_into() does after a launcher threw).
 template <cudalab::remote::Handler handler>
 void clearing(Reader& r, Writer& w) {
   try {
@@ -749,6 +764,7 @@ void clearing(Reader& r, Writer& w) {
     (void)cudaGetLastError();
     throw;
   }
+  (void)cudaGetLastError();
 }
 
 using cudalab::remote::Registrar;
