@@ -456,7 +456,9 @@ std::uint64_t next_id() {
 PitchedMatrix& object(std::uint64_t id) {
   const auto it = objects().find(id);
   if (it == objects().end()) {
-    throw std::logic_error("grader bug: the lab's process holds no matrix " + std::to_string(id));
+    throw std::logic_error("the lab's process holds no matrix " + std::to_string(id) +
+                           ": the grader's matrix outlived the process that made it (it ended and "
+                           "was started again)");
   }
   return *it->second;
 }
