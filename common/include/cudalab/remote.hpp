@@ -341,6 +341,20 @@ const void* candidate_kernel(const std::string& symbol);
 /// writes the captured work into @p w (kernel names, launch shapes, parameter bytes, memsets).
 void capture_into(Writer& w, void (*call)(void*, cudaStream_t), void* context);
 
+/// Candidate side: device memory of the lab's process that the grader holds a copy of:
+/// [candidate, candidate + bytes) here is [judge, judge + bytes) in the grader.
+struct AddressRange {
+  std::uintptr_t candidate = 0;
+  std::size_t bytes = 0;
+  std::uintptr_t judge = 0;
+};
+/// Candidate side: the ranges capture_into() translates until the next call (an empty list,
+/// the default, translates nothing). A captured kernel's 8-byte parameter, a memset's
+/// destination and a copy's source and destination that fall inside a range go to the grader
+/// as the same offset from the range's judge address, so the grader replays the work on its
+/// copies (a lab object that allocates in the lab's process, lab 03's PitchedMatrix).
+void set_address_map(std::vector<AddressRange> ranges);
+
 template <typename R>
 using Value = std::remove_cv_t<std::remove_reference_t<R>>;
 
