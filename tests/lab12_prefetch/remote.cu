@@ -70,4 +70,7 @@ void serve_configure_smem(cudalab::remote::Reader& r, cudalab::remote::Writer& w
 }
 const cudalab::remote::Registrar configure_smem_entry(kConfigureSmem, &serve_configure_smem);
 }  // namespace
+// The given synchronous kernel runs in the grader, but configure_smem() may be asked about it:
+// this entry keeps its file in the candidate, whose table then knows it by name.
+CUDALAB_REMOTE(lab12::sync_kernel, (), (), cudalab::KernelInfo)
 #endif
