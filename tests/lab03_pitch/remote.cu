@@ -35,7 +35,6 @@
 #include <vector>
 
 #include "cudalab/check.cuh"
-#include "cudalab/device.cuh"
 #include "cudalab/remote.hpp"
 #include "pitch.cuh"
 
@@ -463,17 +462,6 @@ PitchedMatrix& object(std::uint64_t id) {
   return *it->second;
 }
 
-/// The grader's GPU (the CTest resource it was given, or CUDALAB_DEVICE) for the lab's
-/// matrices, as the grader's process would have it current; without a GPU the lab's own calls
-/// report the error.
-void use_graders_device() {
-  static const bool done = [] {
-    if (cudaSetDevice(cudalab::preferred_device()) != cudaSuccess) (void)cudaGetLastError();
-    return true;
-  }();
-  (void)done;
-}
-
 /// Bytes from @p p to the end of the device allocation that holds it; 0 when it is none.
 std::size_t allocation_bytes_from(const void* p) {
   using GetRange = CUresult (*)(CUdeviceptr*, std::size_t*, CUdeviceptr);
@@ -565,7 +553,6 @@ struct Operand {
 void serve_construct(Reader& r, Writer& w) {
   const auto rows = r.pod<std::int32_t>();
   const auto cols = r.pod<std::int32_t>();
-  use_graders_device();
   auto m = std::make_unique<PitchedMatrix>(rows, cols);
   std::uint64_t id = 0;
   if (m->data() != nullptr) id = next_id();
@@ -645,7 +632,6 @@ void serve_fill_bytes(Reader& r, Writer& w) {
 /// allocation of a matrix moved into or gone out of scope is freed).
 void serve_is_device(Reader& r, Writer& w) {
   const auto address = r.pod<std::uint64_t>();
-  use_graders_device();
   cudaPointerAttributes attr{};
   const cudaError_t err = cudaPointerGetAttributes(
       &attr, reinterpret_cast<const void*>(static_cast<std::uintptr_t>(address)));
@@ -657,7 +643,6 @@ void serve_is_device(Reader& r, Writer& w) {
 /// launcher that checks its launch throws the launch's error; one that returns has enqueued
 /// nothing the grader could replay.
 void on_invalidated_capture(Writer& w, void (*call)(void*, cudaStream_t), void* context) {
-  use_graders_device();
   static cudaStream_t stream = nullptr;
   if (stream == nullptr) CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
