@@ -127,6 +127,25 @@ inline cudalab::testing::GraphRules only_kernel(const char* kernel_name) {
 }
 
 /**
+ * @brief Cases of an argument check, each one bad argument of an otherwise valid call: Case is
+ * a struct with a `std::string why`; `OneChange<Case> cases(ok)` then `cases.add("m is 0",
+ * [](Case& c) { c.m = 0; })` appends a copy of @p ok changed so, and `cases.list` holds them.
+ */
+template <typename Case>
+struct OneChange {
+  explicit OneChange(const Case& valid) : ok(valid) {}
+  template <typename Change>
+  void add(std::string why, Change&& change) {
+    Case c = ok;
+    change(c);
+    c.why = std::move(why);
+    list.push_back(std::move(c));
+  }
+  Case ok;
+  std::vector<Case> list;
+};
+
+/**
  * @brief A device address for the argument checks of a launcher, which must throw before any
  * CUDA call: never allocated, never dereferenced by a launcher that keeps its contract.
  * 256-byte aligned (as cudaMalloc returns) plus @p offset_bytes, so `unallocated<float>(4)`

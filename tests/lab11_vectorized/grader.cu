@@ -258,41 +258,36 @@ TEST(GivenArgumentChecksCpu, Vec4CopyRejectsBadSizesPitchesBasesAndBlocks) {
     int width, rows, block;
     std::string why;
   };
-  const Case ok{0, 64, 0, 64, 8, 4, 256, ""};
-  std::vector<Case> cases;
-  const auto with = [&](std::string why, auto change) {
-    Case c = ok;
-    change(c);
-    c.why = std::move(why);
-    cases.push_back(c);
-  };
+  cudalab::kit::OneChange<Case> cases(Case{0, 64, 0, 64, 8, 4, 256, ""});
   for (const int bad : {0, -1}) {
-    with("width " + std::to_string(bad) + " is not positive", [=](Case& c) { c.width = bad; });
-    with("rows " + std::to_string(bad) + " is not positive", [=](Case& c) { c.rows = bad; });
+    cases.add("width " + std::to_string(bad) + " is not positive", [=](Case& c) { c.width = bad; });
+    cases.add("rows " + std::to_string(bad) + " is not positive", [=](Case& c) { c.rows = bad; });
   }
   for (const std::size_t bad : {0, 28}) {  // the row is 8 floats, 32 bytes
-    with("src_pitch " + std::to_string(bad) + " is below the 32-byte row",
-         [=](Case& c) { c.src_pitch = bad; });
-    with("dst_pitch " + std::to_string(bad) + " is below the 32-byte row",
-         [=](Case& c) { c.dst_pitch = bad; });
+    cases.add("src_pitch " + std::to_string(bad) + " is below the 32-byte row",
+              [=](Case& c) { c.src_pitch = bad; });
+    cases.add("dst_pitch " + std::to_string(bad) + " is below the 32-byte row",
+              [=](Case& c) { c.dst_pitch = bad; });
   }
   for (const std::size_t bad : {33, 34, 35, 66}) {
-    with("src_pitch " + std::to_string(bad) + " is not a multiple of 4",
-         [=](Case& c) { c.src_pitch = bad; });
-    with("dst_pitch " + std::to_string(bad) + " is not a multiple of 4",
-         [=](Case& c) { c.dst_pitch = bad; });
+    cases.add("src_pitch " + std::to_string(bad) + " is not a multiple of 4",
+              [=](Case& c) { c.src_pitch = bad; });
+    cases.add("dst_pitch " + std::to_string(bad) + " is not a multiple of 4",
+              [=](Case& c) { c.dst_pitch = bad; });
   }
   for (const std::size_t bad : {1, 2, 3}) {
-    with("d_src " + std::to_string(bad) + " bytes past a float (base offsets are whole floats)",
-         [=](Case& c) { c.src_offset = bad; });
-    with("d_dst " + std::to_string(bad) + " bytes past a float (base offsets are whole floats)",
-         [=](Case& c) { c.dst_offset = bad; });
+    cases.add(
+        "d_src " + std::to_string(bad) + " bytes past a float (base offsets are whole floats)",
+        [=](Case& c) { c.src_offset = bad; });
+    cases.add(
+        "d_dst " + std::to_string(bad) + " bytes past a float (base offsets are whole floats)",
+        [=](Case& c) { c.dst_offset = bad; });
   }
   for (const int bad : {0, -32, 16, 31, 48, 1000, 1025, 1056, 2048}) {
-    with("block " + std::to_string(bad) + " is not a multiple of 32 in 32..1024",
-         [=](Case& c) { c.block = bad; });
+    cases.add("block " + std::to_string(bad) + " is not a multiple of 32 in 32..1024",
+              [=](Case& c) { c.block = bad; });
   }
-  for (const Case& c : cases) {
+  for (const Case& c : cases.list) {
     const std::string what =
         "vec4_copy(d_src=<aligned + " + std::to_string(c.src_offset) +
         ">, src_pitch=" + std::to_string(c.src_pitch) + ", d_dst=<aligned + " +
@@ -320,44 +315,38 @@ void expect_tile_transpose_rejects_bad_arguments(const std::string& layout) {
     int rows, cols;
     std::string why;
   };
-  const Case ok{0, 32, 32, 8, 8, ""};
-  std::vector<Case> cases;
-  const auto with = [&](std::string why, auto change) {
-    Case c = ok;
-    change(c);
-    c.why = std::move(why);
-    cases.push_back(c);
-  };
+  cudalab::kit::OneChange<Case> cases(Case{0, 32, 32, 8, 8, ""});
   for (const int bad : {0, -1}) {
-    with("rows " + std::to_string(bad) + " is not positive", [=](Case& c) { c.rows = bad; });
-    with("cols " + std::to_string(bad) + " is not positive", [=](Case& c) { c.cols = bad; });
+    cases.add("rows " + std::to_string(bad) + " is not positive", [=](Case& c) { c.rows = bad; });
+    cases.add("cols " + std::to_string(bad) + " is not positive", [=](Case& c) { c.cols = bad; });
   }
   for (const std::size_t bad : {4, 8, 12}) {
-    with("d_in " + std::to_string(bad) + " bytes past a 16-byte boundary (float4 loads)",
-         [=](Case& c) { c.in_offset = bad; });
+    cases.add("d_in " + std::to_string(bad) + " bytes past a 16-byte boundary (float4 loads)",
+              [=](Case& c) { c.in_offset = bad; });
   }
   for (const std::size_t bad : {34, 36, 40, 44}) {
-    with("in_pitch " + std::to_string(bad) + " is not a multiple of 16 (float4 loads of every row)",
-         [=](Case& c) { c.in_pitch = bad; });
+    cases.add(
+        "in_pitch " + std::to_string(bad) + " is not a multiple of 16 (float4 loads of every row)",
+        [=](Case& c) { c.in_pitch = bad; });
   }
   for (const std::size_t bad : {0, 16}) {  // multiples of 16
-    with("in_pitch " + std::to_string(bad) + " is below the 32-byte input row",
-         [=](Case& c) { c.in_pitch = bad; });
+    cases.add("in_pitch " + std::to_string(bad) + " is below the 32-byte input row",
+              [=](Case& c) { c.in_pitch = bad; });
   }
   for (const std::size_t bad : {0, 28}) {
-    with("out_pitch " + std::to_string(bad) + " is below the 32-byte output row",
-         [=](Case& c) { c.out_pitch = bad; });
+    cases.add("out_pitch " + std::to_string(bad) + " is below the 32-byte output row",
+              [=](Case& c) { c.out_pitch = bad; });
   }
   const int past = int(cudalab::kMaxGridYZ) * lab11::kTile + 1;
   for (const int rows : {past, std::numeric_limits<int>::max()}) {
-    with(std::to_string(rows) + " input rows need more than 65535 tile rows of 32 (gridDim.y)",
-         [=](Case& c) {
-           c.rows = rows;
-           c.out_pitch = std::size_t(rows) * sizeof(float);  // an output row that holds them
-         });
+    cases.add(std::to_string(rows) + " input rows need more than 65535 tile rows of 32 (gridDim.y)",
+              [=](Case& c) {
+                c.rows = rows;
+                c.out_pitch = std::size_t(rows) * sizeof(float);  // an output row that holds them
+              });
   }
   const std::string name = "vec4_tile_transpose<" + layout + ">";
-  for (const Case& c : cases) {
+  for (const Case& c : cases.list) {
     const std::string what =
         name + "(d_in=<aligned + " + std::to_string(c.in_offset) +
         ">, in_pitch=" + std::to_string(c.in_pitch) + ", out_pitch=" + std::to_string(c.out_pitch) +

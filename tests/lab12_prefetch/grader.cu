@@ -179,33 +179,26 @@ TEST(GivenArgumentChecksCpu, TmaLauncherRejectsBadSizesAndMisalignedOperands) {
     std::size_t a_offset, b_offset;  ///< bytes past a 256-byte aligned address
     std::string why;
   };
-  const Case ok{8, 8, 8, 0, 0, ""};
-  std::vector<Case> cases;
-  const auto with = [&](std::string why, auto change) {
-    Case c = ok;
-    change(c);
-    c.why = std::move(why);
-    cases.push_back(c);
-  };
+  cudalab::kit::OneChange<Case> cases(Case{8, 8, 8, 0, 0, ""});
   for (const int bad : {0, -1, -4}) {
     const std::string v = std::to_string(bad);
-    with("m = " + v + " is not positive", [=](Case& c) { c.m = bad; });
-    with("n = " + v + " is not positive", [=](Case& c) { c.n = bad; });
-    with("k = " + v + " is not positive", [=](Case& c) { c.k = bad; });
+    cases.add("m = " + v + " is not positive", [=](Case& c) { c.m = bad; });
+    cases.add("n = " + v + " is not positive", [=](Case& c) { c.n = bad; });
+    cases.add("k = " + v + " is not positive", [=](Case& c) { c.k = bad; });
   }
   for (const int bad : {1, 2, 3, 5, 6, 33}) {
     const std::string v = std::to_string(bad);
-    with("k = " + v + " is not a multiple of 4 (rows of A off 16-byte boundaries)",
-         [=](Case& c) { c.k = bad; });
-    with("n = " + v + " is not a multiple of 4 (rows of B off 16-byte boundaries)",
-         [=](Case& c) { c.n = bad; });
+    cases.add("k = " + v + " is not a multiple of 4 (rows of A off 16-byte boundaries)",
+              [=](Case& c) { c.k = bad; });
+    cases.add("n = " + v + " is not a multiple of 4 (rows of B off 16-byte boundaries)",
+              [=](Case& c) { c.n = bad; });
   }
   for (const std::size_t bad : {4, 8, 12}) {
     const std::string v = std::to_string(bad);
-    with("d_a " + v + " bytes past a 16-byte boundary", [=](Case& c) { c.a_offset = bad; });
-    with("d_b " + v + " bytes past a 16-byte boundary", [=](Case& c) { c.b_offset = bad; });
+    cases.add("d_a " + v + " bytes past a 16-byte boundary", [=](Case& c) { c.a_offset = bad; });
+    cases.add("d_b " + v + " bytes past a 16-byte boundary", [=](Case& c) { c.b_offset = bad; });
   }
-  for (const Case& c : cases) {
+  for (const Case& c : cases.list) {
     const std::string what = "matmul_tma(d_a=<aligned + " + std::to_string(c.a_offset) +
                              ">, d_b=<aligned + " + std::to_string(c.b_offset) +
                              ">, m=" + std::to_string(c.m) + ", n=" + std::to_string(c.n) +
