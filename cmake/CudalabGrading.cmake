@@ -11,7 +11,13 @@
 #   ...Perf      gpu perf         TIMEOUT_PERF   alone        RUN_SERIAL, RESOURCE_GROUPS gpus:1
 #   ...Sanitizer gpu sanitizer    TIMEOUT_TOOLS  parallel     RESOURCE_GROUPS gpus:1
 #   ...Profiler  gpu profiler     TIMEOUT_TOOLS  alone        RUN_SERIAL, RESOURCE_GROUPS gpus:1
-# Perf tests time kernels and Profiler tests hold the GPU's counters: they run alone. Every GPU
+# Perf tests time kernels and Profiler tests hold the GPU's counters: they need the GPU alone.
+# With CUDALAB_GPU_LOCKS (the default) they take one slot like any GPU test, and a lock per GPU
+# gives them the GPU alone only while they time or profile (cudalab/gpu_lock.hpp: every GPU
+# test shares the lock while its body runs; cudalab::benchmark(), cudalab::compare() and
+# run_ncu() take it alone): the seconds a perf test spends on the host (inputs, the
+# candidate's capture, the checks of its results) no longer keep the rest of the suite
+# waiting. Without it ("alone" in the table) they run one at a time. Every GPU
 # of the build's CTest resource spec (cudalab_resources.json, written at configure time;
 # CUDALAB_GPU_COUNT, CUDALAB_GPU_SLOTS) has CUDALAB_GPU_SLOTS slots, and a correctness test
 # takes one (a test of CUDALAB_LARGE_MEMORY_SUITES, 8 to 10 GB, half of them). With CUDALAB_PERF_PER_GPU=ON a test that runs alone takes every slot of one GPU
@@ -120,6 +126,22 @@ endif()
 option(CUDALAB_PERF_PER_GPU
        "Perf and profiler tests take every slot of one GPU instead of RUN_SERIAL (default: ON with several GPUs)"
        ${_cudalab_perf_default})
+option(CUDALAB_GPU_LOCKS
+       "Perf and profiler tests share their GPU's slots and take it alone only to time or profile (cudalab/gpu_lock.hpp); OFF: they run alone"
+       ON)
+# The lock files, two per GPU id of the resource spec (and CUDALAB_DEVICE), made at configure
+# time: a grading run's test user may read the build tree but not write it.
+set(CUDALAB_GPU_LOCK_DIR "")
+set(CUDALAB_GPU_LOCK_ENVIRONMENT "")
+if(NOT CMAKE_SCRIPT_MODE_FILE AND CUDALAB_GPU_LOCKS)
+  set(CUDALAB_GPU_LOCK_DIR "${CMAKE_BINARY_DIR}/cudalab_gpu_locks")
+  file(MAKE_DIRECTORY "${CUDALAB_GPU_LOCK_DIR}")
+  foreach(_cudalab_i RANGE 15)
+    file(TOUCH "${CUDALAB_GPU_LOCK_DIR}/gpu${_cudalab_i}.lock"
+               "${CUDALAB_GPU_LOCK_DIR}/gpu${_cudalab_i}.gate")
+  endforeach()
+  set(CUDALAB_GPU_LOCK_ENVIRONMENT "CUDALAB_GPU_LOCK_DIR=${CUDALAB_GPU_LOCK_DIR}")
+endif()
 # Suites whose tests give one operand more than 2^31 elements (8 to 10 GB each): a test of
 # one takes half of a GPU's slots, so that at most two of them share a GPU at once and
 # none finds too little free memory because others of its kind hold it.
@@ -247,8 +269,16 @@ endfunction()
 # _cudalab_resource(<out> <gpu> <alone> <slots> [<base> <slots per GPU>]) — the CTest scheduling
 # properties of a test, as a list of property names and values: one GPU slot (half of
 # <slots per GPU> for a suite <base> of CUDALAB_LARGE_MEMORY_SUITES); for a test that runs
-# alone, all <slots> of one GPU (CUDALAB_PERF_PER_GPU) or, when <slots> is empty, RUN_SERIAL.
+# alone, all <slots> of one GPU (CUDALAB_PERF_PER_GPU) or, when <slots> is empty, RUN_SERIAL;
+# with the GPU locks (CUDALAB_GPU_LOCKS, G_GPU_LOCKS in script mode) one slot like any other.
 function(_cudalab_resource out gpu alone slots)
+  set(locks "${CUDALAB_GPU_LOCKS}")
+  if(CMAKE_SCRIPT_MODE_FILE)
+    set(locks "${G_GPU_LOCKS}")  # the configured choice, from the grader's configuration
+  endif()
+  if(locks)
+    set(alone FALSE)
+  endif()
   set(props "")
   set(resource "${CUDALAB_GPU_RESOURCE}")
   if(ARGC GREATER 5 AND "${ARGV4}" IN_LIST CUDALAB_LARGE_MEMORY_SUITES)
@@ -374,7 +404,7 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
       continue()
     endif()
     set(name "${G_PREFIX}${suite}.${case}")
-    set(env "CUDALAB_TEST_NAME=${name}" ${G_ENVIRONMENT})
+    set(env "CUDALAB_TEST_NAME=${name}" ${G_LOCK_ENVIRONMENT} ${G_ENVIRONMENT})
     string(MAKE_C_IDENTIFIER "${suite}" sid)
     set(replay "")
     if(DEFINED batch_dir_${sid})
@@ -426,7 +456,7 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
     endforeach()
     set(env "CUDALAB_TEST_PREFIX=${G_PREFIX}"
             "CUDALAB_BATCH_DIR=${batch_dir_${sid}}" "CUDALAB_BATCH_TEST_TIMEOUT=${t_TIMEOUT}"
-            ${G_ENVIRONMENT})
+            ${G_LOCK_ENVIRONMENT} ${G_ENVIRONMENT})
     string(APPEND ctest "add_test([==[${name}]==] ${judge} --batch [==[${batch_dir_${sid}}]==] "
                         "--prefix [==[${G_PREFIX}]==] --timeout ${whole} -- "
                         "${launcher}[==[${CUDALAB_GRADER_EXE}]==] [==[--gtest_filter=${suite}.*]==] "
@@ -565,6 +595,10 @@ function(cudalab_add_rule_test name)
     add_test(NAME ${name} COMMAND ${CUDALAB_TEST_LAUNCHER} ${ARG_COMMAND})
   endif()
   set_tests_properties(${name} PROPERTIES LABELS "${t_LABELS}" TIMEOUT ${t_TIMEOUT})
+  if(CUDALAB_GPU_LOCK_ENVIRONMENT)
+    set_tests_properties(${name} PROPERTIES ENVIRONMENT_MODIFICATION
+                         "CUDALAB_GPU_LOCK_DIR=set:${CUDALAB_GPU_LOCK_DIR}")
+  endif()
   _cudalab_resource(props "${t_GPU}" "${t_SERIAL}" "${CUDALAB_ALONE_SLOTS}")
   if(props)
     set_tests_properties(${name} PROPERTIES ${props})
@@ -608,6 +642,8 @@ function(cudalab_discover_grader target label)
   string(APPEND cfg "set(G_BATCH [==[${CUDALAB_BATCH_SUITES}]==])\n"
                     "set(G_BATCH_PERF [==[${CUDALAB_BATCH_PERF}]==])\n"
                     "set(G_GPU_SLOTS [==[${CUDALAB_ALONE_SLOTS}]==])\n"
+                    "set(G_GPU_LOCKS [==[${CUDALAB_GPU_LOCKS}]==])\n"
+                    "set(G_LOCK_ENVIRONMENT [==[${CUDALAB_GPU_LOCK_ENVIRONMENT}]==])\n"
                     "set(G_SLOTS_PER_GPU [==[${CUDALAB_GPU_SLOTS}]==])\n")
   string(APPEND cfg "set(G_WORKING_DIRECTORY [==[${CMAKE_CURRENT_BINARY_DIR}]==])\n"
                     "set(G_BATCH_ROOT [==[${CMAKE_BINARY_DIR}/cudalab_batch]==])\n"

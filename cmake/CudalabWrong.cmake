@@ -32,9 +32,9 @@
 #                               Skipped when nothing failed but tests were skipped (no GPU),
 #                               and fails when the grader accepts the variant.
 # A variant is labelled cpu when every positive pattern of its filter names a ...Cpu suite
-# (it can be judged without a GPU); otherwise gpu (RESOURCE_GROUPS gpus:1, and RUN_SERIAL —
-# or every slot of one GPU with CUDALAB_PERF_PER_GPU — unless every pattern names a ...Gpu
-# suite, since perf and tool tests never share a GPU).
+# (it can be judged without a GPU); otherwise gpu (RESOURCE_GROUPS gpus:1; without
+# CUDALAB_GPU_LOCKS also RUN_SERIAL — or every slot of one GPU with CUDALAB_PERF_PER_GPU —
+# unless every pattern names a ...Gpu suite, since perf and tool tests never share a GPU).
 #
 # Correct alternatives (tests/labNN_topic/right/<variant>.patch, the header's line 1 says
 # what the alternative is) are wired the same way by cudalab_add_wrong_variants(MODE
@@ -390,6 +390,9 @@ function(cudalab_add_wrong_variants)
         TIMEOUT ${timeout}
         SKIP_REGULAR_EXPRESSION "CUDALAB-WRONG: SKIPPED"
         ${props})
+      if(CUDALAB_GPU_LOCK_ENVIRONMENT)
+        set_tests_properties(${name} PROPERTIES ENVIRONMENT "${CUDALAB_GPU_LOCK_ENVIRONMENT}")
+      endif()
       math(EXPR count "${count} + 1")
     endforeach()
     if(mode STREQUAL "attack")

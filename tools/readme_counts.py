@@ -41,7 +41,7 @@ import phase_times  # noqa: E402  (tools/ is not a package)
 VARIANT_MODES = ("wrong", "right", "attack")
 # CUDALAB_* options that change how tests run, not which tests are registered.
 COUNT_NEUTRAL = {"CUDALAB_IMPL", "CUDALAB_WARNINGS_AS_ERRORS", "CUDALAB_BUILD_DOCS",
-                 "CUDALAB_PERF_PER_GPU", "CUDALAB_GPU_SLOTS", "CUDALAB_GPU_COUNT",
+                 "CUDALAB_PERF_PER_GPU", "CUDALAB_GPU_LOCKS", "CUDALAB_GPU_SLOTS", "CUDALAB_GPU_COUNT",
                  "CUDALAB_DEVICE_DEBUG", "CUDALAB_TEST_LAUNCHER", "CUDALAB_WRONG_FAIL_FAST"}
 TAG = re.compile(r"<!--\s*tests:(.*?)-->", re.S)
 NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?!\w)")

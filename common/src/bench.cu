@@ -10,6 +10,7 @@
 #include "cudalab/bench.cuh"
 #include "cudalab/check.cuh"
 #include "cudalab/device_buffer.cuh"
+#include "cudalab/gpu_lock.hpp"
 #include "cudalab/timer.cuh"
 
 namespace cudalab {
@@ -69,6 +70,7 @@ float timed_run(const GpuWork& work, const GpuWork& before, const BenchOptions& 
 
 BenchStats benchmark(const GpuWork& work, const BenchOptions& options) {
   check_options(options);
+  const AloneOnGpu alone;  // nothing else of the test run on this GPU while it is timed
   for (int i = 0; i < options.warmup; ++i) work(options.stream);
   CUDA_CHECK(cudaStreamSynchronize(options.stream));
   CUDA_CHECK(cudaGetLastError());
@@ -82,6 +84,7 @@ BenchStats benchmark(const GpuWork& work, const BenchOptions& options) {
 
 Comparison compare(const GpuWork& baseline, const GpuWork& candidate, const BenchOptions& options) {
   check_options(options);
+  const AloneOnGpu alone;  // nothing else of the test run on this GPU while it is timed
   for (int i = 0; i < options.warmup; ++i) {
     baseline(options.stream);
     candidate(options.stream);

@@ -12,6 +12,7 @@
 #include "cudalab/check.cuh"
 #include "cudalab/demo.hpp"
 #include "cudalab/device.cuh"
+#include "cudalab/gpu_lock.hpp"
 #include "cudalab/verdict.hpp"
 
 namespace cudalab {
@@ -120,6 +121,8 @@ int run_demo(int argc, const char* const* argv, const std::string& title, const 
              const std::function<int(const DemoOptions&)>& body) {
   try {
     verdict::open_channel();  // before the lab's code runs
+    init_gpu_lock_from_environment();
+    use_gpu(GpuUse::kShared, 1e9);  // a demo test shares the GPU like a correctness test
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << std::endl;
     return 2;

@@ -6,12 +6,14 @@
 // (CUDALAB_REQUIRE_GPU). The measurement channel's listener (cudalab/testing.hpp) sends each
 // test's start, measurements and result to the judge that started this process
 // (cudalab_verdict, cudalab/verdict.hpp), which alone decides the verdicts. A batch run of a
-// Gpu suite runs the suite in one process (the judge's --batch mode).
+// Gpu suite runs the suite in one process (the judge's --batch mode). The GPU lock's
+// listener shares the GPU with the run's other tests while a test runs (cudalab/gpu_lock.hpp).
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <exception>
 
+#include "cudalab/gpu_lock.hpp"
 #include "cudalab/matrix.hpp"
 #include "cudalab/testing.hpp"
 #include "cudalab/verdict.hpp"
@@ -34,6 +36,7 @@ int main(int argc, char** argv) {
   if (!GTEST_FLAG_GET(list_tests)) {
     try {
       cudalab::verdict::open_channel();  // first: before any test runs
+      cudalab::init_gpu_lock_from_environment();
       std::printf("[ CUDALAB  ] %s\n", cudalab::seed_note().c_str());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "error: %s\n", e.what());
@@ -45,6 +48,8 @@ int main(int argc, char** argv) {
       ::testing::UnitTest::GetInstance()->listeners().Append(batch);
     }
     ::testing::UnitTest::GetInstance()->listeners().Append(new SeedOnFailure);
+    ::testing::UnitTest::GetInstance()->listeners().Append(
+        cudalab::testing::make_gpu_use_listener());
     ::testing::UnitTest::GetInstance()->listeners().Append(
         cudalab::testing::make_channel_listener());
   }

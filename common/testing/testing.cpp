@@ -2,6 +2,7 @@
 #include "cudalab/testing.hpp"
 
 #include "cudalab/calibration.hpp"
+#include "cudalab/gpu_lock.hpp"
 #include "cudalab/verdict.hpp"
 
 #include <algorithm>
@@ -245,6 +246,18 @@ std::string test_file_name(const std::string& test, const std::string& suffix) {
 }
 
 void record_measurement(const Measurement& m) {
+  // A perf test's verdict stands on runs that had the GPU alone (cudalab/gpu_lock.hpp): a
+  // measurement path that took no AloneOnGpu while other tests shared the GPU is the harness's
+  // mistake, and it must not pass unnoticed.
+  if (!std::isnan(m.threshold) && gpu_lock_active()) {
+    const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    if (info != nullptr && suite_ending(info->test_suite_name()) == "Perf" &&
+        !timed_alone_in_this_test()) {
+      ADD_FAILURE() << "harness: " << m.name
+                    << " was measured while other tests could share the GPU (no timed run of "
+                       "this test had the GPU alone; cudalab/gpu_lock.hpp)";
+    }
+  }
   char line[512];
   if (std::isnan(m.threshold)) {
     std::snprintf(line, sizeof line, "[ MEASURE  ] %s = %.4g %s", m.name.c_str(), m.value,

@@ -50,6 +50,8 @@ DISABLED_OldCpu.
 ]==])
 
 # build_project(<listing> <points>) — configures (once per call: a fresh tree) and builds;
+# without the GPU locks unless the arguments ask for them (-DCUDALAB_GPU_LOCKS=ON comes later
+# on the command line and wins), so that the other cases see the scheduling they name;
 # sets build_rc and build_out (those of the configure step when it fails). <points>: a POINTS
 # argument to pass (refused); the lab's declaration is good_declaration.
 function(build_project listing points)
@@ -59,7 +61,7 @@ function(build_project listing points)
   execute_process(COMMAND "${CMAKE_COMMAND}" -S "${src}" -B "${build}" -G "${GENERATOR}"
                           "-DCMAKE_CXX_COMPILER=${CXX}" "-DMODULE_DIR=${MODULE_DIR}"
                           "-DLISTING=${WORK_DIR}/listing.txt" "-DPOINTS=${points}"
-                          ${ARGN}
+                          -DCUDALAB_GPU_LOCKS=OFF ${ARGN}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
   if(NOT rc EQUAL 0)
     if(points)
@@ -412,6 +414,40 @@ elseif(CASE STREQUAL "PerfPerGpuTakesAWholeGpu")
   if(NOT out MATCHES "CTEST_RESOURCE_GROUP_0_GPUS=id:[01],slots:3")
     message(FATAL_ERROR "ctest did not use the build's resource spec:\n${out}")
   endif()
+
+elseif(CASE STREQUAL "GpuLocksShareSlotsAndTimeAlone")
+  # With CUDALAB_GPU_LOCKS (the default) perf and profiler tests take one slot like every GPU
+  # test, never RUN_SERIAL; every grader test and demo run gets the lock folder, whose files
+  # (two per GPU id) configure made.
+  build_project("${good_listing}" "" -DCUDALAB_GPU_COUNT=1 -DCUDALAB_GPU_SLOTS=4
+                -DCUDALAB_GPU_LOCKS=ON)
+  if(NOT build_rc EQUAL 0)
+    message(FATAL_ERROR "the grading project does not build:\n${build_out}")
+  endif()
+  foreach(f gpu0.lock gpu0.gate gpu15.lock gpu15.gate)
+    if(NOT EXISTS "${build}/cudalab_gpu_locks/${f}")
+      message(FATAL_ERROR "configure made no cudalab_gpu_locks/${f}")
+    endif()
+  endforeach()
+  execute_process(COMMAND ctest --test-dir "${build}" --show-only=json-v1
+                  OUTPUT_VARIABLE json RESULT_VARIABLE rc)
+  foreach(name lab98.SpeedPerf.Faster lab98.WavefrontProfiler.Counted lab98.RaceSanitizer.Clean
+               lab98.Shapes/TileGpu.Matches/1)
+    test_property(got "${json}" "${name}" RUN_SERIAL)
+    expect_equal("${name} RUN_SERIAL" "${got}" "")
+    test_property(got "${json}" "${name}" RESOURCE_GROUPS)
+    string(JSON slots GET "${got}" 0 requirements 0 slots)
+    expect_equal("${name} GPU slots" "${slots}" "1")
+    test_property(env "${json}" "${name}" ENVIRONMENT)
+    if(NOT env MATCHES "CUDALAB_GPU_LOCK_DIR=${build}/cudalab_gpu_locks")
+      message(FATAL_ERROR "${name}: no CUDALAB_GPU_LOCK_DIR in its environment: ${env}")
+    endif()
+  endforeach()
+  test_property(env "${json}" "lab98.DemoGpu.Runs" ENVIRONMENT_MODIFICATION)
+  if(NOT env MATCHES "CUDALAB_GPU_LOCK_DIR=set:${build}/cudalab_gpu_locks")
+    message(FATAL_ERROR "lab98.DemoGpu.Runs: the demo gets no lock folder: ${env}")
+  endif()
+  message(STATUS "ok: with the GPU locks, perf and profiler tests share slots and get the locks")
 
 elseif(CASE STREQUAL "PerfSuitesJoinBatchRunsOnRequest")
   # Without CUDALAB_BATCH_PERF a perf suite of two tests keeps a process per test; with it, one

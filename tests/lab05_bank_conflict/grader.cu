@@ -17,6 +17,7 @@
 #include "cudalab/ceilings.cuh"
 #include "cudalab/conflict_meter.cuh"
 #include "cudalab/device_buffer.cuh"
+#include "cudalab/gpu_lock.hpp"
 #include "cudalab/grading.hpp"
 #include "cudalab/graph_capture.cuh"
 #include "cudalab/testing.hpp"
@@ -410,10 +411,11 @@ TEST(MicrobenchGpu, LaunchersRejectBadStepsCountsAndPointers) {
 }
 
 // ---------------------------------------------------------------------------
-// Perf (serial: the clock64 measurements need the GPU to themselves)
+// Perf: the clock64 measurements need the GPU to themselves for the whole test (AloneOnGpu)
 // ---------------------------------------------------------------------------
 TEST(MicrobenchPerf, AllConflictIsSlowerByTheThreshold) {
   CUDALAB_REQUIRE_GPU();
+  const cudalab::AloneOnGpu alone;  // clock64 counts every cycle, another context's too
   const int steps = seeded_steps();
   const auto free_run = lab05::run_microbench(lab05::Microbench::ConflictFree, steps, 5);
   const auto worst_run = lab05::run_microbench(lab05::Microbench::AllConflict, steps, 5);
@@ -450,6 +452,7 @@ TEST(MicrobenchPerf, AllConflictIsSlowerByTheThreshold) {
 // (or divides the loop's cycles by the steps) keeps the ratio and fails here.
 TEST(MicrobenchPerf, EveryLaneReportsPlausibleCyclesPerLoad) {
   CUDALAB_REQUIRE_GPU();
+  const cudalab::AloneOnGpu alone;  // clock64 counts every cycle, another context's too
   const int steps = seeded_steps();
   for (const auto which : {lab05::Microbench::ConflictFree, lab05::Microbench::AllConflict}) {
     const double ceiling = which == lab05::Microbench::ConflictFree
@@ -538,6 +541,7 @@ struct FreshBenches {
 // launch has a step count of its own (FreshBenches) and its chain ends are checked.
 TEST(MicrobenchPerf, KernelDurationsConfirmTheSlowdown) {
   CUDALAB_REQUIRE_GPU();
+  const cudalab::AloneOnGpu alone;       // clock64 counts every cycle, another context's too
   const int steps = 4 * seeded_steps();  // long chains: the chase dominates the launch
   const auto free_b = capture_bench(lab05::Microbench::ConflictFree, steps);
   const auto worst_b = capture_bench(lab05::Microbench::AllConflict, steps);
@@ -580,6 +584,7 @@ TEST(MicrobenchPerf, KernelDurationsConfirmTheSlowdown) {
 // word is recovered from where its chain ended (final - 32 * steps, mod kWords).
 TEST(DegreeVsMeterPerf, MeterOnYourKernelsPatterns) {
   CUDALAB_REQUIRE_GPU();
+  const cudalab::AloneOnGpu alone;  // clock64 counts every cycle, another context's too
   const int steps = seeded_steps();
   for (const auto which : {lab05::Microbench::ConflictFree, lab05::Microbench::AllConflict}) {
     const auto b = capture_bench(which, steps);
@@ -607,6 +612,7 @@ TEST(DegreeVsMeterPerf, MeterOnYourKernelsPatterns) {
 
 TEST(DegreeVsMeterPerf, YourModelPredictsTheMeasuredDegree) {
   CUDALAB_REQUIRE_GPU();
+  const cudalab::AloneOnGpu alone;  // clock64 counts every cycle, another context's too
   struct Case {
     std::string name;
     Words words;

@@ -170,6 +170,20 @@ std::string ctest_name_of(const std::string& gtest_name);
  */
 ::testing::TestEventListener* make_channel_listener();
 
+/// The ending of a suite's base name ("Inst/TiledGpu/2" -> "Gpu"): Cpu, Gpu, Perf, Sanitizer,
+/// Profiler, or "" (cmake/CudalabGrading.cmake's rule table, which labels the tests).
+std::string suite_ending(const std::string& suite);
+
+/**
+ * @brief The listener that holds this process's GPU lock (cudalab/gpu_lock.hpp) test by test:
+ * shared while a test runs (none for a sanitizer test, whose tool-run grader locks itself).
+ * The graders' main() appends it (GoogleTest owns it afterwards).
+ */
+::testing::TestEventListener* make_gpu_use_listener();
+
+/// Whether the running test has had its GPU alone (timed or profiled) since it started.
+bool timed_alone_in_this_test();
+
 /// A file name for a test's name plus @p suffix: letters, digits, '.', '-' and '_' kept, the
 /// rest '_' (a batch run's .result files, which
 /// cmake/CudalabGrading.cmake names by the same rule).
