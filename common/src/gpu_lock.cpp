@@ -57,7 +57,9 @@ bool lock_until(int fd, int op, std::chrono::steady_clock::time_point deadline) 
   }
 }
 
-void unlock(int fd) { ::flock(fd, LOCK_UN); }
+void unlock(int fd) {
+  ::flock(fd, LOCK_UN);
+}
 
 void release(LockState& s) {
   if (s.held == GpuUse::kNone) return;
@@ -78,14 +80,27 @@ void release(LockState& s) {
 }  // namespace
 
 void init_gpu_lock_from_environment() {
+  {
+    LockState& s = state();
+    const std::lock_guard<std::mutex> guard(s.mutex);
+    if (s.initialised) return;
+  }
+  const char* dir = std::getenv("CUDALAB_GPU_LOCK_DIR");
+  init_gpu_lock(dir == nullptr ? "" : dir);
+}
+
+void init_gpu_lock(const std::string& dir) {
   LockState& s = state();
   const std::lock_guard<std::mutex> guard(s.mutex);
-  if (s.initialised) return;
+  release(s);
+  if (s.gate >= 0) ::close(s.gate);
+  if (s.lock >= 0) ::close(s.lock);
+  s.gate = s.lock = -1;
+  s.problem.clear();
   s.initialised = true;
-  const char* dir = std::getenv("CUDALAB_GPU_LOCK_DIR");
-  if (dir == nullptr || *dir == '\0') return;
-  s.requested = true;
-  const std::string base = std::string(dir) + "/gpu" + std::to_string(preferred_device());
+  s.requested = !dir.empty();
+  if (dir.empty()) return;
+  const std::string base = dir + "/gpu" + std::to_string(preferred_device());
   s.gate = open_lock_file(base + ".gate", s.problem);
   s.lock = open_lock_file(base + ".lock", s.problem);
   if (s.gate < 0 || s.lock < 0) {
@@ -128,9 +143,8 @@ void use_gpu(GpuUse use, double timeout_s) {
   }
   if (s.held == use) return;
   const auto start = std::chrono::steady_clock::now();
-  const auto deadline =
-      start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                  std::chrono::duration<double>(timeout_s));
+  const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                    std::chrono::duration<double>(timeout_s));
   const auto waited = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
@@ -173,7 +187,9 @@ void use_gpu(GpuUse use, double timeout_s) {
   }
 }
 
-AloneOnGpu::AloneOnGpu() : previous_(gpu_use()) { use_gpu(GpuUse::kAlone); }
+AloneOnGpu::AloneOnGpu() : previous_(gpu_use()) {
+  use_gpu(GpuUse::kAlone);
+}
 
 AloneOnGpu::~AloneOnGpu() {
   try {

@@ -61,8 +61,12 @@ std::string suite_ending(const std::string& suite) {
   return "";
 }
 
-bool timed_alone_in_this_test() { return gpu_alone_count() > alone_at_test_start; }
+bool timed_alone_in_this_test() {
+  return gpu_alone_count() > alone_at_test_start;
+}
 
-::testing::TestEventListener* make_gpu_use_listener() { return new GpuUseListener; }
+::testing::TestEventListener* make_gpu_use_listener() {
+  return new GpuUseListener;
+}
 
 }  // namespace cudalab::testing

@@ -416,7 +416,7 @@ elseif(CASE STREQUAL "PerfPerGpuTakesAWholeGpu")
   endif()
 
 elseif(CASE STREQUAL "GpuLocksShareSlotsAndTimeAlone")
-  # With CUDALAB_GPU_LOCKS (the default) perf and profiler tests take one slot like every GPU
+  # With CUDALAB_GPU_LOCKS (an option, off by default) perf and profiler tests take one slot like every GPU
   # test, never RUN_SERIAL; every grader test and demo run gets the lock folder, whose files
   # (two per GPU id) configure made.
   build_project("${good_listing}" "" -DCUDALAB_GPU_COUNT=1 -DCUDALAB_GPU_SLOTS=4

@@ -6,11 +6,13 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 
 #include "cudalab/device.cuh"
@@ -18,12 +20,41 @@
 
 namespace {
 
-/// The lock files of this process's GPU, as CTest gives them; "" when run by hand.
-std::string lock_base() {
-  const char* dir = std::getenv("CUDALAB_GPU_LOCK_DIR");
-  if (dir == nullptr || *dir == '\0') return "";
-  return std::string(dir) + "/gpu" + std::to_string(cudalab::preferred_device());
-}
+/// A lock folder of this test's own (two files per GPU id, as configure makes them), used by
+/// this process for its lifetime; the process's own folder, if any, comes back after.
+class OwnLockFolder {
+ public:
+  OwnLockFolder() {
+    char tmpl[] = "/tmp/cudalab_gpu_lock_test.XXXXXX";
+    const char* made = mkdtemp(tmpl);
+    if (made == nullptr) return;
+    dir_ = made;
+    for (const char* end : {".lock", ".gate"}) {
+      const std::string file = base() + end;
+      const int fd = open(file.c_str(), O_CREAT | O_WRONLY, 0644);
+      if (fd >= 0) close(fd);
+    }
+    const char* before = std::getenv("CUDALAB_GPU_LOCK_DIR");
+    previous_ = before == nullptr ? "" : before;
+    cudalab::init_gpu_lock(dir_);
+  }
+  ~OwnLockFolder() {
+    cudalab::init_gpu_lock(previous_);
+    if (dir_.empty()) return;
+    for (const char* end : {".lock", ".gate"}) unlink((base() + end).c_str());
+    rmdir(dir_.c_str());
+  }
+  OwnLockFolder(const OwnLockFolder&) = delete;
+  OwnLockFolder& operator=(const OwnLockFolder&) = delete;
+  /// The lock files' path without their ending; "" when the folder could not be made.
+  std::string base() const {
+    return dir_.empty() ? "" : dir_ + "/gpu" + std::to_string(cudalab::preferred_device());
+  }
+
+ private:
+  std::string dir_;
+  std::string previous_;
+};
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -42,11 +73,11 @@ TEST(GivenGpuLockCpu, SuiteEndingsFollowTheRuleTable) {
 }
 
 TEST(GivenGpuLockCpu, TimingWaitsForSharedHoldersAndKeepsNewOnesOut) {
-  if (!cudalab::gpu_lock_active()) {
-    GTEST_SKIP() << "no GPU lock in this process (CUDALAB_GPU_LOCK_DIR is set by CTest)";
-  }
-  const std::string base = lock_base();
-  ASSERT_FALSE(base.empty());
+  const OwnLockFolder folder;
+  const std::string base = folder.base();
+  ASSERT_FALSE(base.empty()) << "could not make a lock folder under /tmp";
+  ASSERT_TRUE(cudalab::gpu_lock_active());
+  cudalab::use_gpu(cudalab::GpuUse::kShared);  // as the listener holds it during a test
   // Another process shares the GPU for 0.4 s, as a correctness test does.
   int ready[2];
   ASSERT_EQ(pipe(ready), 0);
@@ -95,6 +126,22 @@ TEST(GivenGpuLockCpu, TimingWaitsForSharedHoldersAndKeepsNewOnesOut) {
   int status = 0;
   ASSERT_EQ(waitpid(holder, &status, 0), holder);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+TEST(GivenGpuLockCpu, WithoutItsFilesTimingSaysWhy) {
+  const OwnLockFolder folder;
+  ASSERT_FALSE(folder.base().empty());
+  cudalab::init_gpu_lock("/nonexistent/cudalab_gpu_locks");
+  EXPECT_FALSE(cudalab::gpu_lock_active());
+  try {
+    cudalab::use_gpu(cudalab::GpuUse::kAlone);
+    ADD_FAILURE() << "took the GPU alone with no lock files";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/cudalab_gpu_locks/gpu"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(cudalab::use_gpu(cudalab::GpuUse::kShared)) << "sharing needs no lock";
+  cudalab::use_gpu(cudalab::GpuUse::kNone);
 }
 
 }  // namespace
