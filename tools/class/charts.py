@@ -38,6 +38,7 @@ import csv
 import re
 import statistics
 import sys
+import textwrap
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -51,6 +52,8 @@ WIDTH = 900
 BOARD_TEST = "lab13.SgemmPerf.SwizzledShareOfCublas"
 BOARD_NAME = "speedup"
 BINS = 8
+# Characters of a note line that fit WIDTH at the "s" style (11 px): SVG text does not wrap.
+NOTE_CHARS = 140
 
 
 def samples(collected: dict) -> list[dict]:
@@ -164,6 +167,15 @@ def points_charts(per_lab: dict[str, list]) -> dict[str, str]:
             "completion.svg": render("Completion per lab", done, note)}
 
 
+def note_lines(note: str) -> list[str]:
+    """@p note in lines that fit the chart: a sentence per line where it fits (SVG text does
+    not wrap, and a line past WIDTH is cut off), else wrapped at NOTE_CHARS."""
+    lines: list[str] = []
+    for sentence in re.split(r"(?<=\.) (?=[A-Z])", note):
+        lines += textwrap.wrap(sentence, NOTE_CHARS) or [""]
+    return lines
+
+
 def render(title: str, panels: list[Panel], note: str) -> str:
     """An SVG of @p panels, laid out like tools/figures.py's charts."""
     out: list[str] = [f'<text x="16" y="30" class="h">{esc(title)}</text>']
@@ -171,8 +183,10 @@ def render(title: str, panels: list[Panel], note: str) -> str:
     for p in panels:
         y += 10
         y += draw_panel(out, 16, y, WIDTH - 32, p)
-    out.append(f'<text x="16" y="{y + 8}" class="s">{esc(note)}</text>')
-    return document(WIDTH, y + 22, title, STYLE, out)
+    lines = note_lines(note)
+    for i, line in enumerate(lines):
+        out.append(f'<text x="16" y="{y + 8 + 15 * i}" class="s">{esc(line)}</text>')
+    return document(WIDTH, y + 22 + 15 * (len(lines) - 1), title, STYLE, out)
 
 
 def distributions(data: list[dict]) -> dict[str, str]:

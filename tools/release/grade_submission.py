@@ -123,6 +123,17 @@ def test_user(choice: str) -> pwd.struct_passwd | None:
     return pwd.getpwnam(name)
 
 
+def unreachable_by(user: pwd.struct_passwd, path: Path) -> Path | None:
+    """The first folder of @p path and those above it that @p user may not enter (no search
+    permission for it as owner, group or other), or None."""
+    for folder in (path, *path.parents):
+        st = folder.stat()
+        shift = 6 if st.st_uid == user.pw_uid else 3 if st.st_gid == user.pw_gid else 0
+        if not (st.st_mode >> shift) & 0o1:
+            return folder
+    return None
+
+
 def launcher(user: pwd.struct_passwd | None, scratch: Path) -> list[str]:
     if user is None:
         return []
@@ -245,6 +256,12 @@ def main(argv: list[str] | None = None) -> int:
     scratch.mkdir()
     if user is not None:
         os.chown(scratch, user.pw_uid, user.pw_gid)
+        blocked = unreachable_by(user, scratch)
+        if blocked is not None:
+            raise GradeError(f"the test user {user.pw_name} may not enter {blocked} (mode "
+                             f"{blocked.stat().st_mode & 0o777:o}), so no grader could list or "
+                             f"run its tests: grade under a folder others may enter (e.g. chmod "
+                             f"o+x {blocked}, or another --out)")
     build = course / "build" / args.preset
     configure = ["cmake", "--preset", args.preset, "-DCUDALAB_WARNINGS_AS_ERRORS=OFF",
                  "-DCUDALAB_BUILD_DOCS=OFF", "-DCUDALAB_BATCH_SUITES=OFF",
