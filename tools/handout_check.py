@@ -73,7 +73,20 @@ and sudo prefixes dropped):
   lds128     every `<!-- lds128 table -->` table of a handout (LDS.128 wavefronts by lane
              pattern) equals the measured one of docs/reference-run.md;
   stub budgets every `roughly N lines` in a TODO region's header of a stub is the reference
-             solution's lines of code in that region within 10 % (1 line for the smallest).
+             solution's lines of code in that region within 10 % (1 line for the smallest);
+  parts      sittings of at most PART_LIMIT (150) student lines: a part of a lab asks for the
+             lines of code of the reference solution in its TODO(labNN) regions (the budgets'
+             count; without solutions/, the stub's `roughly N lines`; answers.txt not counted:
+             one line per question, not code). A one-page lab is one part, every region of its
+             sources. A lab declares its parts with markers `<!-- part <file>[:<i>,<j>...] ...
+             -->` on any of its pages: each marker is one part, the TODO(labNN) regions of those
+             stub files (all of a file's regions, or its i-th, j-th ... in file order, from 1);
+             its page is the lab page a link on the marker's line points to (a row of a table
+             of sittings: `| 3 | [part 2](PART2.md) | ... | <!-- part pipeline.cu:2,3 -->138 |`),
+             else the page that holds it; a number right after the marker on its line must be
+             the part's count. With markers, every region of the lab's sources is in exactly
+             one part; a lab of more than one page must have them. A part over the limit fails
+             with its page, its count and the limit (--list prints every part's count).
 Each problem is printed as `path:line: message`; exit status 1 when there is one, 0
 otherwise, 2 on a usage error. Python 3 standard library only; instructor tool.
 """
@@ -134,6 +147,10 @@ class Problems:
     def add(self, path: Path, line: int | None, msg: str) -> None:
         rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
         self.items.append(f"{rel}:{line}: {msg}" if line else f"{rel}: {msg}")
+
+
+def rel(path: Path) -> Path:
+    return path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
 
 
 def line_of(text: str, pos: int) -> int:
@@ -1066,6 +1083,157 @@ def check_stub_budgets(lab_dir: Path, p: Problems) -> int:
     return n
 
 
+# A sitting's limit: no part of a lab asks for more student lines than this.
+PART_LIMIT = 150
+# A part of a lab: the TODO regions it asks for (FILE: all of its regions; FILE:2,3 its 2nd and
+# 3rd), and optionally, right after the marker on the same line, their count.
+PART = re.compile(r"<!--\s*part\s+([^<>]*?)\s*-->([ \t*_]*)(\d+)?")
+PART_SELECTOR = re.compile(r"^([\w.+-]+)(?::(\d+(?:,\d+)*))?$")
+LAB_PAGE_LINK = re.compile(r"\]\(([\w.-]+\.md)(?:#[^)]*)?\)")
+SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".hpp", ".h")
+
+
+def code_lines(seg) -> int:
+    """Lines of code (neither blank nor only a // comment) of a TODO region, without its TODO
+    and HINT lines and its END line (tools/skeleton_check.py's segments)."""
+    import skeleton_check  # same folder; its TODO-region rules
+
+    body = seg.lines[len(skeleton_check.region_header(seg)):-1]
+    return sum(1 for ln in body if ln.strip() and not ln.lstrip().startswith("//"))
+
+
+def region_lines(lab_dir: Path, solutions: Path | None = None
+                 ) -> dict[str, list[tuple[int, int | None, bool]]]:
+    """Per stub source of the lab with TODO(labNN) regions: (stub line, student lines, counted
+    in the reference solution) of each region in file order. Student lines: the reference
+    solution's lines of code in the region (solutions/<lab>/<file>), else the upper
+    `roughly N lines` of the region's header, else None (not known)."""
+    import skeleton_check  # same folder; its TODO-region rules
+
+    nn = lab_dir.name[3:5]
+    sol_dir = (solutions if solutions is not None else ROOT / "solutions") / lab_dir.name
+    out: dict[str, list[tuple[int, int | None, bool]]] = {}
+    for stub in sorted(lab_dir.iterdir()):
+        if stub.suffix not in SOURCE_SUFFIXES or not stub.is_file():
+            continue
+        sp = skeleton_check.Problems(ROOT)
+        segs = skeleton_check.segments(stub, nn, sp)
+        todos = [s for s in segs or [] if s.kind == "todo"]
+        if not todos:
+            continue
+        sol = sol_dir / stub.name
+        sol_segs = skeleton_check.segments(sol, nn, sp) if sol.is_file() else None
+        sol_todos = [s for s in sol_segs or [] if s.kind == "todo"]
+        counts: list[tuple[int, int | None, bool]] = []
+        exact = len(sol_todos) == len(todos)
+        for i, seg in enumerate(todos):
+            if exact:
+                n: int | None = code_lines(sol_todos[i])
+            else:
+                words = " ".join(ln.strip().lstrip("/").strip()
+                                 for ln in skeleton_check.region_header(seg))
+                m = STUB_BUDGET.search(words)
+                n = int(m.group(2) or m.group(1)) if m else None
+            counts.append((seg.start, n, exact))
+        out[stub.name] = counts
+    return out
+
+
+@dataclass
+class Part:
+    page: Path                 # the handout page of the part
+    where: Path                # the page and line that declare it (the marker)
+    line: int | None
+    regions: list[tuple[str, int]]  # (stub file, region index from 1)
+    stated: int | None         # the number right after the marker
+    count: int = 0
+
+
+def lab_parts(lab_dir: Path, p: Problems, solutions: Path | None = None,
+              limit: int = PART_LIMIT) -> list[Part]:
+    """The parts of one lab with their student lines; problems for a malformed or missing
+    marker, a region in no part or in two, a count that differs from the marker's number, and
+    a part over @p limit lines."""
+    nn = lab_dir.name[3:5]
+    pages_ = lab_pages(lab_dir)
+    regions = region_lines(lab_dir, solutions)
+    parts: list[Part] = []
+    for page in pages_:
+        text = page.read_text(encoding="utf-8")
+        for m in PART.finditer(text):
+            line = line_of(text, m.start())
+            row = text.splitlines()[line - 1]
+            target = page
+            for link in LAB_PAGE_LINK.findall(row):
+                if (lab_dir / link) in pages_:
+                    target = lab_dir / link
+                    break
+            part = Part(target, page, line, [],
+                        int(m.group(3)) if m.group(3) is not None else None)
+            for word in m.group(1).split():
+                sel = PART_SELECTOR.match(word)
+                if not sel or sel.group(1) not in regions:
+                    p.add(page, line, f"part marker: '{word}' is not a source file of "
+                                      f"{lab_dir.name} with TODO(lab{nn}) regions (FILE or "
+                                      f"FILE:i,j, regions counted from 1; answers.txt is not "
+                                      f"counted)")
+                    continue
+                name, n_regions = sel.group(1), len(regions[sel.group(1)])
+                picked = ([int(i) for i in sel.group(2).split(",")] if sel.group(2)
+                          else list(range(1, n_regions + 1)))
+                for i in picked:
+                    if not 1 <= i <= n_regions:
+                        p.add(page, line, f"part marker: {name} has {n_regions} TODO(lab{nn}) "
+                                          f"region(s), no region {i}")
+                    else:
+                        part.regions.append((name, i))
+            parts.append(part)
+    if not parts:
+        if len(pages_) > 1:
+            p.add(pages_[0], None, f"{lab_dir.name} has {len(pages_)} handout pages but no "
+                                   f"'<!-- part FILE[:i,j] -->' marker: say which TODO(lab{nn}) "
+                                   f"regions each page (or sitting) asks for")
+            return []
+        if not pages_:
+            return []
+        parts = [Part(pages_[0], pages_[0], None,
+                      [(name, i + 1) for name, rs in regions.items() for i in range(len(rs))],
+                      None)]
+    owner: dict[tuple[str, int], Part] = {}
+    for part in parts:
+        exact = True  # every region counted in the reference solution
+        for key in part.regions:
+            if key in owner:
+                first = owner[key]
+                p.add(part.where, part.line, f"region {key[1]} of {key[0]} is in two parts (the "
+                                             f"other at {rel(first.where)}:{first.line})"
+                      if first is not part else f"region {key[1]} of {key[0]} named twice")
+                continue
+            owner[key] = part
+            _, n, counted = regions[key[0]][key[1] - 1]
+            exact = exact and counted
+            if n is None:
+                p.notes.append(f"{lab_dir.name}: region {key[1]} of {key[0]} has no reference "
+                               f"solution and no 'roughly N lines': not counted")
+            else:
+                part.count += n
+        page_rel = rel(part.page)
+        if part.stated is not None and exact and part.stated != part.count:
+            p.add(part.where, part.line, f"part {page_rel}: {part.stated} after the marker, but "
+                                         f"its regions ask for {part.count} student lines")
+        if part.count > limit:
+            p.add(part.where, part.line, f"part {page_rel} asks for {part.count} student lines, "
+                                         f"over the limit of {limit} per part: split it into "
+                                         f"sittings ('<!-- part FILE[:i,j] -->' markers)")
+    for name, rs in regions.items():
+        for i, (start, _, _) in enumerate(rs, start=1):
+            if (name, i) not in owner:
+                p.add(lab_dir / name, start, f"TODO(lab{nn}) region {i} of {name} is in no part: "
+                                             f"name it in a '<!-- part {name}:{i} -->' marker "
+                                             f"of a page of {lab_dir.name}")
+    return parts
+
+
 # ---------------------------------------------------------------------------
 # Main
 # ---------------------------------------------------------------------------
@@ -1117,7 +1285,7 @@ def main(argv: list[str] | None = None) -> int:
                 check_unmarked(page, p, unmarked)
                 n_budgets += check_budgets(page, p)
     answer_notes: dict[str, list[str]] = {}
-    n_stated = n_stub_budgets = n_measured = 0
+    n_stated = n_stub_budgets = n_measured = n_parts = 0
     for lab_dir in lab_dirs():
         if lab_pages(lab_dir):
             check_questions(lab_dir, lab_pages(lab_dir), p)
@@ -1125,6 +1293,13 @@ def main(argv: list[str] | None = None) -> int:
             for page in lab_pages(lab_dir):
                 n_measured += check_measured_folded(page, p)
         n_stub_budgets += check_stub_budgets(lab_dir, p)
+        parts = lab_parts(lab_dir, p)
+        n_parts += len(parts)
+        if args.list:
+            for part in parts:
+                regions = " ".join(f"{name}:{i}" for name, i in part.regions)
+                print(f"{rel(part.where)}:{part.line or 1}: part {rel(part.page)}: "
+                      f"{part.count} student lines ({regions})")
     check_grading_page([pg for d in lab_dirs() for pg in lab_pages(d)], p)
     n_lds = check_lds128(pages(), p)
     for lab, keys in sorted(answer_notes.items()):
@@ -1153,7 +1328,8 @@ def main(argv: list[str] | None = None) -> int:
         if tree.dir else "without a build tree"
     summary = (f"{len(pages())} pages, {n_commands} commands ({where}), {n_refs} reference "
                f"numbers ({ref.source.name}), {n_budgets} budgets; {n_stated} graded answers in "
-               f"sight, {n_measured} measured items, {n_stub_budgets} stub budgets, {n_lds} LDS.128 tables")
+               f"sight, {n_measured} measured items, {n_stub_budgets} stub budgets, {n_parts} "
+               f"parts within {PART_LIMIT} student lines, {n_lds} LDS.128 tables")
     if p.items:
         print(f"handout check FAILED: {len(p.items)} problem(s); {summary}")
         return 1
