@@ -44,7 +44,8 @@ and sudo prefixes dropped):
              of code (neither blank nor only a // comment) inside the TODO(labNN) regions of
              those files of the reference solution, solutions/<lab>/<file> (answers.txt:
              solutions/<lab>.answers.txt), after each region's TODO and HINT lines
-             (tools/skeleton_check.py's regions); not checked without solutions/;
+             (tools/skeleton_check.py's regions); `<file>:<i>,<j>` counts only the file's
+             i-th, j-th ... region (in file order, from 1); not checked without solutions/;
   figures    every handout page shows at least one figure; every chart's series (the lab's own
              kernels and baselines) has its measurement in the reference;
              every image link resolves from the page (GitHub's repository view) and names a
@@ -648,9 +649,11 @@ def check_unmarked(path: Path, p: Problems, counts: dict[Path, list[tuple[int, s
         counts[path] = found
 
 
-def code_lines_in_regions(path: Path, nn: str, p: Problems) -> int | None:
+def code_lines_in_regions(path: Path, nn: str, p: Problems,
+                          which: list[int] | None = None) -> int | None:
     """Lines of code (neither blank nor only a // comment) inside the TODO(labNN) regions of
-    @p path, without each region's TODO and HINT lines and its END line."""
+    @p path (only its regions @p which, counted from 1, when given), without each region's TODO
+    and HINT lines and its END line. ValueError for a region the file lacks."""
     import skeleton_check  # same folder; its TODO-region rules
 
     sp = skeleton_check.Problems(ROOT)
@@ -658,12 +661,12 @@ def code_lines_in_regions(path: Path, nn: str, p: Problems) -> int | None:
     p.items.extend(sp.items)
     if segs is None:
         return None
-    count = 0
-    for seg in segs:
-        if seg.kind == "todo":
-            body = seg.lines[len(skeleton_check.region_header(seg)):-1]
-            count += sum(1 for ln in body if ln.strip() and not ln.lstrip().startswith("//"))
-    return count
+    todos = [seg for seg in segs if seg.kind == "todo"]
+    for i in which or []:
+        if not 1 <= i <= len(todos):
+            raise ValueError(f"{path.name} has {len(todos)} TODO(lab{nn}) region(s), no region {i}")
+    return sum(code_lines(todos[i - 1]) for i in which) if which else \
+        sum(code_lines(seg) for seg in todos)
 
 
 def check_budgets(path: Path, p: Problems) -> int:
@@ -680,14 +683,24 @@ def check_budgets(path: Path, p: Problems) -> int:
         if not (ROOT / "solutions").is_dir():
             continue  # a student release: nothing to count
         total = 0
-        for name in m.group(1).split():
+        for word in m.group(1).split():
+            name, _, picked = word.partition(":")
             sol = (ROOT / "solutions" / f"{lab}.answers.txt" if name == "answers.txt"
                    else ROOT / "solutions" / lab / name)
             if not sol.is_file():
                 p.add(path, line, f"budget: {sol.relative_to(ROOT)} does not exist")
                 total = None
                 break
-            n = code_lines_in_regions(sol, lab[3:5], p)
+            if picked and not re.fullmatch(r"\d+(?:,\d+)*", picked):
+                p.add(path, line, f"budget: '{word}' is not FILE or FILE:i,j")
+                total = None
+                break
+            which = [int(i) for i in picked.split(",")] if picked else None
+            try:
+                n = code_lines_in_regions(sol, lab[3:5], p, which)
+            except ValueError as e:
+                p.add(path, line, f"budget: {e}")
+                n = None
             if n is None:
                 total = None
                 break

@@ -151,6 +151,19 @@ class LabParts(unittest.TestCase):
             self.assertIn("157 student lines", problems[0])
 
 
+class RegionBudgets(unittest.TestCase):
+    def test_a_budget_may_count_some_regions_of_a_file(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            lab = Lab(tmp, {"a.cu": [7, 11, 13]}, {"README.md": "# Lab 99\n"})
+            sol = lab.solutions / lab.dir.name / "a.cu"
+            p = hc.Problems()
+            self.assertEqual(hc.code_lines_in_regions(sol, "99", p), 31)
+            self.assertEqual(hc.code_lines_in_regions(sol, "99", p, [1, 3]), 20)
+            with self.assertRaisesRegex(ValueError, "3 TODO.lab99. region.s., no region 4"):
+                hc.code_lines_in_regions(sol, "99", p, [4])
+            self.assertEqual(p.items, [])
+
+
 @unittest.skipUnless((hc.ROOT / "solutions").is_dir(), "no solutions/ (a student release)")
 class RepositoryLabs(unittest.TestCase):
     def test_every_part_of_every_lab_is_within_the_limit(self) -> None:
