@@ -102,7 +102,6 @@ def doc_blocks(text: str):
             # A trailing ///< member comment is a promise about that member too.
             m = re.search(r"///<(.*)$", lines[i])
             if m:
-                name = _DECL_NAME.search(lines[i][: m.start()])
                 yield m.group(1), lines[i][: m.start()], i + 1
             i += 1
             continue

@@ -340,7 +340,7 @@ def check_lab(root: Path, lab_dir: Path, problems: Problems, min_wrong: int) -> 
         return 0
     sol_dir = sol_root / lab_dir.name
     if not sol_dir.is_dir():
-        problems.add(sol_dir, None, f"missing: every lab has its reference solution")
+        problems.add(sol_dir, None, "missing: every lab has its reference solution")
         return 0
     for p in sorted(sol_dir.rglob("*")):
         if p.is_dir():
@@ -425,8 +425,8 @@ def check_variants(root: Path, lab: str, kind: str, sources: list[str], problems
                 same = read_lines(sol_dir / f) == read_lines(patched)
                 if kind == "right" or cheat:
                     if same:
-                        problems.add(patched, None, f"identical to the solution: the variant "
-                                                    f"changes nothing")
+                        problems.add(patched, None, "identical to the solution: the variant "
+                                                    "changes nothing")
                 else:
                     compare_files(sol_dir / f, patched, nn, problems, "known-wrong variant",
                                   require_hint=False)

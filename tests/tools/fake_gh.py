@@ -95,7 +95,7 @@ def main(args: list[str]) -> None:
     if args[:2] == ["repo", "create"]:
         repo, template = args[2], args[args.index("--template") + 1]
         if repo in state["repos"]:
-            fail(f"GraphQL: Name already exists on this account (createRepository)")
+            fail("GraphQL: Name already exists on this account (createRepository)")
         if template not in state["repos"]:
             fail(f"GraphQL: Could not resolve to a Repository with the name '{template}'.")
         bare(repo).parent.mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,6 @@ from pathlib import Path
 
 SOURCE = Path(os.environ.get("CUDALAB_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(SOURCE / "tools"))
-import phase_times  # noqa: E402
 import readme_counts  # noqa: E402
 
 PRESETS = {

@@ -44,7 +44,6 @@ import argparse
 import csv
 import datetime as dt
 import io
-import json
 import math
 import sys
 from pathlib import Path

@@ -41,8 +41,7 @@ import json
 import sys
 from pathlib import Path
 
-from lab_points import (JUDGED, MAX_MESSAGE, STATUS, InputError,  # noqa: F401  (re-exported)
-                        lab_results, load_scores, merge, whole_points)
+from lab_points import InputError, lab_results, load_scores, merge
 
 
 def encode(result: dict) -> str:
