@@ -20,6 +20,7 @@ sys.path.insert(0, str(ROOT / "tools" / "release"))
 sys.path.insert(0, str(ROOT / "tools"))
 import scan_submission as scan  # noqa: E402
 import take_submission  # noqa: E402
+from course_files import lab_sources  # noqa: E402
 import variant_patches  # noqa: E402
 
 LAB = "lab05_bank_conflict"
@@ -135,7 +136,7 @@ class Scan(unittest.TestCase):
         flagged = []
         for lab in sorted((ROOT / "labs").glob("lab[0-9][0-9]_*")):
             allowed = scan.expected_includes(ROOT, lab.name)
-            for rel in take_submission.lab_sources(lab / "CMakeLists.txt"):
+            for rel in lab_sources(lab / "CMakeLists.txt"):
                 for tree in ("labs", "solutions"):
                     p = ROOT / tree / lab.name / rel
                     if p.is_file() and p.suffix in (".cu", ".cpp"):

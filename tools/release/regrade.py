@@ -66,6 +66,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "class"))
 import grade_submission  # noqa: E402  (the user student code runs as)
 import take_submission  # noqa: E402
+from course_files import student_files  # noqa: E402
 
 SANDBOXES = ("docker", "podman", "unshare")
 CAPS = ["CHOWN", "SETUID", "SETGID", "KILL"]
@@ -140,7 +141,7 @@ def commit_at_deadline(repo: str | None, checkout: Path, branch: str,
 
 def tamper_report(submission: Path, template: Path) -> list[str]:
     """Files of the submission outside the lab files whose content differs from the template."""
-    taken = set(take_submission.student_files(template))
+    taken = set(student_files(template))
     return take_submission.ignored_changes(submission, template, taken, limit=10000)
 
 

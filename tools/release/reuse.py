@@ -34,6 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import take_submission  # noqa: E402
+from course_files import student_files  # noqa: E402
 
 KEY_VERSION = "cudalabs-reuse-1"
 
@@ -47,7 +48,7 @@ def lab_files(course: Path) -> dict[str, list[str]]:
     """lab -> the student files of that lab (paths relative to the course root), as the
     intake takes them."""
     files: dict[str, list[str]] = {}
-    for rel in take_submission.student_files(course):
+    for rel in student_files(course):
         files.setdefault(lab_of(rel), []).append(rel)
     return files
 

@@ -54,6 +54,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from course_files import student_files  # noqa: E402  (each lab's SOURCES and answers.txt)
+
 SCHEMA = "cudalabs-intake"
 
 # Standard and CUDA headers a lab may include besides what its own files include.
@@ -415,11 +418,8 @@ def lab_of(path: str) -> tuple[str, str] | None:
 
 
 def scan_course(course: Path, only_labs: set[str] | None = None) -> dict[str, list[Flag]]:
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import take_submission  # the list of a lab's SOURCES (it imports this module too)
-
     found: dict[str, list[Flag]] = {}
-    for rel in take_submission.student_files(course):
+    for rel in student_files(course):
         if not rel.endswith((".cu", ".cpp", ".cuh", ".hpp", ".h", ".cc", ".cxx")):
             continue
         lab = lab_of(rel)
