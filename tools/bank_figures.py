@@ -374,7 +374,7 @@ def render_figure(fig: Figure) -> str:
     svg = Svg()
     pad = 16
     svg.text(pad, pad + 14, fig.title, "h")
-    x = pad
+    x: float = pad
     y0 = pad + 30
     heights = []
     for panel in fig.panels:

@@ -59,7 +59,10 @@ def bars_of_run(text: str) -> dict[tuple[str, str], dict]:
         for rec in scoreboard._json_lines(case["output"], scoreboard.RECORD_MARKER):
             if rec.get("type") != "bar" or rec.get("test") != case["name"]:
                 continue
-            out[(case["name"], rec.get("name"))] = rec
+            name = rec.get("name")
+            if not isinstance(name, str):  # the table's rows are keyed and written by name
+                raise CalibrationError(f"{case['name']}: a bar record without a name")
+            out[(case["name"], name)] = rec
     return out
 
 
@@ -78,6 +81,9 @@ def calibrate(runs: list[dict[tuple[str, str], dict]]) -> tuple[str, list[dict]]
         raise CalibrationError("no speed bar was recorded: is this a GPU build of the solutions?")
     if len(gpus) != 1:
         raise CalibrationError("the runs used different GPUs: " + ", ".join(sorted(map(str, gpus))))
+    gpu = gpus.pop()
+    if not isinstance(gpu, str):  # the GPU model names the calibration file
+        raise CalibrationError("the bar records name no GPU model")
     keys = sorted(set().union(*runs))
     missing = [f"{k[0]} {k[1]}: in {sum(k in r for r in runs)} of {len(runs)} runs"
                for k in keys if not all(k in r for r in runs)]
@@ -87,9 +93,12 @@ def calibrate(runs: list[dict[tuple[str, str], dict]]) -> tuple[str, list[dict]]
     rows = []
     for key in keys:
         recs = [run[key] for run in runs]
-        values = [r.get("value") for r in recs]
-        if any(v is None for v in values):
-            raise CalibrationError(f"{key[0]} {key[1]}: a run recorded no value")
+        values: list[float] = []
+        for r in recs:
+            value = r.get("value")
+            if value is None:
+                raise CalibrationError(f"{key[0]} {key[1]}: a run recorded no value")
+            values.append(value)
         bound = recs[-1].get("bound") or "min"
         reference = recs[-1].get("reference")
         if key in reference_ratios.FIXED_BARS:
@@ -98,7 +107,7 @@ def calibrate(runs: list[dict[tuple[str, str], dict]]) -> tuple[str, list[dict]]
             bar, rule = reference_ratios.suggest(values, bound), "measured"
         rows.append({"test": key[0], "name": key[1], "bound": bound, "bar": bar, "rule": rule,
                      "reference": reference, "values": values})
-    return gpus.pop(), rows
+    return gpu, rows
 
 
 def _num(x: float) -> str:

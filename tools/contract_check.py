@@ -303,10 +303,10 @@ def main(argv: list[str] | None = None) -> int:
             problems.append(f"{where}: the header no longer makes this promise: \"{e['promise']}\" "
                             "(tools/contract_check.py --write drops it)")
             continue
-        lab = e["header"].split("/")[1]
+        lab_name = e["header"].split("/")[1]
         for t in e.get("tests", []):
-            if not test_exists(t, tests_of.get(lab, set())):
-                problems.append(f"{where}: names {t}, which tests/{lab}/ does not define")
+            if not test_exists(t, tests_of.get(lab_name, set())):
+                problems.append(f"{where}: names {t}, which tests/{lab_name}/ does not define")
         if e.get("untestable"):
             if "untestable" not in comments[k].lower():
                 problems.append(f"{where}: marked untestable ({e['untestable']}) but the header "

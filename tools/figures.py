@@ -291,8 +291,9 @@ def nice_ticks(vmax: float, log: bool, vmin: float) -> list[float]:
 
 
 def draw_panel(out: list[str], x0: float, y0: float, width: float, p: Panel) -> float:
-    bars = [b for b in p.bars if b.value is not None and (b.value > 0 or p.counts)]
-    lines = [ln for ln in p.lines if ln.value is not None and ln.value > 0]
+    # The bars and lines drawn, each with its value (those without one are not drawn).
+    bars = [(b, b.value) for b in p.bars if b.value is not None and (b.value > 0 or p.counts)]
+    lines = [(ln, ln.value) for ln in p.lines if ln.value is not None and ln.value > 0]
     label_of = (lambda v: f"{int(round(v))}") if p.counts else fmt
     label_w = 250
     bar_h, gap = 22, 10
@@ -303,7 +304,7 @@ def draw_panel(out: list[str], x0: float, y0: float, width: float, p: Panel) -> 
         out.append(f'<text x="{x0:g}" y="{y0 + 36:g}" class="s">no measurement in this scores '
                    f'file</text>')
         return 50
-    values = [b.value for b in bars] + [ln.value for ln in lines]
+    values = [v for _, v in bars] + [v for _, v in lines]
     vmax = max(max(values), 1.0 if p.counts else 0.0) * 1.12
     vmin = min(values) / 1.5 if p.log else 0.0
     gx, gw = x0 + label_w, width - label_w - 45
@@ -327,22 +328,22 @@ def draw_panel(out: list[str], x0: float, y0: float, width: float, p: Panel) -> 
         out.append(f'<text x="{x:g}" y="{top + height + 13:g}" class="a">{t:g}'
                    f'</text>')
     # bars
-    for i, b in enumerate(bars):
+    for i, (b, value) in enumerate(bars):
         y = top + i * (bar_h + gap)
-        x1 = pos(b.value)
+        x1 = pos(value)
         x_start = gx if not p.log else pos(vmin)
         out.append(f'<text x="{gx - 8:g}" y="{y + bar_h - 6:g}" class="s e">{esc(b.label)}</text>')
-        out.append(f'<rect x="{x_start:g}" y="{y:g}" width="{max(x1 - x_start, 0 if p.counts and not b.value else 1.5):g}" '
+        out.append(f'<rect x="{x_start:g}" y="{y:g}" width="{max(x1 - x_start, 0 if p.counts and not value else 1.5):g}" '
                    f'height="{bar_h:g}" fill="{COLOURS[b.kind]}"/>')
-        out.append(f'<text x="{x1 + 5:g}" y="{y + bar_h - 6:g}" class="v">{label_of(b.value)}'
+        out.append(f'<text x="{x1 + 5:g}" y="{y + bar_h - 6:g}" class="v">{label_of(value)}'
                    f'</text>')
     # reference lines, labels stacked above the bars
-    for j, ln in enumerate(sorted(lines, key=lambda l: l.value)):
-        x = pos(ln.value)
+    for j, (ln, value) in enumerate(sorted(lines, key=lambda lv: lv[1])):
+        x = pos(value)
         ly = y0 + 30 + 12 * j
         out.append(f'<line x1="{x:g}" y1="{ly + 2:g}" x2="{x:g}" y2="{top + height:g}" '
                    f'stroke="#d32f2f" stroke-width="1.3" stroke-dasharray="4 3"/>')
-        out.append(f'<text x="{x - 4:g}" y="{ly:g}" class="r e">{esc(ln.label)} {fmt(ln.value)}'
+        out.append(f'<text x="{x - 4:g}" y="{ly:g}" class="r e">{esc(ln.label)} {fmt(value)}'
                    f'</text>')
     return top - y0 + height + 24
 
@@ -350,7 +351,7 @@ def draw_panel(out: list[str], x0: float, y0: float, width: float, p: Panel) -> 
 def render_chart(title: str, panels: list[Panel], gpu: dict, source: str) -> str:
     width = 900
     out: list[str] = []
-    y = 16
+    y: float = 16
     out.append(f'<text x="16" y="{y + 14}" class="h">{esc(title)}</text>')
     y += 24
     for p in panels:

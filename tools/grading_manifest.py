@@ -105,40 +105,40 @@ def read_declaration(path: Path, lab: str, shown: str | None = None) \
         -> tuple[dict | None, list[str]]:
     """A lab's objectives.json: ({"objectives": {name: points}, "helpers": {name: why}},
     problems naming it as @p shown). None when it cannot be used at all."""
-    real, path = path, shown or str(path)
+    where = shown or str(path)
     try:
-        raw = json.loads(real.read_text(encoding="utf-8"))
+        raw = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return None, [f"{lab}: no declaration {path}: a lab declares its objectives and their "
+        return None, [f"{lab}: no declaration {where}: a lab declares its objectives and their "
                       f"points there (docs/adding-a-lab.md)"]
     except ValueError as e:
-        return None, [f"{lab}: {path} is not valid JSON: {e}"]
+        return None, [f"{lab}: {where} is not valid JSON: {e}"]
     if not isinstance(raw, dict) or not isinstance(raw.get("objectives"), dict):
-        return None, [f"{lab}: {path} has no \"objectives\" object (suite: points)"]
+        return None, [f"{lab}: {where} has no \"objectives\" object (suite: points)"]
     problems = []
     extra = sorted(set(raw) - {"objectives", "helpers"})
     if extra:
-        problems.append(f"{lab}: {path}: unknown key(s) {', '.join(extra)} (only \"objectives\" "
+        problems.append(f"{lab}: {where}: unknown key(s) {', '.join(extra)} (only \"objectives\" "
                         f"and \"helpers\")")
     helpers = raw.get("helpers", {})
     if not isinstance(helpers, dict):
-        problems.append(f"{lab}: {path}: \"helpers\" is not an object (suite: what it feeds)")
+        problems.append(f"{lab}: {where}: \"helpers\" is not an object (suite: what it feeds)")
         helpers = {}
     objectives = {}
     for name, points in raw["objectives"].items():
         if not _NAME.match(name):
-            problems.append(f"{lab}: {path}: objective '{name}' is not a suite base name")
+            problems.append(f"{lab}: {where}: objective '{name}' is not a suite base name")
         elif isinstance(points, bool) or not isinstance(points, int) or points < 0:
-            problems.append(f"{lab}: {path}: objective {name} has points {points!r}, not a "
+            problems.append(f"{lab}: {where}: objective {name} has points {points!r}, not a "
                             f"non-negative integer")
         else:
             objectives[name] = points
     for name in helpers:
         if name in raw["objectives"]:
-            problems.append(f"{lab}: {path}: {name} is both an objective and a helper suite")
+            problems.append(f"{lab}: {where}: {name} is both an objective and a helper suite")
     total = sum(objectives.values())
     if total != LAB_POINTS:
-        problems.append(f"{lab}: {path}: the objectives' points add up to {total}, not "
+        problems.append(f"{lab}: {where}: the objectives' points add up to {total}, not "
                         f"{LAB_POINTS}")
     return {"objectives": objectives, "helpers": {str(k): str(v) for k, v in helpers.items()
                                                   if k not in raw["objectives"]}}, problems
@@ -172,7 +172,7 @@ def build_manifest(record: dict, tests: list[dict], source_dir: Path | None = No
     "helpers": {lab: {suite: why}}, "declarations": {lab: path}, "missing": [grader targets
     not built], "problems": [...]}. A test: name, lab, suite, case, labels, timeout,
     run_serial, gpu, given, helper, graded, objective, registered ("gtest" or "cmake")."""
-    source_dir = Path(source_dir or record.get("source_dir", "."))
+    source_dir = Path(source_dir) if source_dir else Path(record.get("source_dir", "."))
     rules = record.get("rules", {}).get("endings", [])
     labs = OrderedDict((lab["lab"], lab) for lab in record.get("labs", []))
     graders = list(record.get("graders", []))

@@ -551,7 +551,7 @@ def check_refs(path: Path, ref: figures.Reference, update: bool, p: Problems,
                runs: dict[str, dict] | None = None) -> int:
     text = path.read_text(encoding="utf-8")
     count = 0
-    runs = runs if runs is not None else reference_runs()
+    table = runs if runs is not None else reference_runs()
 
     def fix(m: re.Match) -> str:
         nonlocal count
@@ -562,7 +562,7 @@ def check_refs(path: Path, ref: figures.Reference, update: bool, p: Problems,
             value = ref.get(test, name)
             source = ref.source.name
         else:
-            value = runs.get(kind, {}).get((test, name))
+            value = table.get(kind, {}).get((test, name))
             source = f"reference-run.md, {kind}"
         line = line_of(text, m.start())
         if value is None:
@@ -682,18 +682,18 @@ def check_budgets(path: Path, p: Problems) -> int:
             continue
         if not (ROOT / "solutions").is_dir():
             continue  # a student release: nothing to count
-        total = 0
+        total, counted = 0, True
         for word in m.group(1).split():
             name, _, picked = word.partition(":")
             sol = (ROOT / "solutions" / f"{lab}.answers.txt" if name == "answers.txt"
                    else ROOT / "solutions" / lab / name)
             if not sol.is_file():
                 p.add(path, line, f"budget: {sol.relative_to(ROOT)} does not exist")
-                total = None
+                counted = False
                 break
             if picked and not re.fullmatch(r"\d+(?:,\d+)*", picked):
                 p.add(path, line, f"budget: '{word}' is not FILE or FILE:i,j")
-                total = None
+                counted = False
                 break
             which = [int(i) for i in picked.split(",")] if picked else None
             try:
@@ -702,10 +702,10 @@ def check_budgets(path: Path, p: Problems) -> int:
                 p.add(path, line, f"budget: {e}")
                 n = None
             if n is None:
-                total = None
+                counted = False
                 break
             total += n
-        if total is not None and total != int(m.group(3)):
+        if counted and total != int(m.group(3)):
             p.add(path, line, f"budget {m.group(3)} for {m.group(1)}, but the reference solution "
                               f"has {total} lines of code in their TODO(lab{lab[3:5]}) regions")
     return len(markers)

@@ -194,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         print("handout_ncu: ncu (Nsight Compute) not found (PATH, $CUDALAB_NCU, "
               f"{', '.join(NCU_DIRS)}): nothing run")
         return 77
+    quoted_ncu = shlex.quote(ncu)
     if not build_dir.is_dir():
         print(f"handout_ncu: {build_rel} does not exist; build it first (the solutions: "
               f"cmake --preset solution && cmake --build --preset solution)", file=sys.stderr)
@@ -208,7 +209,8 @@ def main(argv: list[str] | None = None) -> int:
         missing = [p for p in programs(command) if not (ROOT / p).exists()]
         print(f"[{i}/{len(commands)}] {page}:{c.line}: {command}", flush=True)
         # The ncu found above runs the command (it need not be on PATH).
-        ran = LEADING_NCU.sub(lambda m: m.group(1) + shlex.quote(ncu), command)
+        ran = LEADING_NCU.sub(lambda m: m.group(1) + quoted_ncu, command)
+        status: int | None
         if missing:  # nothing to profile: not run
             status, out, err, secs = -1, "", "", 0.0
             shown = "not run"

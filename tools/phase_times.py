@@ -214,7 +214,8 @@ def read_cost_data(path: Path) -> dict[str, tuple[float, str]]:
 def read_timings(path: Path) -> tuple[dict[str, float], dict[str, str]]:
     """The step wall times tools/time_workflow.sh recorded: lines `step <name> <start> <end> <rc>`
     (seconds since the epoch, `date +%s.%N`) and `meta <key> <value...>`."""
-    steps, meta = {}, {}
+    steps: dict[str, float] = {}
+    meta: dict[str, str] = {}
     for line in Path(path).read_text().splitlines():
         parts = line.split()
         if len(parts) >= 5 and parts[0] == "step":
@@ -443,12 +444,12 @@ def main(argv: list[str] | None = None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     t = sub.add_parser("table", help="the Markdown table of a run")
     t.add_argument("--build-dir", type=Path, required=True)
-    src = t.add_mutually_exclusive_group()
-    src.add_argument("--junit", type=Path, help="ctest --output-junit file (default: "
-                     "<build>/junit.xml if it exists, else Testing/Temporary/LastTest.log)")
-    src.add_argument("--last-test-log", type=Path)
-    src.add_argument("--cost-data", type=Path, help="Testing/Temporary/CTestCostData.txt: "
-                     "averages over earlier runs (an estimate)")
+    times_from = t.add_mutually_exclusive_group()
+    times_from.add_argument("--junit", type=Path, help="ctest --output-junit file (default: "
+                            "<build>/junit.xml if it exists, else Testing/Temporary/LastTest.log)")
+    times_from.add_argument("--last-test-log", type=Path)
+    times_from.add_argument("--cost-data", type=Path, help="Testing/Temporary/CTestCostData.txt: "
+                            "averages over earlier runs (an estimate)")
     t.add_argument("--tests-json", type=Path, help="saved ctest --show-only=json-v1 output "
                    "(default: listed now from the build tree)")
     t.add_argument("--timings", type=Path, help="step times written by tools/time_workflow.sh")
@@ -472,13 +473,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.cmd == "steps":
             src = args.source_dir.resolve()
-            steps = workflow_steps(src, args.preset)
-            for kind, name in steps:
+            workflow = workflow_steps(src, args.preset)
+            for kind, name in workflow:
                 print(kind, name)
-            configure = next((n for k, n in steps if k == "configure"), None)
+            configure = next((n for k, n in workflow if k == "configure"), None)
             if configure:
                 print("binary", binary_dir(src, configure))
-            test = next((n for k, n in steps if k == "test"), None)
+            test = next((n for k, n in workflow if k == "test"), None)
             if test:
                 jobs = resolve_test(_presets(src), test).get("execution", {}).get("jobs")
                 if jobs:
@@ -489,7 +490,8 @@ def main(argv: list[str] | None = None) -> int:
             print()
             return 0
 
-        steps, meta = ({}, {})
+        steps: dict[str, float] = {}
+        meta: dict[str, str] = {}
         if args.timings:
             steps, meta = read_timings(args.timings)
         for key in ("gpu", "cores", "date", "preset", "jobs", "commit", "cuda"):

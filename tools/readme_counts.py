@@ -75,7 +75,7 @@ class Result:
 def _blank(text: str) -> str:
     """The text with fenced code blocks and inline code spans blanked (same length)."""
     out = []
-    fence = None
+    fence: str | None = None
     for line in text.split("\n"):
         m = re.match(r"^\s*(`{3,}|~{3,})", line)
         if fence:
@@ -172,7 +172,7 @@ def _bool(value: str) -> bool | None:
 
 def option_defaults(source_dir: Path) -> dict[str, str]:
     """{option: default} of every option(CUDALAB_...) in the project's CMake files."""
-    out = {}
+    out: dict[str, str] = {}
     files = [source_dir / "CMakeLists.txt", *sorted((source_dir / "cmake").glob("*.cmake")),
              *sorted(source_dir.glob("tests/**/CMakeLists.txt"))]
     pattern = re.compile(r"option\(\s*(CUDALAB_\w+)\s+\"(?:[^\"\\]|\\.)*\"\s*([^\s)]*)\s*\)", re.S)

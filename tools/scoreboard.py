@@ -135,10 +135,10 @@ def read_junit_run(path: Path) -> tuple[list[dict], dict]:
     end = path.stat().st_mtime
     duration = _number(suite.get("time")) if suite is not None else None
     start = end - (duration or 0.0)
-    if suite is not None and suite.get("timestamp"):
+    stamp = suite.get("timestamp") if suite is not None else None
+    if stamp:
         try:
-            start = min(start, _dt.datetime.strptime(suite.get("timestamp"),
-                                                     "%Y-%m-%dT%H:%M:%S").timestamp())
+            start = min(start, _dt.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S").timestamp())
         except ValueError:
             pass
     return cases, {"start": start, "end": end}
@@ -430,7 +430,7 @@ def apply_declared(manifest: dict, declared: dict) -> list[str]:
         if t.get("graded") and name not in wanted:
             notes.append(f"{name} is in the build but not declared: not graded")
             t["graded"] = False
-    unbuilt = Counter()  # declared tests of labs whose grader was not built
+    unbuilt: Counter[str] = Counter()  # declared tests of labs whose grader was not built
     for name, (lab_id, oname) in wanted.items():
         t = manifest["tests"].get(name)
         if t is None:
@@ -441,8 +441,8 @@ def apply_declared(manifest: dict, declared: dict) -> list[str]:
             # The objective is the suite's base name: its ending gives the labels (the rules
             # the manifest records).
             suite, _, case = name[len(lab_id) + 1:].rpartition(".")
-            labels = next((r["labels"] for r in manifest["rules"].get("endings", [])
-                           if oname.endswith(r["ending"])), [])
+            labels: list[str] = next((r["labels"] for r in manifest["rules"].get("endings", [])
+                                      if oname.endswith(r["ending"])), [])
             manifest["tests"][name] = {"name": name, "lab": lab_id, "suite": suite,
                                        "case": case, "labels": [lab_id] + labels,
                                        "graded": True, "objective": oname}
@@ -503,7 +503,10 @@ def channel_bars(chan: dict | None) -> list[dict]:
 
 def calibration_summary(used: list[dict]) -> dict:
     """Which calibration files the scored results' speed bars came from (and any note)."""
-    files, sources, notes, gpus = Counter(), Counter(), set(), set()
+    files: Counter[str] = Counter()
+    sources: Counter[str] = Counter()
+    notes: set[str] = set()
+    gpus: set[str | None] = set()
     for chan in used:
         for b in chan.get("bars") or []:
             sources[b.get("source") or "?"] += 1
@@ -524,7 +527,7 @@ def read_cache(build_dir: Path) -> dict[str, str]:
     """A few CMakeCache.txt entries (toolkit version, implementation, architectures)."""
     wanted = {"CMAKE_CUDA_COMPILER_VERSION", "CUDALAB_IMPL", "CMAKE_CUDA_ARCHITECTURES",
               "CMAKE_HOME_DIRECTORY", "CMAKE_BUILD_TYPE"}
-    found = {}
+    found: dict[str, str] = {}
     try:
         text = (build_dir / "CMakeCache.txt").read_text(errors="replace")
     except OSError:
@@ -596,8 +599,8 @@ def unavailable_objectives(objectives: dict, mine: dict[str, list[dict]]) -> lis
     out = []
     for oname, o in sorted(objectives.items()):
         tests = mine.get(oname) or []
-        marks = [t.get("unavailable") for t in tests]
-        if not tests or not all(marks):
+        marks = [t["unavailable"] for t in tests if t.get("unavailable")]
+        if not tests or len(marks) != len(tests):  # some test was not skipped as unavailable
             continue
         needs = max((m["needs"] for m in marks), key=_cc_key)
         kind = "gpu" if any(m["kind"] == "gpu" for m in marks) else "build"
@@ -625,7 +628,9 @@ def _device_fields(rec: dict) -> dict:
 
 def environment(used: list[dict], cache: dict[str, str]) -> dict:
     """The GPU, CUDALAB_SPEEDUP_SCALE and toolkit of the results that were scored."""
-    gpus, reasons, scales = Counter(), Counter(), Counter()
+    gpus: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    scales: Counter[str] = Counter()
     device_of = {}
     for chan in used:
         dev = chan.get("device")
@@ -679,8 +684,11 @@ def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, 
     results, anomalies = attribute(cases, known)
     anomalies = list(notes or []) + anomalies
     prev_tests = {t["name"]: t for t in (previous or {}).get("tests", [])}
-    tests, variants, all_measurements, used = [], {"wrong": [], "right": []}, [], []
-    given = Counter()
+    tests: list[dict] = []
+    variants: dict[str, list[dict]] = {"wrong": [], "right": []}
+    all_measurements: list[dict] = []
+    used: list[dict] = []
+    given: Counter[str] = Counter()
     for c in cases:
         v = _VARIANT_TEST.match(c["name"])
         if v:

@@ -69,6 +69,7 @@ class Problems:
         self.alias: dict[Path, str] = {}
 
     def add(self, path: Path, line: int | None, message: str) -> None:
+        rel: str | Path
         if path in self.alias:
             rel = self.alias[path]
         else:

@@ -61,7 +61,8 @@ TOKEN = re.compile(r"""\s*(?:
 
 
 def tokenize(text: str) -> list[tuple[str, object]]:
-    out, pos = [], 0
+    out: list[tuple[str, object]] = []
+    pos = 0
     text = text.strip()
     while pos < len(text):
         m = TOKEN.match(text, pos)

@@ -53,7 +53,7 @@ def run_blocks(path: Path) -> list[dict]:
     """Every run: block of a workflow: {job, step, shell, line (1-based first line), text}."""
     root = yaml.compose(path.read_text(encoding="utf-8"))
     jobs = _get(root, "jobs")
-    blocks = []
+    blocks: list[dict] = []
     if not isinstance(jobs, yaml.MappingNode):
         return blocks
     for jk, job in jobs.value:
@@ -114,8 +114,8 @@ def main(argv: list[str]) -> int:
             p = Path(f)
             count += len(run_blocks(p))
             problems += check(p, Path(d))
-    for p in problems:
-        print(p)
+    for problem in problems:
+        print(problem)
     print(f"shellcheck_workflows: {count} run: block(s) in {len(argv)} workflow(s), "
           f"{len(problems)} problem(s)")
     return 1 if problems else 0

@@ -45,8 +45,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 from classlib import UsageError, read_json  # noqa: E402
-from figures import STYLE, Bar, Line, Panel, draw_panel, esc  # noqa: E402
-from svg import document  # noqa: E402
+from figures import STYLE, Bar, Line, Panel, draw_panel  # noqa: E402
+from svg import document, esc  # noqa: E402
 
 WIDTH = 900
 BOARD_TEST = "lab13.SgemmPerf.SwizzledShareOfCublas"
@@ -114,7 +114,7 @@ def lab_points(collected: dict, gradebook: list[dict] | None) -> dict[str, list]
     if gradebook is not None:
         labs = sorted(k for k in (gradebook[0] if gradebook else {}) if re.fullmatch(
             r"lab\d\d", k))
-        maxes = {}
+        maxes: dict[str, int] = {}
         for s in collected.get("students") or []:
             for e in (s.get("result") or {}).get("tests", []):
                 c = e.get("cudalabs") or {}
@@ -179,7 +179,7 @@ def note_lines(note: str) -> list[str]:
 def render(title: str, panels: list[Panel], note: str) -> str:
     """An SVG of @p panels, laid out like tools/figures.py's charts."""
     out: list[str] = [f'<text x="16" y="30" class="h">{esc(title)}</text>']
-    y = 40
+    y: float = 40
     for p in panels:
         y += 10
         y += draw_panel(out, 16, y, WIDTH - 32, p)

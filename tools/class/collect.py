@@ -255,7 +255,9 @@ def main(argv: list[str] | None = None, call: GhCall = call_gh) -> int:
     except (UsageError, ValueError) as e:
         print(f"collect: {e}", file=sys.stderr)
         return 2
-    notes, failures, entries = [], [], []
+    notes: list[str] = []
+    failures: list[str] = []
+    entries: list[dict] = []
     for unit in groups:
         try:
             got = collect_unit(call, unit, args, prefix, deadlines, notes)
@@ -276,9 +278,9 @@ def main(argv: list[str] | None = None, call: GhCall = call_gh) -> int:
         print(f"collect: {n}")
     for f in failures:
         print(f"collect: FAILED {f}", file=sys.stderr)
-    got = sum(e.get("result") is not None for e in entries)
+    with_result = sum(e.get("result") is not None for e in entries)
     late = sum(bool(e.get("late")) for e in entries)
-    print(f"collect: {got} of {len(entries)} students have a result ({late} late) -> "
+    print(f"collect: {with_result} of {len(entries)} students have a result ({late} late) -> "
           f"{args.out / 'collected.json'}")
     return 1 if failures else 0
 

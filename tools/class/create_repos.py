@@ -45,7 +45,8 @@ def commands(student: dict, org: str, prefix: str, template: str, permission: st
 
 def create(students: list[dict], args, call: GhCall) -> list[str]:
     """Runs the commands for every student; returns the failures (one line each)."""
-    failures, made = [], set()
+    failures: list[str] = []
+    made: set[str] = set()
     for unit in units(students):
         for s in unit["members"]:
             failures += create_one(s, unit["name"], args, call, made)
@@ -54,7 +55,7 @@ def create(students: list[dict], args, call: GhCall) -> list[str]:
 
 def create_one(s: dict, repo_name: str, args, call: GhCall, made: set) -> list[str]:
     """Creates the repository (once per team) and adds @p s; returns the failures."""
-    failures = []
+    failures: list[str] = []
     create_cmd, add_cmd = commands(s, args.org, args.prefix, args.template, args.permission,
                                    repo_name)
     if args.dry_run:

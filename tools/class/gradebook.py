@@ -110,25 +110,29 @@ def lab_grade(student: dict, lab: str, due: dt.datetime | None, regrade: dict,
     subs = [s for s in submissions(student) if lab in lab_entries(s.get("result"))]
     if not subs:
         return None
+    on_time: dict | None
+    late: dict | None
     if due is None:
         on_time, late = subs[-1], None
     else:
         before = [s for s in subs if parse_time(s["push_time"]) <= due]
         after = [s for s in subs if parse_time(s["push_time"]) > due]
         on_time, late = (before[-1] if before else None), (after[-1] if after else None)
-    best = None
+    best: dict | None = None
     if on_time is not None:
         entry = lab_entries(on_time["result"])[lab]
         points, most, source = int(entry.get("score") or 0), int(entry.get("max-score") or 0), \
             "published"
+        regrade_commit = None
         rg = regrade.get((student["student"].lower(), iso_or_empty(due)))
         if rg and lab in (rg.get("labs") or {}):
             points, most = int(rg["labs"][lab]["score"]), int(rg["labs"][lab]["max-score"])
-            source = "regrade"
+            source, regrade_commit = "regrade", rg.get("commit")
         best = {"points": points, "max": most, "late": dt.timedelta(0), "penalty": 0.0,
                 "source": source, "entry": entry, "sub": on_time,
-                "regrade_commit": rg.get("commit") if source == "regrade" else None}
+                "regrade_commit": regrade_commit}
     if late is not None:
+        assert due is not None  # a submission is late only against a deadline
         entry = lab_entries(late["result"])[lab]
         behind = parse_time(late["push_time"]) - due
         raw = int(entry.get("score") or 0)
@@ -315,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"gradebook: {e}", file=sys.stderr)
         return 2
     text = csv_text(columns, rows)
-    max_points = {}
+    max_points: dict[str, int] = {}
     for g in grades:
         for lab, x in g["grades"].items():
             if x is not None:

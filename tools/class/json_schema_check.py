@@ -117,8 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     except (Unsupported, KeyError) as e:
         print(f"json_schema_check: {args[0]}: {e}", file=sys.stderr)
         return 2
-    for e in errors:
-        print(f"json_schema_check: {args[1]}: {e}")
+    for error in errors:
+        print(f"json_schema_check: {args[1]}: {error}")
     if not errors:
         print(f"json_schema_check: {args[1]} is valid against {args[0]}"
               f" ({schema.get('title') or schema.get('$id') or 'schema'})")

@@ -51,6 +51,10 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # TypeGuard is Python 3.10+; the annotation is only read by mypy
+    from typing import TypeGuard
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -87,7 +91,7 @@ class GradingError(Exception):
 # ---------------------------------------------------------------------------
 # result.json: the v1 rules
 # ---------------------------------------------------------------------------
-def _is_count(v) -> bool:
+def _is_count(v) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool) and v >= 0
 
 

@@ -64,7 +64,9 @@ def markdown(labs: dict, sources: list[str], gpu_grading: bool) -> str:
 
 
 def cmd_report(args) -> int:
-    runs, sources, lab_info = [], [], {}
+    runs: list[list[dict]] = []
+    sources: list[str] = []
+    lab_info: dict[str, dict] = {}
     for p in args.scores:
         loaded = load_scores(p)
         if loaded is None:

@@ -36,6 +36,7 @@ git (or tar) and, as root, setpriv and useradd.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import hashlib
 import json
 import os
@@ -295,9 +296,9 @@ def main(argv: list[str] | None = None) -> int:
                            str(spec)], check=False).returncode == 0:
             extra += ["--resource-spec-file", str(spec)]
     junit = out / "junit.xml"
-    started = scoreboard._dt.datetime.now().timestamp()
+    started = dt.datetime.now().timestamp()
     ctest_rc, cases, ended = scoreboard.run_ctest_stream(build, junit, extra, out / "ctest.log")
-    window = {"start": started, "end": scoreboard._dt.datetime.now().timestamp()}
+    window = {"start": started, "end": dt.datetime.now().timestamp()}
     if ended:
         notes.append(f"{ended} process(es) the tests left running were ended before scoring")
     tampered += changed(before, snapshot(course, skip))

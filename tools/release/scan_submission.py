@@ -229,8 +229,9 @@ def scopes(code: str) -> list[tuple[int, int, str, str]]:
     return out
 
 
-def _enclosing_function(blocks, pos: int):
-    best = None
+def _enclosing_function(blocks: list[tuple[int, int, str, str]],
+                        pos: int) -> tuple[int, int, str, str] | None:
+    best: tuple[int, int, str, str] | None = None
     for start, end, kind, header in blocks:
         if kind == "function" and start < pos < end:
             if best is None or start > best[0]:
@@ -238,17 +239,18 @@ def _enclosing_function(blocks, pos: int):
     return best
 
 
-def _namespace_statements(code: str, blocks) -> list[tuple[int, str]]:
+def _namespace_statements(code: str,
+                          blocks: list[tuple[int, int, str, str]]) -> list[tuple[int, str]]:
     """Statements ending in ';' whose every enclosing block is a namespace: (pos, text)."""
     inner = sorted((s, e, kind) for s, e, kind, _ in blocks if kind != "namespace")
-    outermost = []  # inner blocks not nested in another inner block
+    outermost: list[tuple[int, int, str]] = []  # inner blocks not nested in another inner block
     for s, e, kind in inner:
         if not outermost or s > outermost[-1][1]:
             outermost.append((s, e, kind))
     # After a function or class body a new statement starts; an initialiser's braces (a
     # lambda, a braced list) belong to their statement.
     ends = {e for _, e, kind in outermost if kind in ("function", "class")}
-    outermost = [(s, e) for s, e, _ in outermost]
+    spans = [(s, e) for s, e, _ in outermost]
     out = []
     start = 0
     for m in re.finditer(r"[{};]", code):
@@ -256,7 +258,7 @@ def _namespace_statements(code: str, blocks) -> list[tuple[int, str]]:
         if pos in ends:
             start = pos + 1  # after a function or class body: a new statement starts
             continue
-        if any(s <= pos <= e for s, e in outermost):
+        if any(s <= pos <= e for s, e in spans):
             continue
         if m.group() in "{}":
             start = pos + 1
@@ -363,10 +365,10 @@ def scan_text(text: str, rel: str, allowed_includes: set[str] | None) -> list[Fl
     for m in MACRO.finditer(code):
         add(m.start(), f"a macro, which can hide any construct: {m.group(0).strip()}")
     for line, literal in strings:
-        m = VERDICT_STRINGS.search(literal)
-        if m:
+        verdict = VERDICT_STRINGS.search(literal)
+        if verdict:
             flags.append(Flag(rel, line, f"a string that mimics a verdict or a grading file: "
-                                         f"\"{m.group(0)}\"", _excerpt(lines, line)))
+                                         f"\"{verdict.group(0)}\"", _excerpt(lines, line)))
     if allowed_includes is not None:
         for m in re.finditer(r"^[ \t]*#[ \t]*include[ \t]*([<\"])([^>\"]+)[>\"]", code, re.M):
             name = m.group(2).strip()

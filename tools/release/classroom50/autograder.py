@@ -47,6 +47,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 CONFIG = HERE / "cudalab.json"
@@ -62,7 +63,7 @@ class SetupError(Exception):
 
 def load_config(path: Path, env: dict) -> dict:
     """cudalab.json merged over the defaults, with the environment's overrides."""
-    cfg = dict(DEFAULTS)
+    cfg: dict[str, Any] = dict(DEFAULTS)  # cudalab.json may give "labs" as a list
     if path.is_file():
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
