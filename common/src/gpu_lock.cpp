@@ -57,6 +57,13 @@ bool lock_until(int fd, int op, std::chrono::steady_clock::time_point deadline) 
   }
 }
 
+/// Closes the lock files (a hold goes with them).
+void close_files(LockState& s) {
+  if (s.gate >= 0) ::close(s.gate);
+  if (s.lock >= 0) ::close(s.lock);
+  s.gate = s.lock = -1;
+}
+
 void unlock(int fd) {
   ::flock(fd, LOCK_UN);
 }
@@ -93,9 +100,7 @@ void init_gpu_lock(const std::string& dir) {
   LockState& s = state();
   const std::lock_guard<std::mutex> guard(s.mutex);
   release(s);
-  if (s.gate >= 0) ::close(s.gate);
-  if (s.lock >= 0) ::close(s.lock);
-  s.gate = s.lock = -1;
+  close_files(s);
   s.problem.clear();
   s.initialised = true;
   s.requested = !dir.empty();
@@ -103,11 +108,7 @@ void init_gpu_lock(const std::string& dir) {
   const std::string base = dir + "/gpu" + std::to_string(preferred_device());
   s.gate = open_lock_file(base + ".gate", s.problem);
   s.lock = open_lock_file(base + ".lock", s.problem);
-  if (s.gate < 0 || s.lock < 0) {
-    if (s.gate >= 0) ::close(s.gate);
-    if (s.lock >= 0) ::close(s.lock);
-    s.gate = s.lock = -1;
-  }
+  if (s.gate < 0 || s.lock < 0) close_files(s);
 }
 
 bool gpu_lock_active() {

@@ -24,7 +24,7 @@ class GpuUseListener : public ::testing::EmptyTestEventListener {
     // each of its own tests, and a hold here would keep a waiting perf test out meanwhile.
     if (suite_ending(info.test_suite_name()) == "Sanitizer") return;
     try {
-      use_gpu(GpuUse::kShared, 1e9);
+      use_gpu(GpuUse::kShared, kWaitAsLongAsTheTest);
     } catch (const std::exception& e) {
       std::printf("[ GPU      ] %s\n", e.what());
     }

@@ -215,6 +215,16 @@ function(expect_equal what got want)
   endif()
 endfunction()
 
+# expect_gpu_slots(<json> <name> <slots>) — test <name> of ctest's JSON list is scheduled on
+# <slots> slots of one GPU and is not RUN_SERIAL.
+function(expect_gpu_slots json name want)
+  test_property(got "${json}" "${name}" RUN_SERIAL)
+  expect_equal("${name} RUN_SERIAL" "${got}" "")
+  test_property(got "${json}" "${name}" RESOURCE_GROUPS)
+  string(JSON slots GET "${got}" 0 requirements 0 slots)
+  expect_equal("${name} GPU slots" "${slots}" "${want}")
+endfunction()
+
 if(CASE STREQUAL "UnknownSuiteEndingFailsTheBuild")
   set(listing "${good_listing}FooBar.\n  Works\nInst/Shapes.\n  Also/0\n")
   build_project("${listing}" "")
@@ -402,11 +412,7 @@ elseif(CASE STREQUAL "PerfPerGpuTakesAWholeGpu")
     string(REPLACE "|" ";" spec "${spec}")
     list(GET spec 0 name)
     list(GET spec 1 want)
-    test_property(got "${json}" "${name}" RUN_SERIAL)
-    expect_equal("${name} RUN_SERIAL" "${got}" "")
-    test_property(got "${json}" "${name}" RESOURCE_GROUPS)
-    string(JSON slots GET "${got}" 0 requirements 0 slots)
-    expect_equal("${name} GPU slots" "${slots}" "${want}")
+    expect_gpu_slots("${json}" "${name}" "${want}")
   endforeach()
   # ctest hands each GPU test its device from the build's spec without being told.
   execute_process(COMMAND ctest --test-dir "${build}" -R "^lab98\\.SpeedPerf\\." -V
@@ -416,9 +422,9 @@ elseif(CASE STREQUAL "PerfPerGpuTakesAWholeGpu")
   endif()
 
 elseif(CASE STREQUAL "GpuLocksShareSlotsAndTimeAlone")
-  # With CUDALAB_GPU_LOCKS (an option, off by default) perf and profiler tests take one slot like every GPU
-  # test, never RUN_SERIAL; every grader test and demo run gets the lock folder, whose files
-  # (two per GPU id) configure made.
+  # With CUDALAB_GPU_LOCKS (an option, off by default) perf and profiler tests take one slot
+  # like every GPU test, never RUN_SERIAL; every grader test and demo run gets the lock
+  # folder, whose files (two per GPU id) configure made.
   build_project("${good_listing}" "" -DCUDALAB_GPU_COUNT=1 -DCUDALAB_GPU_SLOTS=4
                 -DCUDALAB_GPU_LOCKS=ON)
   if(NOT build_rc EQUAL 0)
@@ -433,11 +439,7 @@ elseif(CASE STREQUAL "GpuLocksShareSlotsAndTimeAlone")
                   OUTPUT_VARIABLE json RESULT_VARIABLE rc)
   foreach(name lab98.SpeedPerf.Faster lab98.WavefrontProfiler.Counted lab98.RaceSanitizer.Clean
                lab98.Shapes/TileGpu.Matches/1)
-    test_property(got "${json}" "${name}" RUN_SERIAL)
-    expect_equal("${name} RUN_SERIAL" "${got}" "")
-    test_property(got "${json}" "${name}" RESOURCE_GROUPS)
-    string(JSON slots GET "${got}" 0 requirements 0 slots)
-    expect_equal("${name} GPU slots" "${slots}" "1")
+    expect_gpu_slots("${json}" "${name}" 1)
     test_property(env "${json}" "${name}" ENVIRONMENT)
     if(NOT env MATCHES "CUDALAB_GPU_LOCK_DIR=${build}/cudalab_gpu_locks")
       message(FATAL_ERROR "${name}: no CUDALAB_GPU_LOCK_DIR in its environment: ${env}")

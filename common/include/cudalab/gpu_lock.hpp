@@ -43,12 +43,15 @@ enum class GpuUse {
  */
 void init_gpu_lock_from_environment();
 
-/// Uses the lock files in @p dir from now on (none: "" ), after giving up any hold; what
+/// Uses the lock files in @p dir from now on (none for ""), after giving up any hold; what
 /// init_gpu_lock_from_environment() does with the variable, and what a test of the lock uses.
 void init_gpu_lock(const std::string& dir);
 
 /// Whether this process takes the GPU lock (the variable was set and its files opened).
 bool gpu_lock_active();
+
+/// A timeout that never ends: the wait lasts as long as CTest lets the test run.
+inline constexpr double kWaitAsLongAsTheTest = 1e9;
 
 /**
  * @brief Changes this process's hold to @p use, waiting for other processes as needed.
