@@ -292,10 +292,10 @@ function(cudalab_add_lab)
     # The handout's questions (labNN.QuestionsCpu.*, graded like the other tests): their checks
     # read the answers file when the grader runs (edit it and re-run ctest, no rebuild).
     #   student build:   labs/labNN_topic/answers.txt       (a TODO(labNN) region; shipped)
-    #   solution build:  solutions/labNN_topic.answers.txt  (the reference answers)
+    #   solution build:  solutions/labNN_topic/answers.txt  (the reference answers)
     if(EXISTS "${grading_dir}/questions.cpp")
       if(CUDALAB_IMPL STREQUAL "solution")
-        set(answers "${PROJECT_SOURCE_DIR}/solutions/${lab_dir}.answers.txt")
+        set(answers "${PROJECT_SOURCE_DIR}/solutions/${lab_dir}/answers.txt")
       else()
         set(answers "${stub_dir}/answers.txt")
       endif()

@@ -42,8 +42,8 @@ and sudo prefixes dropped):
              lists them);
   budgets    a number right after a marker `<!-- budget <file> [<file> ...] -->` equals the lines
              of code (neither blank nor only a // comment) inside the TODO(labNN) regions of
-             those files of the reference solution, solutions/<lab>/<file> (answers.txt:
-             solutions/<lab>.answers.txt), after each region's TODO and HINT lines
+             those files of the reference solution, solutions/<lab>/<file> (answers.txt
+             included), after each region's TODO and HINT lines
              (tools/skeleton_check.py's regions); `<file>:<i>,<j>` counts only the file's
              i-th, j-th ... region (in file order, from 1); not checked without solutions/;
   figures    every handout page shows at least one figure; every chart's series (the lab's own
@@ -54,10 +54,10 @@ and sudo prefixes dropped):
              tools/figures.py draw now;
   questions  every handout page ends with a "Questions" section; the numbered questions of a
              lab's pages, page after page, are the q1..qN of labs/<lab>/answers.txt (a
-             TODO(labNN) region) and of the reference answers solutions/<lab>.answers.txt,
+             TODO(labNN) region) and of the reference answers solutions/<lab>/answers.txt,
              which differ from the stub only inside that region (tools/skeleton_check.py's
              rules); a page whose section numbers none links to the page of the lab that does;
-  answers    nothing to copy: no graded answer (solutions/<lab>.answers.txt) is stated in the
+  answers    nothing to copy: no graded answer (solutions/<lab>/answers.txt) is stated in the
              unfolded text of the lab's pages (outside <details> and HTML comments) or in a
              comment of its stub sources: a long answer (three digits or more, or a decimal:
              the number itself, or a decimal within the grader's tolerance) is found by itself,
@@ -685,8 +685,7 @@ def check_budgets(path: Path, p: Problems) -> int:
         total, counted = 0, True
         for word in m.group(1).split():
             name, _, picked = word.partition(":")
-            sol = (ROOT / "solutions" / f"{lab}.answers.txt" if name == "answers.txt"
-                   else ROOT / "solutions" / lab / name)
+            sol = ROOT / "solutions" / lab / name
             if not sol.is_file():
                 p.add(path, line, f"budget: {sol.relative_to(ROOT)} does not exist")
                 counted = False
@@ -742,7 +741,7 @@ def check_questions(lab_dir: Path, handouts: list[Path], p: Problems) -> None:
             p.add(path, None, "its '## Questions' section numbers no question and links to no "
                               "page of the lab that does")
     stub = lab_dir / "answers.txt"
-    sol = ROOT / "solutions" / f"{lab_dir.name}.answers.txt"
+    sol = ROOT / "solutions" / lab_dir.name / "answers.txt"
     if not stub.is_file():
         p.add(stub, None, "missing: the handout's questions are answered here")
         return
@@ -847,9 +846,9 @@ AUDITED_LABS = {"lab06", "lab10", "lab11", "lab12", "lab13", "lab14"}
 
 def graded_answers(lab: str) -> list[tuple[str, str, float]]:
     """(key, answer, relative tolerance) of each question of @p lab: the reference answers of
-    solutions/<lab>.answers.txt, the tolerance of the grader's number_is() (0 when it is not a
+    solutions/<lab>/answers.txt, the tolerance of the grader's number_is() (0 when it is not a
     literal)."""
-    sol = ROOT / "solutions" / f"{lab}.answers.txt"
+    sol = ROOT / "solutions" / lab / "answers.txt"
     if not sol.is_file():
         return []
     tol: dict[str, float] = {}

@@ -58,6 +58,9 @@ import variant_patches  # noqa: E402  (same folder: reads and applies the varian
 # names, libraries, Suite=points) never are, so any all-capitals word starts a new keyword.
 KEYWORD = re.compile(r"[A-Z][A-Z0-9_]*")
 HEADER_SUFFIXES = {".h", ".hpp", ".cuh", ".hh", ".hxx", ".inl"}
+# The handout's answers: labs/<lab>/answers.txt (a TODO region) and its reference twin in
+# solutions/<lab>/ (tools/handout_check.py compares the two).
+ANSWERS = "answers.txt"
 
 
 class Problems:
@@ -351,10 +354,10 @@ def check_lab(root: Path, lab_dir: Path, problems: Problems, min_wrong: int) -> 
             problems.add(p, None, "a header in solutions/: the graders include the headers "
                                   "of labs/ (one interface shared by stub and solution), so "
                                   "they would never see this one")
-        elif rel not in sources:
+        elif rel not in sources and rel != ANSWERS:
             twin = "exists" if (lab_dir / rel).exists() else "has no twin in labs/"
             problems.add(p, None, f"not a SOURCES file of lab{nn} ({twin}); solutions/ holds "
-                                  f"only the SOURCES files")
+                                  f"only the SOURCES files and {ANSWERS}")
     for f in sources:
         stub, sol = lab_dir / f, sol_dir / f
         if not sol.is_file():

@@ -17,7 +17,7 @@
 # DIR        the student's checkout (a git repository). With --solutions, DIR is made here:
 #            a clone of COURSE whose lab files are the reference solutions of
 #            INSTRUCTOR_CHECKOUT (every labs/<lab>/ file that solutions/<lab>/ has, and
-#            answers.txt from solutions/<lab>.answers.txt; with --labs, only those labs').
+#            answers.txt from solutions/<lab>/; with --labs, only those labs').
 # --labs     grade only these labs (cudalab.json's "labs"); default every lab.
 # --autograder  the bundle's autograder.py (default tools/release/classroom50/autograder.py
 #            of this checkout).
@@ -73,11 +73,7 @@ if [ -n "$solutions" ]; then
   for d in "$solutions"/solutions/lab[0-9][0-9]_*/; do
     lab=$(basename "$d")
     if [ -n "$labs" ] && [[ ",$labs," != *",${lab:0:5},"* ]]; then continue; fi
-    cp "$d"* "$submission/labs/$lab/"
-    # The reference answers to the handout's questions sit beside the folder.
-    if [ -f "$solutions/solutions/$lab.answers.txt" ]; then
-      cp "$solutions/solutions/$lab.answers.txt" "$submission/labs/$lab/answers.txt"
-    fi
+    cp "$d"* "$submission/labs/$lab/"  # its SOURCES files and answers.txt
   done
   git -C "$submission" -c user.name=c50 -c user.email=c50@invalid commit -q -am \
     "reference solutions as the lab files"
