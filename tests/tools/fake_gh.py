@@ -74,7 +74,7 @@ def api(args: list[str], state: dict) -> None:
     if not rest:
         sys.stdout.write(json.dumps({"full_name": repo, "default_branch": info["default_branch"]}))
     elif rest == ["activity"]:
-        ref = query.get("ref", [None])[0]
+        ref = query["ref"][0] if query.get("ref") else None
         items = [a for a in reversed(info["activity"]) if ref is None or a["ref"] == ref]
         emit(items, jq)
     elif rest == ["releases"]:

@@ -15,6 +15,7 @@ import shutil
 import sys
 import tempfile
 import unittest
+import urllib.error
 from pathlib import Path
 from unittest import mock
 
@@ -177,7 +178,7 @@ class PreviousResult(unittest.TestCase):
             for key, value in answers.items():
                 if key in url:
                     return value
-            raise previous_result.urllib.error.URLError("no route")
+            raise urllib.error.URLError("no route")
 
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "prev" / "result.json"
