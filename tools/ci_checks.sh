@@ -4,7 +4,8 @@
 #   0. format check       every C++/CUDA source matches .clang-format; every source file
 #                          carries the SPDX license line (tools/spdx_headers.py --check)
 #   0b. Python             pyflakes on every tracked .py file (tools/ and tests/), mypy on
-#                          tools/ (tools/mypy.ini); both required (Debian: pyflakes3 mypy)
+#                          tools/ and tests/tools/ (tools/mypy.ini); both required (Debian:
+#                          pyflakes3 mypy)
 #   1. skeleton check      solutions/ differ from labs/ only in TODO regions; the variant
 #                          patches of tests/labNN_topic/{wrong,right}/ apply to solutions/
 #   2. stub audit (CPU)    every CPU-graded test fails on the untouched stubs (build/ci-student)
@@ -55,7 +56,8 @@ python_lint() {
   git ls-files -z '*.py' | xargs -0 "$pyflakes" && echo "pyflakes: no finding"
 }
 
-# mypy with tools/mypy.ini (what it checks and why is written there); any error fails.
+# mypy with tools/mypy.ini (what it checks, tools/ and tests/tools/, and why is written
+# there); any error fails.
 python_types() {
   command -v mypy >/dev/null 2>&1 ||
     { echo "mypy is not installed (apt-get install mypy)"; return 1; }
@@ -71,7 +73,7 @@ check "format check" tools/format_check.sh
 check "license headers (SPDX-License-Identifier: BSD-3-Clause in every source file)" python3 tools/spdx_headers.py --check
 check "workflows and shell scripts (actionlint, shellcheck, grade.yml job graph, links)" tools/ci/lint_workflows.sh
 check "Python lint (pyflakes on tools/ and tests/)" python_lint
-check "Python types (mypy on tools/, tools/mypy.ini)" python_types
+check "Python types (mypy on tools/ and tests/tools/, tools/mypy.ini)" python_types
 check "skeleton check" python3 tools/skeleton_check.py
 check "stub audit (CPU-graded tests)" python3 tools/stub_audit.py --cpu-only -j "$jobs"
 check "handouts (commands on build/ci-student, paths, reference numbers, figures, questions)" python3 tools/handout_check.py --build-dir build/ci-student

@@ -61,7 +61,8 @@ def validate(doc, classroom: str, assignment: str, owner: str, kind: str) -> str
         if not isinstance(doc.get(key), str) or not doc[key]:
             return key
     counts = [doc.get("score"), doc.get("max-score")]
-    for t in doc.get("tests") if isinstance(doc.get("tests"), list) else [None]:
+    tests = doc.get("tests")
+    for t in tests if isinstance(tests, list) else [None]:
         if not isinstance(t, dict) or not t.get("test-name") or \
                 not isinstance(t.get("passed"), bool):
             return "tests"
@@ -100,12 +101,12 @@ def grade_job(checkout: Path, bundle: Path, *, classroom: str, assignment: str, 
                 "GITHUB_SHA": sha, "GITHUB_ACTOR": actor, "GITHUB_REF": "refs/heads/main",
                 "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(output),
                 "RUNNER_TEMP": str(runner_temp)}
-    for f in ("result.json", "release-body.md"):
-        (checkout / f).unlink(missing_ok=True)
+    for name in ("result.json", "release-body.md"):
+        (checkout / name).unlink(missing_ok=True)
     proc = subprocess.run([sys.executable, str(bundle / "autograder.py")], cwd=checkout,
                           env=full_env, capture_output=True, text=True, check=False)
-    out = {"tag": tag, "log": proc.stdout + proc.stderr, "assets": {}, "result": None,
-           "body": "", "status": "error", "error": None}
+    out: dict = {"tag": tag, "log": proc.stdout + proc.stderr, "assets": {}, "result": None,
+                 "body": "", "status": "error", "error": None}
     if proc.returncode != 0:
         out["error"] = f"autograder exited {proc.returncode}"
         return out

@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""A fake GitHub CLI `gh` for the class rehearsal (tests/tools/test_class_rehearsal.py), not a
-test module. Installed as `gh` on PATH; its GitHub is the folder $FAKE_GH_STATE:
+"""A fake GitHub CLI `gh` for the class rehearsal (tests/tools/test_class_rehearsal.py) and
+previous_result.py's tests (tests/tools/test_reuse.py), not a test module. Installed as `gh`
+on PATH; its GitHub is the folder $FAKE_GH_STATE:
   state.json             {"repos": {"ORG/NAME": {"default_branch", "collaborators",
                           "activity": [...], "releases": [...], "artifacts": [...]}},
                           "next_id": N}
   git/ORG/NAME.git       each repository's bare git repository
   assets/ID              release asset contents
-It answers what the class tools ask (classlib.call_gh): `repo create ORG/NAME --template T`,
-`repo clone ORG/NAME DEST`, and `api` calls: the repository, its activity (filtered by
-`ref=`), releases, release assets, artifacts, collaborators. An unknown repository is
+  artifacts/ID.zip       artifact archives
+It answers what the class tools ask (classlib.call_gh) and previous_result.py:
+`repo create ORG/NAME --template T`, `repo clone ORG/NAME DEST`, and `api` calls: the
+repository, its activity (filtered by `ref=`), releases, release assets (their contents only
+with `-H "Accept: application/octet-stream"`, else their metadata, as GitHub answers),
+artifacts and their zip, collaborators. An unknown repository, asset or artifact is
 `HTTP 404: Not Found`, as GitHub answers. Every call is appended to $FAKE_GH_STATE/calls.log.
 """
 
@@ -20,6 +24,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import NoReturn
 from urllib.parse import parse_qs, urlsplit
 
 STATE = Path(os.environ["FAKE_GH_STATE"])
@@ -34,12 +39,12 @@ def save(state: dict) -> None:
     (STATE / "state.json").write_text(json.dumps(state, indent=1))
 
 
-def fail(msg: str, code: int = 1) -> None:
+def fail(msg: str, code: int = 1) -> NoReturn:
     sys.stderr.write(msg + "\n")
     sys.exit(code)
 
 
-def not_found(path: str) -> None:
+def not_found(path: str) -> NoReturn:
     fail(f"gh: Not Found (HTTP 404)\nHTTP 404: Not Found (https://api.github.com/{path})")
 
 
@@ -74,15 +79,26 @@ def api(args: list[str], state: dict) -> None:
     if not rest:
         sys.stdout.write(json.dumps({"full_name": repo, "default_branch": info["default_branch"]}))
     elif rest == ["activity"]:
-        ref = query.get("ref", [None])[0]
+        ref = query["ref"][0] if query.get("ref") else None
         items = [a for a in reversed(info["activity"]) if ref is None or a["ref"] == ref]
         emit(items, jq)
     elif rest == ["releases"]:
         emit(list(reversed(info["releases"])), jq)
-    elif rest[:2] == ["releases", "assets"]:
-        sys.stdout.buffer.write((STATE / "assets" / rest[2]).read_bytes())
+    elif rest[:2] == ["releases", "assets"] and len(rest) == 3:
+        asset = STATE / "assets" / rest[2]
+        if not asset.is_file():
+            not_found(path)
+        if "Accept: application/octet-stream" in args:
+            sys.stdout.buffer.write(asset.read_bytes())
+        else:
+            sys.stdout.write(json.dumps({"id": int(rest[2]), "size": asset.stat().st_size}))
     elif rest[:2] == ["actions", "artifacts"] and len(rest) == 2:
         emit({"artifacts": info["artifacts"]}, jq)
+    elif rest[:2] == ["actions", "artifacts"] and len(rest) == 4 and rest[3] == "zip":
+        archive = STATE / "artifacts" / f"{rest[2]}.zip"
+        if not archive.is_file():
+            not_found(path)
+        sys.stdout.buffer.write(archive.read_bytes())
     else:
         not_found(path)
 

@@ -53,6 +53,13 @@ class AutogradeCase(unittest.TestCase):
         doc = json.loads(result.read_text()) if result.is_file() else None
         return rc, doc
 
+    def graded(self, scores: dict, *extra: str, env: dict | None = None) -> tuple[int, dict]:
+        """grade(), where the run must have written a result.json."""
+        rc, doc = self.grade(scores, *extra, env=env)
+        if doc is None:
+            self.fail(f"autograde.py wrote no result.json (exit status {rc})")
+        return rc, doc
+
     def entries(self, doc: dict) -> dict:
         return {e["cudalabs"]["lab"]: e for e in doc["tests"]}
 
@@ -65,7 +72,7 @@ class AutogradeCase(unittest.TestCase):
 
 class ResultJson(AutogradeCase):
     def test_passing_submission_every_lab_at_its_maximum(self):
-        rc, doc = self.grade(fx.make_scores())
+        rc, doc = self.graded(fx.make_scores())
         self.assertEqual(rc, 0)
         self.assertValid(doc)
         labs = self.entries(doc)
@@ -81,7 +88,7 @@ class ResultJson(AutogradeCase):
         self.assertEqual(doc["commit"], C50_ENV["COMMIT_URL"])
 
     def test_failing_submission_whole_points_below_the_maximum(self):
-        rc, doc = self.grade(fx.make_scores(statuses={
+        rc, doc = self.graded(fx.make_scores(statuses={
             "lab01": ["passed", "failed", "passed", "passed", "failed", "skipped", "passed"],
             "lab13": ["passed", "failed"]}))
         self.assertEqual(rc, 0)
@@ -101,7 +108,8 @@ class ResultJson(AutogradeCase):
         # assignment_type_for_mode); a team submission must grade, not exit 1 after the grade.
         for kind in ("individual", "group", "team"):
             with self.subTest(kind):
-                rc, doc = self.grade(fx.make_scores(), env={**C50_ENV, "ASSIGNMENT_TYPE": kind})
+                rc, doc = self.graded(fx.make_scores(),
+                                      env={**C50_ENV, "ASSIGNMENT_TYPE": kind})
                 self.assertEqual(rc, 0)
                 self.assertEqual(doc["assignment_type"], kind)
                 self.assertEqual(autograde.validate_result(doc), [])
@@ -111,7 +119,7 @@ class ResultJson(AutogradeCase):
         scores["tests"][8]["message"] = ("3 of 4225 elements wrong in a 65x65 result;\n"
                                          "first at index 64")
         assets = self.tmp / "assets"
-        rc, doc = self.grade(scores, "--assets", str(assets), "--step-summary")
+        rc, doc = self.graded(scores, "--assets", str(assets), "--step-summary")
         self.assertEqual(rc, 0)
         lab02 = self.entries(doc)["lab02"]["cudalabs"]
         self.assertEqual(lab02["failures"], [{
@@ -127,7 +135,7 @@ class ResultJson(AutogradeCase):
         self.assertTrue(driver["step_summary"])
 
     def test_partly_compiling_submission_keeps_the_lab_maximum(self):
-        rc, doc = self.grade(fx.make_scores(built={"lab02": False}))
+        rc, doc = self.graded(fx.make_scores(built={"lab02": False}))
         self.assertEqual(rc, 0)
         self.assertValid(doc)
         lab02 = self.entries(doc)["lab02"]
@@ -139,7 +147,7 @@ class ResultJson(AutogradeCase):
     def test_intake_flags_in_the_lab_entry(self):
         flags = [{"file": "labs/lab13_sgemm/sgemm.cu", "line": 12, "construct": "asm",
                   "text": "asm volatile(...)"}]
-        _, doc = self.grade(fx.make_scores(flags={"lab13": flags}))
+        _, doc = self.graded(fx.make_scores(flags={"lab13": flags}))
         lab13 = self.entries(doc)["lab13"]
         self.assertIn("[1 intake flag]", lab13["test-name"])
         self.assertIn("labs/lab13_sgemm/sgemm.cu:12 asm", lab13["message"])
@@ -147,7 +155,7 @@ class ResultJson(AutogradeCase):
         self.assertNotIn("intake", self.entries(doc)["lab01"]["test-name"])
 
     def test_key_ratios_gpu_and_commit_recorded(self):
-        _, doc = self.grade(fx.make_scores(sgemm_share=0.91))
+        _, doc = self.graded(fx.make_scores(sgemm_share=0.91))
         c = self.entries(doc)["lab13"]["cudalabs"]
         self.assertEqual([(r["name"], r["value"]) for r in c["ratios"]], [("speedup", 0.91)])
         self.assertEqual(c["gpu"], fx.H100)
@@ -155,7 +163,7 @@ class ResultJson(AutogradeCase):
         self.assertEqual(c["graded_commit"], fx.git("rev-parse", "HEAD", cwd=self.sub))
 
     def test_without_a_gpu_only_cpu_tests_count(self):
-        _, doc = self.grade(fx.make_scores(), "--preset", "ci-student")
+        _, doc = self.graded(fx.make_scores(), "--preset", "ci-student")
         labs = self.entries(doc)
         self.assertEqual(labs["lab02"]["max-score"], 50)
         self.assertEqual(labs["lab13"]["max-score"], 40)
@@ -166,14 +174,14 @@ class ResultJson(AutogradeCase):
         env = {"GITHUB_REPOSITORY": "gpu-fall/cudalabs-alice", "GITHUB_RUN_ID": "77",
                "GITHUB_ACTOR": "alice", "GITHUB_SERVER_URL": "https://github.com",
                "GITHUB_REF": "refs/heads/main"}
-        _, doc = self.grade(fx.make_scores(), env=env)
+        _, doc = self.graded(fx.make_scores(), env=env)
         self.assertValid(doc)
         self.assertTrue(doc["submission"].startswith("submit/"))
         self.assertEqual(doc["release"], "https://github.com/gpu-fall/cudalabs-alice/actions/runs/77")
         self.assertEqual(doc["owner"], "alice")
 
     def test_top_level_holds_only_v1_keys_and_a_release_body(self):
-        _, doc = self.grade(fx.make_scores())
+        _, doc = self.graded(fx.make_scores())
         self.assertLessEqual(set(doc), set(autograde.TOP_KEYS))
         body = (self.tmp / "out" / "release-body.md").read_text()
         self.assertIn("300 / 300", body)
@@ -185,7 +193,7 @@ class ResultJson(AutogradeCase):
         self.assertIsNone(doc)
 
     def test_run_that_needs_review_is_graded_and_marked(self):
-        rc, doc = self.grade(fx.make_scores(), env={**C50_ENV, "CUDALAB_FAKE_RC": "3"})
+        rc, doc = self.graded(fx.make_scores(), env={**C50_ENV, "CUDALAB_FAKE_RC": "3"})
         self.assertEqual(rc, 0)
         self.assertValid(doc)
         for e in doc["tests"]:
@@ -206,7 +214,7 @@ class Validator(unittest.TestCase):
 
     def test_rules(self):
         self.assertEqual(autograde.validate_result(self.good()), [])
-        cases = {
+        cases: dict[str, dict] = {
             "extra top-level key": {"cudalabs": {}},
             "float score": {"score": 1.0},
             "score above the maximum": {"score": 3},

@@ -25,7 +25,7 @@ ROOT = fx.ROOT
 SCRIPT = ROOT / "tools" / "class" / "c50_gpu_rehearsal.sh"
 STANDIN = HERE / "classroom50_flow.py"
 # A schema written for this test in the shape of a v1 result (not Classroom 50's file).
-SCHEMA = {
+SCHEMA: dict = {
     "type": "object", "additionalProperties": False,
     "required": ["schema", "classroom", "assignment", "assignment_type", "owner", "submission",
                  "commit", "release", "review", "datetime", "score", "max-score", "tests"],
@@ -130,11 +130,13 @@ class GpuRehearsalOnTheCpu(unittest.TestCase):
         self.assertIn("status output is 'error'", run.stdout)
 
     def test_usage_errors(self):
-        for args, text in (([], "--runner-py"),
-                           (["--runner-py", str(STANDIN)], "--solution-tree"),
-                           (["--runner-py", str(STANDIN), "--solution-tree",
-                             str(self.solutions), "--student-tree", str(self.course),
-                             "--lab", "lab09", "--out", str(self.tmp / "o")], "no lab09")):
+        cases: list[tuple[list[str], str]] = [
+            ([], "--runner-py"),
+            (["--runner-py", str(STANDIN)], "--solution-tree"),
+            (["--runner-py", str(STANDIN), "--solution-tree", str(self.solutions),
+              "--student-tree", str(self.course), "--lab", "lab09", "--out",
+              str(self.tmp / "o")], "no lab09")]
+        for args, text in cases:
             run = subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True,
                                  check=False)
             self.assertEqual(run.returncode, 2, run.stderr)

@@ -203,7 +203,8 @@ class Calibrate(unittest.TestCase):
                 files[p.name] = kv
             exact = [n for n, kv in files.items() if kv.get("gpu") == gpu]
             ref = [n for n, kv in files.items() if kv.get("reference") == "yes"]
-            return (exact or ref or [None])[0]
+            found = exact or ref
+            return found[0] if found else None
 
         self.assertEqual(choose(model), path.name)
         self.assertEqual(choose("NVIDIA L4"), "nvidia-h200.tsv")

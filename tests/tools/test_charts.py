@@ -23,8 +23,9 @@ SHARES = {"alice": 0.93, "bob": 0.35, "carol": 0.61, "dave": 0.88}
 
 
 def collected() -> dict:
-    students = [{"student": s, "result": fx.make_result({"lab13": (100, 100)}, share=v)}
-                for s, v in SHARES.items()]
+    students: list[dict] = [
+        {"student": s, "result": fx.make_result({"lab13": (100, 100)}, share=v)}
+        for s, v in SHARES.items()]
     students.append({"student": "erin", "result": fx.make_result(
         {"lab13": (100, 100)}, share=0.97, gpu="NVIDIA H200")})
     students.append({"student": "frank", "result": None})

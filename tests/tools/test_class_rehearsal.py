@@ -142,6 +142,31 @@ def dockerfile_course_step() -> str:
 class Rehearsal(unittest.TestCase):
     """The whole class, run once; each test checks one part of it."""
 
+    # What setUpClass builds and runs, kept for the checks below.
+    tmp: Path
+    state: Path
+    env: dict[str, str]
+    course_ref: str
+    baked: Path
+    bake_log: str
+    bundle: Path
+    jobs: dict[str, list[dict]]
+    created: subprocess.CompletedProcess[str]
+    out: Path
+    no_prefix: subprocess.CompletedProcess[str]
+    wrong_prefix: subprocess.CompletedProcess[str]
+    collected_run: subprocess.CompletedProcess[str]
+    collected: dict
+    regraded: Path
+    regrade_rc: int
+    regrade_log: str
+    book_run: subprocess.CompletedProcess[str]
+    book: dict[str, dict[str, str]]
+    published: dict[str, dict[str, str]]
+    chart_dir: Path
+    chart_run: subprocess.CompletedProcess[str]
+    consent_dir: Path
+
     @classmethod
     def setUpClass(cls):
         cls.tmp = Path(tempfile.mkdtemp(prefix="cudalab-rehearsal-"))
@@ -205,7 +230,7 @@ class Rehearsal(unittest.TestCase):
 
     # -- the class -------------------------------------------------------------------------
     @classmethod
-    def tool(cls, script: str, *args: str) -> subprocess.CompletedProcess:
+    def tool(cls, script: str, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-B", str(ROOT / script), *args], env=cls.env,
                               capture_output=True, text=True, check=False)
 
@@ -239,7 +264,7 @@ class Rehearsal(unittest.TestCase):
 
     @classmethod
     def run_class(cls):
-        cls.jobs: dict[str, list[dict]] = {}
+        cls.jobs = {}
         cls.created = cls.tool("tools/class/create_repos.py", "--roster",
                                str(cls.tmp / "roster.csv"), "--org", ORG, "--template", TEMPLATE,
                                "--prefix", PREFIX)
@@ -454,8 +479,8 @@ class RunnerNetwork(unittest.TestCase):
     def test_pages_host_of_the_organization_is_allowed_and_nothing_more(self):
         # defect: squid.conf let only GitHub's API, raw and package hosts through, so every
         # Classroom 50 grade failed at "Grade details" (runner.py from <org>.github.io)
-        with tempfile.TemporaryDirectory() as tmp:
-            tmp = Path(tmp)
+        with tempfile.TemporaryDirectory() as tmp_dir:
+            tmp = Path(tmp_dir)
             (tmp / "bin").mkdir()
             (tmp / "bin" / "docker").write_text(
                 f'#!/bin/sh\necho "$*" >>"{tmp}/docker.log"\nexit 0\n')

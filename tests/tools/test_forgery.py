@@ -49,6 +49,8 @@ def have_tools() -> str | None:
 
 
 class Forgery(unittest.TestCase):
+    tmp: Path
+
     @classmethod
     def setUpClass(cls):
         why = have_tools()

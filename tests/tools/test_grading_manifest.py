@@ -50,8 +50,9 @@ TESTS = [
     ctest_test("common.GivenMathCpu.Adds", ["common", "cpu", "given"]),
     ctest_test("wrong.lab07.no_swizzle", ["lab07", "wrong"], gtest=False),
 ]
-GOOD = {"objectives": {"TileGpu": 40, "TileSanitizer": 20, "TilePerf": 25, "DemoGpu": 15},
-        "helpers": {"SmallShapesGpu": "what TileSanitizer re-runs"}}
+GOOD: dict[str, dict] = {"objectives": {"TileGpu": 40, "TileSanitizer": 20, "TilePerf": 25,
+                                        "DemoGpu": 15},
+                         "helpers": {"SmallShapesGpu": "what TileSanitizer re-runs"}}
 
 
 class GradingManifest(unittest.TestCase):

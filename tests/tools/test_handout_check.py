@@ -44,7 +44,8 @@ class Lab:
         self.dir.mkdir(parents=True)
         sol.mkdir(parents=True)
         for name, counts in files.items():
-            b = (budgets or {}).get(name, [None] * len(counts))
+            given = (budgets or {}).get(name)
+            b: list[int | None] = [*given] if given is not None else [None] * len(counts)
             (self.dir / name).write_text(
                 "void f() {\n" + "".join(stub_region("99", x) for x in b) + "}\n")
             (sol / name).write_text(

@@ -103,12 +103,13 @@ void copy(float* dst, const float* src, int n) {
 """
 
 
-def tool(*names: str) -> str | None:
+def tool(*names: str) -> str:
+    """The path of the first of @p names on PATH; "" when none is (the tests are skipped)."""
     for name in names:
         path = shutil.which(name)
         if path:
             return path
-    return None
+    return ""
 
 
 CXX = tool(os.environ.get("CXX", "c++"), "g++", "clang++")
@@ -132,6 +133,9 @@ def system_libs() -> str:
 @unittest.skipUnless(CXX and CMAKE and NM and AR and OBJDUMP,
                      "needs cmake, a C++ compiler, nm, ar and objdump")
 class IsolationCheck(unittest.TestCase):
+    tmp: Path
+    reference: Path
+
     @classmethod
     def setUpClass(cls) -> None:
         cls.tmp = Path(tempfile.mkdtemp(prefix="cudalab-isolation-"))

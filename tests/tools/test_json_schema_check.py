@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "tools" / "class"))
 import json_schema_check as jsc  # noqa: E402
 
 TIME = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$"
-SCHEMA = {
+SCHEMA: dict = {
     "$schema": "https://json-schema.org/draft/2020-12/schema", "title": "a result",
     "type": "object", "additionalProperties": False,
     "required": ["schema", "kind", "when", "score", "tests"],

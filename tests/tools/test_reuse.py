@@ -3,7 +3,8 @@
 """Tests of one-lab pushes: tools/release/reuse.py (the per-lab reuse key and the plan),
 autograde.py's use of it (only changed labs are graded, the others carried, a stale result
 never reaches a changed file, a submit/* tag grades everything) and
-tools/release/previous_result.py (the last result, from releases or artifacts; fake HTTP)."""
+tools/release/previous_result.py (the last result, from releases or artifacts: its choice on
+fake API answers, and what it asks `gh api` for, with the fake gh of fake_gh.py on PATH)."""
 
 from __future__ import annotations
 
@@ -12,13 +13,15 @@ import io
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
 from pathlib import Path
 from unittest import mock
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
 import toolfixtures as fx  # noqa: E402
 
 import autograde  # noqa: E402
@@ -170,19 +173,18 @@ class Autograde(unittest.TestCase):
 
 class PreviousResult(unittest.TestCase):
     def fetch(self, source: str, answers: dict[str, bytes], branch: str = "main"):
-        calls = []
+        calls: list[tuple[str, str]] = []
 
-        def get(url: str, accept: str) -> bytes:
-            calls.append((url, accept))
+        def get(path: str, accept: str) -> bytes:
+            calls.append((path, accept))
             for key, value in answers.items():
-                if key in url:
+                if key in path:
                     return value
-            raise previous_result.urllib.error.URLError("no route")
+            raise previous_result.GhError(f"gh api {path}: HTTP 404: Not Found")
 
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "prev" / "result.json"
-            with contextlib.redirect_stdout(io.StringIO()), \
-                    mock.patch.dict(os.environ, {"GITHUB_API_URL": "https://api.test"}):
+            with contextlib.redirect_stdout(io.StringIO()):
                 rc = previous_result.main(["--source", source, "--out", str(out), "--repo",
                                            "o/r", "--branch", branch], get=get)
             data = json.loads(out.read_text()) if out.is_file() else None
@@ -198,8 +200,7 @@ class PreviousResult(unittest.TestCase):
                                       rel(3, "github-actions[bot]", "2026-12-02T00:00:00Z")]).encode(),
             "/releases/assets/103": b'{"from": 3}'})
         self.assertEqual((rc, data), (0, {"from": 3}))
-        self.assertEqual(calls[-1], ("https://api.test/repos/o/r/releases/assets/103",
-                                     "application/octet-stream"))
+        self.assertEqual(calls[-1], ("repos/o/r/releases/assets/103", "application/octet-stream"))
 
     def test_newest_artifact_of_the_branch(self):
         art = lambda i, branch, when, expired=False: {  # noqa: E731
@@ -215,6 +216,84 @@ class PreviousResult(unittest.TestCase):
     def test_none_and_errors_write_nothing(self):
         self.assertEqual(self.fetch("artifacts", {"artifacts?": b'{"artifacts": []}'})[:2], (0, None))
         self.assertEqual(self.fetch("releases", {})[:2], (1, None))
+
+
+class PreviousResultThroughGh(unittest.TestCase):
+    """previous_result.py as the workflow step runs it, with `gh` on PATH (fake_gh.py): the
+    downloads it asks gh for, the token kept off gh's command line, and a missing gh or an
+    unreadable API leaving every lab graded."""
+
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="cudalab-previous-"))
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
+        self.state = self.tmp / "github"
+        self.bin = self.tmp / "bin"
+        self.bin.mkdir()
+        (self.bin / "gh").write_text(f'#!/bin/sh\nexec "{sys.executable}" "{HERE / "fake_gh.py"}" '
+                                     '"$@"\n')
+        (self.bin / "gh").chmod(0o755)
+        self.out = self.tmp / "prev" / "result.json"
+
+    def github(self, releases: list[dict] | None = None,
+               artifacts: list[dict] | None = None) -> None:
+        fx.write_json(self.state / "state.json", {"repos": {"o/r": {
+            "default_branch": "main", "collaborators": [], "activity": [],
+            "releases": releases or [], "artifacts": artifacts or []}}, "next_id": 1})
+
+    def step(self, source: str, repo: str = "o/r",
+             path: str | None = None) -> subprocess.CompletedProcess[str]:
+        env = {"PATH": path if path is not None else f"{self.bin}:{os.environ['PATH']}",
+               "FAKE_GH_STATE": str(self.state), "GH_TOKEN": "job-token",
+               "GITHUB_REPOSITORY": repo, "GITHUB_REF_NAME": "main"}
+        return subprocess.run([sys.executable, "-B", str(fx.RELEASE / "previous_result.py"),
+                               "--source", source, "--out", str(self.out)], env=env,
+                              capture_output=True, text=True, timeout=120, check=False)
+
+    def calls(self) -> list[list[str]]:
+        log = self.state / "calls.log"
+        return [json.loads(line) for line in log.read_text().splitlines()]
+
+    def test_release_asset_as_octet_stream_and_no_token_on_the_command_line(self):
+        self.github(releases=[{"id": 1, "tag_name": "submit/1", "draft": False,
+                               "author": {"login": "github-actions[bot]"},
+                               "published_at": "2026-12-01T00:00:00Z",
+                               "assets": [{"id": 7, "name": "result.json"}]}])
+        (self.state / "assets").mkdir()
+        (self.state / "assets" / "7").write_text('{"from": "release"}')
+        run = self.step("releases")
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertEqual(json.loads(self.out.read_text()), {"from": "release"})
+        calls = self.calls()
+        self.assertEqual(calls[-1][-1], "repos/o/r/releases/assets/7")
+        self.assertIn("Accept: application/octet-stream", calls[-1])
+        self.assertFalse([c for c in calls if any("job-token" in a for a in c)], calls)
+
+    def test_artifact_zip_of_the_branch(self):
+        def run_of(i: int, branch: str) -> dict:
+            return {"id": i, "name": "cudalab-grade", "expired": False,
+                    "created_at": f"2026-12-0{i}T00:00:00Z",
+                    "workflow_run": {"id": 90 + i, "head_branch": branch}}
+
+        self.github(artifacts=[run_of(1, "main"), run_of(2, "wip")])
+        (self.state / "artifacts").mkdir()
+        (self.state / "artifacts" / "1.zip").write_bytes(
+            fx.zip_bytes({"result.json": '{"from": "artifact"}'}))
+        run = self.step("artifacts")
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertEqual(json.loads(self.out.read_text()), {"from": "artifact"})
+        self.assertEqual(self.calls()[-1][-1], "repos/o/r/actions/artifacts/1/zip")
+
+    def test_unknown_repository_or_no_gh_writes_nothing(self):
+        self.github()
+        run = self.step("releases", repo="o/gone")
+        self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
+        self.assertIn("gh api repos/o/gone/releases?per_page=30: HTTP 404", run.stdout)
+        empty = self.tmp / "empty"
+        empty.mkdir()
+        run = self.step("artifacts", path=str(empty))
+        self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
+        self.assertIn("cannot run the GitHub CLI `gh`", run.stdout)
+        self.assertFalse(self.out.exists())
 
 
 if __name__ == "__main__":

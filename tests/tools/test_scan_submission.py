@@ -145,9 +145,9 @@ class Scan(unittest.TestCase):
         rights = right_variant_files(self.tmp)
         self.assertGreaterEqual(len(rights), 28)  # at least 2 per lab, each one file or more
         for name, text in rights:
-            lab = scan.lab_of(name)
-            flagged += scan.scan_text(text, name, scan.expected_includes(ROOT, lab[1])
-                                      if lab else None)
+            owner = scan.lab_of(name)
+            flagged += scan.scan_text(text, name, scan.expected_includes(ROOT, owner[1])
+                                      if owner else None)
         self.assertEqual([f"{f.file}:{f.line}: {f.construct}" for f in flagged], [])
 
     def test_take_submission_scans_what_it_takes(self):

@@ -209,7 +209,8 @@ class FakeGh:
 
     def __init__(self, routes: dict | None = None, existing: tuple[str, ...] = (),
                  failing: tuple[str, ...] = ()):
-        self.routes, self.existing, self.failing, self.calls = routes or {}, existing, failing, []
+        self.routes, self.existing, self.failing = routes or {}, existing, failing
+        self.calls: list[list[str]] = []
 
     def __call__(self, args: list[str]) -> bytes:
         import classlib

@@ -6,22 +6,24 @@
         [--repo OWNER/NAME] [--branch NAME]
 
 Runs in a grading workflow, before any student code, as its own step: the only one that
-gets the job's token (GH_TOKEN or GITHUB_TOKEN; GITHUB_API_URL and GITHUB_REPOSITORY come
-from the runner). Where the last result is:
+gets the job's token (GH_TOKEN; GITHUB_REPOSITORY comes from the runner). GitHub's API is
+read with the GitHub CLI, `gh api` (the runner image has it), which authenticates with
+GH_TOKEN (or GITHUB_TOKEN) and follows a download's redirect to GitHub's storage without
+sending it there; it talks to github.com unless GH_HOST names another host. Where the last
+result is:
   releases   Classroom 50: the newest published release `submit/*` made by
              github-actions[bot] (the grading workflow; releases by anyone else are skipped)
-             with the asset result.json (GET /repos/{repo}/releases, then the asset with
+             with the asset result.json (GET repos/{repo}/releases, then the asset with
              Accept: application/octet-stream)
   artifacts  plain GitHub: the newest unexpired artifact `cudalab-grade` of a run on
              --branch (default GITHUB_REF_NAME), result.json inside its zip
-             (GET /repos/{repo}/actions/artifacts?name=cudalab-grade, then .../zip, whose
-             redirect is followed without the token)
+             (GET repos/{repo}/actions/artifacts?name=cudalab-grade, then .../zip)
 tools/release/autograde.py --previous FILE then grades only the labs whose files changed
 (tools/release/reuse.py says what that trusts).
 
 Exit status: 0 when FILE was written or there is no previous result (then nothing is
-written: every lab is graded); 1 when the API could not be read (the workflow step goes on:
-continue-on-error). Python 3 standard library.
+written: every lab is graded); 1 when the API could not be read, or gh is missing (the
+workflow step goes on: continue-on-error). Python 3 standard library and gh.
 """
 
 from __future__ import annotations
@@ -30,9 +32,8 @@ import argparse
 import io
 import json
 import os
+import subprocess
 import sys
-import urllib.error
-import urllib.request
 import zipfile
 from pathlib import Path
 from typing import Callable
@@ -42,34 +43,30 @@ ARTIFACT = "cudalab-grade"
 Get = Callable[[str, str], bytes]
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: PLR0913
-        return None
+class GhError(Exception):
+    """gh failed or could not run: its message names the API path."""
 
 
-def http_get(url: str, accept: str) -> bytes:
-    """GET @p url from the GitHub API with the job's token; a redirect (an artifact's or an
-    asset's storage URL, already signed) is followed without the token."""
-    token = os.environ.get("GH_TOKEN") or os.environ.get("GITHUB_TOKEN") or ""
-    headers = {"Accept": accept, "X-GitHub-Api-Version": "2022-11-28",
-               "User-Agent": "cudalabs-previous-result"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    opener = urllib.request.build_opener(_NoRedirect)
+def gh_get(path: str, accept: str) -> bytes:
+    """GET @p path (`repos/...`) with `gh api` and the job's token; gh follows a redirect (an
+    artifact's or an asset's storage URL, already signed) and sends its token only to the API
+    host. The token is in gh's environment, never on its command line."""
+    cmd = ["gh", "api", "-H", f"Accept: {accept}", "-H", "X-GitHub-Api-Version: 2022-11-28",
+           path]
     try:
-        with opener.open(urllib.request.Request(url, headers=headers), timeout=60) as r:
-            return r.read()
-    except urllib.error.HTTPError as e:
-        if e.code not in (301, 302, 303, 307, 308) or not e.headers.get("Location"):
-            raise
-        location = e.headers["Location"]
-    with urllib.request.urlopen(urllib.request.Request(
-            location, headers={"User-Agent": "cudalabs-previous-result"}), timeout=120) as r:
-        return r.read()
+        proc = subprocess.run(cmd, capture_output=True, check=False, timeout=180)
+    except OSError as e:
+        raise GhError(f"cannot run the GitHub CLI `gh` ({e.strerror or e})") from None
+    except subprocess.TimeoutExpired:
+        raise GhError(f"gh api {path} timed out") from None
+    if proc.returncode != 0:
+        msg = proc.stderr.decode(errors="replace").strip().splitlines()
+        raise GhError(f"gh api {path}: {msg[-1] if msg else f'exit {proc.returncode}'}")
+    return proc.stdout
 
 
-def from_releases(get: Get, api: str, repo: str) -> bytes | None:
-    releases = json.loads(get(f"{api}/repos/{repo}/releases?per_page=30",
+def from_releases(get: Get, repo: str) -> bytes | None:
+    releases = json.loads(get(f"repos/{repo}/releases?per_page=30",
                               "application/vnd.github+json"))
     ours = [r for r in releases if str(r.get("tag_name", "")).startswith("submit/")
             and not r.get("draft") and (r.get("author") or {}).get("login") == BOT
@@ -79,11 +76,11 @@ def from_releases(get: Get, api: str, repo: str) -> bytes | None:
     newest = max(ours, key=lambda r: r.get("published_at") or r.get("created_at") or "")
     asset = next(a for a in newest["assets"] if a.get("name") == "result.json")
     print(f"previous_result: {newest['tag_name']}")
-    return get(f"{api}/repos/{repo}/releases/assets/{asset['id']}", "application/octet-stream")
+    return get(f"repos/{repo}/releases/assets/{asset['id']}", "application/octet-stream")
 
 
-def from_artifacts(get: Get, api: str, repo: str, branch: str) -> bytes | None:
-    listing = json.loads(get(f"{api}/repos/{repo}/actions/artifacts?name={ARTIFACT}&per_page=30",
+def from_artifacts(get: Get, repo: str, branch: str) -> bytes | None:
+    listing = json.loads(get(f"repos/{repo}/actions/artifacts?name={ARTIFACT}&per_page=30",
                              "application/vnd.github+json"))
     ours = [a for a in listing.get("artifacts") or [] if a.get("name") == ARTIFACT
             and not a.get("expired") and (a.get("workflow_run") or {}).get("head_branch") == branch]
@@ -92,13 +89,13 @@ def from_artifacts(get: Get, api: str, repo: str, branch: str) -> bytes | None:
     newest = max(ours, key=lambda a: a.get("created_at") or "")
     print(f"previous_result: artifact {newest['id']} of run "
           f"{(newest.get('workflow_run') or {}).get('id')}")
-    data = get(f"{api}/repos/{repo}/actions/artifacts/{newest['id']}/zip",
+    data = get(f"repos/{repo}/actions/artifacts/{newest['id']}/zip",
                "application/vnd.github+json")
     with zipfile.ZipFile(io.BytesIO(data)) as z:
         return z.read("result.json") if "result.json" in z.namelist() else None
 
 
-def main(argv: list[str] | None = None, get: Get = http_get) -> int:
+def main(argv: list[str] | None = None, get: Get = gh_get) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__.split(
         "\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--source", choices=("releases", "artifacts"), required=True)
@@ -112,13 +109,12 @@ def main(argv: list[str] | None = None, get: Get = http_get) -> int:
         print("previous_result: --repo OWNER/NAME (or GITHUB_REPOSITORY) is needed",
               file=sys.stderr)
         return 2
-    api = os.environ.get("GITHUB_API_URL", "https://api.github.com").rstrip("/")
     try:
-        data = from_releases(get, api, args.repo) if args.source == "releases" else \
-            from_artifacts(get, api, args.repo, args.branch)
+        data = from_releases(get, args.repo) if args.source == "releases" else \
+            from_artifacts(get, args.repo, args.branch)
         if data is not None:
             json.loads(data)  # must be JSON; autograde.py checks the v1 rules
-    except (urllib.error.URLError, OSError, ValueError, KeyError, zipfile.BadZipFile) as e:
+    except (GhError, ValueError, KeyError, zipfile.BadZipFile) as e:
         print(f"previous_result: cannot read the last result ({e}); every lab is graded")
         return 1
     if data is None:
