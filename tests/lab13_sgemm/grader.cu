@@ -198,14 +198,30 @@ std::string mangled_name(const KernelInfo& kernel) {
   return std::to_string(std::strlen(kernel.name)) + kernel.name;
 }
 
-/// Name and opcodes of every SASS function whose name contains @p part.
+/// Name and opcodes of every SASS function of sm_@p min_sm or later code whose name contains
+/// @p part.
 std::vector<std::pair<std::string, std::vector<std::string>>> sass_functions(
-    const std::string& part) {
+    const std::string& part, int min_sm = 0) {
   std::vector<std::pair<std::string, std::vector<std::string>>> out;
   for (const sass::SassFunction& f : sass::sass_of_this_grader().functions) {
+    if (cudalab::kit::sm_number(f.arch) < min_sm) continue;
     if (f.name.find(part) != std::string::npos) out.emplace_back(f.name, f.opcodes);
   }
   return out;
+}
+
+/// cp.async (LDGSTS) exists from sm_80: the checks that look for it read sm_80 and later code.
+constexpr int kCpAsyncSm = 80;
+
+/// Why the cp.async checks cannot run: this grader holds no sm_80 or later code (a build for
+/// an older GPU, CMAKE_CUDA_ARCHITECTURES=native); empty when it does. The scoreboard shows
+/// the objectives whose tests all skip for this reason as unavailable on the GPU.
+std::string no_cp_async_code() {
+  for (const sass::SassFunction& f : sass::sass_of_this_grader().functions) {
+    if (cudalab::kit::sm_number(f.arch) >= kCpAsyncSm) return {};
+  }
+  return "no sm_80 or later code in this grader (built for other architectures); cp.async "
+         "(LDGSTS) exists from sm_80, so the SASS of the pipelined kernels is not checked";
 }
 
 bool has_op(const std::vector<std::string>& ops, const std::string& head, bool wide) {
@@ -252,8 +268,9 @@ TEST_F(StagesSassCpu, VectorPathsOfStages2And3Use16ByteGlobalAccesses) {
 }
 
 TEST_F(StagesSassCpu, PipelinedKernelCopiesWithCpAsync) {
+  if (const std::string why = no_cp_async_code(); !why.empty()) GTEST_SKIP() << why;
   const KernelInfo pipelined = lab13::pipelined_kernel();
-  const auto functions = sass_functions(mangled_name(pipelined));
+  const auto functions = sass_functions(mangled_name(pipelined), kCpAsyncSm);
   ASSERT_FALSE(functions.empty()) << "no function named like " << pipelined.name
                                   << " in cuobjdump -sass of this grader:\n"
                                   << sass::sass_of_this_grader().excerpt;
@@ -349,9 +366,11 @@ std::string overlap_verdict(const CopyOverlap& o) {
 }
 
 TEST_F(StagesSassCpu, PipelinedKernelsComputeWhileTheNextCopiesFly) {
+  if (const std::string why = no_cp_async_code(); !why.empty()) GTEST_SKIP() << why;
   const KernelInfo pipelined = lab13::pipelined_kernel();
   int found = 0;
   for (const sass::SassFunction& f : sass::sass_of_this_grader().functions) {
+    if (cudalab::kit::sm_number(f.arch) < kCpAsyncSm) continue;
     if (f.name.find(mangled_name(pipelined)) == std::string::npos) continue;
     ++found;
     const CopyOverlap o = copy_overlap(f.opcodes, f.operands);
@@ -370,13 +389,14 @@ TEST_F(StagesSassCpu, PipelinedKernelsComputeWhileTheNextCopiesFly) {
 class StreamKSassCpu : public StagesSassCpu {};
 
 TEST_F(StreamKSassCpu, KernelsCopyWithCpAsyncInRegistersAndTheTailCounts) {
+  if (const std::string why = no_cp_async_code(); !why.empty()) GTEST_SKIP() << why;
   for (const bool vec : {true, false}) {
     for (const KernelInfo& kernel :
          {lab13::stream_k_dp_kernel(vec), lab13::stream_k_tail_kernel(vec)}) {
       const bool tail = std::strcmp(kernel.name, lab13::stream_k_tail_kernel().name) == 0;
       // "ILb1E" / "ILb0E": the instance of template argument kVec.
       const std::string part = mangled_name(kernel) + (vec ? "ILb1E" : "ILb0E");
-      const auto functions = sass_functions(part);
+      const auto functions = sass_functions(part, kCpAsyncSm);
       ASSERT_FALSE(functions.empty())
           << "no function named like " << part << " in cuobjdump -sass of this grader:\n"
           << sass::sass_of_this_grader().excerpt;

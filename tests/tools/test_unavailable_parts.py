@@ -210,6 +210,14 @@ class UnavailableParts(unittest.TestCase):
         sass = (ROOT / "tests" / "common" / "sass_rules.hpp").read_text(encoding="utf-8")
         self.assertIn('"no sm_" << min_sm << " or later code in this grader (built for other "',
                       sass)
+        lab13 = (ROOT / "tests" / "lab13_sgemm" / "grader.cu").read_text(encoding="utf-8")
+        self.assertIn('"no sm_80 or later code in this grader (built for other architectures); '
+                      'cp.async "', lab13)
+        mark = scoreboard.unavailable_on_gpu(
+            "skipped", "no sm_80 or later code in this grader (built for other architectures); "
+            "cp.async (LDGSTS) exists from sm_80, so the SASS of the pipelined kernels is not "
+            "checked")
+        self.assertEqual((mark or {}).get("needs"), "8.0")
         for msg in (CC_SKIP, FEATURE_SKIP, SASS_SKIP,
                     "no sm_80 .. sm_90 code in this grader (built for other architectures); the "
                     "SASS is not checked",
