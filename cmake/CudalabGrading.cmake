@@ -189,16 +189,64 @@ function(cudalab_suite_rule suite out)
 endfunction()
 
 # ---------------------------------------------------------------------------
-# JSON helpers (strings are escaped; lists become arrays of strings)
+# JSON (the build's records): built with string(JSON ... SET), whose writer escapes every
+# string and lays out the structure; nothing is pieced together from text. Objects are written
+# with their members in the order of their names (CMake's writer sorts them; every reader looks
+# members up by name).
 # ---------------------------------------------------------------------------
+# _cudalab_json_str(<out> <value>) — <value> as the JSON text of a string, for string(JSON SET),
+# which parses it and writes the string again with its own escapes (any other control character
+# as \u00XX): here only the quote and the backslash, and the line breaks and tabs that a strict
+# reader refuses unescaped.
 function(_cudalab_json_str out value)
   string(REPLACE "\\" "\\\\" value "${value}")
   string(REPLACE "\"" "\\\"" value "${value}")
   string(REPLACE "\n" "\\n" value "${value}")
+  string(REPLACE "\r" "\\r" value "${value}")
   string(REPLACE "\t" "\\t" value "${value}")
   set(${out} "\"${value}\"" PARENT_SCOPE)
 endfunction()
 
+# _cudalab_json_append(<array var> <json>) — appends the value <json> (JSON text) to the array in
+# <array var> (string(JSON SET) at the index past the end appends).
+function(_cudalab_json_append array_var json)
+  set(array "${${array_var}}")
+  string(JSON n LENGTH "${array}")
+  string(JSON array SET "${array}" ${n} "${json}")
+  set(${array_var} "${array}" PARENT_SCOPE)
+endfunction()
+
+# _cudalab_json_set(<object var> <key> STRING <value> | STRINGS [<value>...] | BOOL <value>
+#                   | JSON <json>) — sets the member <key> of the object in <object var> to a
+# string, an array of strings (a CMake list), true or false (CMake's truth of <value>), or a
+# value given as JSON text (a number, null, an array or object built before).
+function(_cudalab_json_set object_var key kind)
+  set(object "${${object_var}}")
+  if(kind STREQUAL "STRING")
+    _cudalab_json_str(value "${ARGV3}")
+  elseif(kind STREQUAL "STRINGS")
+    set(value "[]")
+    foreach(v IN LISTS ARGN)
+      _cudalab_json_str(q "${v}")
+      _cudalab_json_append(value "${q}")
+    endforeach()
+  elseif(kind STREQUAL "BOOL")
+    if(ARGV3)
+      set(value true)
+    else()
+      set(value false)
+    endif()
+  elseif(kind STREQUAL "JSON")
+    set(value "${ARGV3}")
+  else()
+    message(FATAL_ERROR "_cudalab_json_set: unknown kind '${kind}'")
+  endif()
+  string(JSON object SET "${object}" "${key}" "${value}")
+  set(${object_var} "${object}" PARENT_SCOPE)
+endfunction()
+
+# _cudalab_json_list(<out> <value>...) and _cudalab_json_bool(<out> <value>): the text of an array
+# of strings and of true/false, for cudalab_labs.json, which is still written as text.
 function(_cudalab_json_list out)
   set(items "")
   foreach(v IN LISTS ARGN)
@@ -529,14 +577,23 @@ macro(cudalab_write_resource_spec)
     message(FATAL_ERROR "CUDALAB_GPU_COUNT ('${CUDALAB_GPU_COUNT}') and CUDALAB_GPU_SLOTS "
                         "('${CUDALAB_GPU_SLOTS}') must be positive integers")
   endif()
-  set(_cudalab_entries "")
+  # {"version": {"major": 1, "minor": 0}, "local": [{"gpus": [{"id": "0", "slots": 8}, ...]}]}
+  set(_cudalab_spec_gpus "[]")
   math(EXPR _cudalab_last "${_cudalab_gpus} - 1")
   foreach(_cudalab_i RANGE ${_cudalab_last})
-    list(APPEND _cudalab_entries "{\"id\": \"${_cudalab_i}\", \"slots\": ${CUDALAB_GPU_SLOTS}}")
+    set(_cudalab_spec_gpu "{}")
+    _cudalab_json_set(_cudalab_spec_gpu id STRING "${_cudalab_i}")
+    _cudalab_json_set(_cudalab_spec_gpu slots JSON "${CUDALAB_GPU_SLOTS}")
+    _cudalab_json_append(_cudalab_spec_gpus "${_cudalab_spec_gpu}")
   endforeach()
-  list(JOIN _cudalab_entries ", " _cudalab_entries)
-  _cudalab_write_if_changed("${CMAKE_BINARY_DIR}/cudalab_resources.json"
-    "{\"version\": {\"major\": 1, \"minor\": 0},\n \"local\": [{\"gpus\": [${_cudalab_entries}]}]}\n")
+  set(_cudalab_spec_local "{}")
+  _cudalab_json_set(_cudalab_spec_local gpus JSON "${_cudalab_spec_gpus}")
+  set(_cudalab_spec_locals "[]")
+  _cudalab_json_append(_cudalab_spec_locals "${_cudalab_spec_local}")
+  set(_cudalab_spec "{}")
+  _cudalab_json_set(_cudalab_spec version JSON [[{"major": 1, "minor": 0}]])
+  _cudalab_json_set(_cudalab_spec local JSON "${_cudalab_spec_locals}")
+  _cudalab_write_if_changed("${CMAKE_BINARY_DIR}/cudalab_resources.json" "${_cudalab_spec}\n")
   set(CTEST_RESOURCE_SPEC_FILE "${CMAKE_BINARY_DIR}/cudalab_resources.json")
   message(STATUS "CTest resource spec: ${_cudalab_gpus} GPU(s), ${CUDALAB_GPU_SLOTS} slots each "
                  "(cudalab_resources.json)")
