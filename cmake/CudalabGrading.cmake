@@ -189,32 +189,60 @@ function(cudalab_suite_rule suite out)
 endfunction()
 
 # ---------------------------------------------------------------------------
-# JSON helpers (strings are escaped; lists become arrays of strings)
+# JSON (the build's records): built with string(JSON ... SET), whose writer escapes every
+# string and lays out the structure; nothing is pieced together from text. Objects are written
+# with their members in the order of their names (CMake's writer sorts them; every reader looks
+# members up by name).
 # ---------------------------------------------------------------------------
+# _cudalab_json_str(<out> <value>) — <value> as the JSON text of a string, for string(JSON SET),
+# which parses it and writes the string again with its own escapes (any other control character
+# as \u00XX): here only the quote and the backslash, and the line breaks and tabs that a strict
+# reader refuses unescaped.
 function(_cudalab_json_str out value)
   string(REPLACE "\\" "\\\\" value "${value}")
   string(REPLACE "\"" "\\\"" value "${value}")
   string(REPLACE "\n" "\\n" value "${value}")
+  string(REPLACE "\r" "\\r" value "${value}")
   string(REPLACE "\t" "\\t" value "${value}")
   set(${out} "\"${value}\"" PARENT_SCOPE)
 endfunction()
 
-function(_cudalab_json_list out)
-  set(items "")
-  foreach(v IN LISTS ARGN)
-    _cudalab_json_str(q "${v}")
-    list(APPEND items "${q}")
-  endforeach()
-  list(JOIN items ", " joined)
-  set(${out} "[${joined}]" PARENT_SCOPE)
+# _cudalab_json_append(<array var> <json>) — appends the value <json> (JSON text) to the array in
+# <array var> (string(JSON SET) at the index past the end appends).
+function(_cudalab_json_append array_var json)
+  set(array "${${array_var}}")
+  string(JSON n LENGTH "${array}")
+  string(JSON array SET "${array}" ${n} "${json}")
+  set(${array_var} "${array}" PARENT_SCOPE)
 endfunction()
 
-function(_cudalab_json_bool out value)
-  if(value)
-    set(${out} true PARENT_SCOPE)
+# _cudalab_json_set(<object var> <key> STRING <value> | STRINGS [<value>...] | BOOL <value>
+#                   | JSON <json>) — sets the member <key> of the object in <object var> to a
+# string, an array of strings (a CMake list), true or false (CMake's truth of <value>), or a
+# value given as JSON text (a number, null, an array or object built before).
+function(_cudalab_json_set object_var key kind)
+  set(object "${${object_var}}")
+  if(kind STREQUAL "STRING")
+    _cudalab_json_str(value "${ARGV3}")
+  elseif(kind STREQUAL "STRINGS")
+    set(value "[]")
+    foreach(v IN LISTS ARGN)
+      _cudalab_json_str(q "${v}")
+      _cudalab_json_append(value "${q}")
+    endforeach()
+  elseif(kind STREQUAL "BOOL")
+    if(ARGV3)
+      set(value true)
+    else()
+      set(value false)
+    endif()
+  elseif(kind STREQUAL "JSON")
+    set(value "${ARGV3}")
   else()
-    set(${out} false PARENT_SCOPE)
+    message(FATAL_ERROR "_cudalab_json_set: unknown kind '${kind}'")
   endif()
+  string(JSON object SET "${object}" "${key}" "${value}")
+  set(${object_var} "${object}" PARENT_SCOPE)
 endfunction()
 
 # _cudalab_write_if_changed(<file> <content>) — leaves an unchanged file (and its time) alone.
@@ -529,14 +557,23 @@ macro(cudalab_write_resource_spec)
     message(FATAL_ERROR "CUDALAB_GPU_COUNT ('${CUDALAB_GPU_COUNT}') and CUDALAB_GPU_SLOTS "
                         "('${CUDALAB_GPU_SLOTS}') must be positive integers")
   endif()
-  set(_cudalab_entries "")
+  # {"version": {"major": 1, "minor": 0}, "local": [{"gpus": [{"id": "0", "slots": 8}, ...]}]}
+  set(_cudalab_spec_gpus "[]")
   math(EXPR _cudalab_last "${_cudalab_gpus} - 1")
   foreach(_cudalab_i RANGE ${_cudalab_last})
-    list(APPEND _cudalab_entries "{\"id\": \"${_cudalab_i}\", \"slots\": ${CUDALAB_GPU_SLOTS}}")
+    set(_cudalab_spec_gpu "{}")
+    _cudalab_json_set(_cudalab_spec_gpu id STRING "${_cudalab_i}")
+    _cudalab_json_set(_cudalab_spec_gpu slots JSON "${CUDALAB_GPU_SLOTS}")
+    _cudalab_json_append(_cudalab_spec_gpus "${_cudalab_spec_gpu}")
   endforeach()
-  list(JOIN _cudalab_entries ", " _cudalab_entries)
-  _cudalab_write_if_changed("${CMAKE_BINARY_DIR}/cudalab_resources.json"
-    "{\"version\": {\"major\": 1, \"minor\": 0},\n \"local\": [{\"gpus\": [${_cudalab_entries}]}]}\n")
+  set(_cudalab_spec_local "{}")
+  _cudalab_json_set(_cudalab_spec_local gpus JSON "${_cudalab_spec_gpus}")
+  set(_cudalab_spec_locals "[]")
+  _cudalab_json_append(_cudalab_spec_locals "${_cudalab_spec_local}")
+  set(_cudalab_spec "{}")
+  _cudalab_json_set(_cudalab_spec version JSON [[{"major": 1, "minor": 0}]])
+  _cudalab_json_set(_cudalab_spec local JSON "${_cudalab_spec_locals}")
+  _cudalab_write_if_changed("${CMAKE_BINARY_DIR}/cudalab_resources.json" "${_cudalab_spec}\n")
   set(CTEST_RESOURCE_SPEC_FILE "${CMAKE_BINARY_DIR}/cudalab_resources.json")
   message(STATUS "CTest resource spec: ${_cudalab_gpus} GPU(s), ${CUDALAB_GPU_SLOTS} slots each "
                  "(cudalab_resources.json)")
@@ -678,12 +715,20 @@ function(cudalab_discover_grader target label)
     "endif()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${inc}")
 
-  _cudalab_json_str(j_target "${target}")
-  _cudalab_json_str(j_label "${label}")
-  _cudalab_json_str(j_prefix "${ARG_PREFIX}")
-  _cudalab_json_bool(j_graded ${graded})
-  set_property(GLOBAL APPEND PROPERTY CUDALAB_RECORD_GRADERS
-    "{\"target\": ${j_target}, \"lab\": ${j_label}, \"prefix\": ${j_prefix}, \"graded\": ${j_graded}, \"executable\": \"$<TARGET_FILE:${target}>\"}")
+  # The grader in cudalab_labs.json: CUDALAB_RECORD_GRADERS holds the array of them. Its
+  # executable is a generator expression, which file(GENERATE) evaluates when it writes the file.
+  set(grader "{}")
+  _cudalab_json_set(grader target STRING "${target}")
+  _cudalab_json_set(grader lab STRING "${label}")
+  _cudalab_json_set(grader prefix STRING "${ARG_PREFIX}")
+  _cudalab_json_set(grader graded BOOL "${graded}")
+  _cudalab_json_set(grader executable STRING "$<TARGET_FILE:${target}>")
+  get_property(graders GLOBAL PROPERTY CUDALAB_RECORD_GRADERS)
+  if(NOT graders)
+    set(graders "[]")
+  endif()
+  _cudalab_json_append(graders "${grader}")
+  set_property(GLOBAL PROPERTY CUDALAB_RECORD_GRADERS "${graders}")
 endfunction()
 
 set(CUDALAB_GRADING_MODULE "${CMAKE_CURRENT_LIST_FILE}")
@@ -693,23 +738,35 @@ set(CUDALAB_GRADING_MODULE "${CMAKE_CURRENT_LIST_FILE}")
 # suite-ending rules, the labs (folders, SOURCES, GIVEN, DEMO: also of labs whose grader is not
 # built) and the graders (label, prefix, whether graded). No tests, no points.
 function(_cudalab_write_labs_record)
-  set(rules "")
+  set(endings "[]")
   foreach(e IN LISTS CUDALAB_SUITE_ENDINGS)
-    _cudalab_json_str(je "${e}")
-    _cudalab_json_list(jl ${CUDALAB_RULE_${e}_LABELS})
-    string(TOLOWER "${CUDALAB_RULE_${e}_TIMEOUT}" tk)
-    _cudalab_json_bool(js ${CUDALAB_RULE_${e}_SERIAL})
-    _cudalab_json_bool(jg ${CUDALAB_RULE_${e}_GPU})
-    list(APPEND rules "      {\"ending\": ${je}, \"labels\": ${jl}, \"timeout\": \"${tk}\", \"run_serial\": ${js}, \"gpu\": ${jg}}")
+    set(rule "{}")
+    _cudalab_json_set(rule ending STRING "${e}")
+    _cudalab_json_set(rule labels STRINGS ${CUDALAB_RULE_${e}_LABELS})
+    string(TOLOWER "${CUDALAB_RULE_${e}_TIMEOUT}" timeout)
+    _cudalab_json_set(rule timeout STRING "${timeout}")
+    _cudalab_json_set(rule run_serial BOOL "${CUDALAB_RULE_${e}_SERIAL}")
+    _cudalab_json_set(rule gpu BOOL "${CUDALAB_RULE_${e}_GPU}")
+    _cudalab_json_append(endings "${rule}")
   endforeach()
-  list(JOIN rules ",\n" rules_text)
+  set(rules "{}")
+  _cudalab_json_set(rules given_prefix STRING "${CUDALAB_GIVEN_PREFIX}")
+  _cudalab_json_set(rules endings JSON "${endings}")
 
-  get_property(labs GLOBAL PROPERTY CUDALAB_LABS)
-  set(labs_json "")
-  foreach(lab_dir IN LISTS labs)
+  get_property(lab_dirs GLOBAL PROPERTY CUDALAB_LABS)
+  set(labs "[]")
+  foreach(lab_dir IN LISTS lab_dirs)
     string(SUBSTRING "${lab_dir}" 3 2 nn)
     string(REGEX REPLACE "^lab[0-9][0-9]_" "" topic "${lab_dir}")
-    set(fields "")
+    math(EXPR number "1${nn} - 100")
+    set(lab "{}")
+    _cudalab_json_set(lab lab STRING "lab${nn}")
+    _cudalab_json_set(lab number JSON "${number}")
+    _cudalab_json_set(lab topic STRING "${topic}")
+    _cudalab_json_set(lab folder STRING "labs/${lab_dir}")
+    _cudalab_json_set(lab solution_folder STRING "solutions/${lab_dir}")
+    _cudalab_json_set(lab grading_folder STRING "tests/${lab_dir}")
+    _cudalab_json_set(lab grader STRING "lab${nn}_test")
     foreach(p SOURCES GIVEN LIBRARIES TEST_SOURCES)
       get_property(val GLOBAL PROPERTY CUDALAB_LAB_${nn}_${p})
       set(rel "")
@@ -719,55 +776,36 @@ function(_cudalab_write_labs_record)
         endif()
         list(APPEND rel "${x}")
       endforeach()
-      string(TOLOWER "${p}" key)
-      _cudalab_json_list(jv ${rel})
-      string(APPEND fields ", \"${key}\": ${jv}")
+      string(TOLOWER "${p}" member)
+      _cudalab_json_set(lab ${member} STRINGS ${rel})
     endforeach()
     get_property(demo GLOBAL PROPERTY CUDALAB_LAB_${nn}_DEMO)
     if(demo)
-      _cudalab_json_str(jv "${demo}")
+      _cudalab_json_set(lab demo STRING "${demo}")
     else()
-      set(jv null)
+      _cudalab_json_set(lab demo JSON null)
     endif()
-    string(APPEND fields ", \"demo\": ${jv}")
-    math(EXPR number "1${nn} - 100")
-    _cudalab_json_str(jtopic "${topic}")
-    _cudalab_json_str(jdir "labs/${lab_dir}")
-    _cudalab_json_str(jsol "solutions/${lab_dir}")
-    _cudalab_json_str(jgrading "tests/${lab_dir}")
-    list(APPEND labs_json "    {\"lab\": \"lab${nn}\", \"number\": ${number}, \"topic\": ${jtopic}, \"folder\": ${jdir}, \"solution_folder\": ${jsol}, \"grading_folder\": ${jgrading}, \"grader\": \"lab${nn}_test\"${fields}}")
+    _cudalab_json_append(labs "${lab}")
   endforeach()
-  list(JOIN labs_json ",\n" labs_text)
 
   get_property(graders GLOBAL PROPERTY CUDALAB_RECORD_GRADERS)
-  list(JOIN graders ",\n    " graders_text)
-  _cudalab_json_str(j_src "${PROJECT_SOURCE_DIR}")
-  _cudalab_json_str(j_bin "${CMAKE_BINARY_DIR}")
-  _cudalab_json_str(j_impl "${CUDALAB_IMPL}")
-  _cudalab_json_str(j_given "${CUDALAB_GIVEN_PREFIX}")
-  _cudalab_json_list(j_launcher ${CUDALAB_TEST_LAUNCHER})
+  if(NOT graders)
+    set(graders "[]")
+  endif()
+  set(record "{}")
+  _cudalab_json_set(record schema STRING "cudalabs-labs")
+  _cudalab_json_set(record version JSON 1)
+  _cudalab_json_set(record source_dir STRING "${PROJECT_SOURCE_DIR}")
+  _cudalab_json_set(record build_dir STRING "${CMAKE_BINARY_DIR}")
+  _cudalab_json_set(record implementation STRING "${CUDALAB_IMPL}")
+  _cudalab_json_set(record test_launcher STRINGS ${CUDALAB_TEST_LAUNCHER})
+  _cudalab_json_set(record rules JSON "${rules}")
+  _cudalab_json_set(record labs JSON "${labs}")
+  _cudalab_json_set(record graders JSON "${graders}")
   # The files earlier versions wrote (points computed by CMake) go: no tool reads them.
   file(REMOVE_RECURSE "${CMAKE_BINARY_DIR}/cudalab_manifest.json"
                       "${CMAKE_BINARY_DIR}/cudalab_manifest.d")
-  file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/cudalab_labs.json" CONTENT
-"{
-  \"schema\": \"cudalabs-labs\", \"version\": 1,
-  \"source_dir\": ${j_src}, \"build_dir\": ${j_bin}, \"implementation\": ${j_impl},
-  \"test_launcher\": ${j_launcher},
-  \"rules\": {
-    \"given_prefix\": ${j_given},
-    \"endings\": [
-${rules_text}
-    ]
-  },
-  \"labs\": [
-${labs_text}
-  ],
-  \"graders\": [
-    ${graders_text}
-  ]
-}
-")
+  file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/cudalab_labs.json" CONTENT "${record}\n")
 endfunction()
 
 cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _cudalab_write_labs_record)
