@@ -37,25 +37,19 @@ import os
 import re
 import subprocess
 import sys
-import xml.etree.ElementTree as ET
 from collections import Counter, OrderedDict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import grading_manifest  # noqa: E402  (same folder: the manifest from CTest and the declarations)
+from ctest_record import ScoreError, read_junit_run, read_stream  # noqa: E402
+from measurement_channel import (VARIANT_TEST, attribute, calibration_summary,  # noqa: E402
+                                 channel_bars, channel_measurements)
 
 SCHEMA_NAME = "cudalabs-scores"
 SCHEMA_VERSION = 3
 MANIFEST = grading_manifest.RECORD
 CATEGORIES = ("profiler", "sanitizer", "perf", "gpu", "cpu")
-
-# Tests of the known-wrong and correct-alternative submissions (cmake/CudalabWrong.cmake).
-_VARIANT_TEST = re.compile(r"^(wrong|right)\.(lab\d\d)\.(.+)$")
-
-
-class ScoreError(Exception):
-    """An input or usage problem: reported on one line, exit status 2."""
-
 
 # ---------------------------------------------------------------------------
 # The manifest (tools/grading_manifest.py)
@@ -80,184 +74,6 @@ def test_points(manifest: dict, test: dict) -> float:
 
 
 # ---------------------------------------------------------------------------
-# CTest's JUnit file
-# ---------------------------------------------------------------------------
-def _number(text: str | None) -> float | None:
-    if text is None:
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        return None
-
-
-def read_junit(path: Path) -> list[dict]:
-    """Every <testcase> of a CTest JUnit file: name, status, time_s, output, message.
-
-    status: passed | failed | skipped | error (could not run: missing executable, ...). The
-    message is CTest's own (e.g. "Timeout"), not the test's output."""
-    return read_junit_run(path)[0]
-
-
-def read_junit_run(path: Path) -> tuple[list[dict], dict]:
-    """read_junit() and the run's window {"start", "end"} (seconds since the epoch)."""
-    try:
-        root = ET.parse(path).getroot()
-    except FileNotFoundError:
-        raise ScoreError(f"{path} not found: run the tests first (ctest --preset <name>, or "
-                         f"this tool with --run)") from None
-    except ET.ParseError as e:
-        raise ScoreError(f"{path} is not valid JUnit XML: {e}") from None
-    cases = []
-    for tc in root.iter("testcase"):
-        name = tc.get("name") or tc.get("classname") or "?"
-        out = "".join((x.text or "") for x in tc.findall("system-out"))
-        out += "".join((x.text or "") for x in tc.findall("system-err"))
-        failure = tc.find("failure")
-        if failure is None:
-            failure = tc.find("error")
-        skipped = tc.find("skipped")
-        status_attr = (tc.get("status") or "").lower()
-        if failure is not None:
-            status, message = "failed", failure.get("message") or "failed"
-        elif skipped is not None:
-            status, message = "skipped", skipped.get("message") or "skipped"
-        elif status_attr in ("run", "passed", ""):
-            status, message = "passed", ""
-        elif status_attr in ("notrun", "disabled"):
-            status, message = "error", "not run (missing executable?)"
-        else:
-            status, message = "failed", status_attr
-        cases.append({"name": name, "status": status, "time_s": _number(tc.get("time")) or 0.0,
-                      "output": out, "message": message})
-    # CTest writes the run's start in local time without a zone; the file is written at its end.
-    suite = root if root.tag == "testsuite" else root.find("testsuite")
-    end = path.stat().st_mtime
-    duration = _number(suite.get("time")) if suite is not None else None
-    start = end - (duration or 0.0)
-    stamp = suite.get("timestamp") if suite is not None else None
-    if stamp:
-        try:
-            start = min(start, _dt.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S").timestamp())
-        except ValueError:
-            pass
-    return cases, {"start": start, "end": end}
-
-
-# ---------------------------------------------------------------------------
-# The measurement channel (cudalab/testing.hpp): records in each test's captured output
-# ---------------------------------------------------------------------------
-RECORD_MARKER = "[ CUDALAB-RECORD ] "
-BATCH_MARKER = "[ CUDALAB-BATCH ] "
-BATCH_SUFFIX = ".@batch"
-
-
-def _json_lines(output: str, marker: str) -> list[dict]:
-    """The JSON objects of the lines of @p output that start with @p marker."""
-    found = []
-    for line in output.splitlines():
-        if not line.startswith(marker):
-            continue
-        try:
-            rec = json.loads(line[len(marker):])
-        except ValueError:
-            continue
-        if isinstance(rec, dict) and isinstance(rec.get("test"), str):
-            found.append(rec)
-    return found
-
-
-def empty_channel() -> dict:
-    return {"start": 0.0, "test": {}, "device": None, "measurements": [], "bars": [],
-            "result": None}
-
-
-def channel_of(records: list[dict]) -> dict:
-    """One test's channel entry from its records, in the order the test printed them."""
-    entry = empty_channel()
-    for rec in records:
-        kind = rec.get("type")
-        if kind == "test":
-            entry = empty_channel()
-            entry["test"] = rec
-            entry["start"] = rec.get("unix_time") or 0.0
-        elif kind == "device":
-            entry["device"] = rec
-        elif kind == "measurement":
-            entry["measurements"].append(rec)
-        elif kind == "bar":
-            entry["bars"].append(rec)
-        elif kind == "result":
-            entry["result"] = rec
-    return entry
-
-
-def attribute(cases: list[dict], known: set[str]) -> tuple[dict[str, dict], list[str]]:
-    """Each test's verdict and channel from CTest's record of one run.
-
-    A test's records count only from its own captured output, and only those naming it. A
-    batch run (<prefix><Suite>.@batch) reports, in its own output, the status and records of
-    each test of its suite: for those tests, that report counts, not the test's relay of a
-    result file (which another process could have written). Returns ({test: {"status",
-    "message", "time_s", "channel", "source"}}, anomalies: one line each, ignored input)."""
-    anomalies: list[str] = []
-    batch_status: dict[str, str] = {}
-    batch_records: dict[str, list[dict]] = {}
-    by_name = {}
-    for c in cases:
-        by_name[c["name"]] = c
-        if not c["name"].endswith(BATCH_SUFFIX):
-            continue
-        prefix = c["name"][:-len(BATCH_SUFFIX)] + "."
-        for line in _json_lines(c["output"], BATCH_MARKER):
-            if line["test"].startswith(prefix) and line.get("status") in ("passed", "failed",
-                                                                          "skipped"):
-                batch_status[line["test"]] = line["status"]
-            else:
-                anomalies.append(f"{c['name']} reported a status for {line['test']}, which is "
-                                 f"not a test of its suite: ignored")
-        for rec in _json_lines(c["output"], RECORD_MARKER):
-            if rec["test"].startswith(prefix):
-                batch_records.setdefault(rec["test"], []).append(rec)
-            else:
-                anomalies.append(f"{c['name']} printed a record for {rec['test']}, which is not "
-                                 f"a test of its suite: ignored")
-    results: dict[str, dict] = {}
-    for c in cases:
-        name = c["name"]
-        if name.endswith(BATCH_SUFFIX) or _VARIANT_TEST.match(name):
-            continue
-        if name not in known:
-            anomalies.append(f"{name} is not a test of this build (or not declared): ignored")
-            continue
-        own = []
-        for rec in _json_lines(c["output"], RECORD_MARKER):
-            if rec["test"] == name:
-                own.append(rec)
-            else:
-                anomalies.append(f"the output of {name} holds a record for {rec['test']}: ignored")
-        status, source = c["status"], "ctest"
-        if name in batch_status:
-            source = "batch"
-            if status in ("passed", "failed", "skipped") and status != batch_status[name]:
-                anomalies.append(f"{name}: CTest says {status} but its batch run said "
-                                 f"{batch_status[name]} (was its result file altered?); the "
-                                 f"batch run's verdict counts")
-            status = batch_status[name]
-            own = batch_records.get(name, [])
-        chan = channel_of(own) if own else None
-        message = c["message"]
-        if chan and chan["result"] and status in ("failed", "skipped") and \
-                chan["result"].get("message"):
-            message = _channel_message(chan["result"])
-        elif status == "failed" and c["status"] == "passed":
-            message = "failed in its batch run"
-        results[name] = {"status": status, "message": message, "time_s": c["time_s"],
-                         "channel": chan, "source": source}
-    return results, anomalies
-
-
-# ---------------------------------------------------------------------------
 # A graded run: ctest started here, verdicts read from its own console stream
 # ---------------------------------------------------------------------------
 # Variables of the CI job a test must not see: the files of GitHub's workflow commands, and
@@ -268,10 +84,6 @@ JOB_VARIABLES = JOB_FILES + ("GITHUB_TOKEN", "GH_TOKEN", "ACTIONS_RUNTIME_TOKEN"
                              "ACTIONS_ID_TOKEN_REQUEST_URL", "ACTIONS_CACHE_URL",
                              "ACTIONS_RESULTS_URL")
 
-_START = re.compile(r"^\s*Start\s+(\d+): (\S+)$")
-_END = re.compile(r"^\s*\d+/\d+ Test\s+#(\d+): (\S+) \.*\s*(\**)\s*(.*?)\s+[\d.]+ sec\s*$")
-_OUT = re.compile(r"^(\d+): (.*)$")
-
 
 def test_environment(env: dict[str, str] | None = None) -> dict[str, str]:
     """@p env (default: this process's) without the CI job's files and tokens."""
@@ -279,43 +91,6 @@ def test_environment(env: dict[str, str] | None = None) -> dict[str, str]:
     for k in JOB_VARIABLES:
         env.pop(k, None)
     return env
-
-
-def read_stream(text: str) -> list[dict]:
-    """Every test of a `ctest -V` console log: name, status, time_s, output, message.
-
-    CTest prefixes each line a test prints with the test's number ("12: ..."), so a test can
-    only add lines to its own output; the verdict lines ("3/40 Test #12: name ... Passed")
-    are CTest's own and start without a prefix."""
-    names: dict[str, str] = {}
-    outputs: dict[str, list[str]] = {}
-    cases = []
-    for line in text.splitlines():
-        m = _START.match(line)
-        if m:
-            names[m.group(1)] = m.group(2)
-            outputs[m.group(1)] = []
-            continue
-        m = _END.match(line)
-        if m and names.get(m.group(1)) == m.group(2):
-            word = m.group(4).strip()
-            if word.startswith("Passed"):
-                status, message = "passed", ""
-            elif word.startswith("Skipped"):
-                status, message = "skipped", "skipped"
-            elif word.startswith("Not Run"):
-                status, message = "error", "not run (missing executable?)"
-            else:
-                status, message = "failed", word or "failed"
-            t = re.search(r"([\d.]+) sec\s*$", line)
-            cases.append({"name": m.group(2), "status": status,
-                          "time_s": float(t.group(1)) if t else 0.0,
-                          "output": "\n".join(outputs.get(m.group(1), [])), "message": message})
-            continue
-        m = _OUT.match(line)
-        if m and m.group(1) in outputs:
-            outputs[m.group(1)].append(m.group(2))
-    return cases
 
 
 def _make_subreaper() -> bool:
@@ -468,56 +243,6 @@ def _iso(t: float | None) -> str | None:
     if not t:
         return None
     return _dt.datetime.fromtimestamp(t, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _channel_message(res: dict) -> str:
-    text = " ".join((res.get("message") or "").split())[:400]
-    if res.get("file") and res.get("status") == "failed":
-        return f"{Path(res['file']).name}:{res.get('line')}: {text}"
-    return text
-
-
-def channel_measurements(test: str, chan: dict | None, status: str) -> list[dict]:
-    if not chan:
-        return []
-    scale = chan["test"].get("speedup_scale")
-    bars = {b.get("name"): b for b in chan.get("bars") or []}
-    out = []
-    for m in chan["measurements"]:
-        bar = bars.get(m.get("name")) or {}
-        out.append({"test": test, "name": m.get("name"), "value": m.get("value"),
-                    "bar_source": bar.get("source"), "calibration": bar.get("calibration"),
-                    "unit": m.get("unit") or "", "threshold": m.get("threshold"),
-                    "bound": m.get("bound"), "verdict": m.get("verdict"),
-                    "unscaled_threshold": m.get("unscaled_threshold"),
-                    "speedup_scale": m.get("speedup_scale", scale), "text": m.get("text"),
-                    "tiers": m.get("tiers") or [], "tier": m.get("tier"), "status": status})
-    return out
-
-
-def channel_bars(chan: dict | None) -> list[dict]:
-    """The speed bars a test judged against and where each came from (speed_bar())."""
-    keys = ("name", "bound", "bar", "reference", "source", "calibration", "calibration_gpu")
-    return [{k: b.get(k) for k in keys} for b in (chan or {}).get("bars") or []]
-
-
-def calibration_summary(used: list[dict]) -> dict:
-    """Which calibration files the scored results' speed bars came from (and any note)."""
-    files: Counter[str] = Counter()
-    sources: Counter[str] = Counter()
-    notes: set[str] = set()
-    gpus: set[str | None] = set()
-    for chan in used:
-        for b in chan.get("bars") or []:
-            sources[b.get("source") or "?"] += 1
-            if b.get("calibration"):
-                files[b["calibration"]] += 1
-                gpus.add(b.get("calibration_gpu"))
-            if b.get("note"):
-                notes.add(b["note"])
-    return {"files": sorted(files), "calibrated_on": sorted(g for g in gpus if g),
-            "bars": sum(sources.values()), "by_source": dict(sorted(sources.items())),
-            "notes": sorted(notes)}
 
 
 # ---------------------------------------------------------------------------
@@ -690,7 +415,7 @@ def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, 
     used: list[dict] = []
     given: Counter[str] = Counter()
     for c in cases:
-        v = _VARIANT_TEST.match(c["name"])
+        v = VARIANT_TEST.match(c["name"])
         if v:
             variants[v.group(1)].append({
                 "name": c["name"], "lab": v.group(2), "variant": v.group(3),

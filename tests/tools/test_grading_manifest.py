@@ -17,6 +17,7 @@ from pathlib import Path
 ROOT = Path(os.environ.get("CUDALAB_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(ROOT / "tools"))
 import grading_manifest as gm  # noqa: E402
+import ctest_record  # noqa: E402
 import scoreboard  # noqa: E402
 
 RULES = {"given_prefix": "Given", "endings": [
@@ -163,7 +164,7 @@ class GradingManifest(unittest.TestCase):
         real = gm.ctest_tests
         gm.ctest_tests = lambda build_dir, ctest="ctest": TESTS
         try:
-            with self.assertRaises(scoreboard.ScoreError) as e:
+            with self.assertRaises(ctest_record.ScoreError) as e:
                 scoreboard.main(["--build-dir", str(build), "--write-declared",
                                  str(self.src / "grading.json")])
         finally:

@@ -50,6 +50,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 import scoreboard  # noqa: E402  (loaded now: nothing a test writes can change it)
+from ctest_record import ScoreError  # noqa: E402
 import take_submission  # noqa: E402
 
 DEFAULT_TEST_USER = "cudalab-test"
@@ -341,6 +342,6 @@ if __name__ == "__main__":
     except GradeError as e:
         print(f"grade_submission: {e}", file=sys.stderr)
         sys.exit(2)
-    except scoreboard.ScoreError as e:
+    except ScoreError as e:
         print(f"grade_submission: {e}", file=sys.stderr)
         sys.exit(2)
