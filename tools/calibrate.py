@@ -35,8 +35,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import reference_ratios  # noqa: E402  (FIXED_BARS, suggest)
-import scoreboard  # noqa: E402  (ctest through a pipe)
 from ctest_record import read_stream  # noqa: E402  (the console of `ctest -V`)
+from ctest_run import run_ctest_stream  # noqa: E402  (ctest through a pipe)
 from measurement_channel import RECORD_MARKER, json_lines  # noqa: E402  (the records)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -145,7 +145,7 @@ def run_logs(build_dir: Path, runs: int, log_dir: Path) -> list[str]:
     try:
         for i in range(runs):
             log = log_dir / f"calibrate-{i + 1}.log"
-            code, cases, _ = scoreboard.run_ctest_stream(
+            code, cases, _ = run_ctest_stream(
                 build_dir, log_dir / f"calibrate-{i + 1}.xml", ["-L", LABELS], log)
             if not cases:
                 raise CalibrationError(f"run {i + 1}: ctest ran no perf test (exit {code})")

@@ -49,7 +49,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
-import scoreboard  # noqa: E402  (loaded now: nothing a test writes can change it)
+# The scoreboard's code, loaded now: nothing a test writes can change it.
+import ctest_run  # noqa: E402
+import scoreboard  # noqa: E402
 from ctest_record import ScoreError  # noqa: E402
 import take_submission  # noqa: E402
 
@@ -77,10 +79,10 @@ def run(cmd: list[str], cwd: Path, out: Path, check: bool = True) -> int:
     """Runs @p cmd without the CI job's variables, its output appended to @p out, and ends
     whatever it leaves running."""
     with open(out, "ab") as sink:
-        proc = subprocess.run(cmd, cwd=cwd, env=scoreboard.test_environment(),
+        proc = subprocess.run(cmd, cwd=cwd, env=ctest_run.test_environment(),
                               stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
                               check=False)
-    scoreboard.end_leftovers()
+    ctest_run.end_leftovers()
     if check and proc.returncode != 0:
         raise GradeError(f"{' '.join(cmd[:3])} ... exited with {proc.returncode} (see {out})")
     return proc.returncode
@@ -178,7 +180,7 @@ def job_files() -> dict[str, bytes]:
     """The CI job's command files (GITHUB_ENV, ...) as they are now: tests never see their
     variables, and whatever reaches the files anyway is undone (restore_job_files())."""
     saved = {}
-    for var in scoreboard.JOB_FILES:
+    for var in ctest_run.JOB_FILES:
         path = os.environ.get(var)
         if path and os.path.isfile(path):
             saved[path] = Path(path).read_bytes()
@@ -228,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # Whatever student code leaves running (at build or test time) becomes our child and is
     # ended after each step.
-    scoreboard._make_subreaper()
+    ctest_run.make_subreaper()
     pin_environment(os.environ)
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY") if args.step_summary else None
     out = args.out.resolve()
@@ -298,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
             extra += ["--resource-spec-file", str(spec)]
     junit = out / "junit.xml"
     started = dt.datetime.now().timestamp()
-    ctest_rc, cases, ended = scoreboard.run_ctest_stream(build, junit, extra, out / "ctest.log")
+    ctest_rc, cases, ended = ctest_run.run_ctest_stream(build, junit, extra, out / "ctest.log")
     window = {"start": started, "end": dt.datetime.now().timestamp()}
     if ended:
         notes.append(f"{ended} process(es) the tests left running were ended before scoring")
