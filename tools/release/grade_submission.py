@@ -51,7 +51,8 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 # The scoreboard's code, loaded now: nothing a test writes can change it.
 import ctest_run  # noqa: E402
-import scoreboard  # noqa: E402
+import score_render  # noqa: E402
+import scoring  # noqa: E402
 from ctest_record import ScoreError  # noqa: E402
 import take_submission  # noqa: E402
 
@@ -285,8 +286,8 @@ def main(argv: list[str] | None = None) -> int:
                 for c in changed(sources_before, snapshot(course, {course / "build"}))]
 
     # 4. The tests.
-    manifest = scoreboard.load_manifest(build)
-    notes = scoreboard.apply_declared(manifest, declared) if declared else []
+    manifest = scoring.load_manifest(build)
+    notes = scoring.apply_declared(manifest, declared) if declared else []
     skip = {build / d for d in RUNTIME_DIRS}
     before = snapshot(course, skip)
     # The labs' tests only: the course's own tests (common, cudalab) grade nothing and some
@@ -311,22 +312,22 @@ def main(argv: list[str] | None = None) -> int:
         notes.append(f"a test changed the course copy or the build: {t}")
 
     # 5. Scores, from the code loaded before any student code ran.
-    report = scoreboard.score(manifest, cases, window, scoreboard.read_cache(build),
-                              {"kind": "ctest console", "junit": str(junit),
-                               "build_dir": str(build), "declared": str(declared_file)
-                               if declared else None, "run_start": scoreboard._iso(started),
-                               "keep_previous": False,
-                               "submission": str(args.submission),
-                               "test_user": user.pw_name if user else None},
-                              intake=intake, notes=notes)
+    report = scoring.score(manifest, cases, window, scoring.read_cache(build),
+                           {"kind": "ctest console", "junit": str(junit),
+                            "build_dir": str(build), "declared": str(declared_file)
+                            if declared else None, "run_start": scoring.iso(started),
+                            "keep_previous": False,
+                            "submission": str(args.submission),
+                            "test_user": user.pw_name if user else None},
+                           intake=intake, notes=notes)
     report["integrity"] = {"checked": True, "changed_files": tampered, "ok": not tampered}
     graded = set(labs) if labs else {lab["lab"] for lab in report["labs"]}
     for lab in report["labs"]:
         lab["graded_in_this_run"] = lab["lab"] in graded
     (out / "scores.json").write_text(json.dumps(report, indent=2) + "\n")
-    md = scoreboard.render_markdown(report)
+    md = score_render.render_markdown(report)
     (out / "scores.md").write_text(md)
-    sys.stdout.write(scoreboard.render_text(report))
+    sys.stdout.write(score_render.render_text(report))
     if summary_file:
         with open(summary_file, "a", encoding="utf-8") as f:
             f.write(md)
