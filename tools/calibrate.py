@@ -35,7 +35,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import reference_ratios  # noqa: E402  (FIXED_BARS, suggest)
-import scoreboard  # noqa: E402  (the channel's records, ctest through a pipe)
+from ctest_record import read_stream  # noqa: E402  (the console of `ctest -V`)
+from ctest_run import run_ctest_stream  # noqa: E402  (ctest through a pipe)
+from measurement_channel import RECORD_MARKER, json_lines  # noqa: E402  (the records)
 
 ROOT = Path(__file__).resolve().parent.parent
 LABELS = "perf|profiler"
@@ -55,8 +57,8 @@ def slug(gpu: str) -> str:
 def bars_of_run(text: str) -> dict[tuple[str, str], dict]:
     """The "bar" records of one `ctest -V` log, each from the output of the test it names."""
     out: dict[tuple[str, str], dict] = {}
-    for case in scoreboard.read_stream(text):
-        for rec in scoreboard._json_lines(case["output"], scoreboard.RECORD_MARKER):
+    for case in read_stream(text):
+        for rec in json_lines(case["output"], RECORD_MARKER):
             if rec.get("type") != "bar" or rec.get("test") != case["name"]:
                 continue
             name = rec.get("name")
@@ -67,8 +69,8 @@ def bars_of_run(text: str) -> dict[tuple[str, str], dict]:
 
 
 def device_of_run(text: str) -> dict:
-    for case in scoreboard.read_stream(text):
-        for rec in scoreboard._json_lines(case["output"], scoreboard.RECORD_MARKER):
+    for case in read_stream(text):
+        for rec in json_lines(case["output"], RECORD_MARKER):
             if rec.get("type") == "device" and rec.get("available"):
                 return rec
     return {}
@@ -143,7 +145,7 @@ def run_logs(build_dir: Path, runs: int, log_dir: Path) -> list[str]:
     try:
         for i in range(runs):
             log = log_dir / f"calibrate-{i + 1}.log"
-            code, cases, _ = scoreboard.run_ctest_stream(
+            code, cases, _ = run_ctest_stream(
                 build_dir, log_dir / f"calibrate-{i + 1}.xml", ["-L", LABELS], log)
             if not cases:
                 raise CalibrationError(f"run {i + 1}: ctest ran no perf test (exit {code})")

@@ -27,8 +27,10 @@
 #   the variants and the instructor tools: the release gets a short page saying where they
 #   are, since the build's messages for course authors name it)
 #   .github/workflows/ (the instructor CI; the release gets tools/release/grade.yml as
-#   .github/workflows/grade.yml instead)  tools/ except scoreboard.py (with
-#   grading_manifest.py, which it reads the build's tests and points with), figures.py (charts of
+#   .github/workflows/grade.yml instead)  tools/ except scoreboard.py (with the modules it is
+#   made of, ctest_record.py, measurement_channel.py, ctest_run.py, scoring.py and
+#   score_render.py, and grading_manifest.py, which it reads the build's tests and points
+#   with), figures.py (charts of
 #   the student's own run; with diagrams.py and svg.py, which it draws with), gpu_resources.py, gpu-resources.json and the grading helpers
 #   tools/release/*.py (not tools/release/classroom50/, the instructor's Classroom 50
 #   autograder, nor tools/release/regrade.py, the instructor's regrade, which runs on the
@@ -53,7 +55,7 @@ while [ $# -gt 0 ]; do
     --git) git_init=1 ;;
     --verify) verify=1 ;;
     --grader) grader=${2:?--grader needs OWNER/REPO@COMMIT}; shift ;;
-    -h|--help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) [ -z "$dest" ] || die "only one destination, got '$dest' and '$1'"; dest=$1 ;;
   esac
@@ -89,6 +91,8 @@ is_excluded() {
     cmake/CudalabWrong.cmake|cmake/CudalabExpectVerdict.cmake|docs/instructors.md) return 0 ;;
     docs/threat-model.md|docs/adding-a-lab.md) return 0 ;;
     tools/scoreboard.py|tools/grading_manifest.py|tools/figures.py|tools/diagrams.py|tools/svg.py) return 1 ;;
+    tools/ctest_record.py|tools/measurement_channel.py|tools/ctest_run.py) return 1 ;;  # the scoreboard's modules
+    tools/scoring.py|tools/score_render.py) return 1 ;;
     tools/gpu_resources.py|tools/gpu-resources.json) return 1 ;;
     tools/release/classroom50/*) return 0 ;;  # the instructor's Classroom 50 autograder
     tools/release/regrade.py) return 0 ;;  # the instructor's regrade (uses tools/class/)

@@ -27,7 +27,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import scoreboard  # noqa: E402  (same folder: the JUnit reader)
+from ctest_record import ScoreError, read_junit  # noqa: E402  (same folder: the JUnit reader)
+from scoring import load_manifest, read_cache  # noqa: E402  (the manifest, the build's cache)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -94,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
                 cmd += [f"lab{d[3:5]}_test", d]
         run(cmd, "build")
 
-    impl = scoreboard.read_cache(build).get("CUDALAB_IMPL")
+    impl = read_cache(build).get("CUDALAB_IMPL")
     if impl != "student":
         raise AuditError(f"{build} builds CUDALAB_IMPL={impl}, not the student stubs")
     junit = build / "stub-audit-junit.xml"
@@ -114,11 +115,11 @@ def main(argv: list[str] | None = None) -> int:
     if not junit.exists():
         raise AuditError(f"ctest (exit {rc}) wrote no {junit}: did the tree build?")
     try:
-        cases = scoreboard.read_junit(junit)
+        cases = read_junit(junit)
         # Which tests are graded, and of which lab: the grading manifest (CTest and the labs'
         # declarations, tools/grading_manifest.py).
-        manifest = scoreboard.load_manifest(build)
-    except scoreboard.ScoreError as e:
+        manifest = load_manifest(build)
+    except ScoreError as e:
         raise AuditError(str(e)) from None
     audited = {f"lab{n}" for n in numbers} if numbers else set(manifest["labs"])
     not_built = [g["target"] for g in manifest["graders"]

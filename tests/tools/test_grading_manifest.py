@@ -17,7 +17,9 @@ from pathlib import Path
 ROOT = Path(os.environ.get("CUDALAB_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(ROOT / "tools"))
 import grading_manifest as gm  # noqa: E402
+import ctest_record  # noqa: E402
 import scoreboard  # noqa: E402
+import scoring  # noqa: E402
 
 RULES = {"given_prefix": "Given", "endings": [
     {"ending": "Cpu", "labels": ["cpu"]}, {"ending": "Gpu", "labels": ["gpu"]},
@@ -101,10 +103,10 @@ class GradingManifest(unittest.TestCase):
         t = m["tests"]["lab07.SmallShapesGpu.Exact"]
         self.assertEqual((t["graded"], t["helper"], t["objective"]), (False, True, None))
         self.assertNotIn("SmallShapesGpu", m["objectives"]["lab07"])
-        self.assertEqual(scoreboard.test_points(m, t), 0.0)
+        self.assertEqual(scoring.test_points(m, t), 0.0)
         self.assertEqual(sum(o["points"] for o in m["objectives"]["lab07"].values()), 100)
         # Written into tests/grading.json: the graded tests only.
-        declared = scoreboard.declared_from_manifest(m)
+        declared = scoring.declared_from_manifest(m)
         names = [n for o in declared["labs"]["lab07"]["objectives"].values() for n in o["tests"]]
         self.assertNotIn("lab07.SmallShapesGpu.Exact", names)
         self.assertEqual(len(names), 6)
@@ -163,7 +165,7 @@ class GradingManifest(unittest.TestCase):
         real = gm.ctest_tests
         gm.ctest_tests = lambda build_dir, ctest="ctest": TESTS
         try:
-            with self.assertRaises(scoreboard.ScoreError) as e:
+            with self.assertRaises(ctest_record.ScoreError) as e:
                 scoreboard.main(["--build-dir", str(build), "--write-declared",
                                  str(self.src / "grading.json")])
         finally:

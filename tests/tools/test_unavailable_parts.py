@@ -24,7 +24,9 @@ for folder in ("tools", "tools/release", "tools/class"):
     sys.path.insert(0, str(ROOT / folder))
 import autograde  # noqa: E402
 import gradebook  # noqa: E402
-import scoreboard  # noqa: E402
+import measurement_channel  # noqa: E402
+import score_render  # noqa: E402
+import scoring  # noqa: E402
 
 RULES = {"given_prefix": "Given", "endings": [
     {"ending": "Cpu", "labels": ["cpu"]}, {"ending": "Gpu", "labels": ["gpu"]},
@@ -52,12 +54,12 @@ def manifest_of(declared: dict) -> dict:
                                    "folder": "labs/lab14_binary_mma"}},
                 "tests": {}, "objectives": {}, "missing": [], "problems": [],
                 "lab_points": declared["lab_points"], "rules": RULES}
-    scoreboard.apply_declared(manifest, declared)
+    scoring.apply_declared(manifest, declared)
     return manifest
 
 
 def record(**fields) -> str:
-    return scoreboard.RECORD_MARKER + json.dumps(fields)
+    return measurement_channel.RECORD_MARKER + json.dumps(fields)
 
 
 def case(name: str, status: str, message: str = "") -> dict:
@@ -96,8 +98,8 @@ class UnavailableParts(unittest.TestCase):
         self.persistent = {k: v["points"] for k, v in self.objectives.items()
                            if k.startswith("Persistent")}
         self.manifest = manifest_of(self.declared)
-        self.report = scoreboard.score(copy.deepcopy(self.manifest), a100_run(self.manifest),
-                                       None, {}, {"kind": "junit"})
+        self.report = scoring.score(copy.deepcopy(self.manifest), a100_run(self.manifest),
+                                    None, {}, {"kind": "junit"})
         self.lab = self.report["labs"][0]
 
     def test_the_declared_persistent_part_is_what_needs_sm_90(self):
@@ -138,14 +140,14 @@ class UnavailableParts(unittest.TestCase):
         json.dumps(self.report)  # scores.json holds it as it is
 
     def test_text_and_markdown_show_the_points_as_optional(self):
-        text = scoreboard.render_text(self.report)
+        text = score_render.render_text(self.report)
         self.assertIn("unavailable on this GPU", text)
         self.assertIn("12 points optional/unavailable on this GPU (need compute capability 9.0",
                       text)
         self.assertIn("PersistentMmaGpu 3", text)
         self.assertIn("88 of 100 available here", text)
         self.assertIn(CC_SKIP, text)
-        md = scoreboard.render_markdown(self.report)
+        md = score_render.render_markdown(self.report)
         self.assertIn("### Unavailable on this GPU", md)
         self.assertIn("| lab14 | `PersistentMmaGpu` | 3 (optional/unavailable on this GPU) | 9.0 |",
                       md)
@@ -153,18 +155,18 @@ class UnavailableParts(unittest.TestCase):
 
     def test_a_gpu_that_runs_everything_has_nothing_unavailable(self):
         cases = [case(n, "passed") for n in self.manifest["tests"]]
-        report = scoreboard.score(copy.deepcopy(self.manifest), cases, None, {}, {"kind": "junit"})
+        report = scoring.score(copy.deepcopy(self.manifest), cases, None, {}, {"kind": "junit"})
         lab = report["labs"][0]
         self.assertEqual((lab["unavailable"], lab["points_available"], lab["points"]),
                          ([], 100, 100))
-        self.assertNotIn("unavailable", scoreboard.render_text(report))
-        self.assertNotIn("Unavailable on this GPU", scoreboard.render_markdown(report))
+        self.assertNotIn("unavailable", score_render.render_text(report))
+        self.assertNotIn("Unavailable on this GPU", score_render.render_markdown(report))
 
     def test_an_objective_only_partly_skipped_is_not_unavailable(self):
         cases = a100_run(self.manifest)
         first = next(c for c in cases if ".Shapes/PersistentMmaGpu." in c["name"])
         cases[cases.index(first)] = case(first["name"], "failed", "wrong")
-        report = scoreboard.score(copy.deepcopy(self.manifest), cases, None, {}, {"kind": "junit"})
+        report = scoring.score(copy.deepcopy(self.manifest), cases, None, {}, {"kind": "junit"})
         gone = {u["objective"] for u in report["labs"][0]["unavailable"]}
         self.assertNotIn("PersistentMmaGpu", gone)
         self.assertIn("PersistentPerf", gone)
@@ -193,9 +195,9 @@ class UnavailableParts(unittest.TestCase):
             "lab14 PersistentMmaGpu (3 pts, needs 9.0); lab14 PersistentMmaSanitizer (2 pts"),
             row["unavailable"])
         # A GPU that runs everything: nothing in the release or the gradebook.
-        full = scoreboard.score(copy.deepcopy(self.manifest),
-                                [case(n, "passed") for n in self.manifest["tests"]], None, {},
-                                {"kind": "junit"})
+        full = scoring.score(copy.deepcopy(self.manifest),
+                             [case(n, "passed") for n in self.manifest["tests"]], None, {},
+                             {"kind": "junit"})
         entries = autograde.lab_entries(full, full["labs"], True, None, {})
         self.assertEqual(entries[0]["cudalabs"]["unavailable"], [])
         self.assertNotIn("Unavailable", autograde.release_body(
@@ -224,10 +226,10 @@ class UnavailableParts(unittest.TestCase):
                     "binary_mma_persistent: this build holds no sm_90a code (the advanced part "
                     "needs CMAKE_CUDA_ARCHITECTURES to include 90, e.g. 90 or native on an H100 "
                     "or H200)"):
-            self.assertIsNotNone(scoreboard.unavailable_on_gpu("skipped", msg), msg)
-        self.assertIsNone(scoreboard.unavailable_on_gpu("failed", CC_SKIP))
-        self.assertIsNone(scoreboard.unavailable_on_gpu("skipped", "no CUDA GPU visible"))
-        self.assertIsNone(scoreboard.unavailable_on_gpu("skipped", TOOL_SKIP))
+            self.assertIsNotNone(scoring.unavailable_on_gpu("skipped", msg), msg)
+        self.assertIsNone(scoring.unavailable_on_gpu("failed", CC_SKIP))
+        self.assertIsNone(scoring.unavailable_on_gpu("skipped", "no CUDA GPU visible"))
+        self.assertIsNone(scoring.unavailable_on_gpu("skipped", TOOL_SKIP))
 
 
 if __name__ == "__main__":

@@ -49,7 +49,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
-import scoreboard  # noqa: E402  (loaded now: nothing a test writes can change it)
+# The scoreboard's code, loaded now: nothing a test writes can change it.
+import ctest_run  # noqa: E402
+import score_render  # noqa: E402
+import scoring  # noqa: E402
+from ctest_record import ScoreError  # noqa: E402
 import take_submission  # noqa: E402
 
 DEFAULT_TEST_USER = "cudalab-test"
@@ -76,10 +80,10 @@ def run(cmd: list[str], cwd: Path, out: Path, check: bool = True) -> int:
     """Runs @p cmd without the CI job's variables, its output appended to @p out, and ends
     whatever it leaves running."""
     with open(out, "ab") as sink:
-        proc = subprocess.run(cmd, cwd=cwd, env=scoreboard.test_environment(),
+        proc = subprocess.run(cmd, cwd=cwd, env=ctest_run.test_environment(),
                               stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
                               check=False)
-    scoreboard.end_leftovers()
+    ctest_run.end_leftovers()
     if check and proc.returncode != 0:
         raise GradeError(f"{' '.join(cmd[:3])} ... exited with {proc.returncode} (see {out})")
     return proc.returncode
@@ -177,7 +181,7 @@ def job_files() -> dict[str, bytes]:
     """The CI job's command files (GITHUB_ENV, ...) as they are now: tests never see their
     variables, and whatever reaches the files anyway is undone (restore_job_files())."""
     saved = {}
-    for var in scoreboard.JOB_FILES:
+    for var in ctest_run.JOB_FILES:
         path = os.environ.get(var)
         if path and os.path.isfile(path):
             saved[path] = Path(path).read_bytes()
@@ -227,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # Whatever student code leaves running (at build or test time) becomes our child and is
     # ended after each step.
-    scoreboard._make_subreaper()
+    ctest_run.make_subreaper()
     pin_environment(os.environ)
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY") if args.step_summary else None
     out = args.out.resolve()
@@ -282,8 +286,8 @@ def main(argv: list[str] | None = None) -> int:
                 for c in changed(sources_before, snapshot(course, {course / "build"}))]
 
     # 4. The tests.
-    manifest = scoreboard.load_manifest(build)
-    notes = scoreboard.apply_declared(manifest, declared) if declared else []
+    manifest = scoring.load_manifest(build)
+    notes = scoring.apply_declared(manifest, declared) if declared else []
     skip = {build / d for d in RUNTIME_DIRS}
     before = snapshot(course, skip)
     # The labs' tests only: the course's own tests (common, cudalab) grade nothing and some
@@ -297,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
             extra += ["--resource-spec-file", str(spec)]
     junit = out / "junit.xml"
     started = dt.datetime.now().timestamp()
-    ctest_rc, cases, ended = scoreboard.run_ctest_stream(build, junit, extra, out / "ctest.log")
+    ctest_rc, cases, ended = ctest_run.run_ctest_stream(build, junit, extra, out / "ctest.log")
     window = {"start": started, "end": dt.datetime.now().timestamp()}
     if ended:
         notes.append(f"{ended} process(es) the tests left running were ended before scoring")
@@ -308,22 +312,22 @@ def main(argv: list[str] | None = None) -> int:
         notes.append(f"a test changed the course copy or the build: {t}")
 
     # 5. Scores, from the code loaded before any student code ran.
-    report = scoreboard.score(manifest, cases, window, scoreboard.read_cache(build),
-                              {"kind": "ctest console", "junit": str(junit),
-                               "build_dir": str(build), "declared": str(declared_file)
-                               if declared else None, "run_start": scoreboard._iso(started),
-                               "keep_previous": False,
-                               "submission": str(args.submission),
-                               "test_user": user.pw_name if user else None},
-                              intake=intake, notes=notes)
+    report = scoring.score(manifest, cases, window, scoring.read_cache(build),
+                           {"kind": "ctest console", "junit": str(junit),
+                            "build_dir": str(build), "declared": str(declared_file)
+                            if declared else None, "run_start": scoring.iso(started),
+                            "keep_previous": False,
+                            "submission": str(args.submission),
+                            "test_user": user.pw_name if user else None},
+                           intake=intake, notes=notes)
     report["integrity"] = {"checked": True, "changed_files": tampered, "ok": not tampered}
     graded = set(labs) if labs else {lab["lab"] for lab in report["labs"]}
     for lab in report["labs"]:
         lab["graded_in_this_run"] = lab["lab"] in graded
     (out / "scores.json").write_text(json.dumps(report, indent=2) + "\n")
-    md = scoreboard.render_markdown(report)
+    md = score_render.render_markdown(report)
     (out / "scores.md").write_text(md)
-    sys.stdout.write(scoreboard.render_text(report))
+    sys.stdout.write(score_render.render_text(report))
     if summary_file:
         with open(summary_file, "a", encoding="utf-8") as f:
             f.write(md)
@@ -341,6 +345,6 @@ if __name__ == "__main__":
     except GradeError as e:
         print(f"grade_submission: {e}", file=sys.stderr)
         sys.exit(2)
-    except scoreboard.ScoreError as e:
+    except ScoreError as e:
         print(f"grade_submission: {e}", file=sys.stderr)
         sys.exit(2)

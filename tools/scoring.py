@@ -1,0 +1,447 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Scoring one run: the points of every graded test from the grading manifest
+(tools/grading_manifest.py) and the declared tests and points (tests/grading.json), each
+test's verdict and measurements from CTest's record of the run and the measurement channel,
+the parts this GPU cannot run, and the environment the results came from. score() returns
+the report, scores.json (docs/scores-schema.md).
+
+Library only (no command line); Python 3 standard library.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+from collections import Counter, OrderedDict
+from pathlib import Path
+
+import grading_manifest  # the manifest from CTest and the labs' declarations
+from ctest_record import ScoreError
+from measurement_channel import (VARIANT_TEST, attribute, calibration_summary, channel_bars,
+                                 channel_measurements)
+
+SCHEMA_NAME = "cudalabs-scores"
+SCHEMA_VERSION = 3
+MANIFEST = grading_manifest.RECORD
+CATEGORIES = ("profiler", "sanitizer", "perf", "gpu", "cpu")
+
+
+# ---------------------------------------------------------------------------
+# The manifest (tools/grading_manifest.py)
+# ---------------------------------------------------------------------------
+def load_manifest(build_dir: Path) -> dict:
+    """The build tree's grading manifest (grading_manifest.build_manifest()): {"labs": {lab:
+    info}, "graders": [...], "tests": {name: test}, "objectives": {lab: {objective: {"points",
+    "tests"}}}, "missing": [grader targets not built], "problems": [declarations that do not
+    fit the graders], "rules", "source_dir", "lab_points", ...}."""
+    try:
+        return grading_manifest.load_manifest(Path(build_dir))
+    except grading_manifest.ManifestError as e:
+        raise ScoreError(str(e)) from None
+
+
+def test_points(manifest: dict, test: dict) -> float:
+    """What a graded test is worth: its objective's points over the objective's tests."""
+    obj = manifest["objectives"].get(test.get("lab"), {}).get(test.get("objective"))
+    if not obj or not obj["tests"]:
+        return 0.0
+    return obj["points"] / obj["tests"]
+
+
+# ---------------------------------------------------------------------------
+# Declared tests and points (tests/grading.json): what a lab is graded on
+# ---------------------------------------------------------------------------
+DECLARED_SCHEMA = "cudalabs-declared"
+
+
+def declared_from_manifest(manifest: dict) -> dict:
+    """The graded tests of a build and each lab's objectives, for tests/grading.json."""
+    labs: dict[str, dict] = {}
+    for name, t in manifest["tests"].items():
+        if not t.get("graded"):
+            continue
+        lab = labs.setdefault(t["lab"], {"objectives": {}})
+        obj = lab["objectives"].setdefault(t["objective"], {"points": 0, "tests": []})
+        obj["tests"].append(name)
+    for lab_id, lab in labs.items():
+        for oname, o in lab["objectives"].items():
+            o["points"] = manifest["objectives"].get(lab_id, {}).get(oname, {}).get("points", 0)
+            o["tests"].sort()
+        lab["objectives"] = {k: lab["objectives"][k] for k in sorted(lab["objectives"])}
+    return {"schema": DECLARED_SCHEMA, "version": 1, "lab_points": manifest["lab_points"],
+            "labs": {k: labs[k] for k in sorted(labs)}}
+
+
+def apply_declared(manifest: dict, declared: dict) -> list[str]:
+    """Grades exactly the declared tests with the declared points: a test of the build that
+    is not declared earns nothing, a declared test the build lacks is scored as not run.
+    Returns what differed, one line each."""
+    if declared.get("schema") != DECLARED_SCHEMA:
+        raise ScoreError(f"the declared tests are not a {DECLARED_SCHEMA} file")
+    notes = []
+    wanted = {}
+    for lab_id, lab in declared.get("labs", {}).items():
+        for oname, o in lab.get("objectives", {}).items():
+            for name in o.get("tests", []):
+                wanted[name] = (lab_id, oname)
+    for name, t in manifest["tests"].items():
+        if t.get("graded") and name not in wanted:
+            notes.append(f"{name} is in the build but not declared: not graded")
+            t["graded"] = False
+    unbuilt: Counter[str] = Counter()  # declared tests of labs whose grader was not built
+    for name, (lab_id, oname) in wanted.items():
+        t = manifest["tests"].get(name)
+        if t is None:
+            if f"{lab_id}_test" in manifest["missing"]:
+                unbuilt[lab_id] += 1
+            else:
+                notes.append(f"{name} is declared but not in the build: scored as not run")
+            # The objective is the suite's base name: its ending gives the labels (the rules
+            # the manifest records).
+            suite, _, case = name[len(lab_id) + 1:].rpartition(".")
+            labels: list[str] = next((r["labels"] for r in manifest["rules"].get("endings", [])
+                                      if oname.endswith(r["ending"])), [])
+            manifest["tests"][name] = {"name": name, "lab": lab_id, "suite": suite,
+                                       "case": case, "labels": [lab_id] + labels,
+                                       "graded": True, "objective": oname}
+        else:
+            t["graded"] = True
+            t["lab"], t["objective"] = lab_id, oname
+    notes += [f"{lab_id}: its grader was not built; its {n} declared tests are scored as not run"
+              for lab_id, n in sorted(unbuilt.items())]
+    objectives = {}
+    for lab_id, lab in declared.get("labs", {}).items():
+        objectives[lab_id] = {o: {"points": v.get("points", 0), "tests": len(v.get("tests", []))}
+                              for o, v in lab.get("objectives", {}).items()}
+        built = manifest["objectives"].get(lab_id)
+        if built is not None and objectives[lab_id] != built:
+            notes.append(f"{lab_id}: the build's objectives differ from the declared ones; the "
+                         f"declared ones count")
+    manifest["objectives"] = objectives
+    manifest["lab_points"] = declared.get("lab_points", manifest["lab_points"])
+    return notes
+
+
+def iso(t: float | None) -> str | None:
+    """A time (seconds since the epoch) as scores.json gives it: UTC to the second, None for
+    none."""
+    if not t:
+        return None
+    return _dt.datetime.fromtimestamp(t, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# ---------------------------------------------------------------------------
+# The build tree's cache
+# ---------------------------------------------------------------------------
+def read_cache(build_dir: Path) -> dict[str, str]:
+    """A few CMakeCache.txt entries (toolkit version, implementation, architectures)."""
+    wanted = {"CMAKE_CUDA_COMPILER_VERSION", "CUDALAB_IMPL", "CMAKE_CUDA_ARCHITECTURES",
+              "CMAKE_HOME_DIRECTORY", "CMAKE_BUILD_TYPE"}
+    found: dict[str, str] = {}
+    try:
+        text = (build_dir / "CMakeCache.txt").read_text(errors="replace")
+    except OSError:
+        return found
+    for line in text.splitlines():
+        m = re.match(r"^([A-Za-z_0-9]+):[A-Z]+=(.*)$", line)
+        if m and m.group(1) in wanted:
+            found[m.group(1)] = m.group(2)
+        m = re.match(r"^FIND_PACKAGE_MESSAGE_DETAILS_CUDAToolkit:INTERNAL=.*\[v([0-9.]+)", line)
+        if m:
+            found.setdefault("CMAKE_CUDA_COMPILER_VERSION", m.group(1))
+    # The compiler's version is recorded by project() in CMakeFiles/<cmake>/.
+    for f in sorted(build_dir.glob("CMakeFiles/*/CMakeCUDACompiler.cmake")):
+        m = re.search(r'set\(CMAKE_CUDA_COMPILER_VERSION "([^"]+)"\)', f.read_text(errors="replace"))
+        if m:
+            found["CMAKE_CUDA_COMPILER_VERSION"] = m.group(1)
+    return found
+
+
+# ---------------------------------------------------------------------------
+# Parts this GPU cannot run: skipped for its compute capability (or for a build without code
+# of the architecture a SASS check reads). Their points are shown as optional, never moved.
+# ---------------------------------------------------------------------------
+# cudalab::gpu_unavailable_reason(major, minor) (common/src/device.cu), which
+# CUDALAB_REQUIRE_CC(major, minor) gives as the skip reason on an older GPU:
+#   "NVIDIA A100-SXM4-80GB has compute capability 8.0, this test needs 9.0"
+_CC_TOO_OLD = re.compile(r"has compute capability (\d+)\.(\d+), this test needs (\d+)\.(\d+)")
+# Lab 14's persistent_unavailable_reason() on a GPU below 9.0 (after CUDALAB_REQUIRE_CC(8, 0)):
+#   "... are sm_90a features (compute capability 9.0: H100, H200); this GPU is 8.0"
+_CC_FEATURE = re.compile(r"\(compute capability (\d+)\.(\d+)[^)]*\); this GPU is (\d+)\.(\d+)")
+# cudalab::kit::expect_sass() and lab 14's tensor-core SASS check when the build holds no code
+# of the architectures they read (CMAKE_CUDA_ARCHITECTURES=native on an older GPU), and lab 14's
+# launcher when the build holds no sm_90a code:
+#   "no sm_90 or later code in this grader (built for other architectures); ..."
+#   "no sm_80 .. sm_90 code in this grader (built for other architectures); ..."
+#   "binary_mma_persistent: this build holds no sm_90a code (...)"
+_ARCH_NOT_BUILT = re.compile(r"no sm_(\d+)(?: or later| \.\. sm_\d+)? code in this grader "
+                             r"\(built for other architectures\)|this build holds no sm_(\d+)a code")
+
+
+def unavailable_on_gpu(status: str, message: str) -> dict | None:
+    """{"kind", "needs", "reason"} when a skipped test's reason says this GPU's compute
+    capability is too old for it ("gpu") or the build holds no code of the architecture it
+    needs ("build", which follows the GPU with CMAKE_CUDA_ARCHITECTURES=native); else None.
+    needs: the compute capability, "9.0"."""
+    if status != "skipped" or not message:
+        return None
+    m = _CC_TOO_OLD.search(message)
+    if m:  # the GPU's, then the test's compute capability
+        return {"kind": "gpu", "needs": f"{m.group(3)}.{m.group(4)}", "reason": message}
+    m = _CC_FEATURE.search(message)
+    if m:  # the feature's, then the GPU's
+        return {"kind": "gpu", "needs": f"{m.group(1)}.{m.group(2)}", "reason": message}
+    m = _ARCH_NOT_BUILT.search(message)
+    if m:
+        sm = int(m.group(1) or m.group(2))  # sm_90 -> 9.0, sm_100 -> 10.0
+        return {"kind": "build", "needs": f"{sm // 10}.{sm % 10}", "reason": message}
+    return None
+
+
+def cc_key(cc: str) -> tuple[int, ...]:
+    """A compute capability ("9.0", "10.0") as a key that sorts them in order."""
+    return tuple(int(x) for x in cc.split(".") if x.isdigit())
+
+
+def unavailable_objectives(objectives: dict, mine: dict[str, list[dict]]) -> list[dict]:
+    """The objectives of one lab all of whose tests were skipped as unavailable on this GPU:
+    {objective, points, tests, needs (the highest compute capability named), kind ("gpu" when
+    any test named the GPU, else "build"), reason (one test's message)}."""
+    out = []
+    for oname, o in sorted(objectives.items()):
+        tests = mine.get(oname) or []
+        marks = [t["unavailable"] for t in tests if t.get("unavailable")]
+        if not tests or len(marks) != len(tests):  # some test was not skipped as unavailable
+            continue
+        needs = max((m["needs"] for m in marks), key=cc_key)
+        kind = "gpu" if any(m["kind"] == "gpu" for m in marks) else "build"
+        out.append({"objective": oname, "points": o["points"], "tests": len(tests),
+                    "needs": needs, "kind": kind,
+                    "reason": next(m["reason"] for m in marks if m["kind"] == kind)})
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Scoring
+# ---------------------------------------------------------------------------
+def category(labels: list[str]) -> str:
+    for c in CATEGORIES:
+        if c in labels:
+            return c
+    return "other"
+
+
+def _device_fields(rec: dict) -> dict:
+    keys = ("name", "compute_capability", "sm_count", "sm_clock_mhz", "memory_clock_mhz",
+            "smem_per_block_optin_kb", "driver", "runtime", "description")
+    return {"available": True, **{k: rec.get(k) for k in keys}}
+
+
+def environment(used: list[dict], cache: dict[str, str]) -> dict:
+    """The GPU, CUDALAB_SPEEDUP_SCALE and toolkit of the results that were scored."""
+    gpus: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    scales: Counter[str] = Counter()
+    device_of = {}
+    for chan in used:
+        dev = chan.get("device")
+        if dev and dev.get("available"):
+            desc = dev.get("description") or dev.get("name") or "?"
+            gpus[desc] += 1
+            device_of[desc] = dev
+        elif dev:
+            reasons[dev.get("reason") or "?"] += 1
+        scales[json.dumps(chan["test"].get("speedup_scale"))] += 1
+    if gpus:
+        gpu = _device_fields(device_of[gpus.most_common(1)[0][0]])
+    else:
+        gpu = {"available": False,
+               "reason": reasons.most_common(1)[0][0] if reasons else "no test reported a GPU"}
+    seen = [json.loads(s) for s in sorted(scales)]
+    return {
+        "gpu": gpu,
+        "gpus_seen": sorted(gpus),
+        "speedup_scale": seen[0] if len(seen) == 1 else None,
+        "speedup_scales_seen": seen,
+        "cuda_toolkit": cache.get("CMAKE_CUDA_COMPILER_VERSION"),
+        "cuda_architectures": cache.get("CMAKE_CUDA_ARCHITECTURES"),
+        "implementation": cache.get("CUDALAB_IMPL"),
+        "build_type": cache.get("CMAKE_BUILD_TYPE"),
+        "calibration": calibration_summary(used),
+    }
+
+
+def _variant_verdict(kind: str, status: str) -> str:
+    if kind == "wrong":
+        return {"passed": "rejected", "skipped": "not judged", "failed": "accepted",
+                "error": "error"}[status]
+    return {"passed": "accepted", "skipped": "not judged", "failed": "rejected",
+            "error": "error"}[status]
+
+
+def _variant_message(out: str, message: str) -> str:
+    for line in out.splitlines():  # the driver's verdict line (cmake/CudalabExpectVerdict.cmake)
+        if line.startswith(("REJECTED", "ACCEPTED")) or "CUDALAB-WRONG: SKIPPED" in line:
+            return line.replace("CUDALAB-WRONG: SKIPPED: ", "")[:400]
+    return message
+
+
+def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, str],
+          source: dict, previous: dict | None = None, intake: dict | None = None,
+          notes: list[str] | None = None) -> dict:
+    """The report of one run. @p previous: an earlier scores.json whose results stand in for
+    tests this run did not run (only when asked for); @p intake: the intake scan's flags."""
+    known = set(manifest["tests"])
+    results, anomalies = attribute(cases, known)
+    anomalies = list(notes or []) + anomalies
+    prev_tests = {t["name"]: t for t in (previous or {}).get("tests", [])}
+    tests: list[dict] = []
+    variants: dict[str, list[dict]] = {"wrong": [], "right": []}
+    all_measurements: list[dict] = []
+    used: list[dict] = []
+    given: Counter[str] = Counter()
+    for c in cases:
+        v = VARIANT_TEST.match(c["name"])
+        if v:
+            variants[v.group(1)].append({
+                "name": c["name"], "lab": v.group(2), "variant": v.group(3),
+                "verdict": _variant_verdict(v.group(1), c["status"]),
+                "message": _variant_message(c["output"], c["message"])})
+
+    run_time = iso(run["start"]) if run else None
+    for name, t in manifest["tests"].items():
+        r = results.get(name)
+        status = r["status"] if r else "not run"
+        if r and r["channel"]:
+            used.append(r["channel"])
+        meas = channel_measurements(name, r["channel"] if r else None, status)
+        if not t.get("graded"):
+            for m in meas:
+                all_measurements.append(dict(m, lab=t.get("lab"), graded=False))
+            if r:
+                given[status] += 1
+            continue
+        weight = test_points(manifest, t)
+        entry = {
+            "name": name, "lab": t["lab"], "suite": t["suite"], "case": t["case"],
+            "labels": t["labels"], "category": category(t["labels"]),
+            "objective": t.get("objective"), "weight": round(weight, 4), "status": status,
+            "points": round(weight, 4) if status == "passed" else 0,
+            "time_s": round(r["time_s"], 3) if r else None,
+            "message": r["message"] if r else "",
+            "result_source": r["source"] if r else None, "result_time": run_time if r else None,
+            "speedup_scale": (r["channel"]["test"].get("speedup_scale")
+                              if r and r["channel"] else None),
+            "measurements": meas,
+            "bars": channel_bars(r["channel"] if r else None),
+            "speed": [m["text"] for m in meas if m.get("text")],
+        }
+        old = prev_tests.get(name)
+        if r is None and old and old.get("status") not in (None, "not run"):
+            # Kept from an earlier run, as asked (--keep-previous): same weight as now.
+            entry.update({k: old.get(k) for k in ("status", "time_s", "message", "result_time",
+                                                  "speedup_scale", "measurements", "bars",
+                                                  "speed")})
+            entry["points"] = round(weight, 4) if entry["status"] == "passed" else 0
+            entry["result_source"] = "previous"
+            meas = entry["measurements"] or []
+        entry["unavailable"] = unavailable_on_gpu(entry["status"], entry["message"] or "")
+        for m in meas:
+            all_measurements.append(dict(m, lab=t.get("lab"), graded=True))
+        tests.append(entry)
+
+    labs = OrderedDict()
+    for lab_id, info in manifest["labs"].items():
+        grader = info.get("grader")
+        labs[lab_id] = {
+            "lab": lab_id, "number": info.get("number"), "topic": info.get("topic"),
+            "folder": info.get("folder"), "grader_built": grader not in manifest["missing"],
+            "tests": 0, "with_result": 0, "passed": 0, "failed": 0, "skipped": 0, "error": 0,
+            "not_run": 0, "points": 0.0, "max_points": 0.0, "max_points_here": 0.0,
+            "points_available": 0.0, "unavailable": [], "objectives": [], "by_category": {},
+            "measurements": [], "failures": [], "speedup_scales": [], "flags": []}
+    for t in tests:
+        lab = labs.setdefault(t["lab"], {
+            "lab": t["lab"], "number": int(t["lab"][3:]), "topic": None, "folder": None,
+            "grader_built": True, "tests": 0, "with_result": 0, "passed": 0, "failed": 0,
+            "skipped": 0, "error": 0, "not_run": 0, "points": 0.0, "max_points": 0.0,
+            "max_points_here": 0.0, "points_available": 0.0, "unavailable": [], "objectives": [],
+            "by_category": {}, "measurements": [], "failures": [], "speedup_scales": [],
+            "flags": []})
+        lab["tests"] += 1
+        lab[t["status"].replace(" ", "_")] += 1
+        lab["with_result"] += t["status"] != "not run"
+        lab["points"] += t["points"]
+        if t["status"] != "skipped":
+            lab["max_points_here"] += t["weight"]
+        if t["unavailable"]:
+            lab["points_available"] -= t["weight"]  # max_points is added below
+        cat = lab["by_category"].setdefault(t["category"], {"tests": 0, "passed": 0})
+        cat["tests"] += 1
+        cat["passed"] += t["status"] == "passed"
+        lab["measurements"] += t["measurements"]
+        if t["status"] in ("failed", "error"):
+            lab["failures"].append({"test": t["name"], "message": t["message"]})
+        if t["speedup_scale"] is not None and t["speedup_scale"] not in lab["speedup_scales"]:
+            lab["speedup_scales"].append(t["speedup_scale"])
+    for lab_id, lab in labs.items():
+        objs = manifest["objectives"].get(lab_id, {})
+        for oname, o in sorted(objs.items()):
+            mine = [t for t in tests if t["lab"] == lab_id and t["objective"] == oname]
+            lab["objectives"].append({
+                "name": oname, "points": o["points"], "tests": o["tests"],
+                "passed": sum(t["status"] == "passed" for t in mine),
+                "earned": round(sum(t["points"] for t in mine), 2)})
+        lab["max_points"] = float(sum(o["points"] for o in objs.values())) if objs else \
+            (float(manifest["lab_points"]) if not lab["grader_built"] else 0.0)
+        lab["points_available"] += lab["max_points"]
+        by_objective: dict[str, list[dict]] = {}
+        for t in tests:
+            if t["lab"] == lab_id:
+                by_objective.setdefault(t["objective"], []).append(t)
+        lab["unavailable"] = unavailable_objectives(objs, by_objective)
+        for k in ("points", "max_points", "max_points_here", "points_available"):
+            lab[k] = round(lab[k], 2)
+    labs = OrderedDict((k, v) for k, v in labs.items() if v["tests"] or not v["grader_built"])
+    for lab_id, flags in ((intake or {}).get("labs") or {}).items():
+        if lab_id in labs:
+            labs[lab_id]["flags"] = flags
+    for lab in labs.values():
+        lab["needs_review"] = bool(lab["flags"])
+
+    keys = ("tests", "with_result", "passed", "failed", "skipped", "error", "not_run",
+            "points", "max_points", "max_points_here", "points_available")
+    totals = {k: round(sum(lab[k] for lab in labs.values()), 2) for k in keys}
+    from_previous = sum(t["result_source"] == "previous" for t in tests)
+    times = sorted(t["result_time"] for t in tests if t["result_time"])
+    run_info = {
+        "graded_tests": totals["tests"], "with_result": totals["with_result"],
+        "not_run": totals["not_run"], "from_this_run": totals["with_result"] - from_previous,
+        "from_previous": from_previous,
+        "partial": totals["with_result"] < totals["tests"],
+        "oldest_result": times[0] if times else None, "newest_result": times[-1] if times else None,
+        "graders_not_built": manifest["missing"]}
+    return {
+        "schema": SCHEMA_NAME,
+        "version": SCHEMA_VERSION,
+        "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "source": source,
+        "environment": environment(used, cache),
+        "points": {"lab_points": manifest["lab_points"],
+                   "rule": "each lab's points go to the objectives (graded suites) its "
+                           "tests/labNN_topic/objectives.json declares, helper suites earn none; "
+                           "within an objective every test counts the same"},
+        "run": run_info,
+        "totals": totals,
+        "labs": list(labs.values()),
+        "given": {k: given.get(k, 0) for k in ("passed", "failed", "skipped", "error")},
+        "anomalies": anomalies,
+        "intake": {"scanned": intake is not None,
+                   "needs_review": sorted(k for k, v in labs.items() if v["needs_review"])},
+        "wrong": variants["wrong"],
+        "right": variants["right"],
+        "tests": tests,
+        "measurements": all_measurements,
+    }
+
