@@ -48,7 +48,7 @@ constexpr double kPackRowsShareOfCopy = 0.20;
 /// As kPackRowsShareOfCopy, for pack_cols. H200 reference runs: 0.80, 0.79, 0.80; set 30 %
 /// below: 0.55.
 constexpr double kPackColsShareOfCopy = 0.55;
-/// Side of the square matrices of the speed tests (the seed article's experiment, scaled up).
+/// Side of the square matrices of the speed tests (a published XNOR-GEMM experiment, scaled up).
 constexpr int kPerfSize = 4096;
 /// Rows x columns of the packers' speed test (128 MB of floats).
 constexpr int kPackPerfRows = 4096;

@@ -215,7 +215,7 @@ class UnavailableParts(unittest.TestCase):
         lab13 = (ROOT / "tests" / "lab13_sgemm" / "grader.cu").read_text(encoding="utf-8")
         self.assertIn('"no sm_80 or later code in this grader (built for other architectures); '
                       'cp.async "', lab13)
-        mark = scoreboard.unavailable_on_gpu(
+        mark = scoring.unavailable_on_gpu(
             "skipped", "no sm_80 or later code in this grader (built for other architectures); "
             "cp.async (LDGSTS) exists from sm_80, so the SASS of the pipelined kernels is not "
             "checked")

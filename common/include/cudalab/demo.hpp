@@ -68,7 +68,7 @@ std::string demo_usage(const std::string& program, const DemoLimits& limits);
 int run_demo(int argc, const char* const* argv, const std::string& title, const DemoLimits& limits,
              const std::function<int(const DemoOptions&)>& body);
 
-/// A plain text table printed with aligned columns, like the seed articles' timing tables.
+/// A plain text table printed with aligned columns (a demo's timing table).
 class Table {
  public:
   explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
