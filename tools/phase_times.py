@@ -365,7 +365,7 @@ def update_doc(doc: Path, key: str, table: str) -> None:
 # ---------------------------------------------------------------------------
 # Workflow presets (for tools/time_workflow.sh)
 # ---------------------------------------------------------------------------
-def _presets(source_dir: Path) -> dict:
+def read_presets(source_dir: Path) -> dict:
     path = source_dir / "CMakePresets.json"
     try:
         return json.loads(path.read_text())
@@ -418,7 +418,7 @@ def resolve_test(presets: dict, name: str) -> dict:
 
 
 def workflow_steps(source_dir: Path, preset: str) -> list[tuple[str, str]]:
-    presets = _presets(source_dir)
+    presets = read_presets(source_dir)
     table = {p["name"]: p for p in presets.get("workflowPresets", [])}
     if preset not in table:
         raise PhaseError(f"no workflow preset {preset!r} in {source_dir / 'CMakePresets.json'} "
@@ -427,7 +427,7 @@ def workflow_steps(source_dir: Path, preset: str) -> list[tuple[str, str]]:
 
 
 def binary_dir(source_dir: Path, configure_preset: str) -> Path:
-    p = resolve_configure(_presets(source_dir), configure_preset)
+    p = resolve_configure(read_presets(source_dir), configure_preset)
     raw = p.get("binaryDir")
     if not raw:
         raise PhaseError(f"configure preset {configure_preset!r} sets no binaryDir")
@@ -481,7 +481,7 @@ def main(argv: list[str] | None = None) -> int:
                 print("binary", binary_dir(src, configure))
             test = next((n for k, n in workflow if k == "test"), None)
             if test:
-                jobs = resolve_test(_presets(src), test).get("execution", {}).get("jobs")
+                jobs = resolve_test(read_presets(src), test).get("execution", {}).get("jobs")
                 if jobs:
                     print("jobs", jobs)
             return 0

@@ -296,7 +296,7 @@ def check(readme: Path, build_dir: Path, source_dir: Path, ctest: str = "ctest",
     if not_built:
         raise CountError(f"{build_dir} is not built ({', '.join(not_built[:3])}): build it first")
     cache = read_cache(build_dir)
-    presets = phase_times._presets(source_dir)
+    presets = phase_times.read_presets(source_dir)
     defaults = option_defaults(source_dir)
     results = [expected(c, tests, cache, presets, defaults) for c in counts]
     if not counts and not problems:
