@@ -56,12 +56,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grading_manifest import suite_base
+from measurement_channel import BATCH_MARKER, json_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 ENDINGS = ("Cpu", "Gpu", "Perf", "Sanitizer", "Profiler")
 _LAB_TEST = re.compile(r"^(lab\d\d)\.(.+)$")
 _WRONG_TEST = re.compile(r"^wrong\.(lab\d\d)\.(.+)$")
-BATCH_MARKER = "[ CUDALAB-BATCH ] "
 
 
 def suite_ending(suite: str) -> str:
@@ -169,14 +169,8 @@ def run_grader(tgt: Target, tests: list[str], extra: list[str], env: dict, timeo
                                  timeout=timeout + 30, check=False).stdout
         except subprocess.TimeoutExpired:
             return verdicts
-    for line in out.splitlines():  # only the judge's own lines start with its marker
-        if not line.startswith(BATCH_MARKER):
-            continue
-        try:
-            rec = json.loads(line[len(BATCH_MARKER):])
-        except ValueError:
-            continue
-        key = str(rec.get("test", ""))[len(prefix):]
+    for rec in json_lines(out, BATCH_MARKER):  # only the judge's own lines carry its marker
+        key = rec["test"][len(prefix):]
         if key in verdicts and rec.get("status") in ("passed", "failed", "skipped"):
             verdicts[key] = rec["status"]
     return verdicts
