@@ -62,6 +62,40 @@ int call_timeout_ms() {
   return (s > 0 ? s : 120) * 1000;
 }
 
+/// Whether @p entry ("NAME=value") belongs to a profiling or sanitizing tool's injection:
+/// the CUDA injection library, a preload, or the tool's own variables.
+bool is_tool_injection(const std::string& entry) {
+  const std::string name = entry.substr(0, entry.find('='));
+  return name == "CUDA_INJECTION64_PATH" || name == "LD_PRELOAD" ||
+         name.find("SANITIZER") != std::string::npos ||
+         name.find("TREELAUNCHER") != std::string::npos ||
+         name.find("TREE_LAUNCHER") != std::string::npos || name.rfind("NV_TPS", 0) == 0;
+}
+
+/// The candidate's environment, built before fork() (the child only calls execve()): the
+/// grader's, less its verdict channel, with the candidate's socket on descriptor 3. Under a
+/// tool (CUDALAB_UNDER_TOOL: a Sanitizer or Profiler test's re-run of the grader) it is also
+/// less the tool's injection: the tool judges the grader's own replay of the launches, and a
+/// second CUDA process that the tool's injection makes call home can stall the tool and the
+/// grader it watches (seen as lab 04's sanitizer runs hanging under load).
+std::vector<std::string> candidate_environment() {
+  const char* tool = std::getenv("CUDALAB_UNDER_TOOL");
+  const bool under_tool = tool != nullptr && *tool != '\0';
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const std::string name = entry.substr(0, entry.find('='));
+    if (name == "CUDALAB_VERDICT_FD" || name == "CUDALAB_VERDICT_KEY_FD" ||
+        name == "CUDALAB_CANDIDATE_FD") {
+      continue;
+    }
+    if (under_tool && is_tool_injection(entry)) continue;
+    env.push_back(entry);
+  }
+  env.emplace_back("CUDALAB_CANDIDATE_FD=3");
+  return env;
+}
+
 std::string describe_status(int status) {
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
     return "it exited with status 127: the lab's program could not be started";
@@ -117,6 +151,10 @@ class Candidate {
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
       throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
     }
+    const std::vector<std::string> env = candidate_environment();
+    std::vector<char*> envp;
+    for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
     const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) {
@@ -130,11 +168,8 @@ class Candidate {
       if (getppid() != parent) _exit(127);
       if (dup2(sv[1], 3) < 0) _exit(127);
       for (int fd = 4; fd < 1024; ++fd) close(fd);
-      setenv("CUDALAB_CANDIDATE_FD", "3", 1);
-      unsetenv("CUDALAB_VERDICT_FD");
-      unsetenv("CUDALAB_VERDICT_KEY_FD");
       char* const argv[] = {const_cast<char*>(paths.candidate.c_str()), nullptr};
-      execv(paths.candidate.c_str(), argv);
+      execve(paths.candidate.c_str(), argv, envp.data());
       _exit(127);
     }
     close(sv[1]);
