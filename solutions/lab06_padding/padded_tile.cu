@@ -53,7 +53,7 @@ struct PaddedLayout {
  */
 __global__ void padded_tile_pair_transpose_kernel(float* __restrict__ matrix, int n) {
   // TODO(lab06): swap this block's tile pair through `__shared__ float a[kPaddedTileWords]` and
-  // `b[kPaddedTileWords]`, addressed with your padded_offset() (roughly 31 lines): tile (ti, tj)
+  // `b[kPaddedTileWords]`, addressed with your padded_offset() (roughly 29 lines): tile (ti, tj)
   // goes transposed to the place of tile (tj, ti) and that one to the place of (ti, tj); a tile
   // on the diagonal (ti == tj) is transposed in its own place. First find (ti, tj) from
   // blockIdx.x: every pair with ti <= tj gets exactly one block. Global loads and stores stay
