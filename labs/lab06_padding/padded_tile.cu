@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Lab 06, the padding technique: the padded layout of a 32 x 32 tile, the transpose that stages
-// its tile in it, and the launchers (the matmul runs the given tile kernel with the layout). The
-// map and the kernels that inline it are compiled in this one file (device functions cannot be
-// called across files without separate compilation), so the grader's host checks see the very
-// map the kernels run.
+// Lab 06, the padding technique: the padded layout of a 32 x 32 tile, the in-place transpose
+// that swaps tile pairs through two padded tiles, and the launchers (the matmul runs the given
+// tile kernel with the layout). The map and the kernels that inline it are compiled in this one
+// file (device functions cannot be called across files without separate compilation), so the
+// grader's host checks see the very map the kernels run.
 //
 //     word = row * pitch + col        bank = word % 32
+#include <stdexcept>
+#include <string>
+
 #include "padding.cuh"
 
 namespace lab06 {
@@ -43,36 +46,57 @@ struct PaddedLayout {
 };
 
 /**
- * out (cols x rows) = in (rows x cols)^T through one padded kTile x kTile shared tile per
- * block. Launch (padded_transpose below): grid smem_tiles::tile_grid(rows, cols) (x over the
- * input's tile columns, y over its tile rows), blocks of kTile x blockDim.y threads with
- * blockDim.y any divisor of kTile.
+ * In place: the n x n row-major @p matrix becomes its transpose, a pair of kTile x kTile tiles
+ * per block through two padded shared tiles. Launch (padded_transpose_in_place below): a 1-D
+ * grid of T (T + 1) / 2 blocks, T = ceil(n / kTile) tile rows, one block per tile pair (ti, tj)
+ * with ti <= tj (the tiles on and above the diagonal); blocks of kTile x blockDim.y threads
+ * with blockDim.y any divisor of kTile.
  */
-__global__ void padded_tile_transpose_kernel(const float* __restrict__ in, float* __restrict__ out,
-                                             int rows, int cols) {
-  // TODO(lab06): move this block's kTile x kTile tile of `in` to `out` through
-  // `__shared__ float tile[kPaddedTileWords]`, addressed with your padded_offset() (roughly 20
-  // lines). Global loads and stores stay coalesced (the 32 lanes of a warp touch 32
-  // consecutive floats), the block's blockDim.y rows of threads cover all kTile rows of the
-  // tile, and only elements that exist are read and written (rows and cols are any sizes).
-  // HINT: with lane = threadIdx.x walking consecutive floats of one input row, which tile
-  // element does a thread store, and after the barrier, which tile element becomes the output
-  // float it writes? Which of those two tile accesses walks a tile row, which a tile column?
-  // Which limit bounds an input row, an input column, an output row? Index global memory with
-  // size_t. The handout's "If you are stuck" section has the thread-to-element maps.
-  cudalab::unused(in, out, rows, cols);
+__global__ void padded_tile_pair_transpose_kernel(float* __restrict__ matrix, int n) {
+  // TODO(lab06): swap this block's tile pair through `__shared__ float a[kPaddedTileWords]` and
+  // `b[kPaddedTileWords]`, addressed with your padded_offset() (roughly 29 lines): tile (ti, tj)
+  // goes transposed to the place of tile (tj, ti) and that one to the place of (ti, tj); a tile
+  // on the diagonal (ti == tj) is transposed in its own place. First find (ti, tj) from
+  // blockIdx.x: every pair with ti <= tj gets exactly one block. Global loads and stores stay
+  // coalesced (the 32 lanes of a warp touch 32 consecutive floats of one row), the block's
+  // blockDim.y rows of threads cover all kTile rows of a tile, and only elements that exist
+  // (row and column below n) are read and written.
+  // HINT: number the pairs column after column of the upper triangle (or row after row): how
+  // many pairs come before the first pair of column tj, and which column holds block
+  // blockIdx.x? A loop works; so does solving a quadratic (check its rounding). Every element
+  // must be read before any is overwritten: who reads what another warp writes? Which tile
+  // access walks a tile row, which a tile column? Index global memory with size_t. The
+  // handout's "If you are stuck" section has the thread-to-element maps.
+  cudalab::unused(matrix, n);
   // END TODO(lab06)
+}
+
+/// Blocks of the in-place transpose of an n x n matrix: one per tile pair (ti, tj) with
+/// ti <= tj, T (T + 1) / 2 for T = ceil(n / kTile). Throws std::invalid_argument naming @p who
+/// for n <= 0 or more blocks than gridDim.x allows (n above 65535 tiles of kTile).
+unsigned tile_pair_blocks(int n, const char* who) {
+  if (n <= 0) {
+    throw std::invalid_argument(std::string(who) + ": n must be positive, got " +
+                                std::to_string(n));
+  }
+  const long long tiles = (static_cast<long long>(n) + kTile - 1) / kTile;
+  const long long blocks = tiles * (tiles + 1) / 2;
+  if (blocks > cudalab::kMaxGridX) {
+    throw std::invalid_argument(std::string(who) + ": n = " + std::to_string(n) + " needs " +
+                                std::to_string(blocks) +
+                                " tile-pair blocks, more than gridDim.x allows (2^31 - 1; n <= " +
+                                std::to_string(kMaxInPlaceN) + ")");
+  }
+  return static_cast<unsigned>(blocks);
 }
 
 }  // namespace
 
-void padded_transpose(const float* d_in, float* d_out, int rows, int cols, int block_rows,
-                      cudaStream_t stream) {
-  const char* who = "padded_transpose";
+void padded_transpose_in_place(float* d_matrix, int n, int block_rows, cudaStream_t stream) {
+  const char* who = "padded_transpose_in_place";
   smem_tiles::check_block_rows(block_rows, who);
-  const dim3 grid = smem_tiles::tile_grid(rows, cols, who);
-  padded_tile_transpose_kernel<<<grid, dim3(kTile, block_rows), 0, stream>>>(d_in, d_out, rows,
-                                                                             cols);
+  const unsigned blocks = tile_pair_blocks(n, who);
+  padded_tile_pair_transpose_kernel<<<blocks, dim3(kTile, block_rows), 0, stream>>>(d_matrix, n);
   CUDA_CHECK_LAST_LAUNCH();
 }
 
@@ -82,8 +106,8 @@ void padded_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n,
 }
 
 cudalab::KernelInfo padded_transpose_kernel() {
-  return {reinterpret_cast<const void*>(padded_tile_transpose_kernel),
-          "padded_tile_transpose_kernel", dim3(kTile, kTransposeBlockRows), 0};
+  return {reinterpret_cast<const void*>(padded_tile_pair_transpose_kernel),
+          "padded_tile_pair_transpose_kernel", dim3(kTile, kTransposeBlockRows), 0};
 }
 
 cudalab::KernelInfo padded_matmul_kernel() {

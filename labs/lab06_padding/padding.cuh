@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file padding.cuh
- * @brief Lab 06 interface: a padded tile layout, the student's transpose through a padded
- *        shared tile, and the matmul that runs the given column-access tile matmul
- *        (smem_tiles::tile_matmul_kernel) with the layout.
+ * @brief Lab 06 interface: a padded tile layout, the student's in-place transpose that swaps
+ *        tile pairs through two padded shared tiles, and the matmul that runs the given
+ *        column-access tile matmul (smem_tiles::tile_matmul_kernel) with the layout.
  *
  * Contract: padded_offset() gives every element of a kTile x kTile tile its own word below
  * padded_tile_words() (at most one spare word per row), and a warp reading a row or a column
- * touches 32 different banks. padded_transpose runs the student's kernel, whose shared tile
- * is padded_tile_words() words. The launchers take device pointers and a stream and do not
- * synchronize. Background, access patterns and grading: labs/lab06_padding/README.md.
+ * touches 32 different banks. padded_transpose_in_place runs the student's kernel, whose two
+ * shared tiles are padded_tile_words() words each. The launchers take device pointers and a
+ * stream and do not synchronize. Background, access patterns and grading:
+ * labs/lab06_padding/README.md.
  */
 #pragma once
 
@@ -32,28 +33,35 @@ __host__ __device__ int padded_offset(int row, int col);
 /// Words the padded tile occupies (kTile rows of the padded pitch).
 int padded_tile_words();
 
+/// Largest n padded_transpose_in_place takes: 65535 tile rows of kTile, whose
+/// 65535 * 65536 / 2 tile pairs are the most blocks gridDim.x allows (2^31 - 1).
+inline constexpr int kMaxInPlaceN = 65535 * kTile;
+
 /**
- * @brief out (cols x rows) = in (rows x cols)^T through a padded shared tile (the student's
- *        kernel, padded_tile.cu).
- * @param d_in       device input, rows x cols, row-major
- * @param d_out      device output, cols x rows, row-major
- * @param rows       rows of the input (> 0)
- * @param cols       columns of the input (> 0)
+ * @brief In place: the n x n row-major matrix at @p d_matrix becomes its transpose (the
+ *        student's kernel, padded_tile.cu). One block per pair of kTile x kTile tiles (ti, tj)
+ *        with ti <= tj, T (T + 1) / 2 blocks for T = ceil(n / kTile): the pair is swapped,
+ *        each tile transposed, through two padded shared tiles; a diagonal tile is transposed
+ *        in its own place.
+ * @param d_matrix   device matrix, n x n, row-major: read and overwritten
+ * @param n          rows and columns (1 .. kMaxInPlaceN)
  * @param block_rows rows of threads per block: a divisor of kTile
- * @param stream     stream the kernel is enqueued on
- * @throws std::invalid_argument for non-positive sizes, a bad block_rows, or more tile rows
- *         than gridDim.y allows
+ * @param stream     stream the kernel is enqueued on; does not synchronize
+ * @throws std::invalid_argument for n <= 0, n > kMaxInPlaceN (more tile pairs than gridDim.x
+ *         allows) or a bad block_rows, before any CUDA call
  */
-void padded_transpose(const float* d_in, float* d_out, int rows, int cols,
-                      int block_rows = kTransposeBlockRows, cudaStream_t stream = nullptr);
+void padded_transpose_in_place(float* d_matrix, int n, int block_rows = kTransposeBlockRows,
+                               cudaStream_t stream = nullptr);
 
 /// C (m x n) = A (m x k) * B (k x n): the given tile matmul with the A tile in the padded
-/// layout. @throws std::invalid_argument as above
+/// layout. @throws std::invalid_argument for m, n or k <= 0, or more tile rows of C than
+/// gridDim.y allows
 void padded_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                    cudaStream_t stream = nullptr);
 
-/// The kernel padded_transpose launches (the student's padded_tile_transpose_kernel, blocks
-/// of kTile x kTransposeBlockRows by default): provenance, attributes, profiling.
+/// The kernel padded_transpose_in_place launches (the student's
+/// padded_tile_pair_transpose_kernel, blocks of kTile x kTransposeBlockRows by default):
+/// provenance, attributes, profiling.
 cudalab::KernelInfo padded_transpose_kernel();
 /// The kernel padded_matmul launches: the given tile matmul with the padded layout, named
 /// "PaddedLayout" (smem_tiles::tile_matmul_info()).

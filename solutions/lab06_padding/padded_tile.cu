@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Lab 06, the padding technique: the padded layout of a 32 x 32 tile, the transpose that stages
-// its tile in it, and the launchers (the matmul runs the given tile kernel with the layout). The
-// map and the kernels that inline it are compiled in this one file (device functions cannot be
-// called across files without separate compilation), so the grader's host checks see the very
-// map the kernels run.
+// Lab 06, the padding technique: the padded layout of a 32 x 32 tile, the in-place transpose
+// that swaps tile pairs through two padded tiles, and the launchers (the matmul runs the given
+// tile kernel with the layout). The map and the kernels that inline it are compiled in this one
+// file (device functions cannot be called across files without separate compilation), so the
+// grader's host checks see the very map the kernels run.
 //
 //     word = row * pitch + col        bank = word % 32
+#include <stdexcept>
+#include <string>
+
 #include "padding.cuh"
 
 namespace lab06 {
@@ -42,54 +45,87 @@ struct PaddedLayout {
 };
 
 /**
- * out (cols x rows) = in (rows x cols)^T through one padded kTile x kTile shared tile per
- * block. Launch (padded_transpose below): grid smem_tiles::tile_grid(rows, cols) (x over the
- * input's tile columns, y over its tile rows), blocks of kTile x blockDim.y threads with
- * blockDim.y any divisor of kTile.
+ * In place: the n x n row-major @p matrix becomes its transpose, a pair of kTile x kTile tiles
+ * per block through two padded shared tiles. Launch (padded_transpose_in_place below): a 1-D
+ * grid of T (T + 1) / 2 blocks, T = ceil(n / kTile) tile rows, one block per tile pair (ti, tj)
+ * with ti <= tj (the tiles on and above the diagonal); blocks of kTile x blockDim.y threads
+ * with blockDim.y any divisor of kTile.
  */
-__global__ void padded_tile_transpose_kernel(const float* __restrict__ in, float* __restrict__ out,
-                                             int rows, int cols) {
-  // TODO(lab06): move this block's kTile x kTile tile of `in` to `out` through
-  // `__shared__ float tile[kPaddedTileWords]`, addressed with your padded_offset() (roughly 20
-  // lines). Global loads and stores stay coalesced (the 32 lanes of a warp touch 32
-  // consecutive floats), the block's blockDim.y rows of threads cover all kTile rows of the
-  // tile, and only elements that exist are read and written (rows and cols are any sizes).
-  // HINT: with lane = threadIdx.x walking consecutive floats of one input row, which tile
-  // element does a thread store, and after the barrier, which tile element becomes the output
-  // float it writes? Which of those two tile accesses walks a tile row, which a tile column?
-  // Which limit bounds an input row, an input column, an output row? Index global memory with
-  // size_t. The handout's "If you are stuck" section has the thread-to-element maps.
-  __shared__ float tile[kPaddedTileWords];   // (r, c) at padded_offset(r, c)
-  const int tile_row0 = blockIdx.y * kTile;  // first input row of this block's tile
-  const int tile_col0 = blockIdx.x * kTile;  // first input column of this block's tile
+__global__ void padded_tile_pair_transpose_kernel(float* __restrict__ matrix, int n) {
+  // TODO(lab06): swap this block's tile pair through `__shared__ float a[kPaddedTileWords]` and
+  // `b[kPaddedTileWords]`, addressed with your padded_offset() (roughly 29 lines): tile (ti, tj)
+  // goes transposed to the place of tile (tj, ti) and that one to the place of (ti, tj); a tile
+  // on the diagonal (ti == tj) is transposed in its own place. First find (ti, tj) from
+  // blockIdx.x: every pair with ti <= tj gets exactly one block. Global loads and stores stay
+  // coalesced (the 32 lanes of a warp touch 32 consecutive floats of one row), the block's
+  // blockDim.y rows of threads cover all kTile rows of a tile, and only elements that exist
+  // (row and column below n) are read and written.
+  // HINT: number the pairs column after column of the upper triangle (or row after row): how
+  // many pairs come before the first pair of column tj, and which column holds block
+  // blockIdx.x? A loop works; so does solving a quadratic (check its rounding). Every element
+  // must be read before any is overwritten: who reads what another warp writes? Which tile
+  // access walks a tile row, which a tile column? Index global memory with size_t. The
+  // handout's "If you are stuck" section has the thread-to-element maps.
+  __shared__ float a[kPaddedTileWords];  // tile (ti, tj): (r, c) at padded_offset(r, c)
+  __shared__ float b[kPaddedTileWords];  // tile (tj, ti); unused on the diagonal
+  // Pairs column after column: column tj holds tj + 1 pairs, blocks tj (tj + 1) / 2 onwards.
+  const long long block = blockIdx.x;
+  int tj = static_cast<int>((sqrt(8.0 * static_cast<double>(block) + 1.0) - 1.0) / 2.0);
+  if (static_cast<long long>(tj) * (tj + 1) / 2 > block) --tj;       // sqrt rounded up
+  if (static_cast<long long>(tj + 1) * (tj + 2) / 2 <= block) ++tj;  // sqrt rounded down
+  const int ti = static_cast<int>(block - static_cast<long long>(tj) * (tj + 1) / 2);
+  const bool diagonal = ti == tj;
+  // Tile (ti, tj) starts at (row0, col0), tile (tj, ti) at (col0, row0).
+  const int row0 = ti * kTile;
+  const int col0 = tj * kTile;
   const int lane = threadIdx.x;
   for (int r = threadIdx.y; r < kTile; r += blockDim.y) {
-    const int row = tile_row0 + r;
-    const int col = tile_col0 + lane;
-    if (row < rows && col < cols) {
-      tile[padded_offset(r, lane)] = in[static_cast<size_t>(row) * cols + col];  // a tile row
+    if (row0 + r < n && col0 + lane < n) {  // a tile row of (ti, tj)
+      a[padded_offset(r, lane)] = matrix[static_cast<size_t>(row0 + r) * n + col0 + lane];
+    }
+    if (!diagonal && col0 + r < n && row0 + lane < n) {  // a tile row of (tj, ti)
+      b[padded_offset(r, lane)] = matrix[static_cast<size_t>(col0 + r) * n + row0 + lane];
     }
   }
-  __syncthreads();  // every warp's row must land before any warp reads a column
+  __syncthreads();  // the whole pair is in shared memory before any of it is overwritten
+  const float* to_a_place = diagonal ? a : b;  // what lands on (ti, tj), transposed
   for (int r = threadIdx.y; r < kTile; r += blockDim.y) {
-    const int out_row = tile_col0 + r;     // output row = input column
-    const int out_col = tile_row0 + lane;  // output column = input row
-    if (out_row < cols && out_col < rows) {
-      out[static_cast<size_t>(out_row) * rows + out_col] = tile[padded_offset(lane, r)];  // column
+    if (row0 + r < n && col0 + lane < n) {  // a tile column of (tj, ti), or of a diagonal tile
+      matrix[static_cast<size_t>(row0 + r) * n + col0 + lane] = to_a_place[padded_offset(lane, r)];
+    }
+    if (!diagonal && col0 + r < n && row0 + lane < n) {  // a tile column of (ti, tj)
+      matrix[static_cast<size_t>(col0 + r) * n + row0 + lane] = a[padded_offset(lane, r)];
     }
   }
   // END TODO(lab06)
 }
 
+/// Blocks of the in-place transpose of an n x n matrix: one per tile pair (ti, tj) with
+/// ti <= tj, T (T + 1) / 2 for T = ceil(n / kTile). Throws std::invalid_argument naming @p who
+/// for n <= 0 or more blocks than gridDim.x allows (n above 65535 tiles of kTile).
+unsigned tile_pair_blocks(int n, const char* who) {
+  if (n <= 0) {
+    throw std::invalid_argument(std::string(who) + ": n must be positive, got " +
+                                std::to_string(n));
+  }
+  const long long tiles = (static_cast<long long>(n) + kTile - 1) / kTile;
+  const long long blocks = tiles * (tiles + 1) / 2;
+  if (blocks > cudalab::kMaxGridX) {
+    throw std::invalid_argument(std::string(who) + ": n = " + std::to_string(n) + " needs " +
+                                std::to_string(blocks) +
+                                " tile-pair blocks, more than gridDim.x allows (2^31 - 1; n <= " +
+                                std::to_string(kMaxInPlaceN) + ")");
+  }
+  return static_cast<unsigned>(blocks);
+}
+
 }  // namespace
 
-void padded_transpose(const float* d_in, float* d_out, int rows, int cols, int block_rows,
-                      cudaStream_t stream) {
-  const char* who = "padded_transpose";
+void padded_transpose_in_place(float* d_matrix, int n, int block_rows, cudaStream_t stream) {
+  const char* who = "padded_transpose_in_place";
   smem_tiles::check_block_rows(block_rows, who);
-  const dim3 grid = smem_tiles::tile_grid(rows, cols, who);
-  padded_tile_transpose_kernel<<<grid, dim3(kTile, block_rows), 0, stream>>>(d_in, d_out, rows,
-                                                                             cols);
+  const unsigned blocks = tile_pair_blocks(n, who);
+  padded_tile_pair_transpose_kernel<<<blocks, dim3(kTile, block_rows), 0, stream>>>(d_matrix, n);
   CUDA_CHECK_LAST_LAUNCH();
 }
 
@@ -99,8 +135,8 @@ void padded_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n,
 }
 
 cudalab::KernelInfo padded_transpose_kernel() {
-  return {reinterpret_cast<const void*>(padded_tile_transpose_kernel),
-          "padded_tile_transpose_kernel", dim3(kTile, kTransposeBlockRows), 0};
+  return {reinterpret_cast<const void*>(padded_tile_pair_transpose_kernel),
+          "padded_tile_pair_transpose_kernel", dim3(kTile, kTransposeBlockRows), 0};
 }
 
 cudalab::KernelInfo padded_matmul_kernel() {

@@ -25,10 +25,9 @@ __host__ __device__ int lab06::padded_offset(int row, int col) {
 CUDALAB_REMOTE(lab06::padded_offset, (int row, int col), (row, col), int)
 #endif
 CUDALAB_REMOTE(lab06::padded_tile_words, (), (), int)
-CUDALAB_REMOTE(lab06::padded_transpose,
-               (const float* d_in, float* d_out, int rows, int cols, int block_rows,
-                cudaStream_t stream),
-               (d_in, d_out, rows, cols, block_rows, stream), void)
+CUDALAB_REMOTE(lab06::padded_transpose_in_place,
+               (float* d_matrix, int n, int block_rows, cudaStream_t stream),
+               (d_matrix, n, block_rows, stream), void)
 CUDALAB_REMOTE(lab06::padded_matmul,
                (const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                 cudaStream_t stream),

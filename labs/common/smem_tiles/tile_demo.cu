@@ -29,6 +29,7 @@ struct Variant {
   std::string unit;            ///< "GB/s" or "GFLOP/s"
   bool is_baseline;            ///< the conflicting kernel the next rows are compared with
   cudalab::KernelInfo kernel;  ///< the kernel, for its static shared memory
+  bool in_place = false;       ///< transposes d_out in place: its checked run needs the input there
 };
 
 std::string static_smem(const cudalab::KernelInfo& kernel) {
@@ -72,6 +73,14 @@ std::string grid_text(int rows, int cols, int block_x, int block_y) {
          "x" + std::to_string(block_y) + ">>>";
 }
 
+/// The launch of an in-place transpose of an n x n matrix: one block per tile pair on or above
+/// the diagonal, T (T + 1) / 2 of them for T tile rows.
+std::string pair_grid_text(int n, int block_y) {
+  const long long tiles = (static_cast<long long>(n) + kTile - 1) / kTile;
+  return "<<<" + std::to_string(tiles * (tiles + 1) / 2) + ", " + std::to_string(kTile) + "x" +
+         std::to_string(block_y) + ">>>";
+}
+
 }  // namespace
 
 int run_tile_demo(const cudalab::DemoOptions& opt, const TileDemoKernels& lab) {
@@ -112,6 +121,13 @@ int run_tile_demo(const cudalab::DemoOptions& opt, const TileDemoKernels& lab) {
        [&](cudaStream_t s) { lab.matmul(d_a.data(), d_b.data(), d_out.data(), n, n, n, s); }, flops,
        "GFLOP/s", false, lab.matmul_kernel},
   };
+  if (lab.transpose_in_place) {  // the lab's transpose works in place on d_out
+    Variant& v = variants[1];
+    v.name = "transpose in place, " + lab.technique;
+    v.launch = pair_grid_text(n, block_rows);
+    v.work = [&](cudaStream_t s) { lab.transpose_in_place(d_out.data(), n, block_rows, s); };
+    v.in_place = true;
+  }
   for (std::size_t i = 0; i < lab.extra_transposes.size(); ++i) {
     const ExtraTranspose& extra = lab.extra_transposes[i];
     variants.insert(variants.begin() + 2 + static_cast<std::ptrdiff_t>(i),
@@ -140,6 +156,11 @@ int run_tile_demo(const cudalab::DemoOptions& opt, const TileDemoKernels& lab) {
   double baseline_ms = 0.0;
   int status = 0;
   const std::function<void()> poison = [&] { d_out.fill_bytes(0xFF); };
+  // An in-place transpose starts its checked run from the input, copied where it works.
+  const std::function<void()> load_input = [&] {
+    CUDA_CHECK(
+        cudaMemcpy(d_out.data(), d_a.data(), count * sizeof(float), cudaMemcpyDeviceToDevice));
+  };
   for (const Variant& v : variants) {
     // With --check: poisoned, run once and compared; then (always) timed.
     const cudalab::OutputCheck check = [&] {
@@ -157,7 +178,7 @@ int run_tile_demo(const cudalab::DemoOptions& opt, const TileDemoKernels& lab) {
       return cudalab::MatrixCompare{};
     };
     const auto r = cudalab::run_variant(v.work, opt.reps, v.name, opt.check ? check : nullptr,
-                                        opt.check ? poison : nullptr);
+                                        opt.check ? (v.in_place ? load_input : poison) : nullptr);
     if (!r.ok) status = 1;
     if (v.is_baseline) baseline_ms = r.median_ms;
     const double rate = v.units / (r.median_ms * 1e6);

@@ -30,7 +30,8 @@ struct ExtraTranspose {
 struct TileDemoKernels {
   /// Names the technique in the table, e.g. "padded [32][33]".
   std::string technique;
-  /// out (cols x rows) = in^T with blocks of kTile x block_rows threads.
+  /// out (cols x rows) = in^T with blocks of kTile x block_rows threads (empty when the lab's
+  /// transpose is transpose_in_place).
   std::function<void(const float* in, float* out, int rows, int cols, int block_rows,
                      cudaStream_t stream)>
       transpose;
@@ -41,6 +42,12 @@ struct TileDemoKernels {
   cudalab::KernelInfo transpose_kernel;  ///< the transpose kernel, for its static shared memory
   cudalab::KernelInfo matmul_kernel;     ///< the matmul kernel, for its static shared memory
   std::vector<ExtraTranspose> extra_transposes = {};  ///< more rows after the lab's transpose
+  /// Lab 06's transpose: an n x n matrix transposed in place with blocks of kTile x block_rows
+  /// threads, one block per tile pair on or above the diagonal. When set, the lab's transpose row
+  /// runs it on a copy of the input (copied before the checked run, untimed); the timed runs
+  /// transpose that buffer back and forth.
+  std::function<void(float* matrix, int n, int block_rows, cudaStream_t stream)>
+      transpose_in_place = {};
 };
 
 /// Demo options of labs 06 and 07: --size defaults to 4096, --block is the transpose's rows

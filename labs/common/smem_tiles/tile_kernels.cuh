@@ -8,8 +8,9 @@
  *   - `static constexpr int kWords`: floats the tile occupies (its `__shared__` array size);
  *   - `__host__ __device__ static int offset(int row, int col)`: the word of element
  *     (row, col), 0 <= row, col < kTile, every element in its own word below kWords.
- * PlainLayout (row after row, pitch 32) makes the conflicting baselines; lab 06 supplies a
- * padded layout, lab 07 a swizzled one. The kernels touch their tiles only through
+ * PlainLayout (row after row, pitch 32) makes the conflicting baselines; lab 06 runs the
+ * matmul with its padded layout (its transpose, in place through tile pairs, is the student's
+ * own kernel), lab 07 both kernels with a swizzled one. The kernels touch their tiles only through
  * Layout::offset(), so the layout a grader checks is the one the kernel runs.
  * See labs/lab06_padding/README.md for the access patterns.
  *
