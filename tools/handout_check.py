@@ -811,6 +811,58 @@ NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 
 # digits, or its word: 8 or eight). Every graded question of an AUDITED_LABS lab whose answer is
 # short has an entry; a longer number (three digits or more, or a decimal) is found by itself.
 ANSWER_CUES: dict[tuple[str, str], list[str]] = {
+    ("lab01", "q3"): [r"256\s*[×x]\s*1\b`?[^.?]{0,80}?\b(?:along|on)\s*(?:a|one)\s*row",
+                      r"1\s*[×x]\s*256\b`?[^.?]{0,80}?\b(?:along|on|down)\s*a\s*column",
+                      r"block\.x`?\s*=\s*256[^.?]{0,80}?\brow\b"],
+    ("lab02", "q1"): [r"(?:column\s*16|misaligned|unaligned|not aligned|straddl\w*)[^.?]{0,150}?\b{a}\s*"
+                      r"(?:different\s*)?(?:128-byte\s*)?(?:cache\s*)?lines\b",
+                      r"\b{a}\s*(?:different\s*)?(?:128-byte\s*)?(?:cache\s*)?lines\b[^.?]{0,150}?"
+                      r"(?:misaligned|unaligned|not aligned|straddl\w*)"],
+    ("lab02", "q2"): [r"\b{a}\s*(?:different\s*)?address(?:es)?\s*of\s*A\b", r"read\w*\s*the\s*same\s*`?A\[",
+                      r"share\w*\s*(?:one|the same)\s*`?A`?\s*(?:value|element|word|address)",
+                      r"\bA\[i\s*\*\s*K\s*\+\s*p\]`?\s*\(one value"],
+    ("lab02", "q3"): [r"\b256\s*threads?\s*(?:per block\s*)?(?:beat|are faster|is faster|wins?)",
+                      r"<<<\s*2048\s*,\s*256\s*>>>`?[^.?]{0,60}?\bfaster",
+                      r"\b32\s*threads?\s*(?:per block\s*)?(?:is|are|runs?)\s*slower"],
+    ("lab02", "q4"): [r"\b(?:eleven|twelve|thirteen)\s*times\b", r"\b1[0-4]\s*times\s*(?:faster|slower)"],
+    ("lab03", "q3"): [r"pitch\s*/\s*sizeof\(float\)`?\s*(?:is\s*)?(?:always|exactly|an exact|a whole)",
+                      r"always\s*a\s*whole\s*number\s*of\s*(?:elements|floats)",
+                      r"pitch\s*/\s*sizeof\(float\)`?[^.?]{0,60}?—\s*correct"],
+    ("lab03", "q4"): [r"(?:L1\s*and\s*L2|the\s*caches?)\s*absorb", r"aligning\s*the\s*rows\s*buys\s*nothing",
+                      r"pitched[^.?]{0,80}?(?:costs?|within|loses)\s*(?:about\s*|only\s*)?[1-5]\s*%"],
+    ("lab04", "q1"): [r"(?<![\d.])8\s*KB\b"],
+    ("lab04", "q3"): [r"\b{a}\s*(?:such\s*|512-thread\s*)?blocks?\s*(?:fit|per SM|on (?:an|the) SM)",
+                      r"65\s?536\s*/\s*\(?\s*(?:32\s*[×x*·]\s*512|512\s*[×x*·]\s*32|16\s?384)"],
+    ("lab05", "q1"): [r"(?:stride\s*(?:of\s*)?6|\b6\s*[·*]\s*i)\b[^.?]{0,100}?\b{a}[- ]way",
+                      r"gcd\(\s*6\s*,\s*32\s*\)"],
+    ("lab05", "q2"): [r"(?:8-byte|float2)[^.?]{0,80}?(?:stride|elements?)\s*16\b[^.?]{0,100}?\b{a}[- ]way",
+                      r"(?:element\s*16\s*[·*]\s*i|byte\s*128\s*[·*]\s*i)[^.?]{0,100}?\b{a}[- ]way",
+                      r"gcd\(\s*(?:s|16)\s*,\s*16\s*\)"],
+    ("lab05", "q3"): [r"(?:16-byte|float4)[^.?]{0,80}?(?:stride|elements?)\s*4\b[^.?|]{0,100}?\b{a}[- ]way",
+                      r"element\s*4\s*[·*]\s*i[^.?]{0,100}?\b{a}[- ]way", r"gcd\(\s*(?:s|4)\s*,\s*8\s*\)"],
+    ("lab05", "q4"): [r"\b{a}\s*wavefronts\b",
+                      r"(?:float4|16-byte)[^.?]{0,80}?(?:element|stride)\s*4\b[^.?]{0,100}?\b{a}\s*passes"],
+    ("lab07", "q1"): [r"s\[x\]\[y\s*\^\s*x\][^.?]{0,150}?(?:conflict-free|\b{a}[- ]way|degree\s*(?:of\s*)?{a}\b)",
+                      r"XOR\s*(?:has\s*to\s*go|goes)\s*on\s*the\s*column[^.?]{0,40}?(?:conflict-free|as\s*in\s*this"
+                      r"\s*lab)"],
+    ("lab07", "q2"): [r"y\s*>>\s*3[^.?]{0,150}?\b{a}[- ]way", r"\b{a}[- ]way[^.?]{0,100}?y\s*>>\s*3"],
+    ("lab07", "q3"): [r"(?:3\s*\^\s*40|40\s*\^\s*3)\s*=\s*{a}\b", r"row\s*40[^.?]{0,100}?(?:column|col)\s*{a}\b"],
+    ("lab07", "q4"): [r"\(x\s*\+\s*y\)\s*%\s*32`?[^.?]{0,150}?(?:conflict-free|\b{a}[- ]way|degree\s*(?:of\s*)?{a}\b)",
+                      r"rotation[^.?]{0,150}?(?:conflict-free|lab\s*06's\s*padding)"],
+    ("lab08", "q1"): [r"K\s*=\s*100\b[^.?]{0,100}?\b{a}\b", r"\b{a}\s*padding\s*bits", r"128\s*[-−]\s*100\s*=\s*{a}"],
+    ("lab08", "q2"): [r"(?<![\w-])[−-]\s?16\b(?!-)", r"2\s*[·*×]\s*\(\s*70\s*[-−]\s*28\s*\)"],
+    ("lab08", "q3"): [r"packed[^.?]{0,40}?\b2\s*Mi?B\b", r"\b2\s*Mi?B\b[^.?]{0,40}?packed"],
+    ("lab08", "q4"): [r"\b{a}\s*(?:separate\s*|different\s*)?(?:memory\s*)?(?:transactions|(?:cache\s*|128-byte\s*)?"
+                      r"lines)\s*(?:per\s*warp|instead\s*of\s*one)",
+                      r"W\s*words\s*apart[^.?]{0,100}?\b{a}\s*(?:separate\s*|different\s*)?(?:memory\s*)?"
+                      r"(?:transactions|lines)"],
+    ("lab09", "q1"): [r"tiy\s*\*\s*17\s*\+\s*tix[^.?]{0,150}?(?:\b{a}[- ]way|conflict-free)",
+                      r"swapped\s*and\s*padded[^.?]{0,150}?(?:\b{a}[- ]way|conflict-free)"],
+    ("lab09", "q2"): [r"(?:pitch|rows?)\s*(?:of\s*)?18\b[^.?]{0,150}?(?:\b{a}[- ]way|conflict-free)",
+                      r"\b18\s*words[^.?]{0,150}?(?:\b{a}[- ]way|conflict-free)"],
+    ("lab09", "q3"): [r"(?:int\s*table|word\s*per\s*entry|256\s*words)[^.?]{0,150}?\b{a}[- ]way",
+                      r"\b{a}\s*(?:words\s*)?per\s*bank\b"],
+    ("lab09", "q4"): [r"\b13[1-6]\s*Tbit"],
     ("lab06", "q1"): [r"(?:pitch|p)\s*(?:of\s*|=\s*)?40\b[^.]{0,150}?\b{a}[- ]way",
                       r"gcd\(\s*40\s*,\s*32\s*\)\s*=\s*{a}\b", r"\b40\s*:\s*{a}[- ]way"],
     ("lab06", "q3"): [r"slower than (?:the )?lab\s*04", r"lab 04's[^.]*\b(?:faster|beats|wins)",
@@ -841,7 +893,7 @@ ANSWER_CUES: dict[tuple[str, str], list[str]] = {
 }
 # Labs whose every graded answer is checked (short ones through ANSWER_CUES); for the others
 # only the long answers are, and the short ones without cues are counted in a note.
-AUDITED_LABS = {"lab06", "lab10", "lab11", "lab12", "lab13", "lab14"}
+AUDITED_LABS = {f"lab{n:02d}" for n in range(1, 15)}  # every lab of the course
 
 
 def graded_answers(lab: str) -> list[tuple[str, str, float]]:
@@ -873,6 +925,16 @@ NUMBER_TOKEN = re.compile(r"(?<![\w.^])[-−]?\d{1,3}(?:[ ,\u2009\u202f\u00a0]\d
                           r"|(?<![\w.^])[-−]?\d+(?:\.\d+)?(?![\w])")
 
 
+SENTENCE_END = re.compile(r"\?|[.!](?=\s|$)")
+
+
+def in_question(text: str, pos: int) -> bool:
+    """Whether the sentence around @p pos ends with a question mark: a question (a Predict
+    prompt, the graded question itself) asks for its answer, it does not state it."""
+    m = SENTENCE_END.search(text, pos)
+    return bool(m and m.group(0) == "?")
+
+
 def answer_hits(text: str, answer: str, tol: float, cues: list[str] | None) -> list[int]:
     """Offsets in @p text where @p answer is stated."""
     hits = []
@@ -882,7 +944,8 @@ def answer_hits(text: str, answer: str, tol: float, cues: list[str] | None) -> l
             alts.append(NUMBER_WORDS[int(answer)])
         a = "(?:" + "|".join(alts) + ")"
         for cue in cues:
-            hits += [m.start() for m in re.finditer(cue.replace("{a}", a), text, re.I)]
+            hits += [m.start() for m in re.finditer(cue.replace("{a}", a), text, re.I)
+                     if not in_question(text, m.start())]
     if not is_short(answer):
         want = float(answer)
         slack = max(tol * abs(want), 0.5 * 10 ** -decimals(answer))
