@@ -62,12 +62,18 @@ and sudo prefixes dropped):
              comment of its stub sources: a long answer (three digits or more, or a decimal:
              the number itself, or a decimal within the grader's tolerance) is found by itself,
              a short one (a letter, one or two digits) by the phrases of ANSWER_CUES, which
-             every such question of AUDITED_LABS must have;
+             every such question of AUDITED_LABS must have (a phrase inside a question, a
+             sentence that ends with '?', asks and does not count);
   measured   predict before the numbers: every measured number of a lab page (ref/run/alone
              and demo markers, demo tables, the throughput charts docs/figures/perf/labNN.svg)
-             sits in a folded `<details><summary>What we measured ...` section, and a
-             prediction (a `Predict` heading or a paragraph opening with **Predict**) comes
-             before the first one;
+             sits in a folded `<details><summary>What we measured ...` section (one left
+             under a Predict prompt is reported as answering it), each such section has a
+             prediction of its own (a `Predict` heading or a paragraph opening with **Predict**)
+             after the section before it, and no unfolded prose states a measured ratio in
+             words ("about twelve times faster", "a tenth of it"; questions and thresholds
+             exempt);
+  work out   every lab's README.md has a `## What you work out` section of at least two
+             bullets: what the student derives in the lab, no answers;
   grading    one page for grading mechanics: docs/grading.md exists, every lab page links to
              it, its mechanics (the reference GPU's bars, tests/calibration/) are stated there
              only, and no unfolded prose paragraph of 30 words or more is repeated on two lab pages;
@@ -1004,33 +1010,88 @@ def check_answers_in_sight(lab_dir: Path, handouts: list[Path], p: Problems,
 MEASURED_SUMMARY = "What we measured"
 MEASURED_CHART = re.compile(r"!\[[^\]]*\]\([^)\s]*figures/perf/lab\d\d\.svg\)")
 PREDICT = re.compile(r"^(?:#+\s*Predict\b|\*\*Predict\b)", re.M)
+HEADING = re.compile(r"^#+\s", re.M)
+# A measured ratio a handout states in words or without a unit sign, which the unmarked check
+# cannot see: "about twelve times faster", "12 times slower", "reaches about a tenth of it".
+RATIO_WORDS = (r"(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fifteen|"
+               r"twenty|thirty|forty|fifty|a hundred|\d+(?:\.\d+)?)")
+MEASURED_IN_WORDS = re.compile(r"\b" + RATIO_WORDS + r"(?:\s+times|-fold)\s+(?:faster|slower|as fast)\b"
+                               r"|\b(?:about|roughly|nearly|only|just)\s+(?:a|one)\s+"
+                               r"(?:tenth|third|quarter|fifth)\s+of\b", re.I)
 
 
 def check_measured_folded(path: Path, p: Problems) -> int:
     """Predict before the numbers: every measured number of a lab page (a ref/run/alone or demo
     marker, a demo table, a throughput chart of tools/figures.py) is inside a folded
-    `<details><summary>What we measured ...` section, and a prediction prompt (a `Predict`
-    heading or a paragraph opening with **Predict**) comes before the first such section.
+    `<details><summary>What we measured ...` section; each such section has a prediction prompt
+    (a `Predict` heading or a paragraph opening with **Predict**) of its own before it, after
+    the section before it (a page with two measured parts predicts twice); and no measured
+    ratio is stated in words in unfolded prose ("about twelve times faster", "a tenth of it":
+    outside code, HTML comments and questions, not after a comparison sign: a threshold).
+    A measured item left unfolded under a Predict prompt is reported as answering it.
     Returns the number of measured items found."""
     text = path.read_text(encoding="utf-8")
     spans = [(a, b) for a, b, s in folded_spans(text) if s.startswith(MEASURED_SUMMARY)]
+    plain = unfolded(text)
+    predicts = [m.start() for m in PREDICT.finditer(plain)]
+    headings = [m.start() for m in HEADING.finditer(FENCE.sub(lambda m: " " * len(m.group(0)),
+                                                              plain))]
     items = [(m.start(), "marked number") for m in REF.finditer(text)]
     items += [(m.start(), "demo number") for m in DEMO.finditer(text)]
     items += [(m.start(), "demo table") for m in DEMO_TABLE.finditer(text)]
     items += [(m.start(), "throughput chart") for m in MEASURED_CHART.finditer(text)]
     for pos, what in sorted(items):
-        if not any(a <= pos < b for a, b in spans):
-            p.add(path, line_of(text, pos), f"a {what} outside a folded '{MEASURED_SUMMARY}' "
-                                            f"section: the numbers come after the prediction, "
-                                            f"folded (<details><summary>{MEASURED_SUMMARY} ...)")
-    if spans:
-        first = min(a for a, _ in spans)
-        m = PREDICT.search(unfolded(text))
-        if not m or m.start() > first:
-            p.add(path, line_of(text, first), f"no prediction before the first "
-                                              f"'{MEASURED_SUMMARY}' section (a '## Predict' "
-                                              f"heading or a paragraph opening with **Predict**)")
+        if any(a <= pos < b for a, b in spans):
+            continue
+        # the Predict prompt whose section (up to the next heading) holds the item, if any
+        before = [q for q in predicts if q < pos]
+        answers = bool(before) and not any(before[-1] < h <= pos for h in headings
+                                     if not PREDICT.match(plain, h))
+        where = " under the Predict prompt above it: it answers the prediction" if answers else ""
+        p.add(path, line_of(text, pos), f"a {what} outside a folded '{MEASURED_SUMMARY}' "
+                                        f"section{where}: the numbers come after the prediction, "
+                                        f"folded (<details><summary>{MEASURED_SUMMARY} ...)")
+    for i, (a, _) in enumerate(sorted(spans)):
+        after = sorted(spans)[i - 1][1] if i else 0
+        if not any(after <= q < a for q in predicts):
+            msg = (f"no prediction before the first '{MEASURED_SUMMARY}' section" if not i else
+                   f"no prediction of its own before this '{MEASURED_SUMMARY}' section (none "
+                   f"since the one that ends on line {line_of(text, after)})")
+            p.add(path, line_of(text, a), f"{msg} (a '## Predict' heading or a paragraph opening "
+                                          f"with **Predict**)")
+    prose = FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), plain)
+    for m in MEASURED_IN_WORDS.finditer(prose):
+        if in_question(prose, m.start()) or EXEMPT_BEFORE.search(prose[:m.start()]):
+            continue
+        p.add(path, line_of(prose, m.start()), f"a measured ratio in words ('{m.group(0)}') in "
+                                               f"unfolded text: it belongs in the folded "
+                                               f"'{MEASURED_SUMMARY}' section, after the prediction")
     return len(items)
+
+
+WORK_OUT = "## What you work out"
+WORK_OUT_MIN = 2
+BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\S", re.M)
+
+
+def check_work_out(readme: Path, p: Problems) -> int:
+    """Every lab's README has a section headed exactly `## What you work out` that names, in
+    at least WORK_OUT_MIN list items, what the student derives in the lab (no answers). Returns
+    the number of items."""
+    text = readme.read_text(encoding="utf-8")
+    m = re.search(r"^" + re.escape(WORK_OUT) + r"[ \t]*$", text, re.M)
+    if not m:
+        p.add(readme, None, f"no '{WORK_OUT}' section (what the student derives in this lab, "
+                            f"at least {WORK_OUT_MIN} bullets, no answers)")
+        return 0
+    end = HEADING.search(text, m.end())
+    body = unfolded(text[m.end():end.start() if end else len(text)])
+    n = len(BULLET.findall(FENCE.sub("", body)))
+    if n < WORK_OUT_MIN:
+        p.add(readme, line_of(text, m.start()), f"'{WORK_OUT}' lists {n} item(s): name at least "
+                                                f"{WORK_OUT_MIN} things the student derives, as "
+                                                f"bullets")
+    return n
 
 
 LDS_TABLE = re.compile(r"^<!--\s*lds128 table\s*-->\s*\n((?:\|.*\n?)+)", re.M)
@@ -1360,13 +1421,14 @@ def main(argv: list[str] | None = None) -> int:
                 check_unmarked(page, p, unmarked)
                 n_budgets += check_budgets(page, p)
     answer_notes: dict[str, list[str]] = {}
-    n_stated = n_stub_budgets = n_measured = n_parts = 0
+    n_stated = n_stub_budgets = n_measured = n_parts = n_work_out = 0
     for lab_dir in lab_dirs():
         if lab_pages(lab_dir):
             check_questions(lab_dir, lab_pages(lab_dir), p)
             n_stated += check_answers_in_sight(lab_dir, lab_pages(lab_dir), p, answer_notes)
             for page in lab_pages(lab_dir):
                 n_measured += check_measured_folded(page, p)
+            n_work_out += check_work_out(lab_dir / "README.md", p) > 0
         n_stub_budgets += check_stub_budgets(lab_dir, p)
         parts = lab_parts(lab_dir, p)
         n_parts += len(parts)
@@ -1403,7 +1465,8 @@ def main(argv: list[str] | None = None) -> int:
         if tree.dir else "without a build tree"
     summary = (f"{len(pages())} pages, {n_commands} commands ({where}), {n_refs} reference "
                f"numbers ({ref.source.name}), {n_budgets} budgets; {n_stated} graded answers in "
-               f"sight, {n_measured} measured items, {n_stub_budgets} stub budgets, {n_parts} "
+               f"sight, {n_measured} measured items, {n_work_out} 'What you work out' sections, "
+               f"{n_stub_budgets} stub budgets, {n_parts} "
                f"parts within {PART_LIMIT} student lines, {n_lds} LDS.128 tables")
     if p.items:
         print(f"handout check FAILED: {len(p.items)} problem(s); {summary}")
