@@ -62,12 +62,18 @@ and sudo prefixes dropped):
              comment of its stub sources: a long answer (three digits or more, or a decimal:
              the number itself, or a decimal within the grader's tolerance) is found by itself,
              a short one (a letter, one or two digits) by the phrases of ANSWER_CUES, which
-             every such question of AUDITED_LABS must have;
+             every such question of AUDITED_LABS must have (a phrase inside a question, a
+             sentence that ends with '?', asks and does not count);
   measured   predict before the numbers: every measured number of a lab page (ref/run/alone
              and demo markers, demo tables, the throughput charts docs/figures/perf/labNN.svg)
-             sits in a folded `<details><summary>What we measured ...` section, and a
-             prediction (a `Predict` heading or a paragraph opening with **Predict**) comes
-             before the first one;
+             sits in a folded `<details><summary>What we measured ...` section (one left
+             under a Predict prompt is reported as answering it), each such section has a
+             prediction of its own (a `Predict` heading or a paragraph opening with **Predict**)
+             after the section before it, and no unfolded prose states a measured ratio in
+             words ("about twelve times faster", "a tenth of it"; questions and thresholds
+             exempt);
+  work out   every lab's README.md has a `## What you work out` section of at least two
+             bullets: what the student derives in the lab, no answers;
   grading    one page for grading mechanics: docs/grading.md exists, every lab page links to
              it, its mechanics (the reference GPU's bars, tests/calibration/) are stated there
              only, and no unfolded prose paragraph of 30 words or more is repeated on two lab pages;
@@ -811,6 +817,58 @@ NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 
 # digits, or its word: 8 or eight). Every graded question of an AUDITED_LABS lab whose answer is
 # short has an entry; a longer number (three digits or more, or a decimal) is found by itself.
 ANSWER_CUES: dict[tuple[str, str], list[str]] = {
+    ("lab01", "q3"): [r"256\s*[×x]\s*1\b`?[^.?]{0,80}?\b(?:along|on)\s*(?:a|one)\s*row",
+                      r"1\s*[×x]\s*256\b`?[^.?]{0,80}?\b(?:along|on|down)\s*a\s*column",
+                      r"block\.x`?\s*=\s*256[^.?]{0,80}?\brow\b"],
+    ("lab02", "q1"): [r"(?:column\s*16|misaligned|unaligned|not aligned|straddl\w*)[^.?]{0,150}?\b{a}\s*"
+                      r"(?:different\s*)?(?:128-byte\s*)?(?:cache\s*)?lines\b",
+                      r"\b{a}\s*(?:different\s*)?(?:128-byte\s*)?(?:cache\s*)?lines\b[^.?]{0,150}?"
+                      r"(?:misaligned|unaligned|not aligned|straddl\w*)"],
+    ("lab02", "q2"): [r"\b{a}\s*(?:different\s*)?address(?:es)?\s*of\s*A\b", r"read\w*\s*the\s*same\s*`?A\[",
+                      r"share\w*\s*(?:one|the same)\s*`?A`?\s*(?:value|element|word|address)",
+                      r"\bA\[i\s*\*\s*K\s*\+\s*p\]`?\s*\(one value"],
+    ("lab02", "q3"): [r"\b256\s*threads?\s*(?:per block\s*)?(?:beat|are faster|is faster|wins?)",
+                      r"<<<\s*2048\s*,\s*256\s*>>>`?[^.?]{0,60}?\bfaster",
+                      r"\b32\s*threads?\s*(?:per block\s*)?(?:is|are|runs?)\s*slower"],
+    ("lab02", "q4"): [r"\b(?:eleven|twelve|thirteen)\s*times\b", r"\b1[0-4]\s*times\s*(?:faster|slower)"],
+    ("lab03", "q3"): [r"pitch\s*/\s*sizeof\(float\)`?\s*(?:is\s*)?(?:always|exactly|an exact|a whole)",
+                      r"always\s*a\s*whole\s*number\s*of\s*(?:elements|floats)",
+                      r"pitch\s*/\s*sizeof\(float\)`?[^.?]{0,60}?—\s*correct"],
+    ("lab03", "q4"): [r"(?:L1\s*and\s*L2|the\s*caches?)\s*absorb", r"aligning\s*the\s*rows\s*buys\s*nothing",
+                      r"pitched[^.?]{0,80}?(?:costs?|within|loses)\s*(?:about\s*|only\s*)?[1-5]\s*%"],
+    ("lab04", "q1"): [r"(?<![\d.])8\s*KB\b"],
+    ("lab04", "q3"): [r"\b{a}\s*(?:such\s*|512-thread\s*)?blocks?\s*(?:fit|per SM|on (?:an|the) SM)",
+                      r"65\s?536\s*/\s*\(?\s*(?:32\s*[×x*·]\s*512|512\s*[×x*·]\s*32|16\s?384)"],
+    ("lab05", "q1"): [r"(?:stride\s*(?:of\s*)?6|\b6\s*[·*]\s*i)\b[^.?]{0,100}?\b{a}[- ]way",
+                      r"gcd\(\s*6\s*,\s*32\s*\)"],
+    ("lab05", "q2"): [r"(?:8-byte|float2)[^.?]{0,80}?(?:stride|elements?)\s*16\b[^.?]{0,100}?\b{a}[- ]way",
+                      r"(?:element\s*16\s*[·*]\s*i|byte\s*128\s*[·*]\s*i)[^.?]{0,100}?\b{a}[- ]way",
+                      r"gcd\(\s*(?:s|16)\s*,\s*16\s*\)"],
+    ("lab05", "q3"): [r"(?:16-byte|float4)[^.?]{0,80}?(?:stride|elements?)\s*4\b[^.?|]{0,100}?\b{a}[- ]way",
+                      r"element\s*4\s*[·*]\s*i[^.?]{0,100}?\b{a}[- ]way", r"gcd\(\s*(?:s|4)\s*,\s*8\s*\)"],
+    ("lab05", "q4"): [r"\b{a}\s*wavefronts\b",
+                      r"(?:float4|16-byte)[^.?]{0,80}?(?:element|stride)\s*4\b[^.?]{0,100}?\b{a}\s*passes"],
+    ("lab07", "q1"): [r"s\[x\]\[y\s*\^\s*x\][^.?]{0,150}?(?:conflict-free|\b{a}[- ]way|degree\s*(?:of\s*)?{a}\b)",
+                      r"XOR\s*(?:has\s*to\s*go|goes)\s*on\s*the\s*column[^.?]{0,40}?(?:conflict-free|as\s*in\s*this"
+                      r"\s*lab)"],
+    ("lab07", "q2"): [r"y\s*>>\s*3[^.?]{0,150}?\b{a}[- ]way", r"\b{a}[- ]way[^.?]{0,100}?y\s*>>\s*3"],
+    ("lab07", "q3"): [r"(?:3\s*\^\s*40|40\s*\^\s*3)\s*=\s*{a}\b", r"row\s*40[^.?]{0,100}?(?:column|col)\s*{a}\b"],
+    ("lab07", "q4"): [r"\(x\s*\+\s*y\)\s*%\s*32`?[^.?]{0,150}?(?:conflict-free|\b{a}[- ]way|degree\s*(?:of\s*)?{a}\b)",
+                      r"rotation[^.?]{0,150}?(?:conflict-free|lab\s*06's\s*padding)"],
+    ("lab08", "q1"): [r"K\s*=\s*100\b[^.?]{0,100}?\b{a}\b", r"\b{a}\s*padding\s*bits", r"128\s*[-−]\s*100\s*=\s*{a}"],
+    ("lab08", "q2"): [r"(?<![\w-])[−-]\s?16\b(?!-)", r"2\s*[·*×]\s*\(\s*70\s*[-−]\s*28\s*\)"],
+    ("lab08", "q3"): [r"packed[^.?]{0,40}?\b2\s*Mi?B\b", r"\b2\s*Mi?B\b[^.?]{0,40}?packed"],
+    ("lab08", "q4"): [r"\b{a}\s*(?:separate\s*|different\s*)?(?:memory\s*)?(?:transactions|(?:cache\s*|128-byte\s*)?"
+                      r"lines)\s*(?:per\s*warp|instead\s*of\s*one)",
+                      r"W\s*words\s*apart[^.?]{0,100}?\b{a}\s*(?:separate\s*|different\s*)?(?:memory\s*)?"
+                      r"(?:transactions|lines)"],
+    ("lab09", "q1"): [r"tiy\s*\*\s*17\s*\+\s*tix[^.?]{0,150}?(?:\b{a}[- ]way|conflict-free)",
+                      r"swapped\s*and\s*padded[^.?]{0,150}?(?:\b{a}[- ]way|conflict-free)"],
+    ("lab09", "q2"): [r"(?:pitch|rows?)\s*(?:of\s*)?18\b[^.?]{0,150}?(?:\b{a}[- ]way|conflict-free)",
+                      r"\b18\s*words[^.?]{0,150}?(?:\b{a}[- ]way|conflict-free)"],
+    ("lab09", "q3"): [r"(?:int\s*table|word\s*per\s*entry|256\s*words)[^.?]{0,150}?\b{a}[- ]way",
+                      r"\b{a}\s*(?:words\s*)?per\s*bank\b"],
+    ("lab09", "q4"): [r"\b13[1-6]\s*Tbit"],
     ("lab06", "q1"): [r"(?:pitch|p)\s*(?:of\s*|=\s*)?40\b[^.]{0,150}?\b{a}[- ]way",
                       r"gcd\(\s*40\s*,\s*32\s*\)\s*=\s*{a}\b", r"\b40\s*:\s*{a}[- ]way"],
     ("lab06", "q3"): [r"slower than (?:the )?lab\s*04", r"lab 04's[^.]*\b(?:faster|beats|wins)",
@@ -841,7 +899,7 @@ ANSWER_CUES: dict[tuple[str, str], list[str]] = {
 }
 # Labs whose every graded answer is checked (short ones through ANSWER_CUES); for the others
 # only the long answers are, and the short ones without cues are counted in a note.
-AUDITED_LABS = {"lab06", "lab10", "lab11", "lab12", "lab13", "lab14"}
+AUDITED_LABS = {f"lab{n:02d}" for n in range(1, 15)}  # every lab of the course
 
 
 def graded_answers(lab: str) -> list[tuple[str, str, float]]:
@@ -873,6 +931,16 @@ NUMBER_TOKEN = re.compile(r"(?<![\w.^])[-−]?\d{1,3}(?:[ ,\u2009\u202f\u00a0]\d
                           r"|(?<![\w.^])[-−]?\d+(?:\.\d+)?(?![\w])")
 
 
+SENTENCE_END = re.compile(r"\?|[.!](?=\s|$)")
+
+
+def in_question(text: str, pos: int) -> bool:
+    """Whether the sentence around @p pos ends with a question mark: a question (a Predict
+    prompt, the graded question itself) asks for its answer, it does not state it."""
+    m = SENTENCE_END.search(text, pos)
+    return bool(m and m.group(0) == "?")
+
+
 def answer_hits(text: str, answer: str, tol: float, cues: list[str] | None) -> list[int]:
     """Offsets in @p text where @p answer is stated."""
     hits = []
@@ -882,7 +950,8 @@ def answer_hits(text: str, answer: str, tol: float, cues: list[str] | None) -> l
             alts.append(NUMBER_WORDS[int(answer)])
         a = "(?:" + "|".join(alts) + ")"
         for cue in cues:
-            hits += [m.start() for m in re.finditer(cue.replace("{a}", a), text, re.I)]
+            hits += [m.start() for m in re.finditer(cue.replace("{a}", a), text, re.I)
+                     if not in_question(text, m.start())]
     if not is_short(answer):
         want = float(answer)
         slack = max(tol * abs(want), 0.5 * 10 ** -decimals(answer))
@@ -941,33 +1010,88 @@ def check_answers_in_sight(lab_dir: Path, handouts: list[Path], p: Problems,
 MEASURED_SUMMARY = "What we measured"
 MEASURED_CHART = re.compile(r"!\[[^\]]*\]\([^)\s]*figures/perf/lab\d\d\.svg\)")
 PREDICT = re.compile(r"^(?:#+\s*Predict\b|\*\*Predict\b)", re.M)
+HEADING = re.compile(r"^#+\s", re.M)
+# A measured ratio a handout states in words or without a unit sign, which the unmarked check
+# cannot see: "about twelve times faster", "12 times slower", "reaches about a tenth of it".
+RATIO_WORDS = (r"(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fifteen|"
+               r"twenty|thirty|forty|fifty|a hundred|\d+(?:\.\d+)?)")
+MEASURED_IN_WORDS = re.compile(r"\b" + RATIO_WORDS + r"(?:\s+times|-fold)\s+(?:faster|slower|as fast)\b"
+                               r"|\b(?:about|roughly|nearly|only|just)\s+(?:a|one)\s+"
+                               r"(?:tenth|third|quarter|fifth)\s+of\b", re.I)
 
 
 def check_measured_folded(path: Path, p: Problems) -> int:
     """Predict before the numbers: every measured number of a lab page (a ref/run/alone or demo
     marker, a demo table, a throughput chart of tools/figures.py) is inside a folded
-    `<details><summary>What we measured ...` section, and a prediction prompt (a `Predict`
-    heading or a paragraph opening with **Predict**) comes before the first such section.
+    `<details><summary>What we measured ...` section; each such section has a prediction prompt
+    (a `Predict` heading or a paragraph opening with **Predict**) of its own before it, after
+    the section before it (a page with two measured parts predicts twice); and no measured
+    ratio is stated in words in unfolded prose ("about twelve times faster", "a tenth of it":
+    outside code, HTML comments and questions, not after a comparison sign: a threshold).
+    A measured item left unfolded under a Predict prompt is reported as answering it.
     Returns the number of measured items found."""
     text = path.read_text(encoding="utf-8")
     spans = [(a, b) for a, b, s in folded_spans(text) if s.startswith(MEASURED_SUMMARY)]
+    plain = unfolded(text)
+    predicts = [m.start() for m in PREDICT.finditer(plain)]
+    headings = [m.start() for m in HEADING.finditer(FENCE.sub(lambda m: " " * len(m.group(0)),
+                                                              plain))]
     items = [(m.start(), "marked number") for m in REF.finditer(text)]
     items += [(m.start(), "demo number") for m in DEMO.finditer(text)]
     items += [(m.start(), "demo table") for m in DEMO_TABLE.finditer(text)]
     items += [(m.start(), "throughput chart") for m in MEASURED_CHART.finditer(text)]
     for pos, what in sorted(items):
-        if not any(a <= pos < b for a, b in spans):
-            p.add(path, line_of(text, pos), f"a {what} outside a folded '{MEASURED_SUMMARY}' "
-                                            f"section: the numbers come after the prediction, "
-                                            f"folded (<details><summary>{MEASURED_SUMMARY} ...)")
-    if spans:
-        first = min(a for a, _ in spans)
-        m = PREDICT.search(unfolded(text))
-        if not m or m.start() > first:
-            p.add(path, line_of(text, first), f"no prediction before the first "
-                                              f"'{MEASURED_SUMMARY}' section (a '## Predict' "
-                                              f"heading or a paragraph opening with **Predict**)")
+        if any(a <= pos < b for a, b in spans):
+            continue
+        # the Predict prompt whose section (up to the next heading) holds the item, if any
+        before = [q for q in predicts if q < pos]
+        answers = bool(before) and not any(before[-1] < h <= pos for h in headings
+                                     if not PREDICT.match(plain, h))
+        where = " under the Predict prompt above it: it answers the prediction" if answers else ""
+        p.add(path, line_of(text, pos), f"a {what} outside a folded '{MEASURED_SUMMARY}' "
+                                        f"section{where}: the numbers come after the prediction, "
+                                        f"folded (<details><summary>{MEASURED_SUMMARY} ...)")
+    for i, (a, _) in enumerate(sorted(spans)):
+        after = sorted(spans)[i - 1][1] if i else 0
+        if not any(after <= q < a for q in predicts):
+            msg = (f"no prediction before the first '{MEASURED_SUMMARY}' section" if not i else
+                   f"no prediction of its own before this '{MEASURED_SUMMARY}' section (none "
+                   f"since the one that ends on line {line_of(text, after)})")
+            p.add(path, line_of(text, a), f"{msg} (a '## Predict' heading or a paragraph opening "
+                                          f"with **Predict**)")
+    prose = FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), plain)
+    for m in MEASURED_IN_WORDS.finditer(prose):
+        if in_question(prose, m.start()) or EXEMPT_BEFORE.search(prose[:m.start()]):
+            continue
+        p.add(path, line_of(prose, m.start()), f"a measured ratio in words ('{m.group(0)}') in "
+                                               f"unfolded text: it belongs in the folded "
+                                               f"'{MEASURED_SUMMARY}' section, after the prediction")
     return len(items)
+
+
+WORK_OUT = "## What you work out"
+WORK_OUT_MIN = 2
+BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\S", re.M)
+
+
+def check_work_out(readme: Path, p: Problems) -> int:
+    """Every lab's README has a section headed exactly `## What you work out` that names, in
+    at least WORK_OUT_MIN list items, what the student derives in the lab (no answers). Returns
+    the number of items."""
+    text = readme.read_text(encoding="utf-8")
+    m = re.search(r"^" + re.escape(WORK_OUT) + r"[ \t]*$", text, re.M)
+    if not m:
+        p.add(readme, None, f"no '{WORK_OUT}' section (what the student derives in this lab, "
+                            f"at least {WORK_OUT_MIN} bullets, no answers)")
+        return 0
+    end = HEADING.search(text, m.end())
+    body = unfolded(text[m.end():end.start() if end else len(text)])
+    n = len(BULLET.findall(FENCE.sub("", body)))
+    if n < WORK_OUT_MIN:
+        p.add(readme, line_of(text, m.start()), f"'{WORK_OUT}' lists {n} item(s): name at least "
+                                                f"{WORK_OUT_MIN} things the student derives, as "
+                                                f"bullets")
+    return n
 
 
 LDS_TABLE = re.compile(r"^<!--\s*lds128 table\s*-->\s*\n((?:\|.*\n?)+)", re.M)
@@ -1297,13 +1421,14 @@ def main(argv: list[str] | None = None) -> int:
                 check_unmarked(page, p, unmarked)
                 n_budgets += check_budgets(page, p)
     answer_notes: dict[str, list[str]] = {}
-    n_stated = n_stub_budgets = n_measured = n_parts = 0
+    n_stated = n_stub_budgets = n_measured = n_parts = n_work_out = 0
     for lab_dir in lab_dirs():
         if lab_pages(lab_dir):
             check_questions(lab_dir, lab_pages(lab_dir), p)
             n_stated += check_answers_in_sight(lab_dir, lab_pages(lab_dir), p, answer_notes)
             for page in lab_pages(lab_dir):
                 n_measured += check_measured_folded(page, p)
+            n_work_out += check_work_out(lab_dir / "README.md", p) > 0
         n_stub_budgets += check_stub_budgets(lab_dir, p)
         parts = lab_parts(lab_dir, p)
         n_parts += len(parts)
@@ -1340,7 +1465,8 @@ def main(argv: list[str] | None = None) -> int:
         if tree.dir else "without a build tree"
     summary = (f"{len(pages())} pages, {n_commands} commands ({where}), {n_refs} reference "
                f"numbers ({ref.source.name}), {n_budgets} budgets; {n_stated} graded answers in "
-               f"sight, {n_measured} measured items, {n_stub_budgets} stub budgets, {n_parts} "
+               f"sight, {n_measured} measured items, {n_work_out} 'What you work out' sections, "
+               f"{n_stub_budgets} stub budgets, {n_parts} "
                f"parts within {PART_LIMIT} student lines, {n_lds} LDS.128 tables")
     if p.items:
         print(f"handout check FAILED: {len(p.items)} problem(s); {summary}")

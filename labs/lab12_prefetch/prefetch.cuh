@@ -139,11 +139,13 @@ cudalab::KernelInfo tma_kernel();
 
 /// What the driver reports for a kernel after configure_smem() set its preferences.
 struct SmemConfigReport {
-  int preferred_carveout = -2;    ///< cudaFuncAttributes::preferredShmemCarveout, read back
-  std::size_t static_smem = 0;    ///< cudaFuncAttributes::sharedSizeBytes
-  int registers = 0;              ///< cudaFuncAttributes::numRegs
-  int blocks_per_sm = 0;          ///< cudaOccupancyMaxActiveBlocksPerMultiprocessor
-  std::size_t smem_per_sm = 0;    ///< blocks_per_sm x (static + dynamic + reserved per block)
+  int preferred_carveout = -2;  ///< cudaFuncAttributes::preferredShmemCarveout, read back
+  std::size_t static_smem = 0;  ///< cudaFuncAttributes::sharedSizeBytes
+  int registers = 0;            ///< cudaFuncAttributes::numRegs
+  int blocks_per_sm = 0;        ///< cudaOccupancyMaxActiveBlocksPerMultiprocessor
+  /// The shared memory, in bytes, that blocks_per_sm resident blocks of the queried launch
+  /// take on one SM: everything each block costs there (the handout's Background says what).
+  std::size_t smem_per_sm = 0;
   std::size_t reserved_smem = 0;  ///< cudaDevAttrReservedSharedMemoryPerBlock
 };
 

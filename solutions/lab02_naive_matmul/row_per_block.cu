@@ -13,9 +13,9 @@ namespace {
 // t, t + blockDim.x, t + 2 * blockDim.x, ... of that row. Launched <<<M, threads>>>.
 __global__ void row_per_block_kernel(const float* __restrict__ a, const float* __restrict__ b,
                                      float* __restrict__ c, int m, int n, int k) {
-  // TODO(lab02): block blockIdx.x owns row `row` of C. Let each thread compute the columns
-  // threadIdx.x, threadIdx.x + blockDim.x, ... (< n) of that row: the dot product of row
-  // `row` of A with column `col` of B, written to C(row, col) (roughly 10 lines).
+  // TODO(lab02): block blockIdx.x owns row `row` of C. Let the block's threads share the
+  // columns of that row, each thread computing its columns' dot products of row `row` of A
+  // with column `col` of B, written to C(row, col) (roughly 10 lines).
   // HINT: one block-stride loop over this thread's columns (handout, Background): what are
   // HINT: its start, its bound and its step, and where does each column's sum start from 0?
   // HINT: which offsets (row * k, p * n, row * n) can exceed 2^31, and in which type must

@@ -33,9 +33,8 @@ __global__ void pitched_matmul_kernel(const float* __restrict__ a, std::size_t p
                                       float* __restrict__ c, std::size_t pitch_c, int m, int n,
                                       int k) {
   // TODO(lab03): as lab 02's thread-per-element kernel (x walks the columns, y the rows,
-  // threads outside C return), but reach every row through pitched_row(): A(row, p) is
-  // pitched_row(a, pitch_a, row)[p], B(p, col) is pitched_row(b, pitch_b, p)[col], and
-  // C(row, col) is pitched_row(c, pitch_c, row)[col].
+  // threads outside C return), but reach every row of A, B and C through pitched_row(),
+  // each matrix with its own pitch.
   // (roughly 9 lines)
   // HINT: which row pointer stays the same for every p? Take it once, before the loop.
   const int col = blockIdx.x * blockDim.x + threadIdx.x;  // x walks the columns of C and B

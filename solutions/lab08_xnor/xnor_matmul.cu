@@ -14,7 +14,7 @@ namespace lab08 {
 __host__ __device__ int padding_bits(int k) {
   // TODO(lab08): return how many zero padding bits follow element k - 1 in the last word
   // (the classic `rest`; 0 when k is a multiple of 32).
-  // HINT: words(k) = (k + 31) / 32 words hold 32 * words(k) bits; k of them are data.
+  // HINT: how many bits do the words(k) = (k + 31) / 32 words hold, and how many are data?
   // Roughly 1 line.
   return ((k + kWordBits - 1) / kWordBits) * kWordBits - k;
   // END TODO(lab08)

@@ -5,8 +5,10 @@ declared with `<!-- part FILE[:i,j] -->` markers, each asking for at most 150 st
 (the reference solution's lines of code in its TODO regions), every region in exactly one part;
 and of its checks that nothing is there to copy and that the handouts agree with the sources:
 graded answers out of sight (check_answers_in_sight), measured numbers folded after a
-prediction (check_measured_folded), one page for grading mechanics (check_grading_page), the
-LDS.128 tables as measured (check_lds128), the stubs' `Roughly N lines` (check_stub_budgets).
+prediction, each measured section after a prediction of its own and no measured ratio in words
+(check_measured_folded), a `## What you work out` section in every lab README (check_work_out),
+one page for grading mechanics (check_grading_page), the LDS.128 tables as measured
+(check_lds128), the stubs' `Roughly N lines` (check_stub_budgets).
 Fixture labs in a temporary folder (the checks that read the tree from handout_check.ROOT get
 the folder as ROOT); the repository's own labs are checked last."""
 
@@ -260,6 +262,16 @@ class AnswersInSight(unittest.TestCase):
         self.assertIn("q3's graded answer (b) is stated in unfolded text", problems[0])
         self.assertEqual(notes, {})
 
+    def test_a_cue_inside_a_question_does_not_count(self) -> None:
+        cues = {("lab99", "q3"): [r"\bchoice \(?{a}\)?"]}
+        with mock.patch.dict(hc.ANSWER_CUES, cues):
+            n, problems, _ = self.check({"README.md": "# Lab 99\n\n- Is it choice (b), or "
+                                                      "choice (c)?\n\n3. Which: choice (a) or "
+                                                      "choice (b)?\n"})
+        self.assertEqual((n, problems), (0, []))
+        self.assertTrue(hc.in_question("Is 3.5 ms the time? Yes.", 3))
+        self.assertFalse(hc.in_question("It took 3.5 ms. Why?", 3))
+
     def test_an_audited_lab_needs_cues_for_its_short_answers(self) -> None:
         with mock.patch.object(hc, "AUDITED_LABS", {"lab99"}):
             _, problems, notes = self.check({"README.md": "# Lab 99\n"})
@@ -287,12 +299,29 @@ class MeasuredFolded(unittest.TestCase):
             self.assertEqual(self.check(f"# Lab 99\n\n{predict}\n{MEASURED}"), (1, []))
 
     def test_a_measured_number_outside_the_folded_section_fails(self) -> None:
-        n, problems = self.check("# Lab 99\n\n## Predict\n\nIt took <!-- demo -->12.5 ms.\n\n"
-                                 + MEASURED)
+        n, problems = self.check("# Lab 99\n\nIt took <!-- demo -->12.5 ms.\n\n## Predict\n\n"
+                                 "Which is faster?\n\n" + MEASURED)
         self.assertEqual(n, 2)
-        self.assertEqual(problems, ["README.md:5: a demo number outside a folded 'What we "
+        self.assertEqual(problems, ["README.md:3: a demo number outside a folded 'What we "
                                     "measured' section: the numbers come after the prediction, "
                                     "folded (<details><summary>What we measured ...)"])
+
+    def test_a_number_under_a_predict_prompt_answers_it(self) -> None:
+        for number in ("It took <!-- demo -->12.5 ms.",
+                       "It ran <!-- ref lab99.Perf.Fast speedup -->**3.8×** faster."):
+            n, problems = self.check("# Lab 99\n\n## Predict\n\nWhich is faster?\n\n"
+                                     f"{number}\n\n" + MEASURED)
+            self.assertEqual(n, 2)
+            self.assertEqual(len(problems), 1, problems)
+            self.assertRegex(problems[0], r"^README\.md:7: a (demo|marked) number outside a "
+                                          r"folded 'What we measured' section under the Predict "
+                                          r"prompt above it: it answers the prediction")
+        # after the Predict section's end (a heading), the plain message
+        _, problems = self.check("# Lab 99\n\n**Predict**: which is faster?\n\n## Notes\n\n"
+                                 "It took <!-- demo -->12.5 ms.\n\n" + MEASURED)
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("README.md:7: a demo number outside a folded 'What we measured' section: "
+                      "the numbers", problems[0])
 
     def test_every_kind_of_measured_item_must_be_folded(self) -> None:
         text = ("# Lab 99\n\n<!-- ref lab99.Perf speedup -->3.8×\n\n<!-- demo table -->\n"
@@ -311,12 +340,75 @@ class MeasuredFolded(unittest.TestCase):
                                     "measured' section (a '## Predict' heading or a paragraph "
                                     "opening with **Predict**)"])
 
+    def test_every_measured_section_needs_a_prediction_of_its_own(self) -> None:
+        two = f"# Lab 99\n\n## Predict\n\nWhich is faster?\n\n{MEASURED}\n## Advanced\n\n"
+        n, problems = self.check(two + "**Predict**: and now?\n\n" + MEASURED)
+        self.assertEqual((n, problems), (2, []))
+        n, problems = self.check(two + "More text.\n\n" + MEASURED)
+        self.assertEqual(n, 2)
+        self.assertEqual(problems, ["README.md:17: no prediction of its own before this 'What we "
+                                    "measured' section (none since the one that ends on line 11) "
+                                    "(a '## Predict' heading or a paragraph opening with "
+                                    "**Predict**)"])
+
+    def test_a_measured_ratio_in_words_fails(self) -> None:
+        page = "# Lab 99\n\n## Background\n\n{}\n\n## Predict\n\nWhich is faster?\n\n" + MEASURED
+        for said in ("On this GPU the first is about twelve times faster.",
+                     "It runs 12 times slower than the copy.",
+                     "A warp down a column reaches about a tenth of it."):
+            _, problems = self.check(page.format(said))
+            self.assertEqual(len(problems), 1, (said, problems))
+            self.assertRegex(problems[0], r"^README\.md:5: a measured ratio in words \('[^']+'\) "
+                                          r"in unfolded text: it belongs in the folded 'What we "
+                                          r"measured' section, after the prediction$")
+        for fine in ("Will the chase run 32 times slower?",  # a question
+                     "The grader needs at least ten times faster.",  # a threshold
+                     "```\n// twelve times faster\n```",  # code
+                     "<!-- twelve times faster -->",  # a comment
+                     "<details><summary>Hint</summary>\n\nTwelve times faster.\n</details>"):
+            self.assertEqual(self.check(page.format(fine)), (1, []), fine)
+
     def test_a_predict_in_a_comment_or_fold_does_not_count(self) -> None:
         for hidden in ("<!--\n## Predict\n-->\n",
                        "<details><summary>Hint</summary>\n\n**Predict** this.\n</details>\n"):
             _, problems = self.check(f"# Lab 99\n\n{hidden}\n{MEASURED}")
             self.assertEqual(len(problems), 1, problems)
             self.assertIn("no prediction before the first", problems[0])
+
+
+class WorkOut(unittest.TestCase):
+    def check(self, text: str) -> tuple[int, list[str]]:
+        with tempfile.TemporaryDirectory() as tmp:
+            page = Path(tmp) / "README.md"
+            page.write_text(text)
+            p = hc.Problems()
+            n = hc.check_work_out(page, p)
+            return n, [x.replace(tmp + "/", "") for x in p.items]
+
+    def test_a_section_of_two_or_more_bullets_passes(self) -> None:
+        text = ("# Lab 99\n\n## Goal\nMultiply.\n\n## What you work out\nNot the answers.\n\n"
+                "- the index map;\n- the pitch;\n* a conflict degree.\n\n## Background\n- x\n")
+        self.assertEqual(self.check(text), (3, []))
+        self.assertEqual(self.check(text.replace("- the pitch;\n* a conflict degree.\n", "")
+                                    .replace("- the index map;", "1. the map\n2. the grid")),
+                         (2, []))
+
+    def test_a_missing_section_fails(self) -> None:
+        for heading in ("## What you derive", "### What you work out", "## What you work out:"):
+            n, problems = self.check(f"# Lab 99\n\n{heading}\n\n- a\n- b\n")
+            self.assertEqual(n, 0)
+            self.assertEqual(problems, ["README.md: no '## What you work out' section (what the "
+                                        "student derives in this lab, at least 2 bullets, no "
+                                        "answers)"], heading)
+
+    def test_fewer_than_two_bullets_fail(self) -> None:
+        # the next section's bullets, folded ones and code do not count
+        text = ("# Lab 99\n\n## What you work out\n- the index map.\n\n<details><summary>More"
+                "</summary>\n\n- folded\n</details>\n\n```\n- code\n```\n## Background\n- x\n")
+        n, problems = self.check(text)
+        self.assertEqual(n, 1)
+        self.assertEqual(problems, ["README.md:3: '## What you work out' lists 1 item(s): name at "
+                                    "least 2 things the student derives, as bullets"])
 
 
 GRADING_LINK = "How the labs are graded: [the grading page](../../docs/grading.md#points).\n"
