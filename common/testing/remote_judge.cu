@@ -168,9 +168,8 @@ class Candidate {
                              " s (an endless loop before main()?); it was stopped");
       case Read::bad:
         stop(true);
-        throw CandidateError(
-            "the lab's process answered its start with a malformed message; it "
-            "was stopped");
+        throw CandidateError("the lab's process answered its start with a malformed message; it "
+                             "was stopped");
       case Read::eof:
         break;
     }
