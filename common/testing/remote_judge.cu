@@ -30,6 +30,7 @@
 #include "cudalab/check.cuh"
 #include "cudalab/remote.hpp"
 #include "cudalab/remote_wire.hpp"
+#include "cudalab/tools.hpp"
 
 /// Defined in a judged grader by the file CMake generates for it (cmake/CudalabLab.cmake,
 /// cudalab_add_grader_executable()); absent (null) elsewhere.
@@ -62,10 +63,9 @@ int call_timeout_ms() {
   return (s > 0 ? s : 120) * 1000;
 }
 
-/// Whether @p entry ("NAME=value") belongs to a profiling or sanitizing tool's injection:
-/// the CUDA injection library, a preload, or the tool's own variables.
-bool is_tool_injection(const std::string& entry) {
-  const std::string name = entry.substr(0, entry.find('='));
+/// Whether variable @p name belongs to a profiling or sanitizing tool's injection: the CUDA
+/// injection library, a preload, or the tool's own variables.
+bool is_tool_injection(const std::string& name) {
   return name == "CUDA_INJECTION64_PATH" || name == "LD_PRELOAD" ||
          name.find("SANITIZER") != std::string::npos ||
          name.find("TREELAUNCHER") != std::string::npos ||
@@ -74,22 +74,20 @@ bool is_tool_injection(const std::string& entry) {
 
 /// The candidate's environment, built before fork() (the child only calls execve()): the
 /// grader's, less its verdict channel, with the candidate's socket on descriptor 3. Under a
-/// tool (CUDALAB_UNDER_TOOL: a Sanitizer or Profiler test's re-run of the grader) it is also
-/// less the tool's injection: the tool judges the grader's own replay of the launches, and a
-/// second CUDA process that the tool's injection makes call home can stall the tool and the
-/// grader it watches (seen as lab 04's sanitizer runs hanging under load).
+/// tool (a Sanitizer or Profiler test's re-run of the grader) it is also less the tool's
+/// injection: the tool judges the grader's own replay of the launches, and a second CUDA
+/// process that the tool's injection makes call home can stall the tool and the grader it
+/// watches (seen as lab 04's sanitizer runs hanging under load).
 std::vector<std::string> candidate_environment() {
-  const char* tool = std::getenv("CUDALAB_UNDER_TOOL");
-  const bool under_tool = tool != nullptr && *tool != '\0';
+  const bool under_tool = testing::running_under_tool();
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry = *e;
     const std::string name = entry.substr(0, entry.find('='));
     if (name == "CUDALAB_VERDICT_FD" || name == "CUDALAB_VERDICT_KEY_FD" ||
-        name == "CUDALAB_CANDIDATE_FD") {
+        name == "CUDALAB_CANDIDATE_FD" || (under_tool && is_tool_injection(name))) {
       continue;
     }
-    if (under_tool && is_tool_injection(entry)) continue;
     env.push_back(entry);
   }
   env.emplace_back("CUDALAB_CANDIDATE_FD=3");
