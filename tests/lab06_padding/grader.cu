@@ -85,7 +85,7 @@ Lanes padded_words(At at) {
 /// moves them bit for bit). Never symmetric for n >= 2 (checked): a kernel that leaves the
 /// matrix as it is fails.
 std::vector<float> in_place_input(int n, int set) {
-  std::vector<float> h = cudalab::random_matrix(n, n, cudalab::Fill::Uniform, 11 + set);
+  std::vector<float> h = tile_grading::transpose_input(n, n, set);
   if (n >= 2 && h[1] == h[std::size_t(n)]) h[1] = h[std::size_t(n)] + 1.0f;
   return h;
 }
@@ -98,14 +98,15 @@ std::vector<float> in_place_input(int n, int set) {
 ::testing::AssertionResult in_place_result_ok(const std::vector<float>& in,
                                               const std::vector<float>& got, int n) {
   const std::size_t count = std::size_t(n) * n;
-  for (std::size_t i = 0; i < kGuard; ++i) {
-    if (!(got[i] == kSentinel) || !(got[kGuard + count + i] == kSentinel)) {
-      const bool before = !(got[i] == kSentinel);
+  for (std::size_t d = 1; d <= kGuard; ++d) {  // d elements before the start, past the end
+    const std::size_t before = kGuard - d;
+    const std::size_t after = kGuard + count + d - 1;
+    const bool early = !(got[before] == kSentinel);
+    if (early || !(got[after] == kSentinel)) {
       return ::testing::AssertionFailure()
-             << "element " << i + 1 << (before ? " before the start" : " past the end")
-             << " of the " << n << "x" << n << " matrix was written (expected the sentinel "
-             << kSentinel << ", got " << (before ? got[kGuard - 1 - i] : got[kGuard + count + i])
-             << "): missing edge guard?";
+             << "element " << d << (early ? " before the start" : " past the end") << " of the "
+             << n << "x" << n << " matrix was written (expected the sentinel " << kSentinel
+             << ", got " << got[early ? before : after] << "): missing edge guard?";
     }
   }
   const std::vector<float> result(got.begin() + std::ptrdiff_t(kGuard),
