@@ -139,11 +139,18 @@ std::string error_reply(ErrorKind kind, std::int32_t code, const std::string& wh
   return w.bytes();
 }
 
+cudaStream_t capture_stream(cudaError_t* error);
+
 std::string answer(const std::string& frame) {
   try {
     Reader r(frame);
     const std::string function = r.str();
     select_device();
+    if (function == kWarm) {  // the CUDA context ahead of the first call (prewarm_candidate)
+      cudaError_t status = cudaSuccess;
+      (void)capture_stream(&status);
+      return std::string(1, static_cast<char>(kReplyOk));
+    }
     if (function == kResetKernels) {
       reset_kernels();
       return std::string(1, static_cast<char>(kReplyOk));

@@ -15,6 +15,7 @@
 
 #include "cudalab/gpu_lock.hpp"
 #include "cudalab/matrix.hpp"
+#include "cudalab/remote.hpp"
 #include "cudalab/testing.hpp"
 #include "cudalab/verdict.hpp"
 
@@ -52,6 +53,10 @@ int main(int argc, char** argv) {
         cudalab::testing::make_gpu_use_listener());
     ::testing::UnitTest::GetInstance()->listeners().Append(
         cudalab::testing::make_channel_listener());
+  }
+  if (!GTEST_FLAG_GET(list_tests)) {
+    // The lab's process starts its CUDA context while this one makes its own.
+    cudalab::remote::prewarm_candidate(GTEST_FLAG_GET(filter));
   }
   return RUN_ALL_TESTS();
 }

@@ -113,6 +113,7 @@ class Candidate {
 
   std::string exchange(const std::string& function, const std::string& request) {
     if (pid_ < 0) start();
+    collect_warm(function);
     Writer frame;
     frame.str(function);
     frame.raw(request.data(), request.size());
@@ -136,8 +137,43 @@ class Candidate {
     return died(function, "before it answered");
   }
 
+  /// Starts the process and sends it kWarm without waiting for the answer (prewarm_candidate).
+  void warm() {
+    if (pid_ >= 0) return;
+    start();
+    Writer frame;
+    frame.str(kWarm);
+    warm_pending_ = write_frame(fd_, frame.bytes());
+  }
+
  private:
   enum class Read { ok, eof, timeout, bad };
+
+  /// Reads the answer to a kWarm sent ahead of @p function: any answer will do (a lab process
+  /// without a GPU answers too); a process that ended or hung fails @p function as it would
+  /// have failed without the warm-up.
+  void collect_warm(const std::string& function) {
+    if (!warm_pending_) return;
+    warm_pending_ = false;
+    std::string ignored;
+    switch (read_frame(&ignored)) {
+      case Read::ok:
+        return;
+      case Read::timeout:
+        stop(true);
+        throw CandidateError("the lab's process did not start within " +
+                             std::to_string(call_timeout_ms() / 1000) +
+                             " s (an endless loop before main()?); it was stopped");
+      case Read::bad:
+        stop(true);
+        throw CandidateError(
+            "the lab's process answered its start with a malformed message; it "
+            "was stopped");
+      case Read::eof:
+        break;
+    }
+    died(function, "before the call was sent");
+  }
 
   void start() {
     const LabPaths& paths = lab_paths();
@@ -230,6 +266,7 @@ class Candidate {
 
   int fd_ = -1;
   pid_t pid_ = -1;
+  bool warm_pending_ = false;
 };
 
 Candidate& candidate() {
@@ -416,6 +453,23 @@ void mirror_kernel_attributes(const void* kernel) {
   if (carveout != attr.preferredShmemCarveout) {
     CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout));
+  }
+}
+
+void prewarm_candidate(const std::string& gtest_filter) {
+  if (!judging()) return;
+  if (const char* tool = std::getenv("CUDALAB_UNDER_TOOL"); tool != nullptr && *tool != '\0') {
+    return;
+  }
+  // The positive patterns of the filter: a test of a Gpu or Perf suite calls the lab at once.
+  const std::string positive = gtest_filter.substr(0, gtest_filter.find('-'));
+  if (positive.find("Gpu.") == std::string::npos && positive.find("Perf.") == std::string::npos) {
+    return;
+  }
+  try {
+    candidate().warm();
+  } catch (const std::exception&) {
+    // the first call starts it again and reports what went wrong
   }
 }
 
