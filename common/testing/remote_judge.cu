@@ -458,9 +458,7 @@ void mirror_kernel_attributes(const void* kernel) {
 
 void prewarm_candidate(const std::string& gtest_filter) {
   if (!judging()) return;
-  if (const char* tool = std::getenv("CUDALAB_UNDER_TOOL"); tool != nullptr && *tool != '\0') {
-    return;
-  }
+  if (testing::running_under_tool()) return;  // a Sanitizer or Profiler test's re-run
   // The positive patterns of the filter: a test of a Gpu or Perf suite calls the lab at once.
   const std::string positive = gtest_filter.substr(0, gtest_filter.find('-'));
   if (positive.find("Gpu.") == std::string::npos && positive.find("Perf.") == std::string::npos) {
