@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -109,11 +110,15 @@ std::string describe_status(int status) {
 /// The running candidate process (one per grader process, started on the first call).
 class Candidate {
  public:
-  ~Candidate() { stop(false); }
+  ~Candidate() {
+    stop(false);
+    profile_.print();
+  }
 
   std::string exchange(const std::string& function, const std::string& request) {
     if (pid_ < 0) start();
     collect_warm(function);
+    const auto sent = std::chrono::steady_clock::now();
     Writer frame;
     frame.str(function);
     frame.raw(request.data(), request.size());
@@ -121,6 +126,7 @@ class Candidate {
     std::string answer;
     switch (read_frame(&answer)) {
       case Read::ok:
+        profile_.answered(function, sent);
         return answer;
       case Read::timeout:
         stop(true);
@@ -156,8 +162,10 @@ class Candidate {
     if (!warm_pending_) return;
     warm_pending_ = false;
     std::string ignored;
+    const auto asked = std::chrono::steady_clock::now();
     switch (read_frame(&ignored)) {
       case Read::ok:
+        profile_.answered(kWarm, asked);
         return;
       case Read::timeout:
         stop(true);
@@ -209,6 +217,7 @@ class Candidate {
     close(sv[1]);
     fd_ = sv[0];
     pid_ = pid;
+    profile_.started();
   }
 
   void stop(bool kill_it) {
@@ -264,9 +273,54 @@ class Candidate {
     return read_exact(out->data(), n, deadline);
   }
 
+  /// Where a grader process waits on its candidate (CUDALAB_REMOTE_PROFILE=1: printed on stderr
+  /// when the grader ends): the processes started, and per function the calls and the seconds
+  /// from sending each to its answer (the candidate's work, its CUDA context included).
+  struct Profile {
+    using Clock = std::chrono::steady_clock;
+    bool on = [] {
+      const char* v = std::getenv("CUDALAB_REMOTE_PROFILE");
+      return v != nullptr && *v != '\0' && *v != '0';
+    }();
+    Clock::time_point begun = Clock::now();
+    int starts = 0;
+    double first_start_s = -1;
+    std::map<std::string, std::pair<int, double>> calls;  // function -> (calls, seconds)
+
+    void started() {
+      if (starts++ == 0)
+        first_start_s = std::chrono::duration<double>(Clock::now() - begun).count();
+    }
+    void answered(const std::string& function, Clock::time_point sent) {
+      if (!on) return;
+      auto& [n, seconds] = calls[function];
+      ++n;
+      seconds += std::chrono::duration<double>(Clock::now() - sent).count();
+    }
+    void print() const {
+      if (!on) return;
+      double total = 0;
+      int n = 0;
+      for (const auto& [f, c] : calls) {
+        total += c.second;
+        n += c.first;
+      }
+      std::fprintf(stderr,
+                   "[ REMOTE   ] %.3f s in this process; %d lab process(es), the first started at "
+                   "%.3f s; %d answers waited for, %.3f s in all\n",
+                   std::chrono::duration<double>(Clock::now() - begun).count(), starts,
+                   first_start_s, n, total);
+      for (const auto& [f, c] : calls) {
+        std::fprintf(stderr, "[ REMOTE   ]   %-56s %6d calls %9.3f s\n", f.c_str(), c.first,
+                     c.second);
+      }
+    }
+  };
+
   int fd_ = -1;
   pid_t pid_ = -1;
   bool warm_pending_ = false;
+  Profile profile_;
 };
 
 Candidate& candidate() {
