@@ -163,6 +163,13 @@ def _rule(rules: list[dict], base: str) -> dict | None:
     return found
 
 
+def suite_ending(rules: list[dict], suite: str) -> str:
+    """The ending of @p suite ("Inst/TiledGpu/2" -> "Gpu") by the build's rule table (its
+    record's rules.endings, read_record()), or "" when no rule applies."""
+    rule = _rule(rules, suite_base(suite))
+    return rule["ending"] if rule else ""
+
+
 def build_manifest(record: dict, tests: list[dict], source_dir: Path | None = None) -> dict:
     """The manifest of a build from its record, its CTest tests and the labs' declarations.
 

@@ -55,21 +55,12 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grading_manifest import suite_base
+from grading_manifest import ManifestError, read_record, suite_ending
 from measurement_channel import BATCH_MARKER, json_lines
 
 ROOT = Path(__file__).resolve().parent.parent
-ENDINGS = ("Cpu", "Gpu", "Perf", "Sanitizer", "Profiler")
 _LAB_TEST = re.compile(r"^(lab\d\d)\.(.+)$")
 _WRONG_TEST = re.compile(r"^wrong\.(lab\d\d)\.(.+)$")
-
-
-def suite_ending(suite: str) -> str:
-    base = suite_base(suite)
-    for e in ENDINGS:
-        if base.endswith(e):
-            return e
-    return ""
 
 
 @dataclass
@@ -176,11 +167,13 @@ def run_grader(tgt: Target, tests: list[str], extra: list[str], env: dict, timeo
     return verdicts
 
 
-def check_target(tgt: Target, kinds: set[str], shuffles: int, seed: int, alone: bool,
-                 env: dict, timeout: int) -> tuple[list[str], dict[str, dict[str, str]]]:
-    """The differences found for one target, and every run's verdicts."""
+def check_target(tgt: Target, kinds: set[str], rules: list[dict], shuffles: int, seed: int,
+                 alone: bool, env: dict,
+                 timeout: int) -> tuple[list[str], dict[str, dict[str, str]]]:
+    """The differences found for one target, and every run's verdicts (@p rules: the build's
+    suite-ending rules, grading_manifest.read_record())."""
     listed = list_tests(tgt.exe, tgt.gtest_filter)
-    tests = [t for t in listed if suite_ending(t.rsplit(".", 1)[0]) in kinds]
+    tests = [t for t in listed if suite_ending(rules, t.rsplit(".", 1)[0]) in kinds]
     runs: dict[str, dict[str, str]] = {}
     if not tests:
         return [], runs
@@ -225,6 +218,11 @@ def main(argv: list[str] | None = None) -> int:
     if not (build_dir / "CTestTestfile.cmake").exists():
         print(f"verdict_order_check: {build_dir} is not a configured build tree", file=sys.stderr)
         return 2
+    try:
+        rules = read_record(build_dir).get("rules", {}).get("endings", [])
+    except ManifestError as e:
+        print(f"verdict_order_check: {e}", file=sys.stderr)
+        return 2
     kinds = {"Cpu"} if args.cpu_only else {k.strip() for k in args.kinds.split(",") if k.strip()}
     labs = {l.strip() for l in args.labs.split(",") if l.strip()} or None
     targets = [t for t in targets_from_ctest(ctest_json(build_dir), labs, args.which)
@@ -245,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     report: dict[str, dict] = {}
     compared = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {pool.submit(check_target, t, kinds, args.shuffles, args.seed, not args.no_alone,
+        futures = {pool.submit(check_target, t, kinds, rules, args.shuffles, args.seed, not args.no_alone,
                                env, args.timeout): t for t in targets}
         for fut in concurrent.futures.as_completed(futures):
             tgt = futures[fut]

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <sstream>
 #include <string>
 
 #include "cudalab/gpu_lock.hpp"
@@ -52,13 +53,16 @@ std::string suite_ending(const std::string& suite) {
       base = base.substr(again + 1);
     }
   }
-  for (const char* ending : {"Cpu", "Gpu", "Perf", "Sanitizer", "Profiler"}) {
-    const std::string e = ending;
+  // The rule table's endings (cmake/CudalabGrading.cmake, CUDALAB_SUITE_ENDINGS); the last one
+  // that matches wins, as in cudalab_suite_rule().
+  std::string found;
+  std::istringstream endings(CUDALAB_SUITE_ENDINGS);
+  for (std::string e; std::getline(endings, e, ',');) {
     if (base.size() >= e.size() && base.compare(base.size() - e.size(), e.size(), e) == 0) {
-      return e;
+      found = e;
     }
   }
-  return "";
+  return found;
 }
 
 bool timed_alone_in_this_test() {
