@@ -12,11 +12,15 @@ every speed bar the graders judged ("bar" records of the measurement channel:
 cudalab::testing::speed_bar()) and writes tests/calibration/<gpu-model>.tsv: each bar is
   - 0.7 x the lowest run for a lower bar (1.3 x the highest for an upper bar), rounded away
     from the runs to two significant digits: the rule every threshold of the course follows;
-  - or the grader's own bar where the lab states a fixed one (tools/reference_ratios.py,
-    FIXED_BARS: a share of a physical ceiling or of a copy that the lab promises).
-Commit the file: the graders then judge on that GPU model against it, and on a model without
-a file against the reference GPU's (--reference marks this run's model as the reference; a
-file that was the reference stays so). --from-logs writes the file from saved `ctest -V`
+  - or, where the reference GPU's file (`reference yes`) marks the bar `fixed`, its bar and
+    note, copied (a share of a physical ceiling or of a copy that the lab promises, a bar
+    between the technique removed and the slowest correct design).
+The graders hold no bar: they read them from these files. Commit the file: the graders then
+judge on that GPU model against it, and elsewhere, or for a bar it lacks, against the
+reference GPU's (--reference marks this run's model as the reference; a file that was the
+reference stays so). Rewriting the reference file keeps its notes and the bars no run
+judged (review the notes: they give each bar's provenance); a new bar gets no note, so
+add one there (docs/instructors.md). --from-logs writes the file from saved `ctest -V`
 logs of earlier runs (--log-dir keeps them). Every bar must have a value in every run; a test
 that failed is fine (its bar was still recorded) unless it failed before judging speed.
 Exit status: 0 written, 1 a bar missing or runs from different GPUs, 2 usage error.
@@ -34,7 +38,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import reference_ratios  # noqa: E402  (FIXED_BARS, suggest)
+import reference_ratios  # noqa: E402  (read_calibration, suggest)
 from ctest_record import read_stream  # noqa: E402  (the console of `ctest -V`)
 from ctest_run import run_ctest_stream  # noqa: E402  (ctest through a pipe)
 from measurement_channel import RECORD_MARKER, json_lines  # noqa: E402  (the records)
@@ -42,7 +46,7 @@ from measurement_channel import RECORD_MARKER, json_lines  # noqa: E402  (the re
 ROOT = Path(__file__).resolve().parent.parent
 LABELS = "perf|profiler"
 # No tool path: the files ship in the student release, which has no calibrate.py.
-FORMAT_LINE = "# cudalabs calibration v1 (the course's calibration run; cudalab/calibration.hpp)"
+FORMAT_LINE = "# cudalabs calibration v2 (the course's calibration run; cudalab/calibration.hpp)"
 
 
 class CalibrationError(Exception):
@@ -76,8 +80,12 @@ def device_of_run(text: str) -> dict:
     return {}
 
 
-def calibrate(runs: list[dict[tuple[str, str], dict]]) -> tuple[str, list[dict]]:
-    """(GPU model, one row per bar) from the bar records of every run."""
+def calibrate(runs: list[dict[tuple[str, str], dict]],
+              reference: dict | None = None) -> tuple[str, list[dict]]:
+    """(GPU model, one row per bar) from the bar records of every run; a bar that the
+    reference GPU's calibration @p reference (reference_ratios.read_calibration()) fixes keeps
+    its bar and note."""
+    ref_bars = (reference or {}).get("bars") or {}
     gpus = {rec.get("gpu") for run in runs for rec in run.values()}
     if not gpus:
         raise CalibrationError("no speed bar was recorded: is this a GPU build of the solutions?")
@@ -102,13 +110,14 @@ def calibrate(runs: list[dict[tuple[str, str], dict]]) -> tuple[str, list[dict]]
                 raise CalibrationError(f"{key[0]} {key[1]}: a run recorded no value")
             values.append(value)
         bound = recs[-1].get("bound") or "min"
-        reference = recs[-1].get("reference")
-        if key in reference_ratios.FIXED_BARS:
-            bar, rule = reference, "fixed"
+        ref = ref_bars.get(key)
+        if ref is not None and ref["rule"] == "fixed":
+            bar, rule, note = ref["bar"], "fixed", ref["note"]
         else:
-            bar, rule = reference_ratios.suggest(values, bound), "measured"
+            bar, rule, note = reference_ratios.suggest(values, bound), "measured", ""
         rows.append({"test": key[0], "name": key[1], "bound": bound, "bar": bar, "rule": rule,
-                     "reference": reference, "values": values})
+                     "reference": None if ref is None else ref["bar"], "values": values,
+                     "note": note})
     return gpu, rows
 
 
@@ -120,14 +129,36 @@ def render(gpu: str, rows: list[dict], facts: dict[str, str], reference: bool) -
     lines = [FORMAT_LINE,
              "# Speed bars for one GPU model: 0.7 x the lowest of the runs of the reference",
              "# solutions (1.3 x the highest for an upper bar), two significant digits, or the",
-             "# lab's fixed bar. Columns of a bar line: test, measurement, bound, bar, rule,",
-             "# the grader's reference bar, the runs' values.",
+             "# lab's fixed bar. Columns of a bar line: test, measurement, bound, bar, rule",
+             "# (measured or fixed), the runs' values; a note line after it (test, measurement,",
+             "# text) gives the bar's provenance. The graders hold no bar: they read it here.",
              f"gpu\t{gpu}", f"reference\t{'yes' if reference else 'no'}"]
     lines += [f"{k}\t{v}" for k, v in facts.items()]
-    for r in rows:
-        lines.append("\t".join(["bar", r["test"], r["name"], r["bound"], _num(r["bar"]), r["rule"],
-                                _num(r["reference"])] + [_num(v) for v in r["values"]]))
+    for r in sorted(rows, key=lambda r: (r["test"], r["name"])):
+        lines.append("\t".join(["bar", r["test"], r["name"], r["bound"], _num(r["bar"]), r["rule"]]
+                               + [_num(v) for v in r["values"]]))
+        if r.get("note"):
+            lines.append("\t".join(["note", r["test"], r["name"], r["note"]]))
     return "\n".join(lines) + "\n"
+
+
+def keep_reference_notes(rows: list[dict], old: dict) -> list[dict]:
+    """Rewriting the reference GPU's file: its notes stay with their bars, and the bars no run
+    judged (a test skipped on this build) stay as they were (printed)."""
+    old_bars = old.get("bars") or {}
+    for r in rows:
+        prev = old_bars.get((r["test"], r["name"]))
+        if prev is not None and not r["note"]:
+            r["note"] = prev["note"]
+    judged = {(r["test"], r["name"]) for r in rows}
+    kept = []
+    for key, b in sorted(old_bars.items()):
+        if key not in judged:
+            kept.append({"test": key[0], "name": key[1], "bound": b["bound"], "bar": b["bar"],
+                         "rule": b["rule"], "reference": b["bar"], "values": b["values"],
+                         "note": b["note"]})
+            print(f"calibrate: kept {key[0]} {key[1]} (no run judged it)")
+    return rows + kept
 
 
 def was_reference(path: Path) -> bool:
@@ -204,8 +235,9 @@ def main(argv: list[str] | None = None) -> int:
             log_dir.mkdir(parents=True, exist_ok=True)
             texts = run_logs(args.build_dir, args.runs, log_dir)
             toolkit = cache_value(args.build_dir, "CMAKE_CUDA_COMPILER_VERSION")
-        gpu, rows = calibrate([bars_of_run(t) for t in texts])
-    except CalibrationError as e:
+        found = reference_ratios.reference_calibration(args.out_dir, ROOT / "tests" / "calibration")
+        gpu, rows = calibrate([bars_of_run(t) for t in texts], found[1] if found else None)
+    except (CalibrationError, OSError, ValueError) as e:
         print(f"calibrate: {e}", file=sys.stderr)
         return 1
     dev = device_of_run(texts[-1])
@@ -218,16 +250,24 @@ def main(argv: list[str] | None = None) -> int:
         facts["cuda_toolkit"] = toolkit
     out = args.out_dir / f"{slug(gpu)}.tsv"
     reference = args.reference or was_reference(out)
+    if reference and out.is_file():
+        rows = keep_reference_notes(rows, reference_ratios.read_calibration(out))
     args.out_dir.mkdir(parents=True, exist_ok=True)
     out.write_text(render(gpu, rows, facts, reference))
-    changed = [r for r in rows if abs(r["bar"] - r["reference"]) > 1e-9]
+    changed = [r for r in rows if r["reference"] is not None and abs(r["bar"] - r["reference"]) > 1e-9]
+    new = [r for r in rows if r["reference"] is None]
     print(f"calibrate: {out}: {len(rows)} bars for {gpu} ({len(texts)} runs"
           f"{', the reference GPU' if reference else ''}); {len(changed)} differ from the "
-          "graders' reference bars:")
+          "reference GPU's bars:")
     for r in changed:
         sign = "<=" if r["bound"] == "max" else ">="
         print(f"  {r['test']} {r['name']}: {sign} {_num(r['bar'])} "
-              f"(grader {_num(r['reference'])}; runs {', '.join(map(_num, r['values']))})")
+              f"(reference {_num(r['reference'])}; runs {', '.join(map(_num, r['values']))})")
+    if new:
+        print(f"calibrate: {len(new)} bar(s) the reference GPU's file lacks (a grader fails "
+              "without one: calibrate the reference GPU, --reference, and note each bar):")
+        for r in new:
+            print(f"  {r['test']} {r['name']}: {_num(r['bar'])}")
     return 0
 
 

@@ -9,7 +9,7 @@ Reads the scoreboard's scores.json of each run (docs/scores-schema.md) and print
 graded measurement that has a threshold: its value in every run and the threshold. A
 lower bound (`min`) must sit at least 30 % below the lowest run (threshold <= 0.7 x lowest), an
 upper bound (`max`) at least 30 % above the highest, unless the threshold is a fixed bar of
-the course (listed in FIXED_BARS with the reason). Rows that break the rule are marked and
+the course (rule `fixed` in the reference GPU's calibration file, whose note gives the reason). Rows that break the rule are marked and
 make the exit status 1. --suggest adds the threshold the rule gives for a new lab: 0.7 x the
 lowest run rounded down (or 1.3 x the highest rounded up) to two significant digits.
 Python 3 standard library only.
@@ -24,36 +24,55 @@ import sys
 from pathlib import Path
 
 MARGIN = 0.30
-# Bars fixed by the course design rather than calibrated from the solution (a share of a
-# physical ceiling or of a same-run copy that the lab promises): test name -> reason.
-FIXED_BARS = {
-    ("lab09.RegisterTiledPerf.ReachesThreeQuartersOfThePopcCeiling", "popc_ceiling_percent"):
-        "75 % of the popc ceiling, the lab's stated goal",
-    ("lab11.CopyPerf.Float4CopyReachesTheDeviceCopyBandwidth", "share"):
-        "85 % of the device-to-device copy, the lab's stated goal",
-    ("lab04.TiledPerf.DynamicWithTheStaticShapeAgainstStatic", "speedup"):
-        "0.47x: above the run-time tile edge the handout calls too slow (0.43x) and below the "
-        "slowest correct design measured (a flat staging loop, 0.51x)",
-    ("lab12.LatencyExposedPerf.PipelinedHidesTheLoadLatency", "speedup"):
-        "1.1x: 10 % above the technique removed (the synchronous kernel, 1x) and 12 % below the "
-        "slowest correct design measured (one 4-byte copy per element, 1.25x)",
-    ("lab12.LatencyExposedPerf.RegisterPrefetchHidesTheLoadLatency", "speedup"):
-        "1.1x: 10 % above the technique removed (the synchronous kernel, 1x), 24 % below the "
-        "reference",
-    ("lab11.CopyPerf.Float4BeatsScalarWithFourWarpsPerSm", "speedup"):
-        "1.3x: 30 % above the scalar copy (the technique removed, 1.0x by construction) and "
-        "20 % below the slowest correct design measured (an int4 copy two per step, 1.62x)",
-    ("lab10.ConversionPerf.TiledIsFasterThanNaive", "speedup"):
-        "1.2x: 20 % above the technique removed (the naive strided copy, 1x) and 17 % below the "
-        "slower GPU's reference (H100, 1.45x)",
-    ("lab11.CopyPerf.Float4KeepsUpWithScalarAtFullOccupancy", "speedup"):
-        "0.95x: float4 must not lose at full occupancy",
-    ("lab11.TileStagePerf.InterleavedTransposeBeatsPaddedAndNearsTheCopy", "share"):
-        "80 % of the device-to-device copy, the lab's stated goal",
-    ("lab12.PipelinedProfiler.FewerLongScoreboardStallsPerInstruction", "long_scoreboard_share"):
-        "at most 0.75 of the synchronous kernel's long-scoreboard stalls per instruction: the "
-        "lab's stated goal (correct two-stage kernels reach 0.01 to 0.05)",
-}
+ROOT = Path(__file__).resolve().parent.parent
+CALIBRATION_DIR = ROOT / "tests" / "calibration"
+
+
+def read_calibration(path: Path) -> dict:
+    """One calibration file (cudalab/calibration.hpp): {"gpu", "reference", "facts", "bars"},
+    bars keyed by (test, measurement): {"bound", "bar", "rule", "values", "note"}."""
+    out: dict = {"gpu": None, "reference": False, "facts": {}, "bars": {}}
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        if not line or line.startswith("#"):
+            continue
+        f = line.split("\t")
+        if f[0] == "bar" and len(f) >= 6:
+            out["bars"][(f[1], f[2])] = {"bound": f[3], "bar": float(f[4]), "rule": f[5],
+                                         "values": [float(v) for v in f[6:]], "note": ""}
+        elif f[0] == "note" and len(f) == 4 and (f[1], f[2]) in out["bars"]:
+            out["bars"][(f[1], f[2])]["note"] = f[3]
+        elif len(f) == 2 and f[0] == "gpu":
+            out["gpu"] = f[1]
+        elif len(f) == 2 and f[0] == "reference":
+            out["reference"] = f[1] == "yes"
+        elif len(f) == 2:
+            out["facts"][f[0]] = f[1]
+        else:
+            raise ValueError(f"{path}:{number}: not a calibration record")
+    return out
+
+
+def reference_calibration(*dirs: Path) -> tuple[Path, dict] | None:
+    """The reference GPU's file (`reference yes`) of the first of @p dirs that has one."""
+    for d in dirs:
+        for path in sorted(d.glob("*.tsv")):
+            cal = read_calibration(path)
+            if cal["reference"]:
+                return path, cal
+    return None
+
+
+def fixed_bars(calibration_dir: Path = CALIBRATION_DIR) -> dict[tuple[str, str], str]:
+    """Bars fixed by the course design rather than calibrated from the solution (a share of a
+    physical ceiling or of a same-run copy that the lab promises, a bar between the technique
+    removed and the slowest correct design): (test, measurement) -> the reason, the `fixed`
+    bars of the reference GPU's calibration file and their notes."""
+    found = reference_calibration(calibration_dir)
+    if found is None:
+        return {}
+    return {k: b["note"] for k, b in found[1]["bars"].items() if b["rule"] == "fixed"}
+
+
 # Only speed measurements are calibrated from the solution; counts the tests judge exactly
 # (conflict degrees, bytes of shared memory, wavefronts, sectors) are listed but not flagged.
 SPEED_UNITS = {"x", "%"}
@@ -91,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     head += "\n|---|---|" + "--:|" * (len(runs) + 2 + (1 if args.suggest else 0)) + "\n"
     rows = []
     bad = 0
+    fixed = fixed_bars()
     for key in keys:
         ms = [r.get(key) for r in runs]
         present = [m for m in ms if m is not None]
@@ -104,8 +124,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             margin = 1.0 - thr / min(values) if min(values) > 0 else float("-inf")
         note = ""
-        if key in FIXED_BARS and (bound != "max" and thr <= min(values)):
-            note = f" (fixed: {FIXED_BARS[key]})"
+        if key in fixed and (bound != "max" and thr <= min(values)):
+            note = f" (fixed: {fixed[key]})"
         elif unit.strip() not in SPEED_UNITS:
             note = " (exact count, judged by the test)"
         elif margin < MARGIN - 1e-3:

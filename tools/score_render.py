@@ -73,8 +73,10 @@ def calibration_line(env: dict) -> str:
     src = cal.get("by_source") or {}
     where = ", ".join(cal.get("files") or []) or "no calibration file"
     text = (f"speed bars: {cal['bars']} judged; {src.get('calibration', 0)} calibrated for this "
-            f"GPU, {src.get('reference', 0)} from the reference GPU's calibration, "
-            f"{src.get('grader', 0)} the graders' own ({where})")
+            f"GPU, {src.get('reference', 0)} from the reference GPU's calibration")
+    if src.get("none"):  # a bar no calibration file has: its test failed
+        text += f", {src['none']} with no bar in any calibration file (failed)"
+    text += f" ({where})"
     for note in cal.get("notes") or []:
         text += f"\nnote: {note}"
     return text

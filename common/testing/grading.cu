@@ -80,11 +80,11 @@ void expect_possible(double measured, double ceiling, const std::string& unit,
   EXPECT_TRUE(ok) << buf;
 }
 
-void expect_share(double measured, double reference, double threshold, const std::string& unit,
+void expect_share(double measured, double reference, const std::string& unit,
                   const std::string& what) {
   const double scale = speedup_scale();
   const double share = reference > 0 ? measured / reference : 0.0;
-  threshold = speed_bar("share", threshold, Bound::kAtLeast, share);
+  const double threshold = speed_bar("share", Bound::kAtLeast, share);
   const double needed = threshold * scale;
   char buf[400];
   std::snprintf(buf, sizeof buf,

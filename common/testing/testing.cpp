@@ -319,13 +319,11 @@ void record_measurement(const std::string& name, double value, const std::string
 
 namespace {
 
-/// The course's calibration files and the one chosen for this process's GPU (loaded once).
+/// The course's calibration files (loaded once) and the GPU model this process runs on.
 struct ActiveCalibration {
   std::string gpu;               ///< the GPU model the process runs on
   std::vector<Calibration> all;  ///< tests/calibration/*.tsv
-  const Calibration* chosen = nullptr;
-  std::string note;   ///< why not this GPU's own calibration (empty: it is)
-  std::string error;  ///< a file that could not be read or parsed
+  std::string error;             ///< a file that could not be read or parsed
 };
 
 const ActiveCalibration& active_calibration() {
@@ -337,7 +335,6 @@ const ActiveCalibration& active_calibration() {
       for (Calibration& f : c.all) {  // named as in the repository, wherever the course is
         f.file = "tests/calibration/" + std::filesystem::path(f.file).filename().string();
       }
-      c.chosen = choose_calibration(c.all, c.gpu, &c.note);
     } catch (const std::exception& e) {
       c.error = e.what();
     }
@@ -346,53 +343,69 @@ const ActiveCalibration& active_calibration() {
   return a;
 }
 
+/// The files a missing bar was looked for in, for the failure message.
+std::string searched_files(const ActiveCalibration& cal) {
+  std::string out;
+  for (const Calibration& f : cal.all) {
+    if (f.gpu == cal.gpu || f.reference) out += (out.empty() ? "" : " or ") + f.file;
+  }
+  return out.empty() ? "tests/calibration (no file for this GPU, no reference file)" : out;
+}
+
 }  // namespace
 
-double speed_bar(const std::string& name, double reference, Bound bound, double measured) {
+double speed_bar(const std::string& name, Bound bound, double measured) {
   const ActiveCalibration& cal = active_calibration();
   if (!cal.error.empty()) ADD_FAILURE() << cal.error;
   Channel& ch = channel();
-  const std::lock_guard<std::mutex> lock(ch.mutex);
+  std::unique_lock<std::mutex> lock(ch.mutex);
   // A test that judges two bars of one name (two kernels against one copy) gets "name#2", ...
   std::string key = name;
   for (int n = 2; ch.bars.count(key) != 0; ++n) key = name + "#" + std::to_string(n);
-  double bar = std::nan("");
-  if (cal.chosen != nullptr) {
-    auto lookup = [&](const std::string& k) {
-      return ch.active ? cal.chosen->bar(ch.test, k) : cal.chosen->bar_by_gtest_name(ch.gtest, k);
+  auto bar_of = [&](const std::string& k) {
+    return [&ch, k](const Calibration& c) {
+      return ch.active ? c.bar(ch.test, k) : c.bar_by_gtest_name(ch.gtest, k);
     };
-    bar = lookup(key);
-    const double first = key == name ? std::nan("") : lookup(name);
-    if (std::isnan(bar) && !std::isnan(first)) {
-      // A later bar of a name the calibration knows only once: code that judged a bar of this
-      // name first (a lab file runs inside this process) would otherwise move the real bar to
-      // an uncalibrated key. It is never looser than the name's calibrated bar.
-      bar = bound == Bound::kAtMost ? std::min(first, reference) : std::max(first, reference);
-    }
+  };
+  BarChoice choice = choose_bar(cal.all, cal.gpu, bar_of(key));
+  if (choice.from == nullptr && key != name) {
+    // A later bar of a name the calibration knows only once: code that judged a bar of this
+    // name first (a lab file runs inside this process) would otherwise move the real bar to
+    // an uncalibrated key. It gets the name's calibrated bar, never a looser one.
+    choice = choose_bar(cal.all, cal.gpu, bar_of(name));
   }
-  const bool calibrated = !std::isnan(bar);
-  if (!calibrated) bar = reference;
-  ch.bars[key] = bar;
-  const std::string source =
-      !calibrated ? "grader" : (cal.chosen->gpu == cal.gpu ? "calibration" : "reference");
-  std::printf("[ BAR      ] %s: %.4g (%s)%s%s\n", key.c_str(), bar,
-              !calibrated ? "the grader's reference bar: no calibrated bar for this test"
-              : source == "reference" ? "the reference GPU's calibration"
-                                      : "calibrated for this GPU",
-              calibrated ? ", " : "", calibrated ? cal.chosen->file.c_str() : "");
-  if (!cal.note.empty()) std::printf("[ BAR      ] note: %s\n", cal.note.c_str());
+  const Calibration* reference = reference_calibration(cal.all);
+  const double reference_bar = reference != nullptr ? bar_of(key)(*reference) : std::nan("");
+  const std::string test = ch.active ? ch.test : ch.gtest;
+  ch.bars[key] = choice.bar;
+  std::string source = "none";
+  if (choice.from != nullptr) {
+    source = choice.from->gpu == cal.gpu ? "calibration" : "reference";
+    std::printf(
+        "[ BAR      ] %s: %.4g (%s, %s)\n", key.c_str(), choice.bar,
+        source == "reference" ? "the reference GPU's calibration" : "calibrated for this GPU",
+        choice.from->file.c_str());
+    if (!choice.note.empty()) std::printf("[ BAR      ] note: %s\n", choice.note.c_str());
+  }
   std::fflush(stdout);
-  append_record(ch, "bar",
-                ", \"name\": " + json_string(key) + ", \"bound\": " + bound_name(bound) +
-                    ", \"value\": " + json_number(measured) + ", \"bar\": " + json_number(bar) +
-                    ", \"reference\": " + json_number(reference) +
-                    ", \"source\": " + json_string(source) + ", \"calibration\": " +
-                    (calibrated ? json_string(cal.chosen->file) : std::string("null")) +
-                    ", \"calibration_gpu\": " +
-                    (calibrated ? json_string(cal.chosen->gpu) : std::string("null")) +
-                    ", \"gpu\": " + json_string(cal.gpu) + ", \"note\": " +
-                    (cal.note.empty() ? std::string("null") : json_string(cal.note)));
-  return bar;
+  const bool found = choice.from != nullptr;
+  append_record(
+      ch, "bar",
+      ", \"name\": " + json_string(key) + ", \"bound\": " + bound_name(bound) +
+          ", \"value\": " + json_number(measured) + ", \"bar\": " + json_number(choice.bar) +
+          ", \"reference\": " + json_number(reference_bar) +
+          ", \"source\": " + json_string(source) +
+          ", \"calibration\": " + (found ? json_string(choice.from->file) : std::string("null")) +
+          ", \"calibration_gpu\": " +
+          (found ? json_string(choice.from->gpu) : std::string("null")) +
+          ", \"gpu\": " + json_string(cal.gpu) +
+          ", \"note\": " + (choice.note.empty() ? std::string("null") : json_string(choice.note)));
+  lock.unlock();
+  if (choice.from == nullptr) {
+    ADD_FAILURE() << "no bar for " << test << " " << key << " in " << searched_files(cal)
+                  << ": the course's calibration run of the reference solutions writes it";
+  }
+  return choice.bar;
 }
 
 double current_bar(const std::string& key) {
@@ -402,8 +415,8 @@ double current_bar(const std::string& key) {
   return it == ch.bars.end() ? std::nan("") : it->second;
 }
 
-void expect_speedup(const Comparison& cmp, double threshold, const std::string& what) {
-  const double bar = speed_bar("speedup", threshold, Bound::kAtLeast, cmp.speedup);
+void expect_speedup(const Comparison& cmp, const std::string& what) {
+  const double bar = speed_bar("speedup", Bound::kAtLeast, cmp.speedup);
   const SpeedVerdict v = judge_speedup(cmp, bar, what);
   Measurement m;
   m.name = "speedup";

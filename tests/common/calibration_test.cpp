@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -23,7 +25,9 @@ const char* const kH100 =
     "runs\t3\n"
     "bar\tlab04.TiledPerf.StaticTilesBeatNaive\tspeedup\tmin\t1.1\tmeasured\t1.61\t1.62\t1.6\n"
     "bar\tlab10.AllFieldsPerf.Band\tspeedup_upper_bound\tmax\t1.6\tmeasured\t1.1\t1.2\t1.1\n"
-    "bar\tlab11.CopyPerf.Float4CopyReachesTheDeviceCopyBandwidth\tshare\tmin\t0.85\tfixed\n";
+    "bar\tlab11.CopyPerf.Float4CopyReachesTheDeviceCopyBandwidth\tshare\tmin\t0.85\tfixed\n"
+    "# a comment between a bar and its note\n"
+    "note\tlab11.CopyPerf.Float4CopyReachesTheDeviceCopyBandwidth\tshare\tthe lab's goal\n";
 
 TEST(GivenCalibrationCpu, ParsesBarsAndFacts) {
   const cudalab::Calibration c = parse(kH100);
@@ -35,6 +39,17 @@ TEST(GivenCalibrationCpu, ParsesBarsAndFacts) {
   EXPECT_DOUBLE_EQ(c.bar("lab11.CopyPerf.Float4CopyReachesTheDeviceCopyBandwidth", "share"), 0.85);
   EXPECT_TRUE(std::isnan(c.bar("lab04.TiledPerf.StaticTilesBeatNaive", "share")));
   EXPECT_TRUE(std::isnan(c.bar("lab04.TiledPerf.Other", "speedup")));
+  const cudalab::CalibratedBar& band =
+      c.bars.at({"lab10.AllFieldsPerf.Band", "speedup_upper_bound"});
+  EXPECT_TRUE(band.upper);
+  EXPECT_FALSE(band.fixed);
+  EXPECT_EQ(band.runs, (std::vector<double>{1.1, 1.2, 1.1}));
+  EXPECT_TRUE(band.note.empty());
+  const cudalab::CalibratedBar& fixed =
+      c.bars.at({"lab11.CopyPerf.Float4CopyReachesTheDeviceCopyBandwidth", "share"});
+  EXPECT_TRUE(fixed.fixed);
+  EXPECT_TRUE(fixed.runs.empty());
+  EXPECT_EQ(fixed.note, "the lab's goal");
 }
 
 TEST(GivenCalibrationCpu, FindsABarByGoogleTestNameWhenUnique) {
@@ -42,7 +57,8 @@ TEST(GivenCalibrationCpu, FindsABarByGoogleTestNameWhenUnique) {
   EXPECT_DOUBLE_EQ(c.bar_by_gtest_name("TiledPerf.StaticTilesBeatNaive", "speedup"), 1.1);
   EXPECT_TRUE(std::isnan(c.bar_by_gtest_name("Perf.StaticTilesBeatNaive", "speedup")));
   const cudalab::Calibration two =
-      parse(std::string(kH100) + "bar\tlab99.TiledPerf.StaticTilesBeatNaive\tspeedup\tmin\t2\tx\n");
+      parse(std::string(kH100) +
+            "bar\tlab99.TiledPerf.StaticTilesBeatNaive\tspeedup\tmin\t2\tmeasured\n");
   EXPECT_TRUE(std::isnan(two.bar_by_gtest_name("TiledPerf.StaticTilesBeatNaive", "speedup")))
       << "two labs' tests of that name: ambiguous, so no bar";
 }
@@ -62,30 +78,64 @@ TEST(GivenCalibrationCpu, RejectsMalformedFilesWithTheLine) {
   EXPECT_NE(message("gpu\tX\nbar\tt\tm\tabove\t1\tmeasured\n").find("min or max"),
             std::string::npos);
   EXPECT_NE(message("gpu\tX\nbar\tt\tm\tmin\t-1\tmeasured\n").find("positive"), std::string::npos);
-  EXPECT_NE(message("gpu\tX\nbar\tt\tm\tmin\t1\tx\nbar\tt\tm\tmin\t2\tx\n").find("second bar"),
+  EXPECT_NE(
+      message("gpu\tX\nbar\tt\tm\tmin\t1\tfixed\nbar\tt\tm\tmin\t2\tfixed\n").find("second bar"),
+      std::string::npos);
+  EXPECT_NE(message("gpu\tX\nbar\tt\tm\tmin\t1\tguessed\n").find("measured or fixed"),
+            std::string::npos);
+  EXPECT_NE(message("gpu\tX\nbar\tt\tm\tmin\t1\tmeasured\t1.4\tfast\n").find("a run 'fast'"),
+            std::string::npos);
+  EXPECT_NE(message("gpu\tX\nnote\tt\tm\twhy\n").find("must follow the bar line"),
+            std::string::npos);
+  EXPECT_NE(message("gpu\tX\nbar\tt\tm\tmin\t1\tfixed\nbar\tu\tm\tmin\t1\tfixed\n"
+                    "note\tt\tm\twhy\n")
+                .find("bad.tsv:4"),
+            std::string::npos)
+      << "a note after another bar's line";
+  EXPECT_NE(message("gpu\tX\nbar\tt\tm\tmin\t1\tfixed\nnote\tt\tm\ta\nnote\tt\tm\tb\n")
+                .find("second note"),
+            std::string::npos);
+  EXPECT_NE(message("gpu\tX\nbar\tt\tm\tmin\t1\tfixed\nnote\tt\tm\n").find("its text"),
             std::string::npos);
   EXPECT_NE(message("gpu\tX\nreference\tmaybe\n").find("yes or no"), std::string::npos);
   EXPECT_NE(message("gpu\tX\njust one field\n").find("bad.tsv:2"), std::string::npos);
 }
 
-TEST(GivenCalibrationCpu, ChoosesTheGpusOwnElseTheReferenceElseNone) {
+TEST(GivenCalibrationCpu, ChoosesTheGpusOwnBarElseTheReferenceBarElseNone) {
   std::vector<cudalab::Calibration> all = {
       parse(kH100, "h100.tsv"),
-      parse("gpu\tNVIDIA H200\nreference\tyes\nbar\tt\tspeedup\tmin\t1\tmeasured\n", "h200.tsv")};
-  std::string note = "stale";
-  const cudalab::Calibration* own =
-      cudalab::choose_calibration(all, "NVIDIA H100 80GB HBM3", &note);
-  ASSERT_NE(own, nullptr);
-  EXPECT_EQ(own->file, "h100.tsv");
-  EXPECT_TRUE(note.empty());
-  const cudalab::Calibration* fallback = cudalab::choose_calibration(all, "NVIDIA A100", &note);
-  ASSERT_NE(fallback, nullptr);
-  EXPECT_EQ(fallback->file, "h200.tsv");
-  EXPECT_NE(note.find("no calibration for NVIDIA A100"), std::string::npos) << note;
-  EXPECT_NE(note.find("NVIDIA H200"), std::string::npos) << note;
+      parse("gpu\tNVIDIA H200\nreference\tyes\n"
+            "bar\tlab04.TiledPerf.StaticTilesBeatNaive\tspeedup\tmin\t1.2\tmeasured\n"
+            "bar\tt\tspeedup\tmin\t3\tmeasured\n",
+            "h200.tsv")};
+  auto bar_of = [](const std::string& test) {
+    return [test](const cudalab::Calibration& c) { return c.bar(test, "speedup"); };
+  };
+  const cudalab::BarChoice own = cudalab::choose_bar(
+      all, "NVIDIA H100 80GB HBM3", bar_of("lab04.TiledPerf.StaticTilesBeatNaive"));
+  ASSERT_NE(own.from, nullptr);
+  EXPECT_EQ(own.from->file, "h100.tsv");
+  EXPECT_DOUBLE_EQ(own.bar, 1.1);
+  EXPECT_TRUE(own.note.empty());
+  const cudalab::BarChoice missing_here =
+      cudalab::choose_bar(all, "NVIDIA H100 80GB HBM3", bar_of("t"));
+  ASSERT_NE(missing_here.from, nullptr) << "a bar the GPU's own file lacks: the reference's";
+  EXPECT_EQ(missing_here.from->file, "h200.tsv");
+  EXPECT_DOUBLE_EQ(missing_here.bar, 3);
+  EXPECT_NE(missing_here.note.find("no bar for this test in h100.tsv"), std::string::npos)
+      << missing_here.note;
+  const cudalab::BarChoice fallback = cudalab::choose_bar(all, "NVIDIA A100", bar_of("t"));
+  ASSERT_NE(fallback.from, nullptr);
+  EXPECT_EQ(fallback.from->file, "h200.tsv");
+  EXPECT_NE(fallback.note.find("no calibration for NVIDIA A100"), std::string::npos)
+      << fallback.note;
+  EXPECT_NE(fallback.note.find("NVIDIA H200"), std::string::npos) << fallback.note;
+  const cudalab::BarChoice none = cudalab::choose_bar(all, "NVIDIA H200", bar_of("u"));
+  EXPECT_EQ(none.from, nullptr) << "no file has the bar: none, never a default";
+  EXPECT_TRUE(std::isnan(none.bar));
   all.pop_back();
-  EXPECT_EQ(cudalab::choose_calibration(all, "NVIDIA A100", &note), nullptr);
-  EXPECT_NE(note.find("graders' own bars"), std::string::npos) << note;
+  EXPECT_EQ(cudalab::reference_calibration(all), nullptr);
+  EXPECT_EQ(cudalab::choose_bar(all, "NVIDIA A100", bar_of("t")).from, nullptr);
 }
 
 // The files the course ships: each parses, one GPU model per file, exactly one reference.
@@ -99,6 +149,13 @@ TEST(GivenCalibrationCpu, TheCourseFilesParse) {
     EXPECT_TRUE(models.insert(c.gpu).second) << "two files for " << c.gpu;
     EXPECT_FALSE(c.bars.empty()) << c.file << " has no bar";
     references += c.reference ? 1 : 0;
+    for (const auto& [key, bar] : c.bars) {
+      // The reference file explains every bar; every file explains its fixed bars.
+      if (c.reference || bar.fixed) {
+        EXPECT_FALSE(bar.note.empty())
+            << c.file << ": no note for " << key.first << " " << key.second;
+      }
+    }
   }
   EXPECT_EQ(references, 1) << "exactly one file must be the reference GPU's";
 }

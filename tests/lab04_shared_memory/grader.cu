@@ -33,23 +33,6 @@ namespace {
 using cudalab::testing::CapturedWork;
 using cudalab::testing::GraphRules;
 
-// Static 32x32 tiles over the naive 16x16 thread-per-element kernel, 4096^2.
-// Measured with the reference solution on an NVIDIA H200 (CUDA 13.0), three full runs:
-// 1.611x, 1.612x, 1.612x (8.7 TFLOP/s). The threshold sits >= 30 % below (1.611 x 0.7 = 1.13).
-constexpr double kStaticOverNaiveThreshold = 1.10;
-// Dynamic tiles with the default 48 KB plan (tile 32, depth 192) over the naive kernel,
-// 4096^2. The reference compiles one copy of its loops per allowed tile edge (8, 16, 32).
-// H200 reference runs (three, one session): 1.247x, 1.25x, 1.25x (the run-time-tile kernel
-// before: 0.99x). Set 30 % below: 0.87. Lead: recalibrate over three full runs.
-constexpr double kDynamicOverNaiveThreshold = 0.87;
-// Dynamic tiles with the static kernel's shape (tile 32, depth 32) over the static kernel:
-// what "dynamic" alone costs. A fixed course bar between the slow design the handout rejects
-// and the slowest correct design: the reference measured 0.7186-0.7187 (H200) and 0.708
-// (H100); a kernel with its tile edge at run time in every index (right/runtime_tile_edge,
-// marked slow) 0.43 on an H100 (0.44 on the H200); a flat block-stride staging loop
-// (right/flat_staging_loop) 0.51 on both, which 0.7 x the reference (0.50) passed by 2 %.
-// 0.47 stands 9 % above the one and 8 % below the other (run-to-run spread under 0.1 %).
-constexpr double kDynamicSameShapeOverStaticThreshold = 0.47;
 constexpr int kPerfSize = 4096;
 
 using matmul_grading::expect_correct_product;
@@ -647,8 +630,7 @@ TEST_F(TiledPerf, StaticTilesBeatNaive) {
   if (HasFailure()) return;  // no speed verdict for a wrong result
   cudalab::testing::record_measurement("static_tflops", race_->tflops(cmp.candidate.median_ms),
                                        "TFLOP/s");
-  cudalab::testing::expect_speedup(cmp, kStaticOverNaiveThreshold,
-                                   "static 32x32 tiles vs naive 16x16");
+  cudalab::testing::expect_speedup(cmp, "static 32x32 tiles vs naive 16x16");
 }
 
 TEST_F(TiledPerf, DynamicTilesKeepUpWithNaive) {
@@ -661,7 +643,7 @@ TEST_F(TiledPerf, DynamicTilesKeepUpWithNaive) {
   if (HasFailure()) return;
   cudalab::testing::record_measurement("dynamic_tflops", race_->tflops(cmp.candidate.median_ms),
                                        "TFLOP/s");
-  cudalab::testing::expect_speedup(cmp, kDynamicOverNaiveThreshold, what);
+  cudalab::testing::expect_speedup(cmp, what);
 }
 
 TEST_F(TiledPerf, DynamicWithTheStaticShapeAgainstStatic) {
@@ -675,7 +657,7 @@ TEST_F(TiledPerf, DynamicWithTheStaticShapeAgainstStatic) {
   if (HasFailure()) return;
   std::printf("[ SPEED    ] static %.3f ms, dynamic (tile 32, depth 32) %.3f ms\n",
               cmp.baseline.median_ms, cmp.candidate.median_ms);
-  cudalab::testing::expect_speedup(cmp, kDynamicSameShapeOverStaticThreshold,
+  cudalab::testing::expect_speedup(cmp,
                                    "dynamic 32x32 depth 32 vs static 32x32 (no large regression)");
 }
 

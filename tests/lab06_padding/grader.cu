@@ -23,16 +23,9 @@ using tile_grading::Lanes;
 using tile_grading::Shape;
 
 // ---------------------------------------------------------------------------
-// Thresholds. Measured with the reference solution on an NVIDIA H200 (CUDA 13.0), three full runs;
-// speed thresholds sit >= 30 % below the lowest measured ratio.
+// Thresholds of the counters (the speed bars, with their provenance, are the calibration's:
+// tests/calibration/nvidia-h200.tsv).
 // ---------------------------------------------------------------------------
-/// Padded vs conflicting matmul at 4096^2: measured 3.806x, 3.806x, 3.806x (6.81 against 1.79
-/// TFLOP/s).
-constexpr double kMatmulSpeedup = 2.6;
-/// Padded in-place tile-pair transpose vs the conflicting out-of-place transpose at 4096^2:
-/// measured 2.127x, 2.114x, 2.102x on two H200s (2697, 2670, 2661 against 1263-1268 GB/s;
-/// 2026-11-28); 0.7 x 2.102 = 1.47, rounded down.
-constexpr double kTransposeSpeedup = 1.4;
 /// Nsight Compute bank conflicts per shared instruction: measured 0 for the padded
 /// kernels (the transpose then the given tile kernel), 11.6 (transpose) and 5.3 (matmul) for
 /// the conflicting ones.
@@ -428,12 +421,12 @@ TEST(PaddedPerf, TransposeBeatsTheConflictingTranspose) {
                                        bytes / (cmp.baseline.median_ms * 1e6), "GB/s");
   cudalab::testing::expect_possible(gbps, cudalab::device_ceilings().dram_gbps, "GB/s",
                                     "padded transpose");
-  cudalab::testing::expect_speedup(cmp, kTransposeSpeedup, "padded vs conflicting transpose");
+  cudalab::testing::expect_speedup(cmp, "padded vs conflicting transpose");
 }
 
 TEST(PaddedPerf, MatmulBeatsTheConflictingMatmul) {
   CUDALAB_REQUIRE_GPU();
-  tile_grading::expect_matmul_speedup(padded_matmul, kPerfSize, kMatmulSpeedup, "padded",
+  tile_grading::expect_matmul_speedup(padded_matmul, kPerfSize, "padded",
                                       lab06::padded_matmul_kernel());
 }
 

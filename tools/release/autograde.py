@@ -255,13 +255,13 @@ def calibration_text(scores: dict) -> str:
     cal = (scores.get("environment") or {}).get("calibration") or {}
     if not cal.get("bars"):
         return "no speed bar judged"
-    files = ", ".join(cal.get("files") or []) or "the graders' own bars"
+    files = ", ".join(cal.get("files") or []) or "no calibration file"
     src = cal.get("by_source") or {}
     text = files
     if src.get("reference"):
         text += " (the reference GPU's: no calibration for this GPU)"
-    if src.get("grader"):
-        text += f" ({src['grader']} bar(s) the graders' own)"
+    if src.get("none"):
+        text += f" ({src['none']} bar(s) in no calibration file: those tests failed)"
     return text
 
 

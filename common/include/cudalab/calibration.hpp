@@ -1,26 +1,34 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file calibration.hpp
- * @brief Speed bars calibrated per GPU model (tests/calibration/).
+ * @brief Speed bars per GPU model (tests/calibration/): the only place a bar's number lives.
  *
- * A grader states each speed bar once, as the course's reference value (set on an NVIDIA
- * H200). The course's calibration run (an instructor tool) runs the reference solutions
- * three times on a GPU and writes one file per GPU model, `tests/calibration/<model>.tsv`:
- * for every bar, 0.7 x the lowest run (a lower bound; 1.3 x the highest for an upper bound)
- * or the lab's fixed bar. At run time cudalab::testing::speed_bar() takes the bar from the
- * file of the GPU the test runs on, else from the reference GPU's file (with a printed note),
- * else the grader's own value.
+ * A grader names a bar, never its number: cudalab::testing::speed_bar() looks up the running
+ * test's CTest name and the measurement's name ("speedup", "share", "share#2" for the second
+ * share of one test, ...) at run time, in the file of the GPU the test runs on, else in the
+ * reference GPU's file (`reference yes`, an NVIDIA H200; with a printed note). A bar in
+ * neither file fails the test. The course's calibration run (an instructor tool) runs the
+ * reference solutions three times on a GPU and writes one file per GPU model,
+ * `tests/calibration/<model>.tsv`: every bar is 0.7 x the lowest run (a lower bound; 1.3 x
+ * the highest for an upper bound), rounded away from the runs to two significant digits, or
+ * the lab's fixed bar, copied with its note from the reference file.
  *
  * The file is tab-separated text, one record per line (`#` starts a comment):
  * @code
  * gpu        <the name cudaGetDeviceProperties() reports, e.g. NVIDIA H100 80GB HBM3>
- * reference  yes|no          (yes: the course's reference GPU, used where no file matches)
+ * reference  yes|no          (yes: the course's reference GPU, used where no file has a bar)
  * created    <UTC time>      course <commit>   runs <n>   (free-form facts, any key)
  * bar        <CTest test name>  <measurement>  min|max  <bar>  measured|fixed  <run values...>
+ * note       <CTest test name>  <measurement>  <provenance: what is compared, the rule, why>
  * @endcode
+ * A `note` line follows the `bar` line it explains (one note per bar): what is compared, the
+ * runs and measurements behind the bar, and for a `fixed` bar why it sits where it does. The
+ * reference file notes every bar; another GPU's file notes its fixed bars.
  */
 #pragma once
 
+#include <cmath>
+#include <functional>
 #include <istream>
 #include <map>
 #include <string>
@@ -29,13 +37,22 @@
 
 namespace cudalab {
 
+/// One speed bar of a calibration file: a `bar` line and its `note`.
+struct CalibratedBar {
+  double value = 0.0;        ///< the bar, before CUDALAB_SPEEDUP_SCALE
+  bool upper = false;        ///< `max`: the measurement must stay at or below the bar
+  bool fixed = false;        ///< `fixed`: set by the course's design, not by the runs
+  std::vector<double> runs;  ///< the reference solution's measured values on this GPU
+  std::string note;          ///< the provenance (empty when the file has no note)
+};
+
 /// One GPU model's speed bars (one file of tests/calibration/).
 struct Calibration {
-  std::string file;                                            ///< where it was read from
-  std::string gpu;                                             ///< the GPU model it was measured on
-  bool reference = false;                                      ///< the course's reference GPU
-  std::map<std::string, std::string> facts;                    ///< created, course, runs, rule, ...
-  std::map<std::pair<std::string, std::string>, double> bars;  ///< (test, measurement) -> bar
+  std::string file;                          ///< where it was read from
+  std::string gpu;                           ///< the GPU model it was measured on
+  bool reference = false;                    ///< the course's reference GPU
+  std::map<std::string, std::string> facts;  ///< created, course, runs, ...
+  std::map<std::pair<std::string, std::string>, CalibratedBar> bars;  ///< (test, measurement)
 
   /// The bar of (@p test, @p measurement); NaN when the file has none.
   double bar(const std::string& test, const std::string& measurement) const;
@@ -54,13 +71,23 @@ Calibration parse_calibration(std::istream& in, const std::string& file);
 /// Every `*.tsv` file of @p dir, by file name (none when @p dir does not exist).
 std::vector<Calibration> load_calibrations(const std::string& dir);
 
+/// Where a bar came from: choose_bar().
+struct BarChoice {
+  double bar = std::nan("");          ///< the bar; NaN when no file has one
+  const Calibration* from = nullptr;  ///< the file it came from; nullptr when none
+  std::string note;                   ///< why not the GPU's own file (empty: it is, or none)
+};
+
 /**
- * @brief The calibration for the GPU model @p gpu among @p all: the one measured on it, else
- * the reference GPU's (and @p note says so), else nullptr (and @p note says that the graders'
- * own bars apply).
+ * @brief The bar for the GPU model @p gpu, where @p bar_of reads one file's bar (NaN: none):
+ * the file measured on @p gpu, else the reference GPU's file (and the note says why), else
+ * none (BarChoice::from is nullptr).
  */
-const Calibration* choose_calibration(const std::vector<Calibration>& all, const std::string& gpu,
-                                      std::string* note);
+BarChoice choose_bar(const std::vector<Calibration>& all, const std::string& gpu,
+                     const std::function<double(const Calibration&)>& bar_of);
+
+/// The reference GPU's file among @p all (`reference yes`); nullptr when there is none.
+const Calibration* reference_calibration(const std::vector<Calibration>& all);
 
 /// The folder of the course's calibration files (tests/calibration of the source tree).
 std::string calibration_dir();

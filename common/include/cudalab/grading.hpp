@@ -38,10 +38,10 @@ void expect_possible(double measured, double ceiling, const std::string& unit,
 /**
  * @brief Judges @p measured as a share of a physical @p reference measured in the same run
  * (e.g. the kernel's bandwidth against a device-to-device copy): passes when
- * measured / reference >= the "share" bar speed_bar() gives for @p threshold, x
- * CUDALAB_SPEEDUP_SCALE. Prints and records it.
+ * measured / reference >= the test's "share" bar (speed_bar()) x CUDALAB_SPEEDUP_SCALE.
+ * Prints and records it.
  */
-void expect_share(double measured, double reference, double threshold, const std::string& unit,
+void expect_share(double measured, double reference, const std::string& unit,
                   const std::string& what);
 
 /**

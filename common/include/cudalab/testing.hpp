@@ -115,30 +115,31 @@ void record_measurement(const Measurement& m);
 
 /**
  * @brief The bar a speed measurement of the running test is judged against, before
- * CUDALAB_SPEEDUP_SCALE: the calibrated bar for this GPU model (cudalab/calibration.hpp),
- * else the reference GPU's calibrated bar (with a printed note), else @p reference.
+ * CUDALAB_SPEEDUP_SCALE. A grader names the bar, never its number: the key is the test's CTest
+ * name and @p name ("name#2", "name#3", ... for the second and later bars of one name in a
+ * test), looked up in the calibration file of this GPU model, else in the reference GPU's
+ * (with a printed note; cudalab/calibration.hpp). A key in neither file fails the test
+ * (non-fatally) and gives NaN, which no measurement passes. A later key the calibration lacks
+ * gets the name's calibrated bar, so that code which judged a bar of that name first cannot
+ * move the real one to an uncalibrated key.
  *
- * Prints `[ BAR      ] <key>: <bar> (<where it came from>)` and records a "bar" record
- * (key, bound, @p measured, the bar, @p reference, its source and calibration file) that
- * the course's calibration run and the scoreboard read. The key is @p name, or "name#2", "name#3",
- * ... for the second and later bars of one name in a test; a later key the calibration lacks gets
- * the stricter of @p reference and the name's calibrated bar, so that code which judged a bar
- * of that name first cannot move the real one to an uncalibrated, looser key.
- * @param name       the measurement judged, e.g. "speedup" or "share"
- * @param reference  the grader's bar (the course's reference value)
- * @param bound      kAtLeast for a lower bar, kAtMost for an upper one
- * @param measured   the value judged (recorded so that calibration reads it)
+ * Prints `[ BAR      ] <key>: <bar> (<where it came from>)` and records a "bar" record (key,
+ * bound, @p measured, the bar, the reference file's bar, its source and calibration file) that
+ * the course's calibration run and the scoreboard read.
+ * @param name      the measurement judged, e.g. "speedup" or "share"
+ * @param bound     kAtLeast for a lower bar, kAtMost for an upper one
+ * @param measured  the value judged (recorded so that calibration reads it)
  */
-double speed_bar(const std::string& name, double reference, Bound bound, double measured);
+double speed_bar(const std::string& name, Bound bound, double measured);
 
 /// The bar speed_bar() chose for @p key in the running test; NaN when there was none.
 double current_bar(const std::string& key);
 
 /**
- * @brief Judges a comparison against the "speedup" bar speed_bar() gives for @p threshold
- * (scaled by CUDALAB_SPEEDUP_SCALE), records it, and fails the test (non-fatally) below it.
+ * @brief Judges a comparison against the test's "speedup" bar (speed_bar(), scaled by
+ * CUDALAB_SPEEDUP_SCALE), records it, and fails the test (non-fatally) below it.
  */
-void expect_speedup(const Comparison& cmp, double threshold, const std::string& what);
+void expect_speedup(const Comparison& cmp, const std::string& what);
 
 /**
  * @brief Called by CUDALAB_REQUIRE_GPU() / CUDALAB_REQUIRE_CC(): the first time in a process,

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Every speed bar a grader can ask for has a row in the reference GPU's calibration file.
+
+A grader names its bars and holds no number (cudalab::testing::speed_bar()): the key is the
+test's CTest name and the measurement ("speedup" from expect_speedup(), "share" from
+expect_share(), the literal of a speed_bar() call; "name#2" for the second of one name in a
+test), and a key that no calibration file has fails the test on the GPU. This check reads the
+graders' sources (tests/labNN_*/*.cu and the shared tests/common/*.hpp, *.cuh), follows the
+calls of each TEST/TEST_F body into the helpers defined there, and compares the keys with
+tests/calibration/nvidia-h200.tsv both ways: every key asked for has a row, every row is asked
+for. A speed_bar() name built at run time (`what + "_suffix"`) matches the rows of that test
+ending in the suffix. Python 3 standard library only; no build tree, no GPU.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import unittest
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+import reference_ratios  # noqa: E402  (read_calibration)
+
+REFERENCE = ROOT / "tests" / "calibration" / "nvidia-h200.tsv"
+# The library's judges and the bar each names (cudalab/testing.hpp, cudalab/grading.hpp).
+LIBRARY = {"expect_speedup": "speedup", "expect_share": "share"}
+CALL = re.compile(r"(::)?\b(\w+)\s*\(")
+# A definition: a return type (one token, maybe qualified or a template), the name, the
+# parameters, the body; a call statement starts with the name and does not match.
+DEFINITION = re.compile(r"^[ \t]*(?:template\s*<[^>]*>\s*)?(?:(?:inline|static|virtual)\s+)*"
+                        r"(?!return\b|else\b)[\w:]+(?:<[^;{}()]*>)?[\s*&]+"
+                        r"(\w+)\s*\(((?:[^;{}]|\{\})*)\)\s*(?:const\s*)?(?:override\s*)?\{", re.M)
+TEST = re.compile(r"^TEST(?:_F)?\((\w+),\s*(\w+)\)\s*\{", re.M)
+
+
+def body_at(text: str, open_brace: int) -> str:
+    """The text between the brace at @p open_brace and its match."""
+    depth = 0
+    for i in range(open_brace, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[open_brace + 1:i]
+    return text[open_brace + 1:]
+
+
+def strip_comments(text: str) -> str:
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+Defs = dict[str, list[tuple[int, str]]]
+
+
+def helpers(text: str, base: int = -1) -> Defs:
+    """Function (and member function) name -> [(position, body)] of the definitions in @p text
+    (positions from @p base; -1: a shared header's, before every test)."""
+    out: Defs = {}
+    for m in DEFINITION.finditer(text):
+        if m.group(1) in {"if", "for", "while", "switch", "catch", "return"}:
+            continue
+        out.setdefault(m.group(1), []).append(
+            (base if base < 0 else m.start(), body_at(text, m.end() - 1)))
+    return out
+
+
+def pick(defs: Defs, name: str, at: int) -> str:
+    """The definition of @p name a test at @p at calls: the last one before it (two fixtures'
+    members of one name each precede their own tests), else the first."""
+    before = [body for pos, body in defs[name] if pos < at]
+    return before[-1] if before else defs[name][0][1]
+
+
+def bars_of(body: str, defs: Defs, at: int, seen: frozenset[str] = frozenset()) -> list[str]:
+    """The bar names @p body (of a test at @p at) asks for, in order (a speed_bar() name built
+    at run time as `*suffix`), following unqualified calls into @p defs."""
+    out: list[str] = []
+    for m in CALL.finditer(body):
+        qualified, name = m.group(1), m.group(2)
+        if name == "speed_bar":
+            arg = body[m.end():].lstrip()
+            lit = re.match(r'"([^"]+)"\s*,', arg)
+            suffix = re.match(r'\w+\s*\+\s*"([^"]+)"', arg)
+            out.append(lit.group(1) if lit else "*" + suffix.group(1) if suffix else "*")
+        elif name in LIBRARY and (qualified or name not in defs):
+            out.append(LIBRARY[name])  # cudalab::testing's, not a lab's helper of that name
+        elif name in defs and name not in seen:
+            out += bars_of(pick(defs, name, at), defs, at, seen | {name})
+    return out
+
+
+def asked_keys() -> dict[tuple[str, str], str]:
+    """(CTest test name, bar key) -> the source file, for every bar a grader's test asks for."""
+    shared = ""
+    for path in sorted((ROOT / "tests" / "common").glob("*.h*")) + \
+            sorted((ROOT / "tests" / "common").glob("*.cuh")):
+        shared += strip_comments(path.read_text()) + "\n"
+    shared_defs = helpers(shared)
+    out: dict[tuple[str, str], str] = {}
+    for lab in sorted((ROOT / "tests").glob("lab[0-9][0-9]_*")):
+        texts = {p: strip_comments(p.read_text()) for p in sorted(lab.glob("*.cu"))}
+        number = lab.name[:5]
+        for path, text in texts.items():
+            defs = {k: list(v) for k, v in shared_defs.items()}
+            for other, other_text in texts.items():  # helpers of the lab's other files first
+                for k, v in helpers(other_text, 0 if other == path else -1).items():
+                    defs.setdefault(k, []).extend(v)
+            for m in TEST.finditer(text):
+                body = body_at(text, m.end() - 1)
+                count: dict[str, int] = {}
+                for name in bars_of(body, defs, m.start()):
+                    count[name] = count.get(name, 0) + 1
+                    key = name if count[name] == 1 else f"{name}#{count[name]}"
+                    out[(f"{number}.{m.group(1)}.{m.group(2)}", key)] = path.name
+    return out
+
+
+class BarKeys(unittest.TestCase):
+    def test_every_asked_bar_has_a_row_and_every_row_is_asked_for(self):
+        rows = set(reference_ratios.read_calibration(REFERENCE)["bars"])
+        asked = asked_keys()
+        self.assertGreater(len(asked), 40, "the graders' bars were not found: the check is stale")
+        matched = set()
+        missing = []
+        for (test, key), source in sorted(asked.items()):
+            if key.startswith("*"):
+                hits = {r for r in rows if r[0] == test and r[1].endswith(key[1:])}
+            else:
+                hits = {(test, key)} & rows
+            if not hits:
+                missing.append(f"{test} {key} ({source})")
+            matched |= hits
+        self.assertEqual(missing, [], f"bars the graders ask for without a row in {REFERENCE.name}")
+        unasked = sorted(f"{t} {k}" for t, k in rows - matched)
+        self.assertEqual(unasked, [], f"rows of {REFERENCE.name} that no grader asks for")
+
+
+if __name__ == "__main__":
+    unittest.main()
