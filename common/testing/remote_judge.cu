@@ -24,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@
 #include "cudalab/check.cuh"
 #include "cudalab/remote.hpp"
 #include "cudalab/remote_wire.hpp"
+#include "cudalab/testing.hpp"
 #include "cudalab/tools.hpp"
 
 /// Defined in a judged grader by the file CMake generates for it (cmake/CudalabLab.cmake,
@@ -513,15 +515,18 @@ void mirror_kernel_attributes(const void* kernel) {
 void prewarm_candidate(const std::string& gtest_filter) {
   if (!judging()) return;
   if (testing::running_under_tool()) return;  // a Sanitizer or Profiler test's re-run
-  // The positive patterns of the filter: a test of a Gpu or Perf suite calls the lab at once.
-  const std::string positive = gtest_filter.substr(0, gtest_filter.find('-'));
-  if (positive.find("Gpu.") == std::string::npos && positive.find("Perf.") == std::string::npos) {
+  // A positive pattern ("Suite.Case", "Inst/Suite.*") of a Gpu or Perf suite, by the suite rule:
+  // such a test calls the lab at once.
+  std::istringstream positive(gtest_filter.substr(0, gtest_filter.find('-')));
+  for (std::string pattern; std::getline(positive, pattern, ':');) {
+    const std::string ending = testing::suite_ending(pattern.substr(0, pattern.rfind('.')));
+    if (ending != "Gpu" && ending != "Perf") continue;
+    try {
+      candidate().warm();
+    } catch (const std::exception&) {
+      // the first call starts it again and reports what went wrong
+    }
     return;
-  }
-  try {
-    candidate().warm();
-  } catch (const std::exception&) {
-    // the first call starts it again and reports what went wrong
   }
 }
 
