@@ -338,6 +338,11 @@ elseif(CASE STREQUAL "RulesGiveLabelsTimeoutsAndPoints")
   if(at EQUAL -1)
     message(FATAL_ERROR "the measurement channel's environment is missing: ${env}")
   endif()
+  string(FIND "${env}" "GLIBC_TUNABLES=glibc.malloc.hugetlb=1" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "a grader test without huge pages for its host inputs "
+                        "(CUDALAB_HOST_HUGE_PAGES, on by default): ${env}")
+  endif()
   # Points (tools/grading_manifest.py): SpeedPerf declared 40; MapCpu, TileGpu (3 cases in two
   # suites), RaceSanitizer, WavefrontProfiler and DemoGpu (registered directly) 12 each.
   if(PYTHON)

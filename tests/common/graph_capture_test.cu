@@ -213,7 +213,13 @@ TEST(GivenAlternatingInputGpu, EveryRunReadsANewInputThatTheHostRebuilds) {
     seen.push_back(live);
   }
   for (int run = 0; run < 4; ++run) EXPECT_EQ(in.input_of_run(run), seen[std::size_t(run)]);
+  // The view moves between runs in any order, runs -1 and 0 and 2 sharing set 0's view.
+  for (const long run : {3L, 0L, 2L, -1L, 1L, 2L, 3L, 0L, -1L}) {
+    const std::vector<std::uint32_t>& want = run < 0 ? set0 : seen[std::size_t(run)];
+    EXPECT_EQ(in.input_view(run), want) << "input_view(" << run << ")";
+  }
   EXPECT_THROW(in.input_of_run(4), std::out_of_range);
+  EXPECT_THROW(in.input_view(-2), std::out_of_range);
 }
 
 TEST(GivenCeilingsGpu, MeasuredClockAndCopyStayBelowTheCeilings) {

@@ -209,8 +209,8 @@ TEST(AddOnePerf, BandwidthIsAShareOfDeviceCopy) {
   const cudalab::BenchStats stats = cudalab::benchmark(cap.as_work(), o);
   CUDA_CHECK(cudaDeviceSynchronize());
   run_rows.expect_every_run(
-      [&](long run) { return std::make_pair(run, in.input_of_run(run)); },
-      [&](const std::pair<long, std::vector<float>>& input, int r) {
+      [&](long run) { return std::pair<long, const std::vector<float>&>(run, in.input_view(run)); },
+      [&](const std::pair<long, const std::vector<float>&>& input, int r) {
         std::vector<float> row(input.second.begin() + std::ptrdiff_t(r) * kPerfCols,
                                input.second.begin() + std::ptrdiff_t(r + 1) * kPerfCols);
         // In place: the warm-ups (run -1) all added 1 to set 0, one after the other.

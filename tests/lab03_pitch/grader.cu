@@ -1013,8 +1013,8 @@ TEST(PitchPerf, PitchedMatmulKeepsTwoThirdsOfUnpitchedSpeed) {
   cudalab::kit::expect_every_run_product(
       run_rows,
       [&](long run) {
-        return std::make_pair(layout.packed_of(p_a.input_of_run(run)),
-                              layout.packed_of(p_b.input_of_run(run)));
+        return std::make_pair(layout.packed_of(p_a.input_view(run)),
+                              layout.packed_of(p_b.input_view(run)));
       },
       Shape{n, n, n}, what);
   std::uint32_t poison_word = 0;

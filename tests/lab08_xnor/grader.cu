@@ -729,7 +729,7 @@ class PackPerf : public ::testing::Test {
     d_out.fill_bytes(0xFF);
     const cudalab::BenchStats stats = cudalab::benchmark(cap.as_work(), bo);
     CUDA_CHECK(cudaDeviceSynchronize());
-    run_rows.expect_every_run([&](long run) { return host_pack(in.input_of_run(run)); },
+    run_rows.expect_every_run([&](long run) { return host_pack(in.input_view(run)); },
                               [out_cols](const std::vector<std::uint32_t>& packed, int r) {
                                 return std::vector<std::uint32_t>(
                                     packed.begin() + std::ptrdiff_t(r) * out_cols,
@@ -832,7 +832,10 @@ class XnorPerf : public ::testing::Test {
     const cudalab::Comparison cmp =
         cudalab::compare([&](cudaStream_t s) { float_baseline(s); }, cap.as_work(), bo);
     run_rows.expect_every_run(
-        [&](long run) { return std::make_pair(a_in->input_of_run(run), b_in->input_of_run(run)); },
+        [&](long run) {
+          return std::pair<const std::vector<std::uint32_t>&, const std::vector<std::uint32_t>&>(
+              a_in->input_view(run), b_in->input_view(run));
+        },
         [&](const auto& in, int row) {
           return bits::binary_matmul_word_major_rows(in.first, in.second, n, n, row, row + 1);
         },

@@ -418,8 +418,8 @@ class PerfFixture : public ::testing::Test {
   /// A's packed rows and B's packed columns (32-bit words) as run @p r read them.
   std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> packed_inputs_of_run(long r) {
     if (a_in32) return {a_in32->input_of_run(r), b_in32->input_of_run(r)};
-    return {bits::pack_rows(bits::unpack_rows64(a_in64->input_of_run(r), n, n), n, n),
-            bits::pack_cols(bits::unpack_cols64(b_in64->input_of_run(r), n, n), n, n)};
+    return {bits::pack_rows(bits::unpack_rows64(a_in64->input_view(r), n, n), n, n),
+            bits::pack_cols(bits::unpack_cols64(b_in64->input_view(r), n, n), n, n)};
   }
 
   /// The checked rows of every run before the last (and of the last warm-up) against the

@@ -805,15 +805,15 @@ struct PerfCopy {
   /// left them, then copies the next input and poisons the output.
   cudalab::GpuWork before_copy() { return run_rows.before_each_run(in, next_run(in, d_out)); }
   /// The checked rows of every earlier run (and of the last warm-up) are exactly the rows of
-  /// the input that run read (input_of_run()).
+  /// the input that run read (input_view()).
   void expect_every_run_copied() const {
-    run_rows.expect_every_run([&](long run) { return in.input_of_run(run); },
-                              [](const std::vector<float>& input, int r) {
-                                return std::vector<float>(
-                                    input.begin() + std::ptrdiff_t(r) * kPerfSide,
+    run_rows.expect_every_run(
+        [&](long run) -> const std::vector<float>& { return in.input_view(run); },
+        [](const std::vector<float>& input, int r) {
+          return std::vector<float>(input.begin() + std::ptrdiff_t(r) * kPerfSide,
                                     input.begin() + std::ptrdiff_t(r + 1) * kPerfSide);
-                              },
-                              "the timed float4 copy");
+        },
+        "the timed float4 copy");
   }
   /// The last timed output is exactly the input its run read (last_input()).
   ::testing::AssertionResult output_ok() const {

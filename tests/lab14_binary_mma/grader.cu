@@ -716,7 +716,8 @@ class PerfFixture : public ::testing::Test {
   void expect_output_correct(const char* what) {
     run_rows->expect_every_run(
         [this](long run) {
-          return std::make_pair(a_in->input_of_run(run), b_in->input_of_run(run));
+          return std::pair<const std::vector<std::uint32_t>&, const std::vector<std::uint32_t>&>(
+              a_in->input_view(run), b_in->input_view(run));
         },
         [](const auto& in, int row) {
           return bits::binary_matmul_rows(in.first, in.second, n, n, row, row + 1);
