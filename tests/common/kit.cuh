@@ -399,14 +399,15 @@ struct Racer {
  * the run was launched, and downloads them as the previous run wrote them, tagged with the run
  * of the inputs it read (AlternatingInput::runs - 1; -1 for the warm-ups on the first set);
  * before_each_run() builds that hook around the step that copies the next input. After
- * timing, the grader rebuilds each run's input (AlternatingInput::input_of_run()) and checks
+ * timing, the grader rebuilds each run's input (AlternatingInput::input_view(), no copy) and checks
  * that run's rows: a result remembered from an earlier run fails whichever run served it, and
  * no kernel can know which rows of which run will be read.
  * @code
  * cudalab::kit::RunRows<float> rows(d_out.data(), n, m);  // m rows of n
  * opts.before_candidate = rows.before_each_run(in, [&](cudaStream_t s) { in.copy_next(s); });
  * cudalab::compare(baseline, candidate, opts);
- * rows.expect_every_run([&](long run) { return in.input_of_run(run); }, expected_row, what);
+ * rows.expect_every_run([&](long run) -> const std::vector<float>& { return in.input_view(run); },
+ *                       expected_row, what);
  * @endcode
  */
 template <typename T>
@@ -458,7 +459,7 @@ class RunRows {
 
   /**
    * @brief Checks the rows of every recorded run: @p inputs_of(input_run) rebuilds what the
-   * run read (e.g. AlternatingInput::input_of_run() of each operand), @p expected_row(inputs,
+   * run read (e.g. AlternatingInput::input_view() of each operand), @p expected_row(inputs,
    * row) gives that row as the host computes it. The first wrong element fails, naming the
    * run, the element, the value and the host's. A result remembered from an earlier run fails
    * whichever run served it.
@@ -563,7 +564,7 @@ inline void expect_every_run_product(const RunRows<float>& rows,
 /**
  * @brief The recorded rows of every run of a transpose (output @p in_cols x @p in_rows) against
  * the transpose of exactly what that run read (@p in, @p in_rows x @p in_cols, rebuilt with
- * AlternatingInput::input_of_run()): row r of the output is column r of the input. Exact.
+ * AlternatingInput::input_view()): row r of the output is column r of the input. Exact.
  */
 inline void expect_every_run_transpose(const RunRows<float>& rows,
                                        const cudalab::testing::AlternatingInput<float>& in,
@@ -620,8 +621,8 @@ class ProductRace {
               cudalab::random_matrix(shape.m, shape.k, cudalab::Fill::SmallInt, seed + 2)),
         b_in_(cudalab::random_matrix(shape.k, shape.n, cudalab::Fill::SmallInt, seed + 1),
               cudalab::random_matrix(shape.k, shape.n, cudalab::Fill::SmallInt, seed + 3)),
-        d_base_a_(cudalab::DeviceBuffer(a_in_.input_of_run(-1))),  // set 0, as uploaded
-        d_base_b_(cudalab::DeviceBuffer(b_in_.input_of_run(-1))),
+        d_base_a_(cudalab::DeviceBuffer(a_in_.input_view(-1))),  // set 0, as uploaded
+        d_base_b_(cudalab::DeviceBuffer(b_in_.input_view(-1))),
         d_c_(std::size_t(shape.m) * shape.n),
         d_c_base_(std::size_t(shape.m) * shape.n) {}
 

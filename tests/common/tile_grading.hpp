@@ -360,7 +360,7 @@ inline cudalab::BenchOptions perf_options(int reps) {
  * the next set there with about sqrt(n) elements replaced at positions drawn for that run,
  * and the run's output is poisoned); checks three rows, drawn at random, of every earlier
  * candidate run (and of the last warm-up; kept before the next run's input is copied)
- * against the transpose of exactly what that run read (input_of_run()), and the last timed
+ * against the transpose of exactly what that run read (input_view()), and the last timed
  * output whole against the transpose of that run's input (last_input()); bounds the
  * bandwidth by the DRAM ceiling, records both bandwidths and judges the speedup (the test's
  * "speedup" bar, cudalab::testing::speed_bar()).

@@ -702,7 +702,7 @@ CUDALAB_SANITIZER_SUITE(XnorSanitizer, kSanitizedTests, memcheck)
 // each timed run one of two input sets is copied behind its pointers (untimed) with about
 // sqrt(size) elements changed at positions no code of the lab can predict; sampled rows of every
 // earlier run's output (kit::RunRows) are checked against the host reference of exactly what
-// that run read (input_of_run()), and the last output whole (last_input()).
+// that run read (input_view()), and the last output whole (last_input()).
 // ---------------------------------------------------------------------------
 
 class PackPerf : public ::testing::Test {
