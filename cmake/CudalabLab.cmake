@@ -9,13 +9,15 @@
 #     SM90A     wgmma_persistent.cu               # SOURCES files that need sm_90a (see below)
 #     DEMO      main.cu                           # demo program, built as lab04_shared_memory
 #     LIBRARIES CUDA::cublas                      # extra link libraries
+#     TEST_SOURCES a_test.cu b_test.cu            # the grader's files in tests/labNN_<name>/
+#                                                 # (default: grader.cu)
 #     TIMEOUT_GPU 120 TIMEOUT_PERF 300)           # optional CTest timeouts (seconds)
 #
 # It creates
 #   labNN_impl          static library: the lab's kernels and launchers
 #   labNN_<name>        the demo program
-#   labNN_test          the grader (tests/labNN_<name>/grader.cu and questions.cpp), whose
-#                       GoogleTest cases are
+#   labNN_test          the grader (TEST_SOURCES and questions.cpp of tests/labNN_<name>/),
+#                       whose GoogleTest cases are
 #                       registered as CTest tests labNN.<Suite>.<Case> when it is built.
 # Its known-wrong submissions and correct alternatives are tests/labNN_<name>/{wrong,right}/.
 # Its objectives and their points are declared in tests/labNN_<name>/objectives.json (read by
@@ -282,9 +284,20 @@ function(cudalab_add_lab)
     endif()
   endif()
 
-  # The grader.
+  # The grader: TEST_SOURCES are named relative to tests/<lab_dir>/.
+  set(grading_dir "${PROJECT_SOURCE_DIR}/tests/${lab_dir}")
+  set(test_paths "")
+  foreach(f IN LISTS LAB_TEST_SOURCES)
+    if(NOT IS_ABSOLUTE "${f}")
+      set(f "${grading_dir}/${f}")
+    endif()
+    if(NOT EXISTS "${f}")
+      message(FATAL_ERROR "lab${nn}: TEST_SOURCES names ${f}, which is missing")
+    endif()
+    list(APPEND test_paths "${f}")
+  endforeach()
+  set(LAB_TEST_SOURCES "${test_paths}")
   if(CUDALAB_BUILD_TESTS)
-    set(grading_dir "${PROJECT_SOURCE_DIR}/tests/${lab_dir}")
     if(NOT LAB_TEST_SOURCES)
       set(LAB_TEST_SOURCES "${grading_dir}/grader.cu")
     endif()

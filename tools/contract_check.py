@@ -21,7 +21,7 @@ declaration it documents:
 
 tests/contracts.json holds one entry per promise: its header, the declaration, the kind, the
 promise's text, and either "tests" (names Suite.Case or Suite.* of the lab's grader:
-tests/labNN_topic/grader.cu, questions.cpp) or "untestable" (why no test can check it: the
+tests/labNN_topic/*.cu, e.g. grader.cu, and questions.cpp) or "untestable" (why no test can check it: the
 header must then say so in the promise's comment, with the word "untestable"). An entry may
 record a "gap" (no test checks it yet; the reason): such a promise fails the check unless
 --allow-recorded-gaps is given, which lets the recorded gaps pass while any NEW promise

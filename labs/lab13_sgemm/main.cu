@@ -35,15 +35,10 @@ int run(const cudalab::DemoOptions& opt) {
                                 cudaStream_t s) {
     lab13::sgemm_stream_k(a, b, c, m, n, k, workspace.data(), workspace_bytes, s);
   };
-  const std::vector<Variant> variants = {
-      {"cuBLAS SGEMM", nullptr},
-      {"1 block tiling 8x8/thread", lab13::sgemm_block_tiled},
-      {"2 float4 + transposed A", lab13::sgemm_vectorized},
-      {"3 warp tiling", lab13::sgemm_warp_tiled},
-      {"4 cp.async pipeline 16x8/thread", lab13::sgemm_pipelined},
-      {"5 + block swizzle", lab13::sgemm_swizzled},
-      {"7 stream-K (+ fragments double-buffered)", stream_k},
-  };
+  // cuBLAS, the stages of the technique table (1-5), then stream-K.
+  std::vector<Variant> variants = {{"cuBLAS SGEMM", nullptr}};
+  for (const lab13::Technique& t : lab13::kTechniques) variants.push_back({t.title, t.launcher});
+  variants.push_back({"7 stream-K (+ fragments double-buffered)", stream_k});
   const lab13::CublasHandle cublas;
   cudalab::Table table({"n", "variant", "ms", "TFLOP/s", "% of cuBLAS", "check"});
   int status = 0;

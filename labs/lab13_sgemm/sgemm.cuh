@@ -286,6 +286,50 @@ cudalab::KernelInfo warp_tiled_kernel(bool vector_path = true);
 cudalab::KernelInfo pipelined_kernel(bool vector_path = true);
 cudalab::KernelInfo swizzled_kernel(bool vector_path = true);
 
+// ---------------------------------------------------------------------------
+// The techniques of stages 1-5 in one table (the demo's rows, the grader's tests)
+// ---------------------------------------------------------------------------
+
+/// A launcher of stages 1-5 (sgemm_block_tiled() .. sgemm_swizzled()).
+using SgemmLauncher = void (*)(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                               cudaStream_t stream);
+
+/// Shapes whose rows of A, B and C are whole float4 (k and n multiples of 4): with 16-byte
+/// aligned operands, stages 2 and 3 read and write them 16 bytes at a time.
+inline bool float4_rows_of_a_b_c(int /*m*/, int n, int k) {
+  return k % 4 == 0 && n % 4 == 0;
+}
+/// Shapes whose rows of B and C are whole float4 (n a multiple of 4): with 16-byte aligned
+/// operands, the pipelined kernels copy B and store C 16 bytes at a time (A 4 bytes at a time).
+inline bool float4_rows_of_b_c(int /*m*/, int n, int /*k*/) {
+  return n % 4 == 0;
+}
+
+/// One technique of stages 1-5: what the demo times and the grader checks of it.
+struct Technique {
+  const char* name;        ///< its name in messages and measurements, e.g. "block_tiled"
+  const char* title;       ///< its row in the demo's table
+  SgemmLauncher launcher;  ///< takes any positive m, n, k and any operand alignment
+  /// The kernel its launcher runs: the instance of the 16-byte path (true) or the scalar one.
+  cudalab::KernelInfo (*kernel)(bool vector_path);
+  /// The shapes (m, n, k) that take the 16-byte path when the operands are 16-byte aligned;
+  /// null where the technique has one path for every shape (stage 1).
+  bool (*vector_path)(int m, int n, int k);
+};
+
+/// Stages 1-5 in order. Stage 6 (occupancy) has no kernel; stage 7's launcher,
+/// sgemm_stream_k(), takes one more argument (the buffer of partial tiles), so it is not here.
+inline constexpr Technique kTechniques[] = {
+    {"block_tiled", "1 block tiling 8x8/thread", sgemm_block_tiled,
+     [](bool) { return block_tiled_kernel(); }, nullptr},
+    {"vectorized", "2 float4 + transposed A", sgemm_vectorized, vectorized_kernel,
+     float4_rows_of_a_b_c},
+    {"warp_tiled", "3 warp tiling", sgemm_warp_tiled, warp_tiled_kernel, float4_rows_of_a_b_c},
+    {"pipelined", "4 cp.async pipeline 16x8/thread", sgemm_pipelined, pipelined_kernel,
+     float4_rows_of_b_c},
+    {"swizzled", "5 + block swizzle", sgemm_swizzled, swizzled_kernel, float4_rows_of_b_c},
+};
+
 // Given: cuBLAS SGEMM (FP32, default math mode: no TF32), the baseline
 // (labs/common/cublas_ref, shared with labs 09 and 14)
 using cublas_ref::cublas_sgemm;

@@ -150,8 +150,9 @@ __host__ __device__ inline float hashed_small_int(std::uint64_t i, std::uint32_t
   return static_cast<float>(static_cast<int>(x % 9u) - 4);  // -4 .. 4
 }
 
-/// Fills @p count floats with hashed_small_int(i, seed).
-__global__ void fill_hashed(float* p, std::size_t count, std::uint32_t seed) {
+/// Fills @p count floats with hashed_small_int(i, seed). Static: each grader source that
+/// includes this header has its own copy (a grader of several files links them all).
+static __global__ void fill_hashed(float* p, std::size_t count, std::uint32_t seed) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
        i += std::size_t(gridDim.x) * blockDim.x) {
     p[i] = hashed_small_int(i, seed);

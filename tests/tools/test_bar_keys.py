@@ -6,11 +6,14 @@ A grader names its bars and holds no number (cudalab::testing::speed_bar()): the
 test's CTest name and the measurement ("speedup" from expect_speedup(), "share" from
 expect_share(), the literal of a speed_bar() call; "name#2" for the second of one name in a
 test), and a key that no calibration file has fails the test on the GPU. This check reads the
-graders' sources (tests/labNN_*/*.cu and the shared tests/common/*.hpp, *.cuh), follows the
-calls of each TEST/TEST_F body into the helpers defined there, and compares the keys with
-tests/calibration/nvidia-h200.tsv both ways: every key asked for has a row, every row is asked
-for. A speed_bar() name built at run time (`what + "_suffix"`) matches the rows of that test
-ending in the suffix. Python 3 standard library only; no build tree, no GPU.
+graders' sources (tests/labNN_*/*.cu, *.cuh, *.cpp, *.hpp and the shared tests/common/*.hpp,
+*.cuh), follows the calls of each TEST/TEST_F body, and of each body a lab registers for every
+technique of its table (`for_each_technique("Suite.{}Case", body, ...)`: one test per entry of
+`kTechniques` in the lab's header, "{}" the entry's name in CamelCase), into the helpers
+defined there, and compares the keys with tests/calibration/nvidia-h200.tsv both ways: every
+key asked for has a row, every row is asked for. A speed_bar() name built at run time
+(`what + "_suffix"`) matches the rows of that test ending in the suffix. Python 3 standard
+library only; no build tree, no GPU.
 """
 
 from __future__ import annotations
@@ -34,6 +37,10 @@ DEFINITION = re.compile(r"^[ \t]*(?:template\s*<[^>]*>\s*)?(?:(?:inline|static|v
                         r"(?!return\b|else\b)[\w:]+(?:<[^;{}()]*>)?[\s*&]+"
                         r"(\w+)\s*\(((?:[^;{}]|\{\})*)\)\s*(?:const\s*)?(?:override\s*)?\{", re.M)
 TEST = re.compile(r"^TEST(?:_F)?\((\w+),\s*(\w+)\)\s*\{", re.M)
+# A test registered for every technique of the lab's table, and the table in the lab's header.
+PER_TECHNIQUE = re.compile(r'\bfor_each_technique\s*\(\s*"([^"]*)"\s*,\s*&?\s*(\w+)')
+TABLE = re.compile(r"\bkTechniques\s*\[\s*\]\s*=\s*\{")
+SOURCES = {".cu", ".cuh", ".cpp", ".hpp"}
 
 
 def body_at(text: str, open_brace: int) -> str:
@@ -91,6 +98,18 @@ def bars_of(body: str, defs: Defs, at: int, seen: frozenset[str] = frozenset()) 
     return out
 
 
+def technique_names(lab: Path) -> list[str]:
+    """The names in tests of the techniques of the lab's table (`kTechniques` in its header,
+    labs/labNN_topic/*.cuh: the first string of each entry), in CamelCase."""
+    names: list[str] = []
+    for header in sorted((ROOT / "labs" / lab.name).glob("*.cuh")):
+        text = strip_comments(header.read_text())
+        for m in TABLE.finditer(text):
+            for entry in re.finditer(r'\{\s*"(\w+)"', body_at(text, m.end() - 1)):
+                names.append("".join(w[:1].upper() + w[1:] for w in entry.group(1).split("_")))
+    return names
+
+
 def asked_keys() -> dict[tuple[str, str], str]:
     """(CTest test name, bar key) -> the source file, for every bar a grader's test asks for."""
     shared = ""
@@ -100,20 +119,29 @@ def asked_keys() -> dict[tuple[str, str], str]:
     shared_defs = helpers(shared)
     out: dict[tuple[str, str], str] = {}
     for lab in sorted((ROOT / "tests").glob("lab[0-9][0-9]_*")):
-        texts = {p: strip_comments(p.read_text()) for p in sorted(lab.glob("*.cu"))}
+        texts = {p: strip_comments(p.read_text())
+                 for p in sorted(lab.iterdir()) if p.suffix in SOURCES}
         number = lab.name[:5]
         for path, text in texts.items():
             defs = {k: list(v) for k, v in shared_defs.items()}
             for other, other_text in texts.items():  # helpers of the lab's other files first
                 for k, v in helpers(other_text, 0 if other == path else -1).items():
                     defs.setdefault(k, []).extend(v)
-            for m in TEST.finditer(text):
-                body = body_at(text, m.end() - 1)
+            # (test names, body, position): each TEST/TEST_F, then each body registered for
+            # every technique of the lab's table (one test name per technique).
+            tests = [([f"{m.group(1)}.{m.group(2)}"], body_at(text, m.end() - 1), m.start())
+                     for m in TEST.finditer(text)]
+            for m in PER_TECHNIQUE.finditer(text):
+                if m.group(2) in defs:
+                    tests.append(([m.group(1).replace("{}", t) for t in technique_names(lab)],
+                                  pick(defs, m.group(2), m.start()), m.start()))
+            for names, body, at in tests:
                 count: dict[str, int] = {}
-                for name in bars_of(body, defs, m.start()):
+                for name in bars_of(body, defs, at):
                     count[name] = count.get(name, 0) + 1
                     key = name if count[name] == 1 else f"{name}#{count[name]}"
-                    out[(f"{number}.{m.group(1)}.{m.group(2)}", key)] = path.name
+                    for test in names:
+                        out[(f"{number}.{test}", key)] = path.name
     return out
 
 

@@ -212,7 +212,7 @@ class UnavailableParts(unittest.TestCase):
         sass = (ROOT / "tests" / "common" / "sass_rules.hpp").read_text(encoding="utf-8")
         self.assertIn('"no sm_" << min_sm << " or later code in this grader (built for other "',
                       sass)
-        lab13 = (ROOT / "tests" / "lab13_sgemm" / "grader.cu").read_text(encoding="utf-8")
+        lab13 = (ROOT / "tests" / "lab13_sgemm" / "sgemm_grading.cuh").read_text(encoding="utf-8")
         self.assertIn('"no sm_80 or later code in this grader (built for other architectures); '
                       'cp.async "', lab13)
         mark = scoring.unavailable_on_gpu(
