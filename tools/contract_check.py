@@ -56,6 +56,11 @@ _DECL_NAME = re.compile(r"(?:\b(?:struct|class|enum class|enum)\s+(\w+))|(?:(\w+
 _TEST = re.compile(r"\bTEST(?:_F|_P)?\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 _SAN_TEST = re.compile(r"CUDALAB_SANITIZER_TEST\(\s*(\w+)\s*,\s*(\w+)\s*,")
 _SAN_SUITE = re.compile(r"CUDALAB_SANITIZER_SUITE\(\s*(\w+)\s*,[^,]+,([^)]*)\)")
+# Tests registered once per technique of a lab's table (tests/lab13_sgemm/sgemm_grading.cuh):
+# for_each_technique("Suite.{}Case", ...) and for_each_technique_and_shape("Inst/Suite.{}Case", ...),
+# "{}" the entry's name in CamelCase.
+_PER_TECHNIQUE = re.compile(r'\bfor_each_technique(?:_and_shape)?\s*\(\s*"([^"]*)"')
+_TECHNIQUE_TABLE = re.compile(r"\bkTechniques\s*\[\s*\]\s*=\s*\{")
 _SAN_NAMES = {
     "racecheck": "RacecheckFindsNoSharedMemoryHazard",
     "memcheck": "MemcheckFindsNoOutOfBoundsAccess",
@@ -178,6 +183,28 @@ def promises_of(header: Path):
                        "comment": doc, "line": line}
 
 
+def _braced(text: str, open_brace: int) -> str:
+    """The text between the brace at @p open_brace and its match."""
+    depth = 0
+    for i in range(open_brace, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[open_brace + 1:i]
+    return text[open_brace + 1:]
+
+
+def technique_names(lab_name: str) -> list[str]:
+    """The names in tests of the techniques of lab @p lab_name's table (`kTechniques` in a header
+    of labs/<lab_name>/: the first string of each entry), in CamelCase, in table order."""
+    names: list[str] = []
+    for header in sorted((ROOT / "labs" / lab_name).glob("*.cuh")):
+        text = re.sub(r"//[^\n]*", "", re.sub(r"/\*.*?\*/", " ", header.read_text(), flags=re.S))
+        for m in _TECHNIQUE_TABLE.finditer(text):
+            for entry in re.finditer(r'\{\s*"(\w+)"', _braced(text, m.end() - 1)):
+                names.append("".join(w[:1].upper() + w[1:] for w in entry.group(1).split("_")))
+    return names
+
+
 def defined_tests(lab: Path) -> tuple[set[str], dict[str, str]]:
     """Suite.Case of every test the lab's grader sources define, and each test's body."""
     tdir = ROOT / "tests" / lab.name
@@ -190,6 +217,10 @@ def defined_tests(lab: Path) -> tuple[set[str], dict[str, str]]:
             names.add(name)
             end = marks[i + 1][0] if i + 1 < len(marks) else len(text)
             bodies[name] = text[at:end]
+        for m in _PER_TECHNIQUE.finditer(text):
+            suite_case = m.group(1).split("/")[-1]  # a TEST_P's name: the suite without "Inst/"
+            for t in technique_names(lab.name):
+                names.add(suite_case.replace("{}", t))
         for m in _SAN_TEST.finditer(text):
             names.add(f"{m.group(1)}.{m.group(2)}")
         for m in _SAN_SUITE.finditer(text):

@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 import reference_ratios  # noqa: E402  (read_calibration)
+from contract_check import technique_names  # noqa: E402  (the CamelCase names of kTechniques)
 
 REFERENCE = ROOT / "tests" / "calibration" / "nvidia-h200.tsv"
 # The library's judges and the bar each names (cudalab/testing.hpp, cudalab/grading.hpp).
@@ -39,7 +40,6 @@ DEFINITION = re.compile(r"^[ \t]*(?:template\s*<[^>]*>\s*)?(?:(?:inline|static|v
 TEST = re.compile(r"^TEST(?:_F)?\((\w+),\s*(\w+)\)\s*\{", re.M)
 # A test registered for every technique of the lab's table, and the table in the lab's header.
 PER_TECHNIQUE = re.compile(r'\bfor_each_technique\s*\(\s*"([^"]*)"\s*,\s*&?\s*(\w+)')
-TABLE = re.compile(r"\bkTechniques\s*\[\s*\]\s*=\s*\{")
 SOURCES = {".cu", ".cuh", ".cpp", ".hpp"}
 
 
@@ -98,18 +98,6 @@ def bars_of(body: str, defs: Defs, at: int, seen: frozenset[str] = frozenset()) 
     return out
 
 
-def technique_names(lab: Path) -> list[str]:
-    """The names in tests of the techniques of the lab's table (`kTechniques` in its header,
-    labs/labNN_topic/*.cuh: the first string of each entry), in CamelCase."""
-    names: list[str] = []
-    for header in sorted((ROOT / "labs" / lab.name).glob("*.cuh")):
-        text = strip_comments(header.read_text())
-        for m in TABLE.finditer(text):
-            for entry in re.finditer(r'\{\s*"(\w+)"', body_at(text, m.end() - 1)):
-                names.append("".join(w[:1].upper() + w[1:] for w in entry.group(1).split("_")))
-    return names
-
-
 def asked_keys() -> dict[tuple[str, str], str]:
     """(CTest test name, bar key) -> the source file, for every bar a grader's test asks for."""
     shared = ""
@@ -133,7 +121,7 @@ def asked_keys() -> dict[tuple[str, str], str]:
                      for m in TEST.finditer(text)]
             for m in PER_TECHNIQUE.finditer(text):
                 if m.group(2) in defs:
-                    tests.append(([m.group(1).replace("{}", t) for t in technique_names(lab)],
+                    tests.append(([m.group(1).replace("{}", t) for t in technique_names(lab.name)],
                                   pick(defs, m.group(2), m.start()), m.start()))
             for names, body, at in tests:
                 count: dict[str, int] = {}
