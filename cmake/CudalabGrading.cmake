@@ -9,7 +9,7 @@
 #   ...Cpu       cpu              TIMEOUT_CPU    parallel     no
 #   ...Gpu       gpu              TIMEOUT_GPU    parallel     RESOURCE_GROUPS gpus:1
 #   ...Perf      gpu perf         TIMEOUT_PERF   alone        RUN_SERIAL, RESOURCE_GROUPS gpus:1
-#   ...Sanitizer gpu sanitizer    TIMEOUT_TOOLS  parallel     RESOURCE_GROUPS gpus:1
+#   ...Sanitizer gpu sanitizer    TIMEOUT_TOOLS  parallel     RESOURCE_GROUPS gpus:1, COST 100 (started first)
 #   ...Profiler  gpu profiler     TIMEOUT_TOOLS  alone        RUN_SERIAL, RESOURCE_GROUPS gpus:1
 # Perf tests time kernels and Profiler tests hold the GPU's counters: they need the GPU alone.
 # With CUDALAB_GPU_LOCKS (off by default, see below) they take one slot like any GPU test, and a lock per GPU
@@ -85,6 +85,10 @@ set(CUDALAB_RULE_Sanitizer_LABELS gpu sanitizer)
 set(CUDALAB_RULE_Sanitizer_TIMEOUT TOOLS)
 set(CUDALAB_RULE_Sanitizer_SERIAL FALSE)
 set(CUDALAB_RULE_Sanitizer_GPU TRUE)
+# CTest starts tests in descending COST (where no earlier run's times are in the build tree):
+# sanitizer runs are the longest parallel tests (lab 13's pipeline racecheck 35-44 s on one
+# H200), and started in listing order the last of them ended the parallel part of the suite.
+set(CUDALAB_RULE_Sanitizer_COST 100)
 set(CUDALAB_RULE_Profiler_LABELS gpu profiler)
 set(CUDALAB_RULE_Profiler_TIMEOUT TOOLS)
 set(CUDALAB_RULE_Profiler_SERIAL TRUE)
@@ -281,6 +285,7 @@ function(_cudalab_test_properties out suite label extra_labels t_cpu t_gpu t_per
   set(timeout 0)
   set(serial FALSE)
   set(gpu FALSE)
+  set(cost "")
   if(r_ENDING)
     list(APPEND labels ${CUDALAB_RULE_${r_ENDING}_LABELS})
     set(kind ${CUDALAB_RULE_${r_ENDING}_TIMEOUT})
@@ -295,6 +300,9 @@ function(_cudalab_test_properties out suite label extra_labels t_cpu t_gpu t_per
     endif()
     set(serial ${CUDALAB_RULE_${r_ENDING}_SERIAL})
     set(gpu ${CUDALAB_RULE_${r_ENDING}_GPU})
+    if(DEFINED CUDALAB_RULE_${r_ENDING}_COST)
+      set(cost ${CUDALAB_RULE_${r_ENDING}_COST})
+    endif()
   endif()
   list(APPEND labels ${extra_labels})
   if(given)
@@ -305,6 +313,7 @@ function(_cudalab_test_properties out suite label extra_labels t_cpu t_gpu t_per
   set(${out}_TIMEOUT ${timeout} PARENT_SCOPE)
   set(${out}_SERIAL ${serial} PARENT_SCOPE)
   set(${out}_GPU ${gpu} PARENT_SCOPE)
+  set(${out}_COST "${cost}" PARENT_SCOPE)
   set(${out}_GIVEN ${given} PARENT_SCOPE)
   set(${out}_BASE "${r_BASE}" PARENT_SCOPE)
   set(${out}_ENDING "${r_ENDING}" PARENT_SCOPE)
@@ -469,6 +478,9 @@ if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST
                         "ENVIRONMENT [==[${env}]==]")
     if(DEFINED batch_dir_${sid})
       string(APPEND ctest " FIXTURES_REQUIRED [==[${G_PREFIX}${suite}.@batch]==]")
+    endif()
+    if(NOT t_COST STREQUAL "")
+      string(APPEND ctest " COST ${t_COST}")
     endif()
     _cudalab_resource(props "${t_GPU}" "${t_SERIAL}" "${G_GPU_SLOTS}" "${t_BASE}"
                       "${G_SLOTS_PER_GPU}")

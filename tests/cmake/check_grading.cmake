@@ -343,6 +343,11 @@ elseif(CASE STREQUAL "RulesGiveLabelsTimeoutsAndPoints")
     message(FATAL_ERROR "a grader test without huge pages for its host inputs "
                         "(CUDALAB_HOST_HUGE_PAGES, on by default): ${env}")
   endif()
+  # Sanitizer runs, the longest parallel tests, start first (COST); other tests keep none.
+  test_property(cost "${json}" "lab98.RaceSanitizer.Clean" COST)
+  expect_equal("lab98.RaceSanitizer.Clean COST" "${cost}" "100.0")
+  test_property(cost "${json}" "lab98.Shapes/TileGpu.Matches/1" COST)
+  expect_equal("lab98.Shapes/TileGpu.Matches/1 COST" "${cost}" "")
   # Points (tools/grading_manifest.py): SpeedPerf declared 40; MapCpu, TileGpu (3 cases in two
   # suites), RaceSanitizer, WavefrontProfiler and DemoGpu (registered directly) 12 each.
   if(PYTHON)
