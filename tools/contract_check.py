@@ -183,7 +183,13 @@ def promises_of(header: Path):
                        "comment": doc, "line": line}
 
 
-def _braced(text: str, open_brace: int) -> str:
+def strip_comments(text: str) -> str:
+    """C++ source @p text without its comments."""
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def body_at(text: str, open_brace: int) -> str:
     """The text between the brace at @p open_brace and its match."""
     depth = 0
     for i in range(open_brace, len(text)):
@@ -198,9 +204,9 @@ def technique_names(lab_name: str) -> list[str]:
     of labs/<lab_name>/: the first string of each entry), in CamelCase, in table order."""
     names: list[str] = []
     for header in sorted((ROOT / "labs" / lab_name).glob("*.cuh")):
-        text = re.sub(r"//[^\n]*", "", re.sub(r"/\*.*?\*/", " ", header.read_text(), flags=re.S))
+        text = strip_comments(header.read_text())
         for m in _TECHNIQUE_TABLE.finditer(text):
-            for entry in re.finditer(r'\{\s*"(\w+)"', _braced(text, m.end() - 1)):
+            for entry in re.finditer(r'\{\s*"(\w+)"', body_at(text, m.end() - 1)):
                 names.append("".join(w[:1].upper() + w[1:] for w in entry.group(1).split("_")))
     return names
 

@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 import reference_ratios  # noqa: E402  (read_calibration)
-from contract_check import technique_names  # noqa: E402  (the CamelCase names of kTechniques)
+from contract_check import body_at, strip_comments, technique_names  # noqa: E402
 
 REFERENCE = ROOT / "tests" / "calibration" / "nvidia-h200.tsv"
 # The library's judges and the bar each names (cudalab/testing.hpp, cudalab/grading.hpp).
@@ -38,25 +38,9 @@ DEFINITION = re.compile(r"^[ \t]*(?:template\s*<[^>]*>\s*)?(?:(?:inline|static|v
                         r"(?!return\b|else\b)[\w:]+(?:<[^;{}()]*>)?[\s*&]+"
                         r"(\w+)\s*\(((?:[^;{}]|\{\})*)\)\s*(?:const\s*)?(?:override\s*)?\{", re.M)
 TEST = re.compile(r"^TEST(?:_F)?\((\w+),\s*(\w+)\)\s*\{", re.M)
-# A test registered for every technique of the lab's table, and the table in the lab's header.
+# A test registered for every technique of the lab's table.
 PER_TECHNIQUE = re.compile(r'\bfor_each_technique\s*\(\s*"([^"]*)"\s*,\s*&?\s*(\w+)')
 SOURCES = {".cu", ".cuh", ".cpp", ".hpp"}
-
-
-def body_at(text: str, open_brace: int) -> str:
-    """The text between the brace at @p open_brace and its match."""
-    depth = 0
-    for i in range(open_brace, len(text)):
-        depth += {"{": 1, "}": -1}.get(text[i], 0)
-        if depth == 0:
-            return text[open_brace + 1:i]
-    return text[open_brace + 1:]
-
-
-def strip_comments(text: str) -> str:
-    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
-    return re.sub(r"//[^\n]*", "", text)
-
 
 Defs = dict[str, list[tuple[int, str]]]
 
