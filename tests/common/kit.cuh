@@ -553,12 +553,7 @@ inline void expect_every_run_product(const RunRows<float>& rows,
                                      const cudalab::testing::AlternatingInput<float>& b,
                                      const Shape& s, const std::string& what) {
   expect_every_run_product(
-      rows,
-      [&](long run) {
-        return std::pair<const std::vector<float>&, const std::vector<float>&>(a.input_view(run),
-                                                                               b.input_view(run));
-      },
-      s, what);
+      rows, [&](long run) { return cudalab::testing::input_views(a, b, run); }, s, what);
 }
 
 /**

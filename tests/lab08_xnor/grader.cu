@@ -832,10 +832,7 @@ class XnorPerf : public ::testing::Test {
     const cudalab::Comparison cmp =
         cudalab::compare([&](cudaStream_t s) { float_baseline(s); }, cap.as_work(), bo);
     run_rows.expect_every_run(
-        [&](long run) {
-          return std::pair<const std::vector<std::uint32_t>&, const std::vector<std::uint32_t>&>(
-              a_in->input_view(run), b_in->input_view(run));
-        },
+        [&](long run) { return cudalab::testing::input_views(*a_in, *b_in, run); },
         [&](const auto& in, int row) {
           return bits::binary_matmul_word_major_rows(in.first, in.second, n, n, row, row + 1);
         },

@@ -715,10 +715,7 @@ class PerfFixture : public ::testing::Test {
   /// product of exactly what that run read: a remembered result fails whichever run served it.
   void expect_output_correct(const char* what) {
     run_rows->expect_every_run(
-        [this](long run) {
-          return std::pair<const std::vector<std::uint32_t>&, const std::vector<std::uint32_t>&>(
-              a_in->input_view(run), b_in->input_view(run));
-        },
+        [this](long run) { return cudalab::testing::input_views(*a_in, *b_in, run); },
         [](const auto& in, int row) {
           return bits::binary_matmul_rows(in.first, in.second, n, n, row, row + 1);
         },

@@ -16,6 +16,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cudalab/ceilings.cuh"
@@ -182,6 +183,15 @@ struct AlternatingInput {
   std::random_device random_;            ///< not the run seed: host code of a lab cannot predict it
   std::vector<std::uint64_t> keys_;      ///< every run's key: the positions of its changes
 };
+
+/// What @p a and @p b held for run @p r, as views (AlternatingInput::input_view()): the two
+/// operands of a product whose rows of that run are checked.
+template <typename T>
+std::pair<const std::vector<T>&, const std::vector<T>&> input_views(const AlternatingInput<T>& a,
+                                                                    const AlternatingInput<T>& b,
+                                                                    long r) {
+  return {a.input_view(r), b.input_view(r)};
+}
 
 /**
  * @brief A byte table that is as valid a "bit count" as popcount but gives other numbers: bit
