@@ -170,7 +170,7 @@ if [ "$verify" -eq 1 ]; then
   python3 tools/scoreboard.py --build-dir build/ci-student --strict \
     --json build/ci-student/scores.json --markdown build/ci-student/scores.md ||
     die "the scoreboard of the release reports a problem (above)"
-  python3 tools/release/classroom_results.py points --scores build/ci-student/scores.json \
+  python3 tools/release/lab_points.py --scores build/ci-student/scores.json \
     -o tools/release/points.json || die "cannot write the points manifest"
   echo "export_student_release: the release configures, builds and grades"
 fi

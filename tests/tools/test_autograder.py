@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import toolfixtures as fx  # noqa: E402
 
 import autograde  # noqa: E402
+import lab_points  # noqa: E402
 
 AUTOGRADER = fx.RELEASE / "classroom50" / "autograder.py"
 C50_ENV = {"CLASSROOM": "gpu-fall", "ASSIGNMENT": "cudalabs", "SUBMISSION_TAG":
@@ -203,6 +204,38 @@ class ResultJson(AutogradeCase):
     def test_unknown_lab_is_a_usage_error(self):
         rc, _ = self.grade(fx.make_scores(), "--labs", "lab99")
         self.assertEqual(rc, 2)
+
+
+class PointsManifest(unittest.TestCase):
+    """tools/release/lab_points.py as a command: the points manifest a release ships."""
+
+    def test_every_graded_test_with_its_lab_category_and_weight(self):
+        tmp = Path(tempfile.mkdtemp(prefix="cudalab-points-"))
+        self.addCleanup(lambda: subprocess.run(["rm", "-rf", str(tmp)], check=False))
+        scores = fx.make_scores(statuses={"lab02": ["failed"] * 4})
+        path = fx.write_json(tmp / "scores.json", scores)
+        out = tmp / "points.json"
+        with contextlib.redirect_stdout(io.StringIO()):
+            self.assertEqual(lab_points.main(["--scores", str(path), "-o", str(out)]), 0)
+        doc = json.loads(out.read_text())
+        self.assertEqual(doc["schema"], "cudalabs-points")
+        want = sorted((t["name"], t["lab"], t["category"], t["weight"]) for t in scores["tests"])
+        got = [(t["name"], t["lab"], t["category"], t["weight"]) for t in doc["tests"]]
+        self.assertEqual(got, want)  # failed tests count too: the manifest is the maximum
+        # A lab that does not compile keeps its CPU maximum through the manifest.
+        lab01 = [t for t in doc["tests"] if t["lab"] == "lab01"]
+        runs = [t for t in scores["tests"] if t["lab"] != "lab01"]
+        labs = lab_points.lab_results(lab_points.merge([runs]), doc, False,
+                                      {"lab01": {"grader_built": False}})
+        self.assertEqual(labs["lab01"]["max_score"],
+                         round(sum(t["weight"] for t in lab01 if t["category"] == "cpu")))
+        self.assertEqual(labs["lab01"]["status"], "error")
+
+    def test_missing_scores_is_an_input_error(self):
+        with contextlib.redirect_stderr(io.StringIO()) as err:
+            rc = lab_points.main(["--scores", "/nonexistent/scores.json", "-o", "/tmp/x.json"])
+        self.assertEqual(rc, 2)
+        self.assertIn("not found", err.getvalue())
 
 
 class Validator(unittest.TestCase):

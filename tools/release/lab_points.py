@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Points per lab from the scoreboard's scores.json files, shared by every way a grade is
-reported (tools/release/autograde.py for Classroom 50 and plain GitHub, the legacy
-tools/release/classroom_results.py, the instructor's regrade).
+reported (tools/release/autograde.py for Classroom 50 and plain GitHub, the instructor's
+regrade), and the points manifest they read.
 
 Points are the scoreboard's (docs/scores-schema.md: 100 per lab, split by objective; each
 test's `weight`), in whole points: within a lab, the tests' weights are rounded so that they
@@ -12,12 +12,21 @@ without a GPU (category `cpu`). A test that no run judged (`not run`) is an erro
 points. A lab whose grader did not compile keeps its maximum: the scoreboard's 100 when
 grading on a GPU, else its CPU share from the points manifest (tools/release/points.json).
 
-Library only (no command line); Python 3 standard library.
+As a command it writes that manifest (every graded test with its lab, category and weight)
+from the scores of one complete run, e.g. of the untouched stubs (the student release export's
+--verify does):
+
+    python3 tools/release/lab_points.py --scores build/ci-student/scores.json \
+        -o tools/release/points.json
+
+Exit status 0; 2 on a usage or input error. Python 3 standard library.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
 from pathlib import Path
 
 STATUS = {"passed": "pass", "failed": "fail", "error": "error", "skipped": "fail",
@@ -119,3 +128,39 @@ def whole_points(weights: list[float]) -> list[int]:
     for i in order[:max(left, 0)]:
         floors[i] += 1
     return floors
+
+
+def manifest(tests: list[dict]) -> dict:
+    """The points manifest of one complete run's graded @p tests."""
+    return {
+        "schema": "cudalabs-points", "version": 1,
+        "about": "every graded test of the course with its points (written by "
+                 "tools/release/lab_points.py)",
+        "tests": [{"name": t["name"], "lab": t["lab"], "category": t["category"],
+                   "weight": t["weight"]} for t in sorted(tests, key=lambda t: t["name"])],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Writes the points manifest from the scores of "
+                                             "one complete run.")
+    ap.add_argument("--scores", type=Path, required=True, help="the run's scores.json")
+    ap.add_argument("-o", "--output", type=Path, required=True,
+                    help="the manifest to write (tools/release/points.json)")
+    args = ap.parse_args(argv)
+    try:
+        loaded = load_scores(args.scores)
+        if loaded is None:
+            raise InputError(f"{args.scores} not found")
+        tests = loaded[0]
+        args.output.write_text(json.dumps(manifest(tests), indent=1) + "\n", encoding="utf-8")
+    except (InputError, OSError, KeyError) as e:
+        print(f"lab_points: {e}", file=sys.stderr)
+        return 2
+    labs = sorted({t["lab"] for t in tests})
+    print(f"lab_points: {len(tests)} graded tests of {len(labs)} labs -> {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
