@@ -10,11 +10,6 @@
 #include <sstream>
 #include <vector>
 
-#ifndef CUDALAB_ANSWERS_FILE
-#error \
-    "CUDALAB_ANSWERS_FILE must name the lab's answers file (cudalab_add_lab, cmake/CudalabLab.cmake)"
-#endif
-
 namespace cudalab::questions {
 
 namespace {
@@ -84,7 +79,7 @@ std::optional<std::string> AnswerSheet::raw(const std::string& key) const {
 }
 
 const AnswerSheet& sheet() {
-  static const AnswerSheet s = AnswerSheet::load(CUDALAB_ANSWERS_FILE);
+  static const AnswerSheet s = AnswerSheet::load(answers_file());
   return s;
 }
 

@@ -41,7 +41,11 @@ class AnswerSheet {
   std::map<std::string, std::string> answers_;
 };
 
-/// The answers file of this grader (CUDALAB_ANSWERS_FILE), read once.
+/// The path of this grader's answers file: defined per lab by cudalab_add_lab(), in a file
+/// it generates (cmake/CudalabLab.cmake).
+const char* answers_file();
+
+/// The answers file of this grader (answers_file()), read once.
 const AnswerSheet& sheet();
 
 /// The first number in @p text, if any.
