@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lab 03, unpitched_matmul.cu: the given packed baseline is itself correct (not graded), and the
-// yardstick of the race in which the pitched matmul keeps two thirds of its speed (PitchPerf).
-// Shared helpers: pitch_grading.cuh.
+// race of lab03::kTechniques in which it is the yardstick: the pitched matmul keeps two thirds of
+// its speed (PitchPerf). Shared helpers: pitch_grading.cuh.
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -34,6 +34,17 @@ constexpr int kPerfSize = 4001;
 constexpr unsigned kPerfBlockX = 32;
 constexpr unsigned kPerfBlockY = 8;
 
+/// The technique of lab03::kTechniques that reads packed rows only (@p packed: the given
+/// baseline) or any pitch (the lab's pitched matmul).
+const lab03::Technique& technique_with(bool packed) {
+  for (const lab03::Technique& t : lab03::kTechniques) {
+    if (t.packed_rows_only == packed) return t;
+  }
+  ADD_FAILURE() << "lab03::kTechniques has no technique of " << (packed ? "packed" : "pitched")
+                << " rows";
+  return lab03::kTechniques[0];
+}
+
 // ===========================================================================
 // The given packed baseline is itself correct (not graded).
 // ===========================================================================
@@ -54,10 +65,13 @@ TEST(GivenUnpitchedBaselineGpu, MatchesHostReference) {
 }
 
 // ===========================================================================
-// No regression (perf): pitched rows cost nothing over packed ones.
+// No regression (perf): pitched rows cost nothing over packed ones. The race of the two
+// techniques of lab03::kTechniques: the packed one (the given baseline) against the pitched one.
 // ===========================================================================
 TEST(PitchPerf, PitchedMatmulKeepsTwoThirdsOfUnpitchedSpeed) {
   CUDALAB_REQUIRE_GPU();
+  const lab03::Technique& packed = technique_with(true);
+  const lab03::Technique& pitched = technique_with(false);
   const int n = kPerfSize;  // M = N = K = n
   const std::size_t count = std::size_t(n) * n;
   const std::size_t pitch = round_up(std::size_t(n) * sizeof(float), 512);
@@ -84,8 +98,8 @@ TEST(PitchPerf, PitchedMatmulKeepsTwoThirdsOfUnpitchedSpeed) {
   cudalab::DeviceBuffer<float> d_c(count);
 
   CapturedWork cap = CapturedWork::capture([&](cudaStream_t st) {
-    lab03::pitched_matmul(p_a.live.data(), pitch, p_b.live.data(), pitch, p_c.data(), pitch, n, n,
-                          n, block, st);
+    pitched.launcher(p_a.live.data(), pitch, p_b.live.data(), pitch, p_c.data(), pitch, n, n, n,
+                     block, st);
   });
   ASSERT_TRUE(cap.holds_only(pitched_rules(n, n, block)));
   cudalab::BenchOptions o;
@@ -109,7 +123,9 @@ TEST(PitchPerf, PitchedMatmulKeepsTwoThirdsOfUnpitchedSpeed) {
   });
   const cudalab::Comparison cmp = cudalab::compare(
       [&](cudaStream_t st) {
-        lab03::unpitched_matmul(d_a.live.data(), d_b.live.data(), d_c.data(), n, n, n, block, st);
+        const std::size_t row = std::size_t(n) * sizeof(float);  // packed
+        packed.launcher(d_a.live.data(), row, d_b.live.data(), row, d_c.data(), row, n, n, n, block,
+                        st);
       },
       cap.as_work(), o);
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -155,9 +171,9 @@ TEST(PitchPerf, PitchedMatmulKeepsTwoThirdsOfUnpitchedSpeed) {
   cudalab::testing::expect_possible(pitched_gflops,
                                     cudalab::device_ceilings().fp32_tflops_max * 1e3, "GFLOP/s",
                                     "pitched_matmul " + std::to_string(n) + "^3");
-  cudalab::testing::expect_speedup(cmp, "pitched vs unpitched (given), " + std::to_string(n) +
-                                            "^3, pitch " + std::to_string(pitch) + " B, block " +
-                                            dims(block));
+  cudalab::testing::expect_speedup(cmp, std::string(pitched.title) + " vs " + packed.title + ", " +
+                                            std::to_string(n) + "^3, pitch " +
+                                            std::to_string(pitch) + " B, block " + dims(block));
 }
 
 }  // namespace
