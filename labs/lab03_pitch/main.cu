@@ -26,6 +26,19 @@ struct Variant {
   std::function<void()> poison;
 };
 
+/// A, B and C (n x n) in one layout, packed or pitched: what a technique's launcher takes,
+/// and how to read C back and poison it.
+struct Operands {
+  const float* a;
+  std::size_t pitch_a;
+  const float* b;
+  std::size_t pitch_b;
+  float* c;
+  std::size_t pitch_c;
+  std::function<std::vector<float>()> result;
+  std::function<void()> poison;
+};
+
 /// Largest size whose every row of C `--check` compares with the host reference, which is
 /// single-threaded and costs O(rows x n^2): a few seconds for all of a 2048 C, but the better
 /// part of an hour for a 16384 one. Beyond it, 8 whole rows at the top, in the middle and at
@@ -52,18 +65,36 @@ int run(const cudalab::DemoOptions& opt) {
   std::cout << "rows of " << n << " floats: " << n * sizeof(float) << " bytes packed, pitch "
             << p_a.pitch_bytes() << " bytes from cudaMallocPitch\n";
 
+  const std::size_t packed = n * sizeof(float);
+  const Operands packed_rows{d_a.data(),
+                             packed,
+                             d_b.data(),
+                             packed,
+                             d_c.data(),
+                             packed,
+                             [&] { return d_c.to_host(); },
+                             [&] { d_c.fill_bytes(0xFF); }};
+  const Operands pitched_rows{p_a.data(),
+                              p_a.pitch_bytes(),
+                              p_b.data(),
+                              p_b.pitch_bytes(),
+                              p_c.data(),
+                              p_c.pitch_bytes(),
+                              [&] { return p_c.to_host(); },
+                              [&] { p_c.fill_bytes(0xFF); }};
+
+  // Every technique of the table, in its layout, with each block.
   std::vector<Variant> variants;
   for (const dim3 block : {dim3(opt.block, opt.block), dim3(32, 8)}) {
-    variants.push_back({"unpitched (given)", n * sizeof(float), block,
-                        [&, block](cudaStream_t s) {
-                          lab03::unpitched_matmul(d_a.data(), d_b.data(), d_c.data(), n, n, n,
-                                                  block, s);
-                        },
-                        [&] { return d_c.to_host(); }, [&] { d_c.fill_bytes(0xFF); }});
-    variants.push_back(
-        {"pitched", p_c.pitch_bytes(), block,
-         [&, block](cudaStream_t s) { lab03::pitched_matmul(p_a, p_b, p_c, block, s); },
-         [&] { return p_c.to_host(); }, [&] { p_c.fill_bytes(0xFF); }});
+    for (const lab03::Technique& t : lab03::kTechniques) {
+      const Operands& o = t.packed_rows_only ? packed_rows : pitched_rows;
+      variants.push_back({t.title, o.pitch_c, block,
+                          [&o, &t, block, n](cudaStream_t s) {
+                            t.launcher(o.a, o.pitch_a, o.b, o.pitch_b, o.c, o.pitch_c, n, n, n,
+                                       block, s);
+                          },
+                          o.result, o.poison});
+    }
   }
 
   const std::vector<cudalab::ReferenceRows> expected =

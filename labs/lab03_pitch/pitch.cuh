@@ -2,7 +2,8 @@
 /**
  * @file pitch.cuh
  * @brief Lab 03 interface: pitched device matrices (cudaMallocPitch, cudaMemcpy2D),
- * pitched indexing, and a thread-per-element matmul over pitched A, B and C.
+ * pitched indexing, a thread-per-element matmul over pitched A, B and C, and the table of the
+ * two thread-per-element matmuls (lab03::kTechniques: the given packed one and the pitched one).
  *
  * A pitched allocation pads every row so that each row starts on an aligned address.
  * The distance between the starts of two consecutive rows is the *pitch*, in BYTES,
@@ -18,6 +19,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -198,6 +200,44 @@ cudalab::KernelInfo pitched_matmul_kernel();
  */
 void unpitched_matmul(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
                       dim3 block, cudaStream_t stream = nullptr);
+
+// ---------------------------------------------------------------------------
+// The two thread-per-element matmuls in one table (the demo's rows, the grader's speed race)
+// ---------------------------------------------------------------------------
+
+/// A launcher of the table: C = A * B, the rows of A, B and C pitch_a, pitch_b and pitch_c
+/// bytes apart (pitched_matmul()'s parameters).
+using MatmulLauncher = void (*)(const float* d_a, std::size_t pitch_a, const float* d_b,
+                                std::size_t pitch_b, float* d_c, std::size_t pitch_c, int m, int n,
+                                int k, dim3 block, cudaStream_t stream);
+
+/// One thread-per-element matmul: a row of the demo's table, a side of the grader's race.
+struct Technique {
+  const char* name;         ///< its name, e.g. "pitched"
+  const char* title;        ///< its row in the demo's table
+  MatmulLauncher launcher;  ///< runs it on rows laid out as packed_rows_only says
+  /// Whether it reads packed rows only (each pitch the row's data, K or N floats: the given
+  /// kernel indexes row r at r * K and r * N); otherwise it takes any pitch pitched_matmul()
+  /// takes.
+  bool packed_rows_only;
+};
+
+/// The given packed baseline, then the lab's pitched matmul.
+inline constexpr Technique kTechniques[] = {
+    {"unpitched", "unpitched (given)",
+     [](const float* d_a, std::size_t pitch_a, const float* d_b, std::size_t pitch_b, float* d_c,
+        std::size_t pitch_c, int m, int n, int k, dim3 block, cudaStream_t stream) {
+       // Rows of other pitches would be read as packed ones.
+       const std::size_t row_a = static_cast<std::size_t>(k) * sizeof(float);
+       const std::size_t row_bc = static_cast<std::size_t>(n) * sizeof(float);
+       if (pitch_a != row_a || pitch_b != row_bc || pitch_c != row_bc) {
+         throw std::invalid_argument("unpitched_matmul: packed rows only (pitch = the row's data)");
+       }
+       unpitched_matmul(d_a, d_b, d_c, m, n, k, block, stream);
+     },
+     true},
+    {"pitched", "pitched", pitched_matmul, false},
+};
 
 namespace detail {
 
