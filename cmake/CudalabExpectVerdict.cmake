@@ -60,9 +60,14 @@ foreach(v JUDGE PREFIX)
     message(FATAL_ERROR "CudalabExpectVerdict.cmake: -D${v}=... is required")
   endif()
 endforeach()
-if(NOT EXISTS "${GRADER}")
-  message(FATAL_ERROR "CudalabExpectVerdict.cmake: grader ${GRADER} does not exist (build it first)")
-endif()
+# A grader or judge that is not there judges nothing: that is an error of the tree, never a
+# rejection (no verdict would otherwise count as "not passed" below).
+foreach(exe GRADER JUDGE)
+  if(NOT EXISTS "${${exe}}")
+    message(FATAL_ERROR "CudalabExpectVerdict.cmake: ${${exe}} does not exist (build it first: "
+                        "cmake --build <tree>, or its target and cudalab_verdict)")
+  endif()
+endforeach()
 set(fail_fast "")
 if(FAIL_FAST AND MODE STREQUAL "wrong")
   set(fail_fast --gtest_fail_fast)
@@ -84,6 +89,10 @@ execute_process(
           "${JUDGE}" --batch "${dir}" --prefix "${PREFIX}" --timeout ${TIMEOUT} --
           "${GRADER}" "--gtest_filter=${FILTER}" --gtest_color=no ${fail_fast}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(NOT rc MATCHES "^[0-9]+$")
+  message("${out}")
+  message(FATAL_ERROR "CudalabExpectVerdict.cmake: the judge did not run (${rc}): nothing was judged")
+endif()
 
 # The judge's verdicts: one "[ CUDALAB-BATCH ]" line per test that reported.
 # Only lines that start with the marker are the judge's: the grader's own output reaches here

@@ -326,6 +326,7 @@ function(cudalab_add_wrong_variants)
         target_include_directories(${grader_objs} PRIVATE "${PROJECT_SOURCE_DIR}/tests")  # the kit
       endif()
       cudalab_add_grader_executable(${exe} ${lib} $<TARGET_OBJECTS:${grader_objs}>)
+      add_dependencies(${exe} cudalab_verdict)  # the test runs it under the judge
       # A variant may define a symbol that the grader's own libraries define too; the driver's
       # isolation check rejects it for that before the grader would run. Where a toolchain links
       # those libraries statically (libstdc++.a), the duplicate would fail the link and with it
