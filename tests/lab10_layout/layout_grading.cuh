@@ -27,7 +27,7 @@ using cudalab::testing::GraphRules;
 /// the memset that zeroes *d_count (the interface: "the launcher zeroes *d_count, a memset on
 /// the stream"). A kernel that zeroes the count itself races with the blocks that add to it.
 inline GraphRules count_rules(const unsigned int* d_count) {
-  GraphRules rules = only_kernel(lab10::count_below_kernel());
+  GraphRules rules = kit::only_kernel(lab10::count_below_kernel());
   rules.expect_memset(d_count, sizeof(unsigned int), 0, "*d_count zeroed");
   return rules;
 }
@@ -37,6 +37,7 @@ inline GraphRules count_rules(const unsigned int* d_count) {
 // the device for the large sets.
 // ===========================================================================
 
+/// A 64-bit mix (MurmurHash3's finalizer), its low 32 bits.
 __host__ __device__ inline std::uint32_t mix64(std::uint64_t k) {
   k ^= k >> 33;
   k *= 0xFF51AFD7ED558CCDull;
@@ -64,8 +65,11 @@ __host__ __device__ inline float hashed_record(std::uint64_t salt, long long e) 
          0.25f;
 }
 
+// The grader's kernels are static: each test file that includes this header has its own copy.
+
+/// base[i * stride] = hashed_value(salt, i, field) for i < n.
 static __global__ void grader_fill_field(float* base, long long stride, long long n, int field,
-                                  std::uint64_t salt) {
+                                         std::uint64_t salt) {
   const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += step) {
@@ -73,6 +77,7 @@ static __global__ void grader_fill_field(float* base, long long stride, long lon
   }
 }
 
+/// aos[e] = hashed_record(salt, e) for e < total.
 static __global__ void grader_fill_records(float* aos, long long total, std::uint64_t salt) {
   const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
@@ -83,7 +88,7 @@ static __global__ void grader_fill_records(float* aos, long long total, std::uin
 
 /// Reference count (one atomic per block): how many base[i * stride] < x0.
 static __global__ void grader_count(const float* base, long long stride, long long n, float x0,
-                             unsigned long long* count) {
+                                    unsigned long long* count) {
   const long long step = static_cast<long long>(gridDim.x) * blockDim.x;
   unsigned long long mine = 0;
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
@@ -158,21 +163,26 @@ __global__ void grader_check_soa(const float* soa, long long n, int fields, Reco
   }
 }
 
+/// The launch of the grader's grid-stride kernels.
 inline constexpr unsigned kGraderBlocks = 2048;
-inline constexpr unsigned kGraderThreads = 256;
+inline constexpr unsigned kGraderThreads = 256;  ///< threads per block of kGraderBlocks
 
+/// Writes field @p field of @p n particles of data set @p salt at base[i * stride] (on @p s).
 inline void fill_field(float* base, long long stride, long long n, int field, std::uint64_t salt,
-                cudaStream_t s) {
+                       cudaStream_t s) {
   grader_fill_field<<<kGraderBlocks, kGraderThreads, 0, s>>>(base, stride, n, field, salt);
   CUDA_CHECK_LAST_LAUNCH();
 }
 
+/// Writes @p total record elements of data set @p salt to @p aos (on @p s).
 inline void fill_records(float* aos, long long total, std::uint64_t salt, cudaStream_t s) {
   grader_fill_records<<<kGraderBlocks, kGraderThreads, 0, s>>>(aos, total, salt);
   CUDA_CHECK_LAST_LAUNCH();
 }
 
-inline unsigned long long reference_count(const float* base, long long stride, long long n, float x0) {
+/// How many base[i * stride] < x0 for i < n, counted by the grader (synchronizes).
+inline unsigned long long reference_count(const float* base, long long stride, long long n,
+                                          float x0) {
   cudalab::DeviceBuffer<unsigned long long> d(1);
   d.fill_bytes(0);
   grader_count<<<kGraderBlocks, kGraderThreads>>>(base, stride, n, x0, d.data());
@@ -186,6 +196,7 @@ struct DeviceVerdict {
   unsigned long long first = 0;
 };
 
+/// The DeviceVerdict of the check kernel that @p launch(bad, first_bad) launches.
 template <typename Launch>
 DeviceVerdict device_verdict(Launch launch) {
   cudalab::DeviceBuffer<unsigned long long> d(2);
@@ -209,9 +220,7 @@ inline std::uint64_t salt_for(std::uint64_t stream) {
 /// A conversion of n records of `fields` floats: the AoS as an n x fields matrix (rows x cols).
 using Conversion = kit::Extent;
 
-const Conversion kConversions[] = {{1, 3},    {31, 3},   {33, 4},   {1000007, 3}, {257, 32},
-                                   {1000, 1}, {4097, 2}, {300, 31}, {100003, 8},  {1000007, 5}};
-
+/// The host's conversion of @p n records of @p fields floats: soa[f * n + i] = aos[i * fields + f].
 inline std::vector<float> host_soa(const std::vector<float>& aos, int n, int fields) {
   std::vector<float> soa(aos.size());
   for (int i = 0; i < n; ++i) {

@@ -237,7 +237,6 @@ INSTANTIATE_TEST_SUITE_P(Sizes, PointsGpu, ::testing::Values(1, 31, 33, 1000007)
                            return "n" + std::to_string(p.param);
                          });
 
-
 // ---------------------------------------------------------------------------
 // Range edges: element indices and byte offsets past 2^31 (an int product overflows).
 // ---------------------------------------------------------------------------
