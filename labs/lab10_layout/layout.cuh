@@ -179,4 +179,34 @@ cudalab::KernelInfo aos_to_soa_tiled_kernel();
 /// The kernel of aos_to_soa_naive() (block kTileRecords, no shared memory).
 cudalab::KernelInfo aos_to_soa_naive_kernel();
 
+// ---------------------------------------------------------------------------
+// The AoS -> SoA conversions in one table (the demo's rows, the grader's lists of kernels)
+// ---------------------------------------------------------------------------
+
+/// A launcher of the conversion (aos_to_soa_naive(), aos_to_soa_tiled()).
+using ConversionLauncher = void (*)(const float* d_aos, float* d_soa, int n, int fields,
+                                    cudaStream_t stream);
+
+/// One technique of the AoS -> SoA conversion: what the demo times and the grader checks of it.
+/// Both take the same records (every n and fields of aos_to_soa_tiled()'s contract), so the
+/// table holds no condition on the shape. The weighted distances are not here: each layout's
+/// launcher takes its own kind of input (PointsSoA or float4 records).
+struct Technique {
+  const char* name;                 ///< its name in messages, e.g. "tiled"
+  const char* title;                ///< its rows in the demo's table, after the record width
+  ConversionLauncher launcher;      ///< the conversion
+  cudalab::KernelInfo (*kernel)();  ///< the kernel its launcher runs
+  /// Floats between the addresses that neighbouring lanes of a warp read for records of
+  /// @p fields floats (the request the sector model prices): a record per lane, or consecutive.
+  int (*lane_stride)(int fields);
+  bool given;  ///< the lab's given baseline rather than a student's kernel
+};
+
+/// The naive baseline, then the tiled conversion.
+inline constexpr Technique kTechniques[] = {
+    {"naive", "naive", aos_to_soa_naive, aos_to_soa_naive_kernel, [](int fields) { return fields; },
+     true},
+    {"tiled", "tiled", aos_to_soa_tiled, aos_to_soa_tiled_kernel, [](int) { return 1; }, false},
+};
+
 }  // namespace lab10

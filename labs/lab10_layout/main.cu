@@ -137,7 +137,7 @@ int run(const cudalab::DemoOptions& opt) {
   const auto poison_count = [&] { d_count.fill_bytes(0xFF); };
   const auto poison_out = [&] { d_out.fill_bytes(0xFF); };
   const auto poison_soa = [&] { d_soa.fill_bytes(0xFF); };
-  const std::vector<Variant> variants = {
+  std::vector<Variant> variants = {
       {"x only: SoA x", "stride 1", model_sectors(4, 4), fb * n,
        [&](cudaStream_t s) { lab10::count_below(d_x.data(), 1, n, x0, d_count.data(), s); },
        check_count, poison_count, true},
@@ -158,25 +158,27 @@ int run(const cudalab::DemoOptions& opt) {
       {"all fields: AoS4", "float4", model_sectors(16, 16), 5 * fb * n,
        [&](cudaStream_t s) { lab10::weighted_distance_aos4(p4, c, d_out.data(), n, s); },
        check_distance, poison_out, false},
-      {"AoS->SoA 3 fields: naive", "given", model_sectors(12, 4), 6 * fb * n,
-       [&](cudaStream_t s) { lab10::aos_to_soa_naive(d_aos3.data(), d_soa.data(), n, 3, s); },
-       check_soa(h_aos3, n, 3), poison_soa, true},
-      {"AoS->SoA 3 fields: tiled", "pitch " + std::to_string(lab10::record_pitch(3)),
-       model_sectors(4, 4), 6 * fb * n,
-       [&](cudaStream_t s) { lab10::aos_to_soa_tiled(d_aos3.data(), d_soa.data(), n, 3, s); },
-       check_soa(h_aos3, n, 3), poison_soa, false},
-      {"AoS->SoA 32 fields: naive", "given", model_sectors(4 * kWide, 4), 2.0 * kWide * fb * wide_n,
-       [&](cudaStream_t s) {
-         lab10::aos_to_soa_naive(d_wide.data(), d_soa.data(), wide_n, kWide, s);
-       },
-       check_soa(h_wide, wide_n, kWide), poison_soa, true},
-      {"AoS->SoA 32 fields: tiled", "pitch " + std::to_string(lab10::record_pitch(kWide)),
-       model_sectors(4, 4), 2.0 * kWide * fb * wide_n,
-       [&](cudaStream_t s) {
-         lab10::aos_to_soa_tiled(d_wide.data(), d_soa.data(), wide_n, kWide, s);
-       },
-       check_soa(h_wide, wide_n, kWide), poison_soa, false},
   };
+  // The conversions of the technique table, in its order, for records of 3 floats (the AoS3
+  // particles) and of kWide floats.
+  struct Records {
+    const float* d_aos;
+    const std::vector<float>* h_aos;
+    int n;
+    int fields;
+  };
+  for (const Records& r :
+       {Records{d_aos3.data(), &h_aos3, n, 3}, Records{d_wide.data(), &h_wide, wide_n, kWide}}) {
+    for (const lab10::Technique& t : lab10::kTechniques) {
+      variants.push_back(
+          {"AoS->SoA " + std::to_string(r.fields) + " fields: " + t.title,
+           t.given ? std::string("given")
+                   : "pitch " + std::to_string(lab10::record_pitch(r.fields)),
+           model_sectors(4 * std::uint64_t(t.lane_stride(r.fields)), 4), 2.0 * r.fields * fb * r.n,
+           [&d_soa, r, &t](cudaStream_t s) { t.launcher(r.d_aos, d_soa.data(), r.n, r.fields, s); },
+           check_soa(*r.h_aos, r.n, r.fields), poison_soa, &t == &lab10::kTechniques[0]});
+    }
+  }
 
   cudalab::Table table({"variant", "layout", "model sectors/req", "ms", "useful GB/s",
                         "vs first of group", "check"});
