@@ -6,6 +6,8 @@
 // interleaved float4 layout. Bandwidths count bytes read + bytes written.
 #include <cuda_runtime.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <iostream>
 #include <stdexcept>
@@ -76,53 +78,42 @@ int run(const cudalab::DemoOptions& opt) {
   const std::string blocks_full = std::to_string(opt.block) + " threads, one per unit";
   const std::string blocks_sparse = "<<<1x" + std::to_string(sms) + ", 128>>> (4 warps/SM)";
   const std::string tiles = std::to_string((n + 31) / 32);
-  const std::vector<Variant> variants = {
-      {"cudaMemcpy2DAsync D2D", "-",
-       [&](cudaStream_t s) {
-         CUDA_CHECK(cudaMemcpy2DAsync(d_out.data(), pitch, d_in.data(), pitch, n * sizeof(float), n,
-                                      cudaMemcpyDeviceToDevice, s));
-       },
-       false, pitch / 4},
-      {"scalar copy", blocks_full,
-       [&](cudaStream_t s) {
-         lab11::scalar_copy(d_in.data(), pitch, d_out.data(), pitch, n, n, full, s);
-       },
-       false, pitch / 4},
-      {"float4 copy", blocks_full,
-       [&](cudaStream_t s) {
-         lab11::vec4_copy(d_in.data(), pitch, d_out.data(), pitch, n, n, full, s);
-       },
-       false, pitch / 4},
-      {"scalar copy, few warps", blocks_sparse,
-       [&](cudaStream_t s) {
-         lab11::scalar_copy(d_in.data(), pitch, d_out.data(), pitch, n, n, sparse, s);
-       },
-       false, pitch / 4},
-      {"float4 copy, few warps", blocks_sparse,
-       [&](cudaStream_t s) {
-         lab11::vec4_copy(d_in.data(), pitch, d_out.data(), pitch, n, n, sparse, s);
-       },
-       false, pitch / 4},
-      {"transpose, padded [32][33]", "<<<" + tiles + "x" + tiles + ", 32x8>>>",
-       [&](cudaStream_t s) {
-         // The given padded kernel is unpitched: with a padded pitch it transposes an
-         // n x (pitch / 4) matrix, which holds the n x n one.
-         lab11::padded_transpose(d_in.data(), d_out.data(), n, int(pitch / 4), s);
-       },
-       true, std::size_t(n)},
-      {"transpose, float4 plain", "<<<" + tiles + "x" + tiles + ", 32x8>>>",
-       [&](cudaStream_t s) {
-         lab11::vec4_tile_transpose<lab11::PlainVec4>(d_in.data(), pitch, d_out.data(), pitch, n, n,
-                                                      s);
-       },
-       true, pitch / 4},
-      {"transpose, float4 interleaved", "<<<" + tiles + "x" + tiles + ", 32x8>>>",
-       [&](cudaStream_t s) {
-         lab11::vec4_tile_transpose<lab11::InterleavedVec4>(d_in.data(), pitch, d_out.data(), pitch,
-                                                            n, n, s);
-       },
-       true, pitch / 4},
+  // The reference, the copies of lab11::kCopyTechniques at full occupancy and then with few
+  // warps, the transposes of lab11::kTransposeTechniques.
+  std::vector<Variant> variants = {{"cudaMemcpy2DAsync D2D", "-",
+                                    [&](cudaStream_t s) {
+                                      CUDA_CHECK(cudaMemcpy2DAsync(d_out.data(), pitch, d_in.data(),
+                                                                   pitch, n * sizeof(float), n,
+                                                                   cudaMemcpyDeviceToDevice, s));
+                                    },
+                                    false, pitch / 4}};
+  struct CopyRun {
+    lab11::CopyLaunch launch;
+    std::string suffix;
+    std::string blocks;
   };
+  for (const CopyRun& run :
+       {CopyRun{full, "", blocks_full}, CopyRun{sparse, ", few warps", blocks_sparse}}) {
+    for (const lab11::CopyTechnique& t : lab11::kCopyTechniques) {
+      variants.push_back({t.title + run.suffix, run.blocks,
+                          [&, t, launch = run.launch](cudaStream_t s) {
+                            t.launcher(d_in.data(), pitch, d_out.data(), pitch, n, n, launch, s);
+                          },
+                          false, pitch / 4});
+    }
+  }
+  for (const lab11::TransposeTechnique& t : lab11::kTransposeTechniques) {
+    // A transpose that takes no padded rows (the given padded kernel is unpitched) transposes
+    // the n x (pitch / 4) matrix that holds the n x n one.
+    const bool pitched = t.takes(reinterpret_cast<std::uintptr_t>(d_in.data()), pitch, pitch, n, n);
+    const int cols = pitched ? n : int(pitch / 4);
+    const std::size_t out_pitch = pitched ? pitch : std::size_t(n) * sizeof(float);
+    variants.push_back({t.title, "<<<" + tiles + "x" + tiles + ", 32x8>>>",
+                        [&, t, cols, out_pitch](cudaStream_t s) {
+                          t.launcher(d_in.data(), pitch, d_out.data(), out_pitch, n, cols, s);
+                        },
+                        true, out_pitch / 4});
+  }
 
   const double bytes = 2.0 * double(n) * n * sizeof(float);
   cudalab::Table table({"variant", "launch", "ms", "GB/s", "% of D2D copy", "check"});

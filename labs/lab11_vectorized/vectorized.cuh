@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 
 #include "cudalab/launch_checks.hpp"
 #include "tile_kernels.cuh"
@@ -183,5 +184,86 @@ extern template cudalab::KernelInfo vec4_tile_transpose_kernel<ProbeVec4>();
 /// with lab 06's padded tile (blocks of kTile x 8).
 cudalab::KernelInfo padded_transpose_kernel();
 /** @} */
+
+// ---------------------------------------------------------------------------
+// The techniques of the lab, one table per operation (the demo's rows): the copies (4-byte
+// against 16-byte accesses) and the transposes (lab 06's padded tile against the float4 tile
+// stage with the plain and the interleaved layout). The two operations do not share a
+// launcher, so they do not share a table.
+// ---------------------------------------------------------------------------
+
+/// A copy launcher: scalar_copy() or vec4_copy().
+using CopyLauncher = void (*)(const float* d_src, std::size_t src_pitch, float* d_dst,
+                              std::size_t dst_pitch, int width, int rows, CopyLaunch launch,
+                              cudaStream_t stream);
+
+/// One copy technique: its name, its row in the demo, its launcher and its kernel.
+struct CopyTechnique {
+  const char* name;                 ///< its name in messages, e.g. "vec4_copy"
+  const char* title;                ///< its row in the demo's table
+  CopyLauncher launcher;            ///< takes any copy vec4_copy() documents
+  cudalab::KernelInfo (*kernel)();  ///< the kernel its launcher runs
+  /// The copies (source and destination addresses and pitches in bytes) whose rows move as
+  /// float4 (can_vectorize()); null where every row moves as scalars.
+  bool (*vector_path)(std::uintptr_t src, std::size_t src_pitch, std::uintptr_t dst,
+                      std::size_t dst_pitch);
+};
+
+/// The copies: the given scalar baseline, then the float4 copy.
+inline constexpr CopyTechnique kCopyTechniques[] = {
+    {"scalar_copy", "scalar copy", scalar_copy, scalar_copy_kernel, nullptr},
+    {"vec4_copy", "float4 copy", vec4_copy, vec4_copy_kernel, can_vectorize},
+};
+
+/// A transpose launcher of pitched matrices: out (cols x rows) = in (rows x cols)^T, rows
+/// @p in_pitch and @p out_pitch bytes apart.
+using TransposeLauncher = void (*)(const float* d_in, std::size_t in_pitch, float* d_out,
+                                   std::size_t out_pitch, int rows, int cols, cudaStream_t stream);
+
+/// The problems padded_transpose() takes: rows without padding (@p in_pitch 4 @p cols bytes,
+/// @p out_pitch 4 @p rows bytes).
+inline bool unpadded_rows(std::uintptr_t /*d_in*/, std::size_t in_pitch, std::size_t out_pitch,
+                          int rows, int cols) {
+  return in_pitch == std::size_t(cols) * sizeof(float) &&
+         out_pitch == std::size_t(rows) * sizeof(float);
+}
+/// The problems vec4_tile_transpose() takes: an input and an input pitch on 16-byte boundaries.
+inline bool float4_input_rows(std::uintptr_t d_in, std::size_t in_pitch, std::size_t /*out_pitch*/,
+                              int /*rows*/, int /*cols*/) {
+  return d_in % kVecBytes == 0 && in_pitch % kVecBytes == 0;
+}
+
+/// One transpose technique: its name, its row in the demo, its launcher, its kernel and the
+/// problems it takes.
+struct TransposeTechnique {
+  const char* name;                 ///< its name in messages, e.g. "vec4_interleaved"
+  const char* title;                ///< its row in the demo's table
+  TransposeLauncher launcher;       ///< takes the problems of takes()
+  cudalab::KernelInfo (*kernel)();  ///< the kernel its launcher runs
+  /// The problems (input address, pitches in bytes, rows and columns of the input) its
+  /// launcher takes, besides pitches that hold their rows and a grid that fits.
+  bool (*takes)(std::uintptr_t d_in, std::size_t in_pitch, std::size_t out_pitch, int rows,
+                int cols);
+};
+
+/// The transposes: the given padded baseline (unpitched: its launcher here takes rows without
+/// padding only), then the float4 tile stage with the plain and the interleaved layout.
+inline constexpr TransposeTechnique kTransposeTechniques[] = {
+    {"padded", "transpose, padded [32][33]",
+     [](const float* d_in, std::size_t in_pitch, float* d_out, std::size_t out_pitch, int rows,
+        int cols, cudaStream_t stream) {
+       if (!unpadded_rows(0, in_pitch, out_pitch, rows, cols)) {
+         throw std::invalid_argument(
+             "padded_transpose: rows without padding only (pitches of 4 "
+             "cols and 4 rows bytes)");
+       }
+       padded_transpose(d_in, d_out, rows, cols, stream);
+     },
+     padded_transpose_kernel, unpadded_rows},
+    {"vec4_plain", "transpose, float4 plain", vec4_tile_transpose<PlainVec4>,
+     vec4_tile_transpose_kernel<PlainVec4>, float4_input_rows},
+    {"vec4_interleaved", "transpose, float4 interleaved", vec4_tile_transpose<InterleavedVec4>,
+     vec4_tile_transpose_kernel<InterleavedVec4>, float4_input_rows},
+};
 
 }  // namespace lab11
