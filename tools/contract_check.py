@@ -56,7 +56,7 @@ _DECL_NAME = re.compile(r"(?:\b(?:struct|class|enum class|enum)\s+(\w+))|(?:(\w+
 _TEST = re.compile(r"\bTEST(?:_F|_P)?\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 _SAN_TEST = re.compile(r"CUDALAB_SANITIZER_TEST\(\s*(\w+)\s*,\s*(\w+)\s*,")
 _SAN_SUITE = re.compile(r"CUDALAB_SANITIZER_SUITE\(\s*(\w+)\s*,[^,]+,([^)]*)\)")
-# Tests registered once per technique of a lab's table (tests/lab13_sgemm/sgemm_grading.cuh):
+# Tests registered once per technique of a lab's table (tests/common/technique_tests.hpp):
 # for_each_technique("Suite.{}Case", ...) and for_each_technique_and_shape("Inst/Suite.{}Case", ...),
 # "{}" the entry's name in CamelCase.
 _PER_TECHNIQUE = re.compile(r'\bfor_each_technique(?:_and_shape)?\s*\(\s*"([^"]*)"')

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lab 08 demo: the classic ±1 matmul as floats and as bits. Times the float one-block-per-row
-// kernel, the packers, and the XNOR kernels with the popcount table and with __popc, at the
-// classic <<<M, 32>>> (or --block threads) and at <<<M, 256>>>.
+// kernel, the packers, and the XNOR kernels of lab08::kTechniques (__popc, the popcount table), at
+// the classic <<<M, 32>>> (or --block threads) and at <<<M, 256>>>.
 #include <algorithm>
 #include <functional>
 #include <iostream>
@@ -88,7 +88,7 @@ int run(const cudalab::DemoOptions& opt) {
   };
   const int t = opt.block;
   const std::string rows_cfg = "<<<" + std::to_string(n) + ", ";
-  const std::vector<Variant> variants = {
+  std::vector<Variant> variants = {
       {"float one-block-per-row", rows_cfg + std::to_string(t) + ">>>",
        [&](cudaStream_t s) {
          lab08::float_matmul_rows(d_a.data(), d_b.data(), d_c.data(), n, n, n, t, s);
@@ -105,29 +105,18 @@ int run(const cudalab::DemoOptions& opt) {
          lab08::pack_cols(d_b.data(), d_b_bits.data(), n, n, s);
        },
        false},
-      {"xnor, popcount table", rows_cfg + std::to_string(t) + ">>>",
-       [&](cudaStream_t s) {
-         lab08::xnor_matmul_table(d_a_bits.data(), d_b_bits.data(), d_table.data(), d_c.data(), n,
-                                  n, n, t, s);
-       },
-       true},
-      {"xnor, __popc", rows_cfg + std::to_string(t) + ">>>",
-       [&](cudaStream_t s) {
-         lab08::xnor_matmul_popc(d_a_bits.data(), d_b_bits.data(), d_c.data(), n, n, n, t, s);
-       },
-       true},
-      {"xnor, popcount table", rows_cfg + "256>>>",
-       [&](cudaStream_t s) {
-         lab08::xnor_matmul_table(d_a_bits.data(), d_b_bits.data(), d_table.data(), d_c.data(), n,
-                                  n, n, 256, s);
-       },
-       true},
-      {"xnor, __popc", rows_cfg + "256>>>",
-       [&](cudaStream_t s) {
-         lab08::xnor_matmul_popc(d_a_bits.data(), d_b_bits.data(), d_c.data(), n, n, n, 256, s);
-       },
-       true},
   };
+  // The XNOR kernels of the technique table at both block sizes.
+  for (const int threads : {t, 256}) {
+    for (const lab08::Technique& x : lab08::kTechniques) {
+      variants.push_back({x.title, rows_cfg + std::to_string(threads) + ">>>",
+                          [&, launch = x.launcher, threads](cudaStream_t s) {
+                            launch(d_a_bits.data(), d_b_bits.data(), d_table.data(), d_c.data(), n,
+                                   n, n, threads, s);
+                          },
+                          true});
+    }
+  }
 
   cudalab::Table table({"variant", "config", "ms", "speedup", "TOPS", "check"});
   double baseline_ms = 0.0;

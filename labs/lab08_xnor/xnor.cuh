@@ -150,4 +150,36 @@ cudalab::KernelInfo xnor_matmul_popc_kernel();
 /// Given: float_matmul_rows_kernel, as float_matmul_rows() launches it (float_naive.cu).
 cudalab::KernelInfo float_naive_kernel();
 
+// ---------------------------------------------------------------------------
+// The two popcounts of the XNOR matmul in one table (the demo's rows, the grader's tests)
+// ---------------------------------------------------------------------------
+
+/// An XNOR matmul launcher of the table, with xnor_matmul_table()'s arguments (a technique
+/// that does not count with the table ignores @p d_table).
+using XnorLauncher = void (*)(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,
+                              const std::uint8_t* d_table, float* d_c, int m, int n, int k,
+                              int threads, cudaStream_t stream);
+
+/// One way to count the bits of the XNOR words: what the demo times and the grader checks of it.
+/// Both take every shape and every block size of 1..1024 threads.
+struct Technique {
+  const char* name;  ///< in test and measurement names, as xnor_matmul_<name>(): "popc", "table"
+  const char* popcount;  ///< what counts the bits, in the grader's messages: "__popc", "table"
+  const char* title;     ///< its rows in the demo's table
+  XnorLauncher launcher;
+  cudalab::KernelInfo (*kernel)();  ///< the instance of xnor_matmul_kernel its launcher runs
+  bool reads_table;                 ///< whether it counts with d_table (upload_popcount_table())
+};
+
+/// The hardware instruction, then the classic table.
+inline constexpr Technique kTechniques[] = {
+    {"popc", "__popc", "xnor, __popc",
+     [](const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits, const std::uint8_t*,
+        float* d_c, int m, int n, int k, int threads, cudaStream_t stream) {
+       xnor_matmul_popc(d_a_bits, d_b_bits, d_c, m, n, k, threads, stream);
+     },
+     xnor_matmul_popc_kernel, false},
+    {"table", "table", "xnor, popcount table", xnor_matmul_table, xnor_matmul_table_kernel, true},
+};
+
 }  // namespace lab08

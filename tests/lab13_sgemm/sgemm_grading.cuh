@@ -19,6 +19,7 @@
 
 #include "common/kit.cuh"
 #include "common/matmul_grading.cuh"
+#include "common/technique_tests.hpp"
 #include "cudalab/bench.cuh"
 #include "cudalab/grading.hpp"
 #include "cudalab/testing.hpp"
@@ -62,60 +63,16 @@ inline const lab13::Technique& technique_of(lab13::SgemmLauncher launcher) {
   return *t;
 }
 
-/// @p t's name in test names: its name in CamelCase ("block_tiled" -> "BlockTiled").
-inline std::string test_name_of(const lab13::Technique& t) {
-  std::string out;
-  bool upper = true;
-  for (const char* c = t.name; *c != '\0'; ++c) {
-    if (*c == '_') {
-      upper = true;
-      continue;
-    }
-    out += upper && *c >= 'a' && *c <= 'z' ? char(*c - 'a' + 'A') : *c;
-    upper = false;
-  }
-  return out;
-}
-
-/// A test whose body is a function of its fixture (registered by ::testing::RegisterTest).
-template <class Fixture>
-class Registered final : public Fixture {
- public:
-  explicit Registered(std::function<void(Fixture&)> body) : body_(std::move(body)) {}
-  void TestBody() override { body_(*this); }
-
- private:
-  std::function<void(Fixture&)> body_;
-};
-
-/// Registers test @p name ("Suite.Case", "{}" standing for test_name_of(@p t)), with value
-/// parameter @p param (empty: none), running @p body in a @p Fixture.
-template <class Fixture>
-void register_test(const std::string& name, const lab13::Technique& t, const std::string& param,
-                   const char* file, int line, std::function<void(Fixture&)> body) {
-  std::string full = name;
-  const std::size_t at = full.find("{}");
-  if (at != std::string::npos) full.replace(at, 2, test_name_of(t));
-  const std::size_t dot = full.find('.');
-  const std::string suite = full.substr(0, dot);
-  const std::string test = full.substr(dot + 1) + (param.empty() ? "" : "/" + param);
-  ::testing::RegisterTest(suite.c_str(), test.c_str(), nullptr,
-                          param.empty() ? nullptr : param.c_str(), file, line,
-                          [body]() -> Fixture* { return new Registered<Fixture>(body); });
-}
-
 /**
- * @brief Registers test @p name ("Suite.Case", "{}" standing for the technique's test_name_of(),
- * e.g. "SgemmPerf.{}ShareOfCublas") for every technique of lab13::kTechniques, in table order;
- * each runs @p body(fixture, technique) in a @p Fixture. tests/tools/test_bar_keys.py reads
- * these calls (the literal name, then the body) to find the speed bars they ask for.
+ * @brief Registers test @p name ("Suite.Case", "{}" standing for the technique's name in
+ * CamelCase, e.g. "SgemmPerf.{}ShareOfCublas") for every technique of lab13::kTechniques, in
+ * table order; each runs @p body(fixture, technique) in a @p Fixture. tests/tools/test_bar_keys.py
+ * reads these calls (the literal name, then the body) to find the speed bars they ask for.
  */
 template <class Fixture>
 void for_each_technique(const char* name, void (*body)(Fixture&, const lab13::Technique&),
                         const char* file, int line) {
-  for (const lab13::Technique& t : lab13::kTechniques) {
-    register_test<Fixture>(name, t, "", file, line, [body, &t](Fixture& f) { body(f, t); });
-  }
+  kit::register_for_each(lab13::kTechniques, name, body, file, line);
 }
 
 /// for_each_technique() once per shape of @p shapes: the case "<Case>/<m>x<n>x<k>" with the
@@ -125,12 +82,7 @@ template <class Fixture, std::size_t N>
 void for_each_technique_and_shape(const char* name,
                                   void (*body)(Fixture&, const lab13::Technique&, const Shape&),
                                   const Shape (&shapes)[N], const char* file, int line) {
-  for (const lab13::Technique& t : lab13::kTechniques) {
-    for (const Shape& s : shapes) {
-      register_test<Fixture>(name, t, to_string(s), file, line,
-                             [body, &t, s](Fixture& f) { body(f, t, s); });
-    }
-  }
+  kit::register_for_each(lab13::kTechniques, name, body, shapes, file, line);
 }
 
 // ---------------------------------------------------------------------------

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/**
+ * @file technique_tests.hpp
+ * @brief Tests registered once per technique of a lab's table (a `kTechniques` array in the
+ * lab's header whose entries have a `name`), with ::testing::RegisterTest: the names, value
+ * parameters and fixtures that TEST_F or TEST_P with INSTANTIATE_TEST_SUITE_P would give.
+ *
+ * A lab's grader wraps register_for_each() as for_each_technique("Suite.{}Case", body, __FILE__,
+ * __LINE__) over its own table: tools/contract_check.py and tests/tools/test_bar_keys.py read
+ * those calls (the literal name, "{}" the entry's name in CamelCase, then the body).
+ */
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <utility>
+
+namespace cudalab::kit {
+
+/// @p name in CamelCase, a technique's name in test names ("block_tiled" -> "BlockTiled").
+inline std::string camel_case(const char* name) {
+  std::string out;
+  bool upper = true;
+  for (const char* c = name; *c != '\0'; ++c) {
+    if (*c == '_') {
+      upper = true;
+      continue;
+    }
+    out += upper && *c >= 'a' && *c <= 'z' ? char(*c - 'a' + 'A') : *c;
+    upper = false;
+  }
+  return out;
+}
+
+/// A test whose body is a function of its fixture (registered by ::testing::RegisterTest).
+template <class Fixture>
+class RegisteredTest final : public Fixture {
+ public:
+  explicit RegisteredTest(std::function<void(Fixture&)> body) : body_(std::move(body)) {}
+  void TestBody() override { body_(*this); }
+
+ private:
+  std::function<void(Fixture&)> body_;
+};
+
+/// Registers test @p name ("Suite.Case", "{}" standing for camel_case(@p technique)), with
+/// value parameter @p param (empty: none; else the case "<Case>/<param>"), running @p body in
+/// a @p Fixture.
+template <class Fixture>
+void register_test(const std::string& name, const char* technique, const std::string& param,
+                   const char* file, int line, std::function<void(Fixture&)> body) {
+  std::string full = name;
+  const std::size_t at = full.find("{}");
+  if (at != std::string::npos) full.replace(at, 2, camel_case(technique));
+  const std::size_t dot = full.find('.');
+  const std::string suite = full.substr(0, dot);
+  const std::string test = full.substr(dot + 1) + (param.empty() ? "" : "/" + param);
+  ::testing::RegisterTest(suite.c_str(), test.c_str(), nullptr,
+                          param.empty() ? nullptr : param.c_str(), file, line,
+                          [body]() -> Fixture* { return new RegisteredTest<Fixture>(body); });
+}
+
+/// Registers test @p name ("Suite.Case", "{}" standing for the entry's camel_case() name) for
+/// every entry of @p table, in table order; each runs @p body(fixture, entry) in a @p Fixture.
+template <class Fixture, class Technique, std::size_t N>
+void register_for_each(const Technique (&table)[N], const char* name,
+                       void (*body)(Fixture&, const Technique&), const char* file, int line) {
+  for (const Technique& t : table) {
+    register_test<Fixture>(name, t.name, "", file, line, [body, &t](Fixture& f) { body(f, t); });
+  }
+}
+
+/// register_for_each() once per value of @p params: the case "<Case>/<to_string(value)>" with
+/// that text as its value parameter, as INSTANTIATE_TEST_SUITE_P(..., kit::shape_name) names
+/// it; each runs @p body(fixture, entry, value).
+template <class Fixture, class Technique, std::size_t N, class Param, std::size_t P>
+void register_for_each(const Technique (&table)[N], const char* name,
+                       void (*body)(Fixture&, const Technique&, const Param&),
+                       const Param (&params)[P], const char* file, int line) {
+  for (const Technique& t : table) {
+    for (const Param& p : params) {
+      register_test<Fixture>(name, t.name, to_string(p), file, line,
+                             [body, &t, p](Fixture& f) { body(f, t, p); });
+    }
+  }
+}
+
+}  // namespace cudalab::kit
