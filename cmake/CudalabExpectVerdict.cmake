@@ -64,6 +64,7 @@ endforeach()
 # rejection (no verdict would otherwise count as "not passed" below).
 foreach(exe GRADER JUDGE)
   if(NOT EXISTS "${${exe}}")
+    message("CUDALAB-EXPECT: NOT JUDGED: ${${exe}} does not exist")  # one line, for checks
     message(FATAL_ERROR "CudalabExpectVerdict.cmake: ${${exe}} does not exist (build it first: "
                         "cmake --build <tree>, or its target and cudalab_verdict)")
   endif()
