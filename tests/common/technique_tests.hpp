@@ -6,8 +6,8 @@
  * parameters and fixtures that TEST_F or TEST_P with INSTANTIATE_TEST_SUITE_P would give.
  *
  * A lab's grader wraps register_for_each() as for_each_technique("Suite.{}Case", body, __FILE__,
- * __LINE__) over its own table: tools/contract_check.py and tests/tools/test_bar_keys.py read
- * those calls (the literal name, "{}" the entry's name in CamelCase, then the body).
+ * __LINE__) over its own table: the instructors' contract check and tests/tools/test_bar_keys.py
+ * read those calls (the literal name, "{}" the entry's name in CamelCase, then the body).
  */
 #pragma once
 
