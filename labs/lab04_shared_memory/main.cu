@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Lab 04 demo: naive vs static-tiled vs dynamic-tiled matmul on a size x size problem,
-// with the launch configuration and shared memory of each variant.
+// Lab 04 demo: naive vs the tiled matmuls of lab04::kTechniques (static tiles, dynamic tiles with
+// the default and the largest plan) on a size x size problem, with the launch configuration and
+// shared memory of each variant.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <iostream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -45,18 +47,31 @@ int run(const cudalab::DemoOptions& opt) {
   const float* b = d_b.data();
   float* c = d_c.data();
   const std::string block = std::to_string(opt.block);
-  const std::vector<Variant> variants = {
+  std::vector<Variant> variants = {
       {"naive", block + "x" + block + ", no smem",
        [=](cudaStream_t s) { lab04::matmul_naive(a, b, c, n, n, n, s, opt.block); }},
-      {"tiled static",
-       std::to_string(lab04::kStaticTile) + "x" + std::to_string(lab04::kStaticTile) + ", " +
-           std::to_string(2 * lab04::kStaticTile * lab04::kStaticTile * 4 / 1024) + " KB",
-       [=](cudaStream_t s) { lab04::matmul_tiled_static(a, b, c, n, n, n, s); }},
-      {"tiled dynamic", dyn_config(plan_default),
-       [=](cudaStream_t s) { lab04::matmul_tiled_dynamic(a, b, c, n, n, n, plan_default, s); }},
-      {"tiled dynamic max", dyn_config(plan_max),
-       [=](cudaStream_t s) { lab04::matmul_tiled_dynamic(a, b, c, n, n, n, plan_max, s); }},
   };
+  // The tiled matmuls of the technique table: a technique that follows the plan once per plan
+  // (the default budget's, then the largest), the static tiles once (their launcher ignores it).
+  struct PlanRow {
+    const char* suffix;  // after the technique's title
+    lab04::DynamicTilePlan plan;
+  };
+  const PlanRow plan_rows[] = {{"", plan_default}, {" max", plan_max}};
+  const std::string static_config =
+      std::to_string(lab04::kStaticTile) + "x" + std::to_string(lab04::kStaticTile) + ", " +
+      std::to_string(2 * lab04::kStaticTile * lab04::kStaticTile * 4 / 1024) + " KB";
+  for (const lab04::Technique& x : lab04::kTechniques) {
+    const std::size_t rows = x.follows_plan ? std::size(plan_rows) : 1;
+    for (std::size_t i = 0; i < rows; ++i) {
+      const PlanRow& r = plan_rows[i];
+      variants.push_back({x.title + std::string(r.suffix),
+                          x.follows_plan ? dyn_config(r.plan) : static_config,
+                          [=, launch = x.launcher, plan = r.plan](cudaStream_t s) {
+                            launch(a, b, c, n, n, n, plan, s);
+                          }});
+    }
+  }
 
   // The rows of C checked against the host: all of a small C, else 8 at each end (a row of
   // C needs only its row of A, so the host multiplies those rows alone: bounded at 8192).
