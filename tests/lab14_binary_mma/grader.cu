@@ -66,25 +66,20 @@ constexpr double kPersistentLoadsPerWarpTile = 16.0;
 /// Side of the square matrices of the speed tests (K = 4096 bits).
 constexpr int kPerfSize = 4096;
 
-/// The tensor-core kernel binary_gemm(@p kernel) launches for @p k bits.
-KernelInfo kernel_of(lab14::MmaKernel kernel, int k) {
-  switch (kernel) {
-    case lab14::MmaKernel::kNaive:
-      return lab14::mma_naive_kernel();
-    case lab14::MmaKernel::kPipelined:
-      return lab14::mma_pipelined_kernel();
-    case lab14::MmaKernel::kPersistent:
-      break;
+/// The technique of lab14::kTechniques named @p name.
+const lab14::Technique& technique(const std::string& name) {
+  for (const lab14::Technique& t : lab14::kTechniques) {
+    if (name == t.name) return t;
   }
-  return k < lab14::kWsWideK ? lab14::wgmma_persistent_kernel()
-                             : lab14::wgmma_persistent_wide_k_kernel();
+  ADD_FAILURE() << "no technique of lab14::kTechniques is named " << name;
+  return lab14::kTechniques[0];
 }
 
-/// Kernels a binary_gemm(@p kernel) graph of @p k bits must hold, and nothing else: the
+/// Kernels a binary_gemm(@p tech's launcher) graph of @p k bits must hold, and nothing else: the
 /// popcounts and the tensor-core kernel.
-GraphRules gemm_rules(lab14::MmaKernel kernel, int k = 0) {
+GraphRules gemm_rules(const lab14::Technique& tech, int k = 0) {
   GraphRules rules = kit::only_kernel(lab14::popcount_kernel());
-  const KernelInfo mma = kernel_of(kernel, k);
+  const KernelInfo mma = tech.kernel(k);
   rules.functions.push_back({mma.function, mma.name});
   return rules;
 }
@@ -131,9 +126,10 @@ struct Problem {
     return t::matrices_match(expected, d_c.to_host(), m, n, 0.0);
   }
 
-  CapturedWork capture(lab14::MmaKernel kernel) {
-    return CapturedWork::capture([this, kernel](cudaStream_t s) {
-      lab14::binary_gemm(kernel, d_a.data(), d_b.data(), d_pop.data(), d_c.data(), m, n, k, s);
+  CapturedWork capture(const lab14::Technique& tech) {
+    return CapturedWork::capture([this, &tech](cudaStream_t s) {
+      lab14::binary_gemm(tech.launcher, d_a.data(), d_b.data(), d_pop.data(), d_c.data(), m, n, k,
+                         s);
     });
   }
 
@@ -145,15 +141,15 @@ struct Problem {
   cudalab::DeviceBuffer<float> d_c;
 };
 
-/// Captures binary_gemm(@p kernel) once and replays it on two new inputs; then calls it
+/// Captures binary_gemm(@p tech's launcher) once and replays it on two new inputs; then calls it
 /// directly twice more on the same buffers with new inputs
 /// (cudalab::kit::expect_fresh_results_on_same_buffers): a launcher (the popcounts' or the
 /// MMA kernel's) that remembers its last call and skips the work when called again with the
 /// same pointers and sizes returns a stale product there.
-void expect_exact_on_two_inputs(const Shape& shape, lab14::MmaKernel kernel) {
+void expect_exact_on_two_inputs(const Shape& shape, const lab14::Technique& tech) {
   Problem p(shape.m, shape.n, shape.k);
-  const CapturedWork cap = p.capture(kernel);
-  ASSERT_TRUE(cap.holds_only(gemm_rules(kernel, shape.k)));
+  const CapturedWork cap = p.capture(tech);
+  ASSERT_TRUE(cap.holds_only(gemm_rules(tech, shape.k)));
   for (int run = 0; run < 2; ++run) {  // new data each time; a race may also hide in one run
     SCOPED_TRACE("replay " + std::to_string(run + 1) + " of the captured launch");
     p.load(10 + 2 * run);
@@ -168,8 +164,8 @@ void expect_exact_on_two_inputs(const Shape& shape, lab14::MmaKernel kernel) {
         t::poison(p.d_pop.data(), p.d_pop.bytes());
       },
       [&](cudaStream_t s) {
-        lab14::binary_gemm(kernel, p.d_a.data(), p.d_b.data(), p.d_pop.data(), p.d_c.data(), p.m,
-                           p.n, p.k, s);
+        lab14::binary_gemm(tech.launcher, p.d_a.data(), p.d_b.data(), p.d_pop.data(), p.d_c.data(),
+                           p.m, p.n, p.k, s);
       },
       [&](int) { EXPECT_TRUE(t::matrices_match(p.expected, p.d_c.to_host(), p.m, p.n, 0.0)); }, 2);
 }
@@ -320,7 +316,7 @@ class NaiveMmaGpu : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(NaiveMmaGpu, IsExact) {
   CUDALAB_REQUIRE_CC(8, 0);
-  expect_exact_on_two_inputs(GetParam(), lab14::MmaKernel::kNaive);
+  expect_exact_on_two_inputs(GetParam(), technique("naive"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, NaiveMmaGpu, ::testing::ValuesIn(kMmaShapes), shape_name);
@@ -329,7 +325,7 @@ class PipelinedMmaGpu : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(PipelinedMmaGpu, IsExact) {
   CUDALAB_REQUIRE_CC(8, 0);
-  expect_exact_on_two_inputs(GetParam(), lab14::MmaKernel::kPipelined);
+  expect_exact_on_two_inputs(GetParam(), technique("pipelined"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, PipelinedMmaGpu, ::testing::ValuesIn(kMmaShapes), shape_name);
@@ -361,7 +357,7 @@ class PersistentMmaGpu : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(PersistentMmaGpu, IsExact) {
   LAB14_REQUIRE_PERSISTENT();
-  expect_exact_on_two_inputs(GetParam(), lab14::MmaKernel::kPersistent);
+  expect_exact_on_two_inputs(GetParam(), technique("persistent"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, PersistentMmaGpu, ::testing::ValuesIn(kPersistentShapes),
@@ -684,12 +680,12 @@ class PerfFixture : public ::testing::Test {
     run_rows = std::make_unique<cudalab::kit::RunRows<float>>(d_c.data(), n, n);
   }
 
-  CapturedWork capture(lab14::MmaKernel kernel) {
-    CapturedWork cap = CapturedWork::capture([this, kernel](cudaStream_t s) {
-      lab14::binary_gemm(kernel, a_in->live.data(), b_in->live.data(), d_pop.data(), d_c.data(), n,
-                         n, n, s);
+  CapturedWork capture(const lab14::Technique& tech) {
+    CapturedWork cap = CapturedWork::capture([this, &tech](cudaStream_t s) {
+      lab14::binary_gemm(tech.launcher, a_in->live.data(), b_in->live.data(), d_pop.data(),
+                         d_c.data(), n, n, n, s);
     });
-    EXPECT_TRUE(cap.holds_only(gemm_rules(kernel)));
+    EXPECT_TRUE(cap.holds_only(gemm_rules(tech)));
     return cap;
   }
 
@@ -742,17 +738,18 @@ class PerfFixture : public ::testing::Test {
     }
   }
 
-  /// Times binary_gemm(@p kernel) (popcounts + tensor-core kernel) and judges its multiple of
-  /// the popcount ceiling at the measured clock: at least the test's "<what>_x_popc_ceiling" bar
+  /// Times binary_gemm(@p tech's launcher) (popcounts + tensor-core kernel) and judges its multiple
+  /// of the popcount ceiling at the measured clock (what: "binary_mma_<name>", its launcher's):
+  /// at least the test's "<what>_x_popc_ceiling" bar
   /// (scaled by CUDALAB_SPEEDUP_SCALE), and above 1x whatever the scale. At or below 1x a CUDA-core
   /// kernel counting with POPC could have done the work: the given popcount peak reaches 0.95 of
   /// the ceiling, lab 09's register-tiled kernel 0.92, and a CUDA-core kernel with one idle MMA in
   /// it passes the SASS tests; the reference's naive kernel measures 1.10-1.11 on the H100 and
   /// the H200. (Carry-save adders of bitwise instructions, which need one POPC per several
   /// words, could take a CUDA-core kernel past 1x in principle; none is known to.)
-  void expect_ceiling_multiple(lab14::MmaKernel kernel, const std::string& what,
-                               std::vector<t::Tier> tiers = {}) {
-    const CapturedWork cap = capture(kernel);
+  void expect_ceiling_multiple(const lab14::Technique& tech, std::vector<t::Tier> tiers = {}) {
+    const std::string what = std::string("binary_mma_") + tech.name;
+    const CapturedWork cap = capture(tech);
     cudalab::BenchOptions bo = alternating();
     bo.reps = 15;
     d_c.fill_bytes(0xFF);
@@ -801,7 +798,7 @@ class PipelinedPerf : public PerfFixture {};
 // computed popcount ceiling in the reference run). Rates are compared, in bit multiply-adds per
 // second.
 TEST_F(PipelinedPerf, BeatsTheCudaCorePopcountPeak) {
-  const CapturedWork cap = capture(lab14::MmaKernel::kPipelined);
+  const CapturedWork cap = capture(technique("pipelined"));
   cudalab::DeviceBuffer<int> d_sink(static_cast<std::size_t>(lab14::popcount_peak_threads()));
   d_c.fill_bytes(0xFF);
   const cudalab::Comparison cmp = cudalab::compare(
@@ -829,13 +826,13 @@ TEST_F(PipelinedPerf, BeatsTheCudaCorePopcountPeak) {
 }
 
 TEST_F(PipelinedPerf, MultipleOfThePopcCeiling) {
-  expect_ceiling_multiple(lab14::MmaKernel::kPipelined, "binary_mma_pipelined");
+  expect_ceiling_multiple(technique("pipelined"));
 }
 
 class NaivePerf : public PerfFixture {};
 
 TEST_F(NaivePerf, MultipleOfThePopcCeiling) {
-  expect_ceiling_multiple(lab14::MmaKernel::kNaive, "binary_mma_naive");
+  expect_ceiling_multiple(technique("naive"));
 }
 
 // Advanced part: the persistent kernel (with its popcounts) as a multiple of the popc ceiling.
@@ -850,7 +847,7 @@ class PersistentPerf : public PerfFixture {
 };
 
 TEST_F(PersistentPerf, MultipleOfThePopcCeiling) {
-  expect_ceiling_multiple(lab14::MmaKernel::kPersistent, "binary_mma_persistent",
+  expect_ceiling_multiple(technique("persistent"),
                           {{"good", kPersistentTierGood}, {"excellent", kPersistentTierExcellent}});
 }
 
@@ -925,7 +922,7 @@ TEST_F(GivenCublasPerf, RecordsCublasOnTheSameData) {
   const auto d_b8 = cudalab::DeviceBuffer(b8);
   cudalab::DeviceBuffer<std::int32_t> d_c32(count);
   const lab14::CublasHandle handle;
-  const CapturedWork cap = capture(lab14::MmaKernel::kPipelined);
+  const CapturedWork cap = capture(technique("pipelined"));
   const std::pair<const char*, cudalab::GpuWork> baselines[] = {
       {"cublas_sgemm",
        [&](cudaStream_t s) {
