@@ -237,18 +237,49 @@ cudalab::KernelInfo wgmma_persistent_kernel();
 cudalab::KernelInfo wgmma_persistent_wide_k_kernel();
 
 // ---------------------------------------------------------------------------
-// Given: the whole product (binary_gemm.cu): popcounts, then the tensor-core kernel
+// The three tensor-core kernels in one table (the demo's rows, the grader's tests), and given:
+// the whole product (binary_gemm.cu): popcounts, then one of them
 // ---------------------------------------------------------------------------
 
-/// Which tensor-core kernel binary_gemm() runs.
-enum class MmaKernel { kNaive, kPipelined, kPersistent };
+/// A tensor-core launcher of the table, with binary_mma_naive()'s arguments.
+using MmaLauncher = void (*)(const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,
+                             const int* d_a_pop, const int* d_b_pop, float* d_c, int m, int n,
+                             int k, cudaStream_t stream);
+
+/// One tensor-core kernel of the lab: what the demo times and the grader checks of it. Each
+/// takes every shape; they differ in the devices they run on.
+struct Technique {
+  const char* name;    ///< in test and measurement names, as binary_mma_<name>(): "naive", ...
+  const char* title;   ///< its row in the demo's table
+  const char* config;  ///< its configuration there
+  MmaLauncher launcher;
+  /// The kernel its launcher runs for K = @p k bits (the persistent one's wide-K instance from
+  /// kWsWideK on).
+  cudalab::KernelInfo (*kernel)(int k);
+  /// Why it cannot run here, or an empty string; null where compute capability 8.0 is enough.
+  const char* (*unavailable)();
+};
+
+/// Steps 1 and 2, then the advanced part (sm_90a only).
+inline constexpr Technique kTechniques[] = {
+    {"naive", "naive mma (warp per 16x8)", "popc + mma m16n8k256", binary_mma_naive,
+     [](int) { return mma_naive_kernel(); }, nullptr},
+    {"pipelined", "pipelined mma 128x128", "popc + cp.async ring + ldmatrix", binary_mma_pipelined,
+     [](int) { return mma_pipelined_kernel(); }, nullptr},
+    {"persistent", "persistent wgmma 128x256 (advanced)", "popc + TMA ring + wgmma",
+     binary_mma_persistent,
+     [](int k) {
+       return k < kWsWideK ? wgmma_persistent_kernel() : wgmma_persistent_wide_k_kernel();
+     },
+     persistent_unavailable_reason},
+};
 
 /**
  * @brief C = A * B: popcount_vectors() of A's rows and B's columns into @p d_popcounts
- * (M + N ints: rows of A first), then binary_mma_naive(), binary_mma_pipelined() or
- * binary_mma_persistent().
+ * (M + N ints: rows of A first), then @p mma, the launcher of a technique of kTechniques
+ * (binary_mma_naive(), binary_mma_pipelined() or binary_mma_persistent()).
  */
-void binary_gemm(MmaKernel kernel, const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,
+void binary_gemm(MmaLauncher mma, const std::uint32_t* d_a_bits, const std::uint32_t* d_b_bits,
                  int* d_popcounts, float* d_c, int m, int n, int k, cudaStream_t stream = nullptr);
 
 // ---------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lab 14 demo: the ±1 product on the 1-bit tensor cores against the CUDA cores' popcount peak
 // (measured by the given microbenchmark: no CUDA-core binary GEMM passes it) and cuBLAS's exact
-// ways on the same data: SGEMM (FP32), TF32 and INT8 tensor-core GEMMs. Prints ms, Tbit-MAC/s
-// (±1 multiply-adds per second) and the multiple of the popcount ceiling of the GPU.
+// ways on the same data: SGEMM (FP32), TF32 and INT8 tensor-core GEMMs; the tensor-core kernels
+// are those of lab14::kTechniques. Prints ms, Tbit-MAC/s (±1 multiply-adds per second) and the
+// multiple of the popcount ceiling of the GPU.
 #include <cstdint>
 #include <functional>
 #include <iostream>
@@ -74,7 +75,6 @@ int run(const cudalab::DemoOptions& opt) {
     return cudalab::compare_rows(want, std::vector<float>(got.begin(), got.end()), n);
   };
 
-  const std::string tiles128 = std::to_string((n + 127) / 128);
   struct Variant {
     std::string name;
     std::string config;
@@ -103,31 +103,19 @@ int run(const cudalab::DemoOptions& opt) {
   } else {
     std::cout << "note: cuBLAS INT8 needs K a multiple of 4; left out at --size " << n << "\n";
   }
-  variants.push_back({"naive mma (warp per 16x8)", "popc + mma m16n8k256",
-                      [&](cudaStream_t s) {
-                        lab14::binary_gemm(lab14::MmaKernel::kNaive, d_a_bits.data(),
-                                           d_b_bits.data(), d_popcounts.data(), d_c.data(), n, n, n,
-                                           s);
-                      },
-                      false});
-  variants.push_back(
-      {"pipelined mma 128x128", "popc + <<<" + tiles128 + "x" + tiles128 + ", 256>>>",
-       [&](cudaStream_t s) {
-         lab14::binary_gemm(lab14::MmaKernel::kPipelined, d_a_bits.data(), d_b_bits.data(),
-                            d_popcounts.data(), d_c.data(), n, n, n, s);
-       },
-       false});
-  // Advanced part (sm_90a only): the persistent warp-specialized wgmma + TMA kernel.
-  if (const std::string why = lab14::persistent_unavailable_reason(); why.empty()) {
-    variants.push_back({"persistent wgmma 128x256 (advanced)", "popc + TMA ring + wgmma",
-                        [&](cudaStream_t s) {
-                          lab14::binary_gemm(lab14::MmaKernel::kPersistent, d_a_bits.data(),
-                                             d_b_bits.data(), d_popcounts.data(), d_c.data(), n, n,
-                                             n, s);
+  // The tensor-core kernels of the technique table, each with its popcounts; one that cannot run
+  // here (the advanced part's, sm_90a only) is left out.
+  for (const lab14::Technique& t : lab14::kTechniques) {
+    if (const std::string why = t.unavailable != nullptr ? t.unavailable() : ""; !why.empty()) {
+      std::cout << "note: " << why << "; " << t.title << " is left out\n";
+      continue;
+    }
+    variants.push_back({t.title, t.config,
+                        [&, mma = t.launcher](cudaStream_t s) {
+                          lab14::binary_gemm(mma, d_a_bits.data(), d_b_bits.data(),
+                                             d_popcounts.data(), d_c.data(), n, n, n, s);
                         },
                         false});
-  } else {
-    std::cout << "note: " << why << "; the advanced part's kernel is left out\n";
   }
 
   // The CUDA cores' popcount peak, measured (given microbenchmark), and the popcount ceiling at
