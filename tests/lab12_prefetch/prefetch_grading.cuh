@@ -3,8 +3,9 @@
  * @file prefetch_grading.cuh
  * @brief What the test files of lab 12's grader share: the launch of every tiled kernel (its
  * graph rules), the product check with the number of k tiles in its trace, the odd and small
- * shapes of the register-prefetch and cp.async kernels, and the speed races against the
- * synchronous kernel (PerfFixture, FullOccupancyPerf, LatencyExposedPerf).
+ * shapes of the register-prefetch and cp.async kernels, and the speed races against the given
+ * baseline of lab12::kTechniques, the synchronous kernel (PerfFixture, FullOccupancyPerf,
+ * LatencyExposedPerf).
  */
 #pragma once
 
@@ -87,6 +88,15 @@ inline void expect_product_with_k_tiles(const Launch& launch, const KernelInfo& 
 // ---------------------------------------------------------------------------
 inline const Shape kSmall[] = {{40, 33, 70}, {17, 65, 100}, {41, 35, 69}};
 
+/// The given baseline of lab12::kTechniques (the synchronous kernel): every race's yardstick.
+inline const lab12::Technique& given_baseline() {
+  for (const lab12::Technique& t : lab12::kTechniques) {
+    if (t.given) return t;
+  }
+  ADD_FAILURE() << "lab12::kTechniques has no given baseline";
+  return lab12::kTechniques[0];
+}
+
 // ---------------------------------------------------------------------------
 // Speed (cudalab::kit::ProductRace): both kernels are timed as captured graphs (provenance
 // checked first), interleaved; the candidate reads one of two input sets (copied behind its
@@ -109,13 +119,15 @@ class PerfFixture : public ::testing::Test {
     return {gy * lab12::kTile, gx * lab12::kTile, kLongK};
   }
 
-  /// Times the synchronous kernel against @p launch (its graph may hold only @p kernel) on a
-  /// @p shape product, checks the last output and the FP32 ceiling; returns the comparison.
+  /// Times the synchronous kernel (given_baseline()) against @p launch (its graph may hold only
+  /// @p kernel) on a @p shape product, checks the last output and the FP32 ceiling; returns the
+  /// comparison.
   static cudalab::Comparison time_against_sync(const Shape& shape, const Launch& launch,
                                                const KernelInfo& kernel, const std::string& what) {
+    const lab12::Technique& sync = given_baseline();
     kit::ProductRace race(shape);
     const cudalab::Comparison cmp =
-        race.time({lab12::matmul_sync, only_kernel(lab12::sync_kernel()), "the synchronous kernel"},
+        race.time({sync.launcher, only_kernel(sync.kernel()), "the synchronous kernel"},
                   {launch, only_kernel(kernel), what}, what);
     if (::testing::Test::HasFailure()) return cmp;
     cudalab::testing::record_measurement(what + " TFLOP/s", race.tflops(cmp.candidate.median_ms),
