@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Lab 12 demo: the synchronous tiled matmul against register prefetch, the two-stage cp.async
-// pipeline and the two-stage bulk-copy (TMA) pipeline, in two configurations: a square
-// product that fills every SM with two blocks ("full occupancy": another block hides a
-// block's load latency) and a long-k product with one block per SM ("latency exposed").
+// Lab 12 demo: the tiled matmuls of lab12::kTechniques, the synchronous one against register
+// prefetch, the two-stage cp.async pipeline and the two-stage bulk-copy (TMA) pipeline, in two
+// configurations: a square product that fills every SM with two blocks ("full occupancy":
+// another block hides a block's load latency) and a long-k product with one block per SM
+// ("latency exposed").
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -19,18 +20,10 @@
 
 namespace {
 
-using Launch = void (*)(const float*, const float*, float*, int, int, int, cudaStream_t);
-
-struct Variant {
-  std::string name;
-  Launch launch;
-  bool needs_multiple_of_4;  // the bulk-copy kernel needs k and n multiples of 4
-};
-
-/// Times every variant on one m x n x k product of small integers (exact in float); rows of
-/// C are checked against the host when --check is given (a few rows: cheap on any size).
-int run_config(const std::string& title, int m, int n, int k, const cudalab::DemoOptions& opt,
-               const std::vector<Variant>& variants) {
+/// Times every technique of lab12::kTechniques on one m x n x k product of small integers
+/// (exact in float); rows of C are checked against the host when --check is given (a few rows:
+/// cheap on any size).
+int run_config(const std::string& title, int m, int n, int k, const cudalab::DemoOptions& opt) {
   std::cout << "\n"
             << title << ": C (" << m << " x " << n << ") = A (" << m << " x " << k << ") * B, grid "
             << (n + lab12::kTile - 1) / lab12::kTile << " x "
@@ -65,17 +58,17 @@ int run_config(const std::string& title, int m, int n, int k, const cudalab::Dem
   const double flops = 2.0 * m * double(n) * k;
   double sync_ms = 0.0;
   int status = 0;
-  for (const Variant& v : variants) {
-    if (v.needs_multiple_of_4 && (k % 4 != 0 || n % 4 != 0)) {
-      table.add_row({v.name, "-", "-", "-", "k or n not a multiple of 4"});
+  for (const lab12::Technique& t : lab12::kTechniques) {
+    if (t.k_n_multiples_of_4 && (k % 4 != 0 || n % 4 != 0)) {
+      table.add_row({t.title, "-", "-", "-", "k or n not a multiple of 4"});
       continue;
     }
     const auto r = cudalab::run_variant(
-        [&](cudaStream_t s) { v.launch(d_a.data(), d_b.data(), d_c.data(), m, n, k, s); }, opt.reps,
-        v.name, opt.check ? verify : nullptr, [&] { d_c.fill_bytes(0xFF); });
+        [&](cudaStream_t s) { t.launcher(d_a.data(), d_b.data(), d_c.data(), m, n, k, s); },
+        opt.reps, t.title, opt.check ? verify : nullptr, [&] { d_c.fill_bytes(0xFF); });
     if (!r.ok) status = 1;
     if (sync_ms == 0.0) sync_ms = r.median_ms;
-    table.add_row({v.name, cudalab::fixed(r.median_ms, 3),
+    table.add_row({t.title, cudalab::fixed(r.median_ms, 3),
                    cudalab::fixed(flops / (r.median_ms * 1e6), 0),
                    cudalab::fixed(sync_ms / r.median_ms, 2) + "x", r.verdict});
   }
@@ -88,21 +81,15 @@ int run(const cudalab::DemoOptions& opt) {
     std::cout << "note: the tile is a compile-time constant (kTile = " << lab12::kTile
               << "); --block " << opt.block << " is ignored\n";
   }
-  const std::vector<Variant> variants = {
-      {"synchronous (lab 04 static)", lab12::matmul_sync, false},
-      {"register prefetch", lab12::matmul_register_prefetch, false},
-      {"two-stage cp.async", lab12::matmul_pipelined, false},
-      {"two-stage bulk copy (TMA)", lab12::matmul_tma, true},
-  };
   const int n = opt.size;
-  int status = run_config("full occupancy", n, n, n, opt, variants);
+  int status = run_config("full occupancy", n, n, n, opt);
   // One block per SM: a grid of at most one block per SM, k long enough to time.
   const int sms = cudalab::query_device().sm_count;
   const int gy = std::max(1, static_cast<int>(std::sqrt(double(sms))));
   const int gx = std::max(1, sms / gy);
   const int k_long = 4 * n + 12;  // not a multiple of the tile; a multiple of 4
   status |= run_config("latency exposed (one block per SM)", gy * lab12::kTile, gx * lab12::kTile,
-                       k_long, opt, variants);
+                       k_long, opt);
   return status;
 }
 

@@ -4,7 +4,8 @@
  * @brief Lab 12 interface: hiding global-memory latency in the tiled matmul of lab 04 —
  * register prefetch, a two-stage shared-memory pipeline with cp.async, (advanced) a
  * two-stage pipeline with the Hopper bulk copy engine (TMA) completing on an mbarrier, and
- * the shared-memory / L1 carve-out of a kernel read back from the driver.
+ * the shared-memory / L1 carve-out of a kernel read back from the driver; the table of the
+ * tiled matmuls (lab12::kTechniques: the given synchronous one, then parts 1-3).
  *
  * All matrices are row-major floats in device memory: A is m x k, B is k x n and
  * C = A * B is m x n (element (r, c) of C at r * n + c). Every kernel here works on
@@ -166,5 +167,37 @@ struct SmemConfigReport {
  */
 SmemConfigReport configure_smem(const void* kernel, int carveout_percent, cudaFuncCache preference,
                                 int block_threads, std::size_t dynamic_smem = 0);
+
+// ---------------------------------------------------------------------------
+// The tiled matmuls in one table (the demo's rows, the grader's race against the baseline)
+// ---------------------------------------------------------------------------
+
+/// A launcher of the table: C = A * B over all of C, with matmul_sync()'s arguments.
+using MatmulLauncher = void (*)(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                                cudaStream_t stream);
+
+/// One way to feed the tiles of the tiled matmul: what the demo times and the grader checks of
+/// it. The carve-out (part 4) is not here: it configures a kernel, it does not multiply.
+struct Technique {
+  const char* name;   ///< in test and measurement names, as <name>_kernel(): "register_prefetch"
+  const char* title;  ///< its row in the demo's table
+  MatmulLauncher launcher;          ///< C = A * B for the sizes k_n_multiples_of_4 says
+  cudalab::KernelInfo (*kernel)();  ///< the kernel its launcher runs
+  /// Whether its launcher takes k and n multiples of 4 alone (rows of A and B on 16-byte
+  /// boundaries, for the bulk copies; operands as cudaMalloc gives them); the others take every
+  /// positive size.
+  bool k_n_multiples_of_4;
+  bool given;  ///< the lab's given baseline rather than a student's kernel
+};
+
+/// The given synchronous baseline, then register prefetch, the two-stage cp.async pipeline and
+/// the two-stage bulk-copy (TMA) pipeline.
+inline constexpr Technique kTechniques[] = {
+    {"sync", "synchronous (lab 04 static)", matmul_sync, sync_kernel, false, true},
+    {"register_prefetch", "register prefetch", matmul_register_prefetch, register_prefetch_kernel,
+     false, false},
+    {"pipelined", "two-stage cp.async", matmul_pipelined, pipelined_kernel, false, false},
+    {"tma", "two-stage bulk copy (TMA)", matmul_tma, tma_kernel, true, false},
+};
 
 }  // namespace lab12
