@@ -72,6 +72,9 @@ inline constexpr int kRegBlockN = 128;
 inline constexpr int kRegBlockK = 8;
 /// Threads per block of the register-tiled kernel (16 x 16; each computes 8 x 8 outputs).
 inline constexpr int kRegThreads = 256;
+static_assert(
+    kRegBlockM == kRegBlockN,
+    "the register-tiled kernel's tile of C is square (its Technique::tile in kTechniques)");
 
 /**
  * @brief C = A * B from 64-bit packed operands with a register-tiled kernel: each block
@@ -136,6 +139,68 @@ cudalab::KernelInfo naive_xnor_popc_kernel();
 cudalab::KernelInfo naive_xnor_table_kernel();
 /// Given: fill_popcount_table_kernel, as make_popcount_table() launches it (popcount_table.cu).
 cudalab::KernelInfo popcount_table_kernel();
+
+// ---------------------------------------------------------------------------
+// The binary matmuls in one table (the demo's rows, the grader's checks and races)
+// ---------------------------------------------------------------------------
+
+/// One product's packed operands (device pointers) in every packing a technique of the table
+/// reads: each launcher passes on those its function above takes and ignores the others.
+struct PackedOperands {
+  const std::uint32_t* a32 = nullptr;             ///< pack_rows(A): the naive and tiled kernels
+  const std::uint32_t* b32 = nullptr;             ///< pack_cols(B): the tiled kernels
+  const std::uint32_t* b32_word_major = nullptr;  ///< pack_cols_word_major(B): the naive kernel
+  const std::uint64_t* a64 = nullptr;             ///< pack_rows64(A): the register-tiled kernel
+  const std::uint64_t* b64 = nullptr;             ///< pack_cols64(B): the register-tiled kernel
+  const std::uint8_t* table = nullptr;  ///< 256 bytes, entry i = popcount(i): the table kernels
+};
+
+/// A binary matmul launcher of the table: C (M x N floats, row-major) = A * B from @p in.
+using XnorLauncher = void (*)(const PackedOperands& in, float* d_c, int m, int n, int k,
+                              cudaStream_t stream);
+
+/// One way to compute the binary matmul: what the demo times and the grader checks of it.
+/// All take every positive M, N and K; they differ in the operands they read (PackedOperands).
+struct Technique {
+  const char* name;   ///< in test and measurement names, as its launcher: "tiled_xnor_popc"
+  const char* title;  ///< its row in the demo's table
+  XnorLauncher launcher;
+  cudalab::KernelInfo (*kernel)();  ///< the kernel its launcher runs, and its block
+  /// Edge of the square tile of C a block computes (a grid of ceil(N / tile) x ceil(M / tile)
+  /// blocks); 0 where a block computes a row of C (a grid of M blocks).
+  int tile;
+  bool reads_table;  ///< whether it counts with PackedOperands::table
+};
+
+/// The given naive baselines, then the 16x16 tiled kernels (each with the table, then with
+/// __popc), then the register-tiled kernel.
+inline constexpr Technique kTechniques[] = {
+    {"naive_xnor_table", "naive xnor, table in global",
+     [](const PackedOperands& in, float* d_c, int m, int n, int k, cudaStream_t stream) {
+       naive_xnor_table(in.a32, in.b32_word_major, in.table, d_c, m, n, k, stream);
+     },
+     naive_xnor_table_kernel, 0, true},
+    {"naive_xnor_popc", "naive xnor, __popc",
+     [](const PackedOperands& in, float* d_c, int m, int n, int k, cudaStream_t stream) {
+       naive_xnor_popc(in.a32, in.b32_word_major, d_c, m, n, k, stream);
+     },
+     naive_xnor_popc_kernel, 0, false},
+    {"tiled_xnor_table", "tiled 16x16, table in shared",
+     [](const PackedOperands& in, float* d_c, int m, int n, int k, cudaStream_t stream) {
+       tiled_xnor_table(in.a32, in.b32, in.table, d_c, m, n, k, stream);
+     },
+     tiled_xnor_table_kernel, kTile, true},
+    {"tiled_xnor_popc", "tiled 16x16, __popc",
+     [](const PackedOperands& in, float* d_c, int m, int n, int k, cudaStream_t stream) {
+       tiled_xnor_popc(in.a32, in.b32, d_c, m, n, k, stream);
+     },
+     tiled_xnor_popc_kernel, kTile, false},
+    {"register_tiled_xnor", "register-tiled 64-bit, 8x8/thread",
+     [](const PackedOperands& in, float* d_c, int m, int n, int k, cudaStream_t stream) {
+       register_tiled_xnor(in.a64, in.b64, d_c, m, n, k, stream);
+     },
+     register_tiling_kernel, kRegBlockM, false},
+};
 
 // Given: cuBLAS SGEMM on the ±1 data as floats (labs/common/cublas_ref, shared with labs 13-14)
 using cublas_ref::cublas_sgemm;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lab 09 demo: the classic headline — a binary GEMM on packed ±1 matrices against cuBLAS
-// SGEMM on the same data as floats. Times cuBLAS, the naive XNOR kernel (table / __popc),
-// the 16x16 tiled kernel (table in shared memory / __popc) and the register-tiled 64-bit
-// kernel, with each one's share of the popcount ceiling of the GPU.
+// SGEMM on the same data as floats. Times cuBLAS and the binary matmuls of lab09::kTechniques:
+// the naive XNOR kernel (table / __popc), the 16x16 tiled kernel (table in shared memory /
+// __popc) and the register-tiled 64-bit kernel, with each one's share of the popcount ceiling
+// of the GPU.
 #include <functional>
 #include <iostream>
 #include <string>
@@ -69,48 +70,42 @@ int run(const cudalab::DemoOptions& opt) {
     return cudalab::MatrixCompare{};
   };
 
-  const std::string tiles16 = std::to_string((n + 15) / 16);
-  const std::string tiles128 = std::to_string((n + 127) / 128);
+  lab09::PackedOperands in;
+  in.a32 = d_a32.data();
+  in.b32 = d_b32.data();
+  in.b32_word_major = d_b32_word_major.data();
+  in.a64 = d_a64.data();
+  in.b64 = d_b64.data();
+  in.table = d_table.data();
   struct Variant {
     std::string name;
     std::string config;
     std::function<void(cudaStream_t)> work;
     bool binary;
   };
-  const std::vector<Variant> variants = {
+  std::vector<Variant> variants = {
       {"cuBLAS SGEMM (float)", "cublasSgemm",
        [&](cudaStream_t s) {
          lab09::cublas_sgemm(cublas, d_a.data(), d_b.data(), d_c.data(), n, n, n, s);
        },
        false},
-      {"naive xnor, table in global", "<<<" + std::to_string(n) + ", 32>>>",
-       [&](cudaStream_t s) {
-         lab09::naive_xnor_table(d_a32.data(), d_b32_word_major.data(), d_table.data(), d_c.data(),
-                                 n, n, n, s);
-       },
-       true},
-      {"naive xnor, __popc", "<<<" + std::to_string(n) + ", 32>>>",
-       [&](cudaStream_t s) {
-         lab09::naive_xnor_popc(d_a32.data(), d_b32_word_major.data(), d_c.data(), n, n, n, s);
-       },
-       true},
-      {"tiled 16x16, table in shared", "<<<" + tiles16 + "x" + tiles16 + ", 16x16>>>",
-       [&](cudaStream_t s) {
-         lab09::tiled_xnor_table(d_a32.data(), d_b32.data(), d_table.data(), d_c.data(), n, n, n,
-                                 s);
-       },
-       true},
-      {"tiled 16x16, __popc", "<<<" + tiles16 + "x" + tiles16 + ", 16x16>>>",
-       [&](cudaStream_t s) {
-         lab09::tiled_xnor_popc(d_a32.data(), d_b32.data(), d_c.data(), n, n, n, s);
-       },
-       true},
-      {"register-tiled 64-bit, 8x8/thread", "<<<" + tiles128 + "x" + tiles128 + ", 256>>>",
-       [&](cudaStream_t s) {
-         lab09::register_tiled_xnor(d_a64.data(), d_b64.data(), d_c.data(), n, n, n, s);
-       },
-       true},
   };
+  // The binary matmuls of the technique table, each on the operands it reads, as
+  // <<<blocks, threads>>>: a block per row of C, or a grid of tiles of C.
+  for (const lab09::Technique& t : lab09::kTechniques) {
+    std::string grid = std::to_string(n);  // a block per row of C
+    if (t.tile > 0) {                      // a block per tile of C
+      const std::string tiles = std::to_string((n + t.tile - 1) / t.tile);
+      grid = tiles + "x" + tiles;
+    }
+    const dim3 block = t.kernel().block;
+    const std::string threads = block.y > 1
+                                    ? std::to_string(block.x) + "x" + std::to_string(block.y)
+                                    : std::to_string(block.x);
+    variants.push_back(
+        {t.title, "<<<" + grid + ", " + threads + ">>>",
+         [&, launch = t.launcher](cudaStream_t s) { launch(in, d_c.data(), n, n, n, s); }, true});
+  }
 
   // The popcount ceiling at the SM clock measured now, from the per-CC table in common.
   const cudalab::Ceilings ceilings = cudalab::device_ceilings();

@@ -3,7 +3,8 @@
  * @file technique_tests.hpp
  * @brief Tests registered once per technique of a lab's table (a `kTechniques` array in the
  * lab's header whose entries have a `name`), with ::testing::RegisterTest: the names, value
- * parameters and fixtures that TEST_F or TEST_P with INSTANTIATE_TEST_SUITE_P would give.
+ * parameters and fixtures that TEST_F or TEST_P with INSTANTIATE_TEST_SUITE_P would give; and
+ * an entry of such a table by its name (technique_named()).
  *
  * A lab's grader wraps register_for_each() as for_each_technique("Suite.{}Case", body, __FILE__,
  * __LINE__) over its own table: the instructors' contract check and tests/tools/test_bar_keys.py
@@ -33,6 +34,18 @@ inline std::string camel_case(const char* name) {
     upper = false;
   }
   return out;
+}
+
+/// The entry of @p table named @p name (a failure, and the first entry, where none is);
+/// @p table_name names the table in that message, e.g. "lab08::kTechniques".
+template <class Technique, std::size_t N>
+const Technique& technique_named(const Technique (&table)[N], const std::string& name,
+                                 const char* table_name) {
+  for (const Technique& t : table) {
+    if (name == t.name) return t;
+  }
+  ADD_FAILURE() << "no technique of " << table_name << " is named " << name;
+  return table[0];
 }
 
 /// A test whose body is a function of its fixture (registered by ::testing::RegisterTest).

@@ -40,11 +40,7 @@ using cudalab::testing::GraphRules;
 
 /// The technique of lab08::kTechniques named @p name.
 inline const lab08::Technique& technique(const std::string& name) {
-  for (const lab08::Technique& t : lab08::kTechniques) {
-    if (name == t.name) return t;
-  }
-  ADD_FAILURE() << "no technique of lab08::kTechniques is named " << name;
-  return lab08::kTechniques[0];
+  return cudalab::kit::technique_named(lab08::kTechniques, name, "lab08::kTechniques");
 }
 
 /// The popcount table technique @p t counts with (upload_popcount_table()), or no buffer
