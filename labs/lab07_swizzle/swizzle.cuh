@@ -2,7 +2,8 @@
 /**
  * @file swizzle.cuh
  * @brief Lab 07 interface: the XOR swizzle of a 32 x 32 tile (conflict-free columns without
- *        spending memory) and the float4 interleave, used in a float4 tile transpose.
+ *        spending memory) and the float4 interleave, used in a float4 tile transpose, and the
+ *        table of its float4 layouts (lab07::kTechniques).
  *
  * Contract: swizzled_col() permutes the columns of every row (of a tile of any height) so
  * that 32 consecutive rows store any column in 32 different banks; vec4_slot() does the same
@@ -112,5 +113,31 @@ extern template cudalab::KernelInfo vec4_kernel<InterleavedVec4>();
 extern template cudalab::KernelInfo vec4_kernel<PlainVec4>();
 extern template cudalab::KernelInfo vec4_kernel<MirroredVec4>();
 extern template cudalab::KernelInfo vec4_kernel<ProbeVec4>();
+
+// ---------------------------------------------------------------------------
+// The float4 tile transposes in one table (the demo's rows): one kernel, two float4 layouts
+// ---------------------------------------------------------------------------
+
+/// A launcher of the table: vec4_transpose() with one float4 layout.
+using Vec4Launcher = void (*)(const float* d_in, float* d_out, int rows, int cols,
+                              cudaStream_t stream);
+
+/// One float4 layout of the float4 transpose's tile: what the demo times. Both take the problems
+/// vec4_transpose() takes. The swizzled transpose and matmul are not here (one scalar layout for
+/// two kernels, each timed against its conflicting kernel); MirroredVec4 and ProbeVec4 are the
+/// grader's probes of the kernel's use of its layout, not ways to lay out the tile.
+struct Technique {
+  const char* name;       ///< its layout (PlainVec4, InterleavedVec4): "plain", "interleaved"
+  const char* title;      ///< its row in the demo's table
+  Vec4Launcher launcher;  ///< vec4_transpose() with that layout
+  cudalab::KernelInfo (*kernel)();  ///< the kernel its launcher runs: vec4_kernel() of that layout
+};
+
+/// The given plain layout (an 8-way conflict down a column), then the interleaved one.
+inline constexpr Technique kTechniques[] = {
+    {"plain", "float4, plain", vec4_transpose<PlainVec4>, vec4_kernel<PlainVec4>},
+    {"interleaved", "float4, interleaved", vec4_transpose<InterleavedVec4>,
+     vec4_kernel<InterleavedVec4>},
+};
 
 }  // namespace lab07
