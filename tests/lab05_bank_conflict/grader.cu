@@ -12,6 +12,7 @@
 
 #include "bank_conflict.cuh"
 #include "common/kit.cuh"
+#include "common/technique_tests.hpp"
 #include "cudalab/bank_model.hpp"
 #include "cudalab/bench.cuh"
 #include "cudalab/ceilings.cuh"
@@ -285,9 +286,19 @@ int seeded_steps() {
   return kChainSteps + std::uniform_int_distribution<int>(1, 31)(rng);  // final words vary
 }
 
-void expect_chain_ends(lab05::Microbench which, const lab05::MicrobenchResult& r, int steps,
-                       const char* name) {
-  const auto expected = lab05::expected_final_words(which, steps);
+/// The name of @p t's kernel, for messages.
+const char* kernel_name(const lab05::Technique& t) {
+  return t.kernel().name;
+}
+
+/// The technique of lab05::kTechniques named @p name.
+const lab05::Technique& technique(const std::string& name) {
+  return cudalab::kit::technique_named(lab05::kTechniques, name, "lab05::kTechniques");
+}
+
+void expect_chain_ends(const lab05::Technique& t, const lab05::MicrobenchResult& r, int steps) {
+  const char* name = kernel_name(t);
+  const auto expected = lab05::expected_final_words(t.which, steps);
   for (int lane = 0; lane < 32; ++lane) {
     ASSERT_EQ(r.final_word[static_cast<std::size_t>(lane)],
               expected[static_cast<std::size_t>(lane)])
@@ -298,36 +309,26 @@ void expect_chain_ends(lab05::Microbench which, const lab05::MicrobenchResult& r
   EXPECT_GT(r.cycles_per_access, 0.0) << name << ": no time was recorded";
 }
 
-/// The name of the microbenchmark's kernel for @p which, for messages.
-const char* kernel_name(lab05::Microbench which) {
-  return lab05::microbench_kernel(which).name;
-}
-
 TEST(MicrobenchGpu, ChainsEndOnTheExpectedWords) {
   CUDALAB_REQUIRE_GPU();
   const int steps = seeded_steps();
-  expect_chain_ends(lab05::Microbench::ConflictFree,
-                    lab05::run_microbench(lab05::Microbench::ConflictFree, steps, 1), steps,
-                    kernel_name(lab05::Microbench::ConflictFree));
-  expect_chain_ends(lab05::Microbench::AllConflict,
-                    lab05::run_microbench(lab05::Microbench::AllConflict, steps, 1), steps,
-                    kernel_name(lab05::Microbench::AllConflict));
+  for (const lab05::Technique& t : lab05::kTechniques) {
+    expect_chain_ends(t, lab05::run_microbench(t.which, steps, 1), steps);
+  }
 }
 
 /// One microbenchmark launch captured from the given launcher: the graph must hold exactly
-/// the student's kernel for @p which.
+/// the student's kernel for @p t.
 struct CapturedBench {
   cudalab::DeviceBuffer<long long> d_cycles{32};
   cudalab::DeviceBuffer<int> d_final{32};
   std::unique_ptr<cudalab::testing::CapturedWork> cap;
 };
 
-std::unique_ptr<CapturedBench> capture_bench(lab05::Microbench which, int steps) {
+std::unique_ptr<CapturedBench> capture_bench(const lab05::Technique& t, int steps) {
   auto b = std::make_unique<CapturedBench>();
-  b->cap = std::make_unique<cudalab::testing::CapturedWork>(
-      cudalab::testing::CapturedWork::capture([&](cudaStream_t s) {
-        lab05::launch_microbench(which, steps, b->d_cycles.data(), b->d_final.data(), s);
-      }));
+  b->cap = std::make_unique<cudalab::testing::CapturedWork>(cudalab::testing::CapturedWork::capture(
+      [&](cudaStream_t s) { t.launcher(steps, b->d_cycles.data(), b->d_final.data(), s); }));
   return b;
 }
 
@@ -349,16 +350,15 @@ lab05::MicrobenchResult replay(CapturedBench& b, int steps) {
 TEST(MicrobenchGpu, CapturedKernelsChainTwice) {
   CUDALAB_REQUIRE_GPU();
   const int steps = seeded_steps();
-  for (const auto which : {lab05::Microbench::ConflictFree, lab05::Microbench::AllConflict}) {
-    const cudalab::testing::GraphRules rules =
-        cudalab::kit::only_kernel(lab05::microbench_kernel(which));
+  for (const lab05::Technique& t : lab05::kTechniques) {
+    const cudalab::testing::GraphRules rules = cudalab::kit::only_kernel(t.kernel());
     // Two step counts: two captures, each replayed twice with poisoned outputs and
     // poisoned shared memory (the kernel must fill its array itself, every launch).
     for (const int n : {steps, steps + 7}) {
-      const auto b = capture_bench(which, n);
+      const auto b = capture_bench(t, n);
       ASSERT_TRUE(b->cap->holds_only(rules));
       for (int rep = 0; rep < 2; ++rep) {
-        expect_chain_ends(which, replay(*b, n), n, kernel_name(which));
+        expect_chain_ends(t, replay(*b, n), n);
         if (HasFatalFailure()) return;
       }
     }
@@ -372,8 +372,9 @@ TEST(MicrobenchGpu, LaunchersRejectBadStepsCountsAndPointers) {
   CUDALAB_REQUIRE_GPU();
   cudalab::DeviceBuffer<long long> d_cycles(32);
   cudalab::DeviceBuffer<int> d_final(32);
-  for (const auto which : {lab05::Microbench::ConflictFree, lab05::Microbench::AllConflict}) {
-    SCOPED_TRACE(kernel_name(which));
+  for (const lab05::Technique& t : lab05::kTechniques) {
+    const lab05::Microbench which = t.which;
+    SCOPED_TRACE(kernel_name(t));
     for (const int steps : {0, -1, -4096}) {
       EXPECT_THROW(lab05::launch_microbench(which, steps, d_cycles.data(), d_final.data()),
                    std::invalid_argument)
@@ -395,8 +396,8 @@ TEST(MicrobenchGpu, LaunchersRejectBadStepsCountsAndPointers) {
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << "a rejected call launched a failing kernel";
   // Valid calls right after still chain.
   const int steps = seeded_steps();
-  for (const auto which : {lab05::Microbench::ConflictFree, lab05::Microbench::AllConflict}) {
-    expect_chain_ends(which, lab05::run_microbench(which, steps, 1), steps, kernel_name(which));
+  for (const lab05::Technique& t : lab05::kTechniques) {
+    expect_chain_ends(t, lab05::run_microbench(t.which, steps, 1), steps);
   }
 }
 
@@ -407,12 +408,12 @@ TEST(MicrobenchPerf, AllConflictIsSlowerByTheThreshold) {
   CUDALAB_REQUIRE_GPU();
   const cudalab::AloneOnGpu alone;  // clock64 counts every cycle, another context's too
   const int steps = seeded_steps();
-  const auto free_run = lab05::run_microbench(lab05::Microbench::ConflictFree, steps, 5);
-  const auto worst_run = lab05::run_microbench(lab05::Microbench::AllConflict, steps, 5);
-  expect_chain_ends(lab05::Microbench::ConflictFree, free_run, steps,
-                    kernel_name(lab05::Microbench::ConflictFree));
-  expect_chain_ends(lab05::Microbench::AllConflict, worst_run, steps,
-                    kernel_name(lab05::Microbench::AllConflict));
+  const lab05::Technique& free_t = technique("conflict_free");
+  const lab05::Technique& worst_t = technique("all_conflict");
+  const auto free_run = lab05::run_microbench(free_t.which, steps, 5);
+  const auto worst_run = lab05::run_microbench(worst_t.which, steps, 5);
+  expect_chain_ends(free_t, free_run, steps);
+  expect_chain_ends(worst_t, worst_run, steps);
   if (HasFailure()) return;  // no speed verdict for a wrong kernel
   const bank::MeterCalibration cal = bank::calibrate_meter();
   cudalab::testing::record_measurement("conflict_free_cycles", free_run.cycles_per_access,
@@ -444,28 +445,29 @@ TEST(MicrobenchPerf, EveryLaneReportsPlausibleCyclesPerLoad) {
   CUDALAB_REQUIRE_GPU();
   const cudalab::AloneOnGpu alone;  // clock64 counts every cycle, another context's too
   const int steps = seeded_steps();
-  for (const auto which : {lab05::Microbench::ConflictFree, lab05::Microbench::AllConflict}) {
-    const double ceiling = which == lab05::Microbench::ConflictFree
+  for (const lab05::Technique& t : lab05::kTechniques) {
+    const char* name = kernel_name(t);
+    const double ceiling = t.which == lab05::Microbench::ConflictFree
                                ? kMaxConflictFreeCyclesPerAccess
                                : kMaxAllConflictCyclesPerAccess;
-    const auto b = capture_bench(which, steps);
-    ASSERT_TRUE(b->cap->holds_only(cudalab::kit::only_kernel(lab05::microbench_kernel(which))));
+    const auto b = capture_bench(t, steps);
+    ASSERT_TRUE(b->cap->holds_only(cudalab::kit::only_kernel(t.kernel())));
     const lab05::MicrobenchResult r = replay(*b, steps);
-    expect_chain_ends(which, r, steps, kernel_name(which));
+    expect_chain_ends(t, r, steps);
     if (HasFailure()) return;  // no verdict on the cycles of a wrong chase
     std::array<long long, 32> cycles{};
     b->d_cycles.download(cycles.data());
-    cudalab::testing::record_measurement(std::string(kernel_name(which)) + "_lane0_cycles_per_load",
+    cudalab::testing::record_measurement(std::string(name) + "_lane0_cycles_per_load",
                                          double(cycles[0]) / steps, "cycles");
     std::printf(
         "[ CYCLES   ] %-21s lane 0: %.2f cycles per dependent load (%d steps), "
         "plausible: %.0f .. %.0f\n",
-        kernel_name(which), double(cycles[0]) / steps, steps, kMinCyclesPerAccess, ceiling);
+        name, double(cycles[0]) / steps, steps, kMinCyclesPerAccess, ceiling);
     for (int lane = 0; lane < 32; ++lane) {
       const double per_load = double(cycles[std::size_t(lane)]) / steps;
       EXPECT_TRUE(per_load >= kMinCyclesPerAccess && per_load <= ceiling)
-          << kernel_name(which) << ": lane " << lane << " reports " << cycles[std::size_t(lane)]
-          << " cycles for " << steps << " dependent loads = " << per_load
+          << name << ": lane " << lane << " reports " << cycles[std::size_t(lane)] << " cycles for "
+          << steps << " dependent loads = " << per_load
           << " cycles per load; a dependent shared load takes at least " << kMinCyclesPerAccess
           << " (about 30 on an H100) and this kernel at most " << ceiling
           << ". Store the loop's cycles (clock64() after the loop minus before it), not one "
@@ -489,17 +491,16 @@ struct FreshBenches {
   };
   std::vector<Run> runs;
   std::size_t next = 0;
-  FreshBenches(lab05::Microbench which, int base, int count) {
+  FreshBenches(const lab05::Technique& t, int base, int count) {
     std::vector<int> offsets(64);
     std::iota(offsets.begin(), offsets.end(), 0);
     std::random_device rd;
     std::shuffle(offsets.begin(), offsets.end(), std::mt19937(rd()));
-    const cudalab::testing::GraphRules rules =
-        cudalab::kit::only_kernel(lab05::microbench_kernel(which));
+    const cudalab::testing::GraphRules rules = cudalab::kit::only_kernel(t.kernel());
     for (int i = 0; i < count; ++i) {
       const int steps = base + offsets.at(std::size_t(i));
-      Run r{steps, capture_bench(which, steps)};
-      EXPECT_TRUE(r.bench->cap->holds_only(rules)) << kernel_name(which);
+      Run r{steps, capture_bench(t, steps)};
+      EXPECT_TRUE(r.bench->cap->holds_only(rules)) << kernel_name(t);
       cudalab::testing::poison(r.bench->d_cycles.data(), r.bench->d_cycles.bytes());
       cudalab::testing::poison(r.bench->d_final.data(), r.bench->d_final.bytes());
       runs.push_back(std::move(r));
@@ -510,7 +511,7 @@ struct FreshBenches {
     return [this](cudaStream_t s) { runs.at(next++).bench->cap->launch(s); };
   }
   /// Every launch that ran ended its chains where its own step count says.
-  void expect_chains_end(lab05::Microbench which) const {
+  void expect_chains_end(const lab05::Technique& t) const {
     for (std::size_t i = 0; i < next; ++i) {
       lab05::MicrobenchResult r;
       std::array<long long, 32> cycles{};
@@ -519,7 +520,7 @@ struct FreshBenches {
       r.cycles_per_access = static_cast<double>(cycles[0]) / runs[i].steps;
       SCOPED_TRACE("timing run " + std::to_string(i) + " (" + std::to_string(runs[i].steps) +
                    " steps)");
-      expect_chain_ends(which, r, runs[i].steps, kernel_name(which));
+      expect_chain_ends(t, r, runs[i].steps);
       if (::testing::Test::HasFatalFailure()) return;
     }
   }
@@ -533,23 +534,23 @@ TEST(MicrobenchPerf, KernelDurationsConfirmTheSlowdown) {
   CUDALAB_REQUIRE_GPU();
   const cudalab::AloneOnGpu alone;       // clock64 counts every cycle, another context's too
   const int steps = 4 * seeded_steps();  // long chains: the chase dominates the launch
-  const auto free_b = capture_bench(lab05::Microbench::ConflictFree, steps);
-  const auto worst_b = capture_bench(lab05::Microbench::AllConflict, steps);
+  const lab05::Technique& free_t = technique("conflict_free");
+  const lab05::Technique& worst_t = technique("all_conflict");
+  const auto free_b = capture_bench(free_t, steps);
+  const auto worst_b = capture_bench(worst_t, steps);
   cudalab::BenchOptions opts;
   opts.flush_l2 = false;  // shared memory only
-  FreshBenches free_runs(lab05::Microbench::ConflictFree, steps, opts.warmup + opts.reps);
-  FreshBenches worst_runs(lab05::Microbench::AllConflict, steps, opts.warmup + opts.reps);
+  FreshBenches free_runs(free_t, steps, opts.warmup + opts.reps);
+  FreshBenches worst_runs(worst_t, steps, opts.warmup + opts.reps);
   if (HasFailure()) return;
   const cudalab::Comparison cmp = cudalab::compare(free_runs.work(), worst_runs.work(), opts);
   CUDA_CHECK(cudaDeviceSynchronize());
-  free_runs.expect_chains_end(lab05::Microbench::ConflictFree);
-  worst_runs.expect_chains_end(lab05::Microbench::AllConflict);
+  free_runs.expect_chains_end(free_t);
+  worst_runs.expect_chains_end(worst_t);
   const lab05::MicrobenchResult free_r = replay(*free_b, steps);
   const lab05::MicrobenchResult worst_r = replay(*worst_b, steps);
-  expect_chain_ends(lab05::Microbench::ConflictFree, free_r, steps,
-                    kernel_name(lab05::Microbench::ConflictFree));
-  expect_chain_ends(lab05::Microbench::AllConflict, worst_r, steps,
-                    kernel_name(lab05::Microbench::AllConflict));
+  expect_chain_ends(free_t, free_r, steps);
+  expect_chain_ends(worst_t, worst_r, steps);
   if (HasFailure()) return;
   // cycles / peak clock is the shortest time those cycles can take.
   const double max_mhz = cudalab::device_ceilings().max_clock_mhz;
@@ -576,26 +577,26 @@ TEST(DegreeVsMeterPerf, MeterOnYourKernelsPatterns) {
   CUDALAB_REQUIRE_GPU();
   const cudalab::AloneOnGpu alone;  // clock64 counts every cycle, another context's too
   const int steps = seeded_steps();
-  for (const auto which : {lab05::Microbench::ConflictFree, lab05::Microbench::AllConflict}) {
-    const auto b = capture_bench(which, steps);
+  for (const lab05::Technique& t : lab05::kTechniques) {
+    const char* name = kernel_name(t);
+    const auto b = capture_bench(t, steps);
     const lab05::MicrobenchResult r = replay(*b, steps);
     Words walked{};
     for (int lane = 0; lane < 32; ++lane) {
       const std::int64_t f = r.final_word[static_cast<std::size_t>(lane)];
       ASSERT_TRUE(f >= 0 && f < lab05::kWords)
-          << kernel_name(which) << ": lane " << lane << " ended on word " << f;
+          << name << ": lane " << lane << " ended on word " << f;
       const std::int64_t shift = (std::int64_t{bank::kNumBanks} * steps) % lab05::kWords;
       walked[static_cast<std::size_t>(lane)] =
           ((f - shift) % lab05::kWords + lab05::kWords) % lab05::kWords;
     }
-    const int intended = which == lab05::Microbench::ConflictFree ? 1 : 32;
+    const int intended = t.degree;
     const bank::MeterReading m = bank::measure_word_pattern(walked);
-    cudalab::testing::record_measurement(std::string(kernel_name(which)) + "_measured_degree",
-                                         m.degree, "way");
-    std::printf("[ METER    ] %-21s walked %s: measured %.2f-way, intended %d-way\n",
-                kernel_name(which), describe_words(walked).c_str(), m.degree, intended);
+    cudalab::testing::record_measurement(std::string(name) + "_measured_degree", m.degree, "way");
+    std::printf("[ METER    ] %-21s walked %s: measured %.2f-way, intended %d-way\n", name,
+                describe_words(walked).c_str(), m.degree, intended);
     EXPECT_TRUE(bank::degree_matches(m.degree, intended))
-        << kernel_name(which) << ": the pattern your kernel walked measures " << m.degree
+        << name << ": the pattern your kernel walked measures " << m.degree
         << "-way, the microbenchmark must be " << intended << "-way";
   }
 }
@@ -637,26 +638,24 @@ TEST(MicrobenchProfiler, WavefrontsPerLoadMatchTheModel) {
   CUDALAB_REQUIRE_GPU();
   const std::string wavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
   const std::string loads = "smsp__sass_inst_executed_op_shared_ld.sum";
-  const cudalab::testing::NcuRun run =
-      cudalab::testing::run_ncu({wavefronts, loads},
-                                std::string(kernel_name(lab05::Microbench::ConflictFree)) + "|" +
-                                    kernel_name(lab05::Microbench::AllConflict),
-                                "MicrobenchGpu.ChainsEndOnTheExpectedWords");
+  const lab05::Technique& free_t = technique("conflict_free");
+  const lab05::Technique& worst_t = technique("all_conflict");
+  const cudalab::testing::NcuRun run = cudalab::testing::run_ncu(
+      {wavefronts, loads}, std::string(kernel_name(free_t)) + "|" + kernel_name(worst_t),
+      "MicrobenchGpu.ChainsEndOnTheExpectedWords");
   if (!run.available) GTEST_SKIP() << run.skip_reason;
   ASSERT_EQ(run.exit_code, 0) << cudalab::testing::excerpt(run.output);
   int seen = 0;
   for (const auto& k : run.kernels) {
-    const bool worst =
-        k.name.find(kernel_name(lab05::Microbench::AllConflict)) != std::string::npos;
-    const int model = lab05::conflict_degree(bank::from_word_indices(lab05::start_words(
-        worst ? lab05::Microbench::AllConflict : lab05::Microbench::ConflictFree)));
+    const bool worst = k.name.find(kernel_name(worst_t)) != std::string::npos;
+    const lab05::Technique& t = worst ? worst_t : free_t;
+    const int model = lab05::conflict_degree(bank::from_word_indices(lab05::start_words(t.which)));
     const auto w = k.values.find(wavefronts), l = k.values.find(loads);
     ASSERT_TRUE(w != k.values.end() && l != k.values.end() && l->second > 0)
         << k.name << ": metrics missing in the ncu report";
     const double per_load = w->second / l->second;
-    cudalab::testing::record_measurement(
-        worst ? "all_conflict_wavefronts_per_load" : "conflict_free_wavefronts_per_load", per_load,
-        "wavefronts");
+    cudalab::testing::record_measurement(std::string(t.name) + "_wavefronts_per_load", per_load,
+                                         "wavefronts");
     // The chain dominates: steps loads of `model` wavefronts each (the fill is stores).
     EXPECT_NEAR(per_load, model, 0.1 * model + 0.1)
         << k.name << ": ncu counts " << per_load << " wavefronts per shared load, your model says "
