@@ -2,7 +2,8 @@
 /**
  * @file bank_conflict.cuh
  * @brief Lab 05 interface: the bank-conflict model on the host, and two shared-memory
- * microbenchmarks (conflict-free and 32-way) timed with clock64() on the GPU.
+ * microbenchmarks (conflict-free and 32-way) timed with clock64() on the GPU, and the table of
+ * the two (lab05::kTechniques).
  *
  * Requests are described with cudalab::bank::WarpRequest (cudalab/bank_model.hpp): each
  * lane's byte address, the active-lane mask and the access width (4, 8 or 16 bytes).
@@ -87,5 +88,46 @@ cudalab::KernelInfo microbench_kernel(Microbench which);
  * @throws std::invalid_argument for steps < 1 or launches < 1
  */
 MicrobenchResult run_microbench(Microbench which, int steps, int launches = 3);
+
+// ---------------------------------------------------------------------------
+// The two microbenchmarks in one table (the demo's rows, the grader's tests and race)
+// ---------------------------------------------------------------------------
+
+/// A microbenchmark launcher of the table: launch_microbench()'s arguments after @p which.
+using MicrobenchLauncher = void (*)(int steps, long long* d_cycles, int* d_final_word,
+                                    cudaStream_t stream);
+
+/// One microbenchmark: the same chase of dependent shared loads from another pattern of start
+/// words, what the demo times and the grader checks of it (the 32-way one is raced against the
+/// conflict-free one). The model, conflict_degree(), is not here: it predicts both.
+struct Technique {
+  const char* name;  ///< in measurement names: "conflict_free", "all_conflict"
+  Microbench which;  ///< its argument to start_words(), expected_final_words(), run_microbench()
+  MicrobenchLauncher launcher;      ///< launch_microbench() for which
+  cudalab::KernelInfo (*kernel)();  ///< microbench_kernel() for which: the kernel it runs
+  int degree;  ///< the conflict degree of its requests: 1 (32 banks), 32 (32 words of bank 0)
+};
+
+namespace detail {
+/// launch_microbench() for @p W, as a MicrobenchLauncher.
+template <Microbench W>
+void launch_microbench_of(int steps, long long* d_cycles, int* d_final_word, cudaStream_t stream) {
+  launch_microbench(W, steps, d_cycles, d_final_word, stream);
+}
+/// microbench_kernel() for @p W.
+template <Microbench W>
+cudalab::KernelInfo microbench_kernel_of() {
+  return microbench_kernel(W);
+}
+}  // namespace detail
+
+/// The conflict-free microbenchmark, then the 32-way one.
+inline constexpr Technique kTechniques[] = {
+    {"conflict_free", Microbench::ConflictFree,
+     detail::launch_microbench_of<Microbench::ConflictFree>,
+     detail::microbench_kernel_of<Microbench::ConflictFree>, 1},
+    {"all_conflict", Microbench::AllConflict, detail::launch_microbench_of<Microbench::AllConflict>,
+     detail::microbench_kernel_of<Microbench::AllConflict>, 32},
+};
 
 }  // namespace lab05

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lab 05 demo: bank diagrams of the lab's access patterns with your model's verdict,
-// the measured degree of each pattern, and the two microbenchmarks.
+// the measured degree of each pattern, and the two microbenchmarks (lab05::kTechniques).
 #include <array>
 #include <cstdint>
 #include <iostream>
@@ -84,13 +84,12 @@ int run(const cudalab::DemoOptions& opt) {
   cudalab::Table bench({"microbenchmark", "steps", "cycles/access", "measured degree", "chain"});
   const bank::MeterCalibration cal = bank::calibrate_meter();
   std::vector<double> cycles;
-  for (const auto which : {lab05::Microbench::ConflictFree, lab05::Microbench::AllConflict}) {
-    const auto r = lab05::run_microbench(which, opt.size, opt.reps);
-    const bool ok = r.final_word == lab05::expected_final_words(which, opt.size);
+  for (const lab05::Technique& t : lab05::kTechniques) {  // conflict-free, then 32-way
+    const auto r = lab05::run_microbench(t.which, opt.size, opt.reps);
+    const bool ok = r.final_word == lab05::expected_final_words(t.which, opt.size);
     if (opt.check && !ok) status = 1;
     cycles.push_back(r.cycles_per_access);
-    const bool free = which == lab05::Microbench::ConflictFree;
-    bench.add_row({free ? "conflict_free_kernel" : "all_conflict_kernel", std::to_string(opt.size),
+    bench.add_row({t.kernel().name, std::to_string(opt.size),
                    cudalab::fixed(r.cycles_per_access, 2),
                    cudalab::fixed(bank::degree_from_cycles(r.cycles_per_access, cal), 2),
                    ok ? "ok" : "WRONG"});
