@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Grader of lab 01: 2-D indexing with a bounds check, grid size, checked launch.
-//
-// Every graded launch is captured from the stream it is given (cudalab/graph_capture.cuh):
-// the graph may hold add_one_kernel and nothing else. The captured graph is then replayed on
-// two different data sets behind the same pointer, after the shared memory of every SM was
-// filled with NaN.
+// Grader of lab 01, add_one_kernel.cu: 2-D indexing with a bounds check. The kernel adds one to
+// float data on every test shape with every block shape at its edges, through one captured graph
+// replayed on two data sets, and writes nothing past the end; its flat index holds past 2^31
+// elements; its bandwidth is a share of a device-to-device copy. grid_for() and the launch are
+// add_one_launch_test.cu's; helpers in hello_addone_grading.cuh.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -13,82 +12,36 @@
 #include <utility>
 #include <vector>
 
-#include "add_one.cuh"
-#include "common/kit.cuh"
 #include "cudalab/ceilings.cuh"
 #include "cudalab/check.cuh"
 #include "cudalab/device_buffer.cuh"
 #include "cudalab/grading.hpp"
-#include "cudalab/graph_capture.cuh"
 #include "cudalab/testing.hpp"
+#include "hello_addone_grading.cuh"
 
 namespace {
 
+using cudalab::kit::shape_name;
 using cudalab::testing::CapturedWork;
-using cudalab::testing::GraphRules;
+using lab01_grading::add_one_rules;
+using lab01_grading::capture_add_one;
+using lab01_grading::dims;
+using lab01_grading::kShapes;
+using lab01_grading::Shape;
 
 constexpr int kPerfRows = 8192;  // 8192 x 8192 floats = 256 MiB, far beyond the L2
 constexpr int kPerfCols = 8192;
 constexpr unsigned kPerfBlockX = 32;
 constexpr unsigned kPerfBlockY = 8;
 
-using Shape = cudalab::kit::Extent;
-using cudalab::kit::shape_name;
-
-std::string dims(dim3 d) {
-  return std::to_string(d.x) + "x" + std::to_string(d.y);
-}
-
-const Shape kShapes[] = {{1, 1},    {5, 5},    {1, 100000}, {100000, 1},
-                         {4097, 3}, {3, 4097}, {33, 65},    {1000, 1000}};
-
 // The block shapes add_one accepts, at their edges (one thread, 1024 threads along x, along y
 // and square), and two ordinary ones.
 const dim3 kBlocks[] = {dim3(1, 1),   dim3(1024, 1), dim3(1, 1024),
                         dim3(32, 32), dim3(16, 16),  dim3(7, 5)};
 
-/// What the graph captured from add_one(rows, cols, block) may hold: add_one_kernel, nothing
-/// else, launched as the interface says: the requested block, the smallest grid covering
-/// cols (x) by rows (y) (the test's own count, not grid_for()), no dynamic shared memory.
-GraphRules add_one_rules(int rows, int cols, dim3 block) {
-  const cudalab::KernelInfo kernel = lab01::add_one_kernel_info();
-  GraphRules r = cudalab::kit::only_kernel(kernel);
-  const dim3 grid((unsigned(cols) + block.x - 1) / block.x,
-                  (unsigned(rows) + block.y - 1) / block.y);
-  r.expect_launch(kernel.name, grid, block, 0u,
-                  "grid_for(rows, cols, block) blocks of the requested block");
-  return r;
-}
-
 /// The grid the shape needs in y with this block (the test's own count, not grid_for()).
 long long blocks_in_y(int rows, dim3 block) {
   return (static_cast<long long>(rows) + block.y - 1) / block.y;
-}
-
-/// Captures add_one(d_data, rows, cols, block) and checks what the graph holds.
-CapturedWork capture_add_one(float* d_data, int rows, int cols, dim3 block) {
-  return CapturedWork::capture(
-      [&](cudaStream_t s) { lab01::add_one(d_data, rows, cols, block, s); });
-}
-
-// ---------------------------------------------------------------------------
-// grid_for (CPU): the grid covers the matrix and is not larger than needed.
-// ---------------------------------------------------------------------------
-TEST(GridForCpu, CoversEachTestShapeWithoutSpareBlocks) {
-  const dim3 blocks[] = {dim3(16, 16), dim3(32, 8),   dim3(7, 5),    dim3(256, 1),
-                         dim3(1, 1),   dim3(1024, 1), dim3(1, 1024), dim3(32, 32)};
-  for (const Shape s : kShapes) {
-    for (const dim3 b : blocks) {
-      const dim3 g = lab01::grid_for(s.rows, s.cols, b);
-      SCOPED_TRACE(std::to_string(s.rows) + "x" + std::to_string(s.cols) + " with block " +
-                   dims(b));
-      EXPECT_GE(std::size_t(g.x) * b.x, std::size_t(s.cols)) << "grid.x too small";
-      EXPECT_GE(std::size_t(g.y) * b.y, std::size_t(s.rows)) << "grid.y too small";
-      EXPECT_LT(std::size_t(g.x - 1) * b.x, std::size_t(s.cols)) << "grid.x has a spare block";
-      EXPECT_LT(std::size_t(g.y - 1) * b.y, std::size_t(s.rows)) << "grid.y has a spare block";
-      EXPECT_EQ(g.z, 1u);
-    }
-  }
 }
 
 // ---------------------------------------------------------------------------
@@ -238,64 +191,6 @@ TEST(AddOnePerf, BandwidthIsAShareOfDeviceCopy) {
   cudalab::testing::expect_possible(gbps, cudalab::device_ceilings().dram_gbps, "GB/s", what);
   cudalab::testing::expect_share(gbps, copy_gbps, "GB/s",
                                  what + " vs a device-to-device copy of the same bytes");
-}
-
-// ---------------------------------------------------------------------------
-// The launch check (GPU).
-// ---------------------------------------------------------------------------
-TEST(AddOneLaunchGpu, InvalidBlockIsReportedByAddOne) {
-  CUDALAB_REQUIRE_GPU();
-  cudalab::DeviceBuffer<float> d(64);
-  try {
-    lab01::add_one(d.data(), 8, 8, dim3(64, 32));  // 2048 threads > 1024 per block
-    FAIL() << "a block of 64x32 = 2048 threads was launched without an error being reported;"
-              " check the launch with CUDA_CHECK_LAST_LAUNCH()";
-  } catch (const cudalab::CudaError& e) {
-    // CUDA 12 reports cudaErrorInvalidConfiguration here, CUDA 13 cudaErrorInvalidValue.
-    EXPECT_TRUE(e.code() == cudaErrorInvalidConfiguration || e.code() == cudaErrorInvalidValue)
-        << "unexpected error for an oversized block: " << e.what();
-    EXPECT_NE(std::string(e.what()).find(cudaGetErrorName(e.code())), std::string::npos)
-        << "the message should name the error: " << e.what();
-  }
-}
-
-// Same buffers, new data: add_one called directly three times on one matrix with the same
-// pointer, sizes and block, new floats uploaded before each call: every call adds one to what
-// is there now (a launcher that skips a call it has seen leaves the new data unchanged).
-TEST(AddOneLaunchGpu, EveryCallAddsOneToTheDataThereNow) {
-  CUDALAB_REQUIRE_GPU();
-  const int rows = 33, cols = 65;
-  cudalab::DeviceBuffer<float> d(std::size_t(rows) * cols);
-  std::vector<float> h;
-  for (const dim3 block : {dim3(16, 16), dim3(32, 8)}) {
-    cudalab::kit::expect_fresh_results_on_same_buffers(
-        "add_one, block " + dims(block),
-        [&](int round) {
-          h = cudalab::random_matrix(rows, cols, cudalab::Fill::Uniform,
-                                     200 + 10 * std::uint64_t(block.y) + std::uint64_t(round));
-          d.upload(h);
-        },
-        [&](cudaStream_t s) { lab01::add_one(d.data(), rows, cols, block, s); },
-        [&](int) {
-          std::vector<float> expected = h;
-          for (auto& x : expected) x += 1.0f;
-          EXPECT_TRUE(cudalab::testing::matrices_match(expected, d.to_host(), rows, cols, 0.0));
-        });
-    if (HasFailure()) return;
-  }
-}
-
-TEST(AddOneLaunchGpu, RejectsNonPositiveSizes) {
-  CUDALAB_REQUIRE_GPU();
-  cudalab::DeviceBuffer<float> d(4);
-  EXPECT_THROW(lab01::add_one(d.data(), 0, 4, dim3(16, 16)), std::invalid_argument);
-  EXPECT_THROW(lab01::add_one(d.data(), 4, -1, dim3(16, 16)), std::invalid_argument);
-  // A valid launch right after must still work (no sticky error left behind).
-  d.upload(std::vector<float>{0.5f, -0.25f, 2.75f, -3.5f});
-  CapturedWork cap = capture_add_one(d.data(), 2, 2, dim3(16, 16));
-  ASSERT_TRUE(cap.holds_only(add_one_rules(2, 2, dim3(16, 16))));
-  cap.run();
-  EXPECT_EQ(d.to_host(), (std::vector<float>{1.5f, 0.75f, 3.75f, -2.5f}));
 }
 
 }  // namespace
