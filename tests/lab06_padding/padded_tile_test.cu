@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Grader of lab 06: the padded tile layout (CPU, bank model), the student's in-place tile-pair
-// transpose kernel and the given tile matmul run with the layout (GPU: captured on the
-// launcher's stream, poisoned shared memory, guards on both sides of the matrix, two data sets,
-// exact on ragged, single-tile and large square shapes with every transpose block shape, within
-// tolerance on floats, static shared memory, measured conflict degree, speed against the
-// conflicting kernels, sanitizers, Nsight Compute bank-conflict counters).
+// Grader of lab 06, padded_tile.cu: the padded tile layout on the CPU (every element its own word
+// of the padded tile, rows and columns conflict-free in the bank model), the given launchers'
+// argument checks, the student's in-place tile-pair transpose exact on ragged, single-tile and
+// large square shapes with every transpose block shape, the given tile matmul with the layout
+// exact on odd shapes and rectangles (within tolerance on floats) and on the edge shapes, the
+// kernels' static shared memory, the measured conflict degree of the layout's column and row
+// accesses, and the speed of both against the conflicting kernels. Their small runs, the
+// sanitizers and the Nsight Compute counters are padding_test.cu's; helpers in
+// padding_grading.cuh.
 #include <algorithm>
 #include <climits>
 #include <cstddef>
@@ -14,32 +17,19 @@
 #include <utility>
 #include <vector>
 
-#include "common/tile_grading.hpp"
-#include "padding.cuh"
+#include "padding_grading.cuh"
 
 namespace {
 
-using tile_grading::Lanes;
-using tile_grading::Shape;
+using lab06_grading::expect_in_place_ok;
+using lab06_grading::in_place_input;
+using lab06_grading::kTile;
+using lab06_grading::Lanes;
+using lab06_grading::padded_matmul;
+using lab06_grading::Shape;
 
-// ---------------------------------------------------------------------------
-// Thresholds of the counters (the speed bars, with their provenance, are the calibration's:
-// tests/calibration/nvidia-h200.tsv).
-// ---------------------------------------------------------------------------
-/// Nsight Compute bank conflicts per shared instruction: measured 0 for the padded
-/// kernels (the transpose then the given tile kernel), 11.6 (transpose) and 5.3 (matmul) for
-/// the conflicting ones.
-constexpr double kMaxConflictsPerInstruction = 0.05;
-constexpr double kMinBaselineConflictsPerInstruction = 2.0;
 /// Side of the square problems of the perf tests.
 constexpr int kPerfSize = 4096;
-
-constexpr int kTile = lab06::kTile;
-// What the captured graph of padded_transpose_in_place may hold: lab06::padded_transpose_kernel(),
-// the student's kernel, nothing else (not the given tile transpose with the padded layout, nor the
-// conflicting baseline, nor a copy); of padded_matmul: lab06::padded_matmul_kernel(), the given
-// tile matmul with the padded layout (named after the layout type, which only its instances
-// carry).
 
 /**
  * @brief The graded sizes of the in-place transpose, one test each; an instance with more than
@@ -59,10 +49,6 @@ std::string sizes_name(const ::testing::TestParamInfo<std::vector<int>>& info) {
   return name;
 }
 
-/// Sentinel elements on each side of the matrix in the correctness tests, and their value.
-constexpr std::size_t kGuard = 1024;
-constexpr float kSentinel = -12345.0f;
-
 /// Lane l accesses tile element at(l) = (row, col); returns each lane's word in the padded tile.
 template <typename At>
 Lanes padded_words(At at) {
@@ -72,93 +58,6 @@ Lanes padded_words(At at) {
     w[l] = lab06::padded_offset(row, col);
   }
   return w;
-}
-
-/// A random n x n input of data set @p set (uniform floats, from the per-run seed: a transpose
-/// moves them bit for bit). Never symmetric for n >= 2 (checked): a kernel that leaves the
-/// matrix as it is fails.
-std::vector<float> in_place_input(int n, int set) {
-  std::vector<float> h = tile_grading::transpose_input(n, n, set);
-  if (n >= 2 && h[1] == h[std::size_t(n)]) h[1] = h[std::size_t(n)] + 1.0f;
-  return h;
-}
-
-/**
- * @brief Whether d (kGuard sentinels, the n x n result, kGuard sentinels, as downloaded) holds
- * the transpose of @p in and untouched guards: the first wrong element by (row, col), expected
- * and got.
- */
-::testing::AssertionResult in_place_result_ok(const std::vector<float>& in,
-                                              const std::vector<float>& got, int n) {
-  const std::size_t count = std::size_t(n) * n;
-  for (std::size_t d = 1; d <= kGuard; ++d) {  // d elements before the start, past the end
-    const std::size_t before = kGuard - d;
-    const std::size_t after = kGuard + count + d - 1;
-    const bool early = !(got[before] == kSentinel);
-    if (early || !(got[after] == kSentinel)) {
-      return ::testing::AssertionFailure()
-             << "element " << d << (early ? " before the start" : " past the end") << " of the "
-             << n << "x" << n << " matrix was written (expected the sentinel " << kSentinel
-             << ", got " << got[early ? before : after] << "): missing edge guard?";
-    }
-  }
-  const std::vector<float> result(got.begin() + std::ptrdiff_t(kGuard),
-                                  got.begin() + std::ptrdiff_t(kGuard + count));
-  return cudalab::testing::matrices_match(tile_grading::host_transpose(in, n, n), result, n, n,
-                                          0.0);
-}
-
-/**
- * @brief padded_transpose_in_place on an n x n matrix with blocks of kTile x @p block_rows:
- * captured on its stream (only the student's kernel), then for two data sets the input with
- * kGuard sentinels on each side is uploaded, every SM's shared memory poisoned with NaN, the
- * graph replayed and the result compared with the host's transpose; then the launcher runs
- * directly twice more on the same buffer with new data (a launcher that skips a repeated call
- * fails).
- */
-void expect_in_place_ok(int n, int block_rows) {
-  namespace t = cudalab::testing;
-  const std::size_t count = std::size_t(n) * n;
-  cudalab::DeviceBuffer<float> d(count + 2 * kGuard);
-  float* d_matrix = d.data() + kGuard;
-  const tile_grading::Work work = [&](cudaStream_t s) {
-    lab06::padded_transpose_in_place(d_matrix, n, block_rows, s);
-  };
-  std::vector<float> h_in;
-  const auto load = [&](int set) {
-    h_in = in_place_input(n, set);
-    std::vector<float> h(count + 2 * kGuard, kSentinel);
-    std::copy(h_in.begin(), h_in.end(), h.begin() + std::ptrdiff_t(kGuard));
-    d.upload(h);
-  };
-  t::CapturedWork cap = t::CapturedWork::capture(work);
-  ASSERT_TRUE(cap.holds_only(tile_grading::only_kernel(lab06::padded_transpose_kernel())));
-  for (int set = 0; set < 2; ++set) {
-    SCOPED_TRACE("data set " + std::to_string(set) + " through the captured graph");
-    load(set);
-    t::poison_shared_memory();
-    CUDA_CHECK(cudaDeviceSynchronize());
-    cap.run();
-    ASSERT_TRUE(in_place_result_ok(h_in, d.to_host(), n));
-  }
-  cudalab::kit::expect_fresh_results_on_same_buffers(
-      "padded_transpose_in_place", [&](int set) { load(set); }, work,
-      [&](int) { ASSERT_TRUE(in_place_result_ok(h_in, d.to_host(), n)); }, 2);
-}
-
-/// A plain (uncaptured) run on an n x n matrix in an allocation of exactly its size, for the
-/// sanitizer and profiler re-runs.
-::testing::AssertionResult in_place_ok(int n, int block_rows) {
-  const auto h_in = in_place_input(n, 0);
-  cudalab::DeviceBuffer<float> d(h_in);
-  lab06::padded_transpose_in_place(d.data(), n, block_rows, nullptr);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  return cudalab::testing::matrices_match(tile_grading::host_transpose(h_in, n, n), d.to_host(), n,
-                                          n, 0.0);
-}
-
-void padded_matmul(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t s) {
-  lab06::padded_matmul(a, b, c, m, n, k, s);
 }
 
 // ---------------------------------------------------------------------------
@@ -289,28 +188,6 @@ TEST(GivenTileEdgesGpu, PaddedMatmulHandlesOneElementAndOneColumn) {
   }
 }
 
-// Every kernel of the lab, padded and conflicting, once on small odd shapes (the student's
-// in-place transpose on 100 x 100, the conflicting transpose on 100 x 70, the matmuls on
-// 100 x 70 x 90), and the student's transpose also on one element, a ragged tile pair and a
-// ragged T = 3 with the narrowest and the tallest block: what the sanitizer and profiler tests
-// re-run under their tools (each operand in its own allocation of exactly its size, so memcheck
-// sees an access past its end).
-TEST(SmallShapesGpu, PaddedAndConflictingKernelsAreExact) {
-  CUDALAB_REQUIRE_GPU();
-  EXPECT_TRUE(in_place_ok(100, lab06::kTransposeBlockRows)) << "padded transpose 100x100 in place";
-  EXPECT_TRUE(tile_grading::transpose_ok(tile_grading::conflicting_transpose, 100, 70))
-      << "conflicting transpose";
-  EXPECT_TRUE(tile_grading::matmul_ok(padded_matmul, {100, 70, 90})) << "padded matmul";
-  EXPECT_TRUE(tile_grading::matmul_ok(tile_grading::conflicting_matmul, {100, 70, 90}))
-      << "conflicting matmul";
-  for (const int n : {1, 33, 70}) {
-    for (const int block_rows : {1, kTile}) {
-      EXPECT_TRUE(in_place_ok(n, block_rows)) << "padded transpose " << n << "x" << n
-                                              << " in place, block " << kTile << "x" << block_rows;
-    }
-  }
-}
-
 // The tiles the kernels declare are the layout's, and they are padded: more words than the plain
 // 32 x 32 tile (padding spends memory; a tile of exactly 32 x 32 words is the unpadded one),
 // at most one spare word per row. The transpose kernel is the student's: it swaps a tile pair,
@@ -428,30 +305,6 @@ TEST(PaddedPerf, MatmulBeatsTheConflictingMatmul) {
   CUDALAB_REQUIRE_GPU();
   tile_grading::expect_matmul_speedup(padded_matmul, kPerfSize, "padded",
                                       lab06::padded_matmul_kernel());
-}
-
-// ---------------------------------------------------------------------------
-// compute-sanitizer over SmallShapesGpu: races (a missing __syncthreads()), out-of-bounds
-// accesses (a missing edge check), barrier misuse.
-// ---------------------------------------------------------------------------
-CUDALAB_SANITIZER_TEST(PaddedSanitizer, RacecheckIsClean, "racecheck", "SmallShapesGpu.*")
-CUDALAB_SANITIZER_TEST(PaddedSanitizer, MemcheckIsClean, "memcheck", "SmallShapesGpu.*")
-CUDALAB_SANITIZER_TEST(PaddedSanitizer, SynccheckIsClean, "synccheck", "SmallShapesGpu.*")
-
-// ---------------------------------------------------------------------------
-// Nsight Compute: bank conflicts per shared-memory instruction, padded vs conflicting.
-// ---------------------------------------------------------------------------
-// The student's transpose kernel against the conflicting tile transpose, the given matmul with
-// the padded layout against the conflicting matmul.
-TEST(PaddedProfiler, PaddedKernelsHaveNoBankConflicts) {
-  CUDALAB_REQUIRE_GPU();
-  const std::vector<tile_grading::ConflictComparison> kernels = {
-      {tile_grading::profiled(lab06::padded_transpose_kernel()),
-       tile_grading::profiled_tile_kernel(smem_tiles::kTileTransposeKernelName,
-                                          smem_tiles::conflicting_transpose_kernel())},
-      tile_grading::tile_matmul_comparison(lab06::padded_matmul_kernel())};
-  TILE_GRADING_EXPECT_FEW_CONFLICTS_IN(kernels, "SmallShapesGpu.*", kMaxConflictsPerInstruction,
-                                       kMinBaselineConflictsPerInstruction);
 }
 
 }  // namespace
