@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Lab 02 demo: the two naive kernels on a size x size problem, timed like the classic version
-// (variant, launch configuration, ms, GFLOP/s, speedup over the slowest variant).
+// Lab 02 demo: the two naive kernels of lab02::kTechniques on a size x size problem, timed like the
+// classic version (variant, launch configuration, ms, GFLOP/s, speedup over the slowest variant).
 #include <algorithm>
 #include <functional>
 #include <iostream>
@@ -50,18 +50,20 @@ int run(const cudalab::DemoOptions& opt) {
   const float* b = d_b.data();
   float* c = d_c.data();
 
+  // The techniques of the table: one block per row with 32 and 256 threads, one thread per
+  // element with the --block square, 32 x 8 and 1 x 32 blocks (1 x 32 puts a warp down a column
+  // of C: the same kernel, uncoalesced).
+  const std::vector<dim3> row_blocks = {dim3(32), dim3(256)};
+  const std::vector<dim3> element_blocks = {dim3(opt.block, opt.block), dim3(32, 8), dim3(1, 32)};
   std::vector<Variant> variants;
-  for (const int threads : {32, 256}) {
-    variants.push_back({"row per block", launch_text(dim3(n), dim3(threads)), [=](cudaStream_t s) {
-                          lab02::row_per_block_matmul(a, b, c, n, n, n, threads, s);
-                        }});
-  }
-  // 1 x 32 puts a warp down a column of C: the same kernel, uncoalesced.
-  for (const dim3 block : {dim3(opt.block, opt.block), dim3(32, 8), dim3(1, 32)}) {
-    variants.push_back(
-        {block.x == 1 ? "thread per element (x=1: uncoalesced)" : "thread per element",
-         launch_text(lab02::thread_per_element_grid(n, n, block), block),
-         [=](cudaStream_t s) { lab02::thread_per_element_matmul(a, b, c, n, n, n, block, s); }});
+  for (const lab02::Technique& x : lab02::kTechniques) {
+    for (const dim3 block : x.blocks_2d ? element_blocks : row_blocks) {
+      const dim3 grid = x.blocks_2d ? lab02::thread_per_element_grid(n, n, block) : dim3(n);
+      variants.push_back({x.title + std::string(block.x == 1 ? " (x=1: uncoalesced)" : ""),
+                          launch_text(grid, block), [=, launch = x.launcher](cudaStream_t s) {
+                            launch(a, b, c, n, n, n, block, s);
+                          }});
+    }
   }
 
   std::vector<cudalab::ReferenceRows> expected;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file naive_matmul.cuh
- * @brief Lab 02 interface: two naive matrix multiplications C = A * B, and coalescing.
+ * @brief Lab 02 interface: two naive matrix multiplications C = A * B, and coalescing, and the
+ * table of the two (lab02::kTechniques).
  *
  * Every matrix is row-major float in device memory:
  * - A is M x K, element (i, p) at a[i * K + p];
@@ -102,5 +103,42 @@ void check_matmul_args(const char* who, const float* d_a, const float* d_b, cons
                        int n, int k, dim3 block);
 
 }  // namespace detail
+
+// ---------------------------------------------------------------------------
+// The two naive matmuls in one table (the demo's rows, the grader's tests)
+// ---------------------------------------------------------------------------
+
+/// A naive matmul launcher of the table, with thread_per_element_matmul()'s arguments (one block
+/// per row takes a 1-D @p block, block.x threads; its adapter passes any other block on as 0
+/// threads, which row_per_block_matmul() refuses).
+using MatmulLauncher = void (*)(const float* d_a, const float* d_b, float* d_c, int m, int n, int k,
+                                dim3 block, cudaStream_t stream);
+
+/// One way to map the work of C = A * B to threads: what the demo times and the grader checks of
+/// it. The grader's uncoalesced baseline (x walks the rows) is not here: it is the grader's own
+/// kernel, not the lab's.
+struct Technique {
+  const char* name;  ///< in test names in CamelCase, as <name>.cu, <name>_matmul(): "row_per_block"
+  const char* title;                ///< its rows in the demo's table
+  MatmulLauncher launcher;          ///< C = A * B
+  cudalab::KernelInfo (*kernel)();  ///< the kernel its launcher runs
+  /// Whether it takes 2-D blocks, x over the columns of C and y over its rows, on the grid
+  /// thread_per_element_grid() (up to 65535 blocks in y: M up to 65535 * block.y); otherwise
+  /// 1-D blocks of block.x threads, one block per row of C (any M).
+  bool blocks_2d;
+};
+
+/// One block per row, then one thread per element.
+inline constexpr Technique kTechniques[] = {
+    {"row_per_block", "row per block",
+     [](const float* d_a, const float* d_b, float* d_c, int m, int n, int k, dim3 block,
+        cudaStream_t stream) {
+       const bool one_d = block.y == 1 && block.z == 1;
+       row_per_block_matmul(d_a, d_b, d_c, m, n, k, one_d ? static_cast<int>(block.x) : 0, stream);
+     },
+     row_per_block_kernel, false},
+    {"thread_per_element", "thread per element", thread_per_element_matmul,
+     thread_per_element_kernel, true},
+};
 
 }  // namespace lab02
