@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace cudalab::kit {
@@ -39,7 +40,7 @@ inline std::string camel_case(const char* name) {
 /// The entry of @p table named @p name (a failure, and the first entry, where none is);
 /// @p table_name names the table in that message, e.g. "lab08::kTechniques".
 template <class Technique, std::size_t N>
-const Technique& technique_named(const Technique (&table)[N], const std::string& name,
+const Technique& technique_named(const Technique (&table)[N], std::string_view name,
                                  const char* table_name) {
   for (const Technique& t : table) {
     if (name == t.name) return t;

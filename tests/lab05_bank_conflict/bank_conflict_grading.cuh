@@ -16,6 +16,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <string_view>
 
 #include "bank_conflict.cuh"
 #include "common/kit.cuh"
@@ -59,7 +60,7 @@ inline const char* kernel_name(const lab05::Technique& t) {
 }
 
 /// The technique of lab05::kTechniques named @p name.
-inline const lab05::Technique& technique(const std::string& name) {
+inline const lab05::Technique& technique(std::string_view name) {
   return cudalab::kit::technique_named(lab05::kTechniques, name, "lab05::kTechniques");
 }
 

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/kit.cuh"
@@ -39,7 +40,7 @@ using cudalab::testing::GraphRules;
 // ---------------------------------------------------------------------------
 
 /// The technique of lab08::kTechniques named @p name.
-inline const lab08::Technique& technique(const std::string& name) {
+inline const lab08::Technique& technique(std::string_view name) {
   return cudalab::kit::technique_named(lab08::kTechniques, name, "lab08::kTechniques");
 }
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -40,7 +41,7 @@ using cudalab::testing::CapturedWork;
 // ---------------------------------------------------------------------------
 
 /// The technique of lab09::kTechniques named @p name.
-inline const lab09::Technique& technique(const std::string& name) {
+inline const lab09::Technique& technique(std::string_view name) {
   return cudalab::kit::technique_named(lab09::kTechniques, name, "lab09::kTechniques");
 }
 

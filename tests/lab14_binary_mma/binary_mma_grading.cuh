@@ -21,6 +21,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "binary_mma.cuh"
@@ -54,7 +55,7 @@ using t::GraphRules;
 // The techniques of lab14::kTechniques, and one graded product
 // ---------------------------------------------------------------------------
 /// The technique of lab14::kTechniques named @p name.
-inline const lab14::Technique& technique(const std::string& name) {
+inline const lab14::Technique& technique(std::string_view name) {
   for (const lab14::Technique& t : lab14::kTechniques) {
     if (name == t.name) return t;
   }
