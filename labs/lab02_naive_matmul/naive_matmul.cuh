@@ -118,8 +118,8 @@ using MatmulLauncher = void (*)(const float* d_a, const float* d_b, float* d_c, 
 /// it. The grader's uncoalesced baseline (x walks the rows) is not here: it is the grader's own
 /// kernel, not the lab's.
 struct Technique {
-  const char* name;  ///< in test names in CamelCase, as <name>.cu, <name>_matmul(): "row_per_block"
-  const char* title;                ///< its rows in the demo's table
+  const char* name;   ///< "row_per_block": `<name>.cu`, `<name>_matmul()`, test names in CamelCase
+  const char* title;  ///< its rows in the demo's table
   MatmulLauncher launcher;          ///< C = A * B
   cudalab::KernelInfo (*kernel)();  ///< the kernel its launcher runs
   /// Whether it takes 2-D blocks, x over the columns of C and y over its rows, on the grid

@@ -179,7 +179,7 @@ using MatmulLauncher = void (*)(const float* d_a, const float* d_b, float* d_c, 
 /// One way to feed the tiles of the tiled matmul: what the demo times and the grader checks of
 /// it. The carve-out (part 4) is not here: it configures a kernel, it does not multiply.
 struct Technique {
-  const char* name;   ///< in test and measurement names, as <name>_kernel(): "register_prefetch"
+  const char* name;   ///< in test and measurement names, as `<name>_kernel()`: "register_prefetch"
   const char* title;  ///< its row in the demo's table
   MatmulLauncher launcher;          ///< C = A * B for the sizes k_n_multiples_of_4 says
   cudalab::KernelInfo (*kernel)();  ///< the kernel its launcher runs
