@@ -1,12 +1,11 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The contract table: every documented promise of a lab header, and the test that checks it.
 
-    python3 tools/contract_check.py [--table tests/contracts.json] [--allow-recorded-gaps]
-    python3 tools/contract_check.py --write      # add new promises to the table (tests
+    python3 -m tools.contract_check [--table tests/contracts.json] [--allow-recorded-gaps]
+    python3 -m tools.contract_check --write      # add new promises to the table (tests
                                                  # suggested from the grader sources), drop
                                                  # promises the headers no longer make
-    python3 tools/contract_check.py --list       # the promises, one a line
+    python3 -m tools.contract_check --list       # the promises, one a line
 
 A promise is a sentence of a lab header's Doxygen comment (labs/labNN_topic/*.cuh) that a
 submission could break; this tool extracts them by kind from each comment and the

@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Fetches the result.json of the last graded push of this repository, for one-lab pushes.
 
-    python3 tools/release/previous_result.py --source releases|artifacts --out FILE
+    python3 -m tools.release.previous_result --source releases|artifacts --out FILE
         [--repo OWNER/NAME] [--branch NAME]
 
 Runs in a grading workflow, before any student code, as its own step: the only one that
