@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The repository's honesty checks that need no GPU (instructor checkout), as CI runs them:
 #   0. format check       every C++/CUDA source matches .clang-format; every source file
-#                          carries the SPDX license line (tools/spdx_headers.py --check)
+#                          carries the SPDX license line (python3 -m tools.spdx_headers --check)
 #   0b. Python             pyflakes on every tracked .py file (tools/ and tests/), mypy on
 #                          tools/ and tests/tools/ ([tool.mypy] of pyproject.toml); both
 #                          required (Debian: pyflakes3 mypy)
@@ -19,7 +19,7 @@
 #                          --build-dir build/ci --write-declared tests/grading.json)
 #   4b. verdict order      every CPU test's verdict, and every CPU-judged known-wrong
 #                          variant's, is the same in the declared order, shuffled and alone
-#                          (tools/verdict_order_check.py --cpu-only; build/ci)
+#                          (python3 -m tools.verdict_order_check --cpu-only; build/ci)
 #   4c. contract table     every documented promise of a lab header (tests/contracts.json)
 #                          names a test that exists in the lab's grader sources, or the
 #                          header says why it cannot be tested (tools/contract_check.py;

@@ -337,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{e['header']}:{lines.get(k, '?')}: {e['decl']} [{e['kind']}]"
         if k not in found_keys:
             problems.append(f"{where}: the header no longer makes this promise: \"{e['promise']}\" "
-                            "(tools/contract_check.py --write drops it)")
+                            "(python3 -m tools.contract_check --write drops it)")
             continue
         lab_name = e["header"].split("/")[1]
         for t in e.get("tests", []):

@@ -6,7 +6,7 @@
 Each function returns one SVG document; all_diagrams() maps file names to them. Lab 10's
 sector counts come from the sector model the lab asks for (32 lanes, 4-byte loads, a 32-byte
 sector); the other diagrams show index layouts the handouts describe. Python 3 standard
-library only; deterministic output (tools/figures.py --check compares the committed files).
+library only; deterministic output (python3 -m tools.figures --check compares the committed files).
 """
 
 from __future__ import annotations

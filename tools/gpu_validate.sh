@@ -13,7 +13,7 @@
 #      (tools/verdict_order_check.py)
 #   6. scoreboard of each solution run (scores-runN.json, scores.md) and the speed ratios of
 #      all runs against their thresholds, with the thresholds the 30 % rule suggests
-#      (tools/reference_ratios.py --suggest: ratios.md)
+#      (python3 -m tools.reference_ratios --suggest: ratios.md)
 # Logs go to the folder given as $1 (default: build/gpu-validate).
 # Usage: tools/gpu_validate.sh [OUT_DIR] ; CUDALAB_VALIDATE_RUNS=N, CUDALAB_VALIDATE_JOBS=N (ctest -j
 # of the solution runs, default 8), CUDALAB_VALIDATE_STEPS="build calibrate solution audit wrong order"

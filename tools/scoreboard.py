@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write-declared", type=Path, metavar="FILE",
                     help="write the build's graded tests and points as a declared file and exit")
     ap.add_argument("--intake", type=Path,
-                    help="the intake scan's flags (tools/release/scan_submission.py --json)")
+                    help="the intake scan's flags (python3 -m tools.release.scan_submission --json)")
     ap.add_argument("--json", type=Path, help="scores JSON (default: <build-dir>/scores.json)")
     ap.add_argument("--markdown", type=Path, help="Markdown (default: <build-dir>/scores.md)")
     ap.add_argument("--step-summary", action="store_true",

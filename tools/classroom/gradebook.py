@@ -10,7 +10,7 @@ Per lab and student: the lab's deadline (collected.json keeps the deadlines and 
 collect.py was given: one per lab, plus the student's extension; for a team, its members'
 longest) decides which graded push counts:
   on time  the last push at or before the deadline; its points come from the regrade
-           (tools/release/regrade.py --deadlines, the grade that counts) when it graded that
+           (python3 -m tools.release.regrade --deadlines, the grade that counts) when it graded that
            student at that deadline, else from the result the student's workflow published;
   late     the latest push after the deadline, from the published result, charged
            --late-penalty percent per started day late, at most --late-cap percent (default:

@@ -17,7 +17,7 @@ result is:
   artifacts  plain GitHub: the newest unexpired artifact `cudalab-grade` of a run on
              --branch (default GITHUB_REF_NAME), result.json inside its zip
              (GET repos/{repo}/actions/artifacts?name=cudalab-grade, then .../zip)
-tools/release/autograde.py --previous FILE then grades only the labs whose files changed
+python3 -m tools.release.autograde --previous FILE then grades only the labs whose files changed
 (tools/release/reuse.py says what that trusts).
 
 Exit status: 0 when FILE was written or there is no previous result (then nothing is

@@ -42,7 +42,7 @@ submission (and deadline: <name>@<deadline>), <out>/regrade.csv (one row each: n
 repository, commit, push time, points per lab, total, labs needing review, files changed
 outside the lab files) and <out>/regrade.json (per submission and deadline: members,
 repository, deadline, commit and each lab's whole points, as result.json counts them), which
-tools/classroom/gradebook.py --regrade reads. Exit status: 0 when every submission was graded;
+python3 -m tools.classroom.gradebook --regrade reads. Exit status: 0 when every submission was graded;
 1 when some could not be (listed); 2 on a usage error.
 """
 

@@ -23,9 +23,10 @@ What it does:
      to the submission's release (release-body.md already names the failed tests), and
      the scoreboard goes to the job summary (--step-summary);
   4. passes --previous when `previous` (default $RUNNER_TEMP/cudalab-previous/result.json,
-     written by the optional step of the instructor's autograde-runner.yaml that runs
-     tools/release/previous_result.py --source releases) exists, so that only labs whose
-     files changed are graded; a pushed submit/* tag grades everything.
+     written by the optional step of the instructor's autograde-runner.yaml that runs the
+     course's tools.release.previous_result --source releases, as docs/instructors.md gives
+     it) exists, so that only labs whose files changed are graded; a pushed submit/* tag
+     grades everything.
 
 cudalab.json (every key optional but one of course_dir / course_repo, and course_ref):
   {"course_dir": "/opt/cudalabs-course", "course_repo": "ORG/cudalabs-student",
