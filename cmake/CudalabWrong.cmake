@@ -21,7 +21,7 @@
 # solution files re-runs the configure. The variant's library takes the patched files from
 # there, the other SOURCES from solutions/labNN_topic/, GIVEN files from labs/labNN_topic/.
 # A patch that does not apply fails the configure, naming it
-# (tools/variant_patches.py refresh re-derives one whose hunks only moved).
+# (python3 -m tools.variant_patches refresh re-derives one whose hunks only moved).
 #
 # For every variant, cudalab_add_wrong_variants() creates
 #   labNN_wrong_<variant>_impl  the lab's library built from the variant

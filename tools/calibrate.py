@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Calibrates the speed bars for the GPU this machine runs: one file per GPU model.
 
-    python3 tools/calibrate.py --build-dir build/solution [--runs 3] [--reference]
+    python3 -m tools.calibrate --build-dir build/solution [--runs 3] [--reference]
                                [--out-dir tests/calibration] [--log-dir DIR]
-    python3 tools/calibrate.py --from-logs RUN1.log RUN2.log RUN3.log [--out-dir ...]
+    python3 -m tools.calibrate --from-logs RUN1.log RUN2.log RUN3.log [--out-dir ...]
 
 Runs the perf and profiler tests of a build of the reference solutions (`ctest -L
 "perf|profiler" -V`, with CUDALAB_SPEEDUP_SCALE and CUDALAB_SEED removed) --runs times, reads
@@ -37,11 +36,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import reference_ratios  # noqa: E402  (read_calibration, suggest)
-from ctest_record import read_stream  # noqa: E402  (the console of `ctest -V`)
-from ctest_run import run_ctest_stream  # noqa: E402  (ctest through a pipe)
-from measurement_channel import RECORD_MARKER, json_lines  # noqa: E402  (the records)
+from . import reference_ratios  # (read_calibration, suggest)
+from .ctest_record import read_stream  # (the console of `ctest -V`)
+from .ctest_run import run_ctest_stream  # (ctest through a pipe)
+from .measurement_channel import RECORD_MARKER, json_lines  # (the records)
 
 ROOT = Path(__file__).resolve().parent.parent
 LABELS = "perf|profiler"

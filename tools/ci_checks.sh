@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The repository's honesty checks that need no GPU (instructor checkout), as CI runs them:
 #   0. format check       every C++/CUDA source matches .clang-format; every source file
-#                          carries the SPDX license line (tools/spdx_headers.py --check)
+#                          carries the SPDX license line (python3 -m tools.spdx_headers --check)
 #   0b. Python             pyflakes on every tracked .py file (tools/ and tests/), mypy on
-#                          tools/ and tests/tools/ (tools/mypy.ini); both required (Debian:
-#                          pyflakes3 mypy)
+#                          tools/ and tests/tools/ ([tool.mypy] of pyproject.toml); both
+#                          required (Debian: pyflakes3 mypy)
 #   1. skeleton check      solutions/ differ from labs/ only in TODO regions; the variant
 #                          patches of tests/labNN_topic/{wrong,right}/ apply to solutions/
 #   2. stub audit (CPU)    every CPU-graded test fails on the untouched stubs (build/ci-student)
@@ -15,11 +15,11 @@
 #                          is what the graders list with the points each lab declares in
 #                          tests/labNN_topic/objectives.json; a graded suite a declaration
 #                          lacks, a declared suite no grader lists or points not adding up to
-#                          100 fail it (regenerate: python3 tools/scoreboard.py
+#                          100 fail it (regenerate: python3 -m tools.scoreboard
 #                          --build-dir build/ci --write-declared tests/grading.json)
 #   4b. verdict order      every CPU test's verdict, and every CPU-judged known-wrong
 #                          variant's, is the same in the declared order, shuffled and alone
-#                          (tools/verdict_order_check.py --cpu-only; build/ci)
+#                          (python3 -m tools.verdict_order_check --cpu-only; build/ci)
 #   4c. contract table     every documented promise of a lab header (tests/contracts.json)
 #                          names a test that exists in the lab's grader sources, or the
 #                          header says why it cannot be tested (tools/contract_check.py;
@@ -56,12 +56,12 @@ python_lint() {
   git ls-files -z '*.py' | xargs -0 "$pyflakes" && echo "pyflakes: no finding"
 }
 
-# mypy with tools/mypy.ini (what it checks, tools/ and tests/tools/, and why is written
-# there); any error fails.
+# mypy with the [tool.mypy] configuration of pyproject.toml (what it checks, tools/ and
+# tests/tools/, and why is written there), found in the repository root; any error fails.
 python_types() {
   command -v mypy >/dev/null 2>&1 ||
     { echo "mypy is not installed (apt-get install mypy)"; return 1; }
-  mypy --version && mypy --config-file tools/mypy.ini
+  mypy --version && mypy
 }
 
 student_release() {
@@ -70,18 +70,18 @@ student_release() {
 }
 
 check "format check" tools/format_check.sh
-check "license headers (SPDX-License-Identifier: BSD-3-Clause in every source file)" python3 tools/spdx_headers.py --check
+check "license headers (SPDX-License-Identifier: BSD-3-Clause in every source file)" python3 -m tools.spdx_headers --check
 check "workflows and shell scripts (actionlint, shellcheck, grade.yml job graph, links)" tools/ci/lint_workflows.sh
 check "Python lint (pyflakes on tools/ and tests/)" python_lint
-check "Python types (mypy on tools/ and tests/tools/, tools/mypy.ini)" python_types
-check "skeleton check" python3 tools/skeleton_check.py
-check "stub audit (CPU-graded tests)" python3 tools/stub_audit.py --cpu-only -j "$jobs"
-check "handouts (commands on build/ci-student, paths, reference numbers, figures, questions)" python3 tools/handout_check.py --build-dir build/ci-student
+check "Python types (mypy on tools/ and tests/tools/, pyproject.toml)" python_types
+check "skeleton check" python3 -m tools.skeleton_check
+check "stub audit (CPU-graded tests)" python3 -m tools.stub_audit --cpu-only -j "$jobs"
+check "handouts (commands on build/ci-student, paths, reference numbers, figures, questions)" python3 -m tools.handout_check --build-dir build/ci-student
 check "known-wrong submissions (no GPU)" known_wrong_cpu
-check "verdicts in any order and alone (CPU tests of the solutions and the known-wrong variants)" python3 tools/verdict_order_check.py --build-dir build/ci --cpu-only -j "$jobs"
-check "contract table (every promise of a lab header names the test that checks it)" python3 tools/contract_check.py
-check "measurement channel and CMake rules" sh -c 'ctest --test-dir build/ci -R "^cudalab\." --test-output-size-passed 1024 --no-tests=error --output-junit channel-junit.xml >/dev/null && python3 tools/scoreboard.py --build-dir build/ci --junit build/ci/channel-junit.xml --json build/ci/channel-scores.json --markdown build/ci/channel-scores.md --quiet --expect-measurement cudalab.GivenChannelCpu.MeasurementAfterLongOutputReachesTheScoreboard:after_long_output && python3 tools/ci/check_channel_scores.py build/ci/channel-scores.json'
-check "declared tests and points (tests/grading.json) match the graders" sh -c 'python3 tools/scoreboard.py --build-dir build/ci --write-declared build/ci/grading.json >/dev/null && diff -u tests/grading.json build/ci/grading.json && echo "tests/grading.json is current"'
+check "verdicts in any order and alone (CPU tests of the solutions and the known-wrong variants)" python3 -m tools.verdict_order_check --build-dir build/ci --cpu-only -j "$jobs"
+check "contract table (every promise of a lab header names the test that checks it)" python3 -m tools.contract_check
+check "measurement channel and CMake rules" sh -c 'ctest --test-dir build/ci -R "^cudalab\." --test-output-size-passed 1024 --no-tests=error --output-junit channel-junit.xml >/dev/null && python3 -m tools.scoreboard --build-dir build/ci --junit build/ci/channel-junit.xml --json build/ci/channel-scores.json --markdown build/ci/channel-scores.md --quiet --expect-measurement cudalab.GivenChannelCpu.MeasurementAfterLongOutputReachesTheScoreboard:after_long_output && python3 -m tools.ci.check_channel_scores build/ci/channel-scores.json'
+check "declared tests and points (tests/grading.json) match the graders" sh -c 'python3 -m tools.scoreboard --build-dir build/ci --write-declared build/ci/grading.json >/dev/null && diff -u tests/grading.json build/ci/grading.json && echo "tests/grading.json is current"'
 check "student release" student_release
 
 echo

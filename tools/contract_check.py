@@ -1,12 +1,11 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The contract table: every documented promise of a lab header, and the test that checks it.
 
-    python3 tools/contract_check.py [--table tests/contracts.json] [--allow-recorded-gaps]
-    python3 tools/contract_check.py --write      # add new promises to the table (tests
+    python3 -m tools.contract_check [--table tests/contracts.json] [--allow-recorded-gaps]
+    python3 -m tools.contract_check --write      # add new promises to the table (tests
                                                  # suggested from the grader sources), drop
                                                  # promises the headers no longer make
-    python3 tools/contract_check.py --list       # the promises, one a line
+    python3 -m tools.contract_check --list       # the promises, one a line
 
 A promise is a sentence of a lab header's Doxygen comment (labs/labNN_topic/*.cuh) that a
 submission could break; this tool extracts them by kind from each comment and the
@@ -338,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{e['header']}:{lines.get(k, '?')}: {e['decl']} [{e['kind']}]"
         if k not in found_keys:
             problems.append(f"{where}: the header no longer makes this promise: \"{e['promise']}\" "
-                            "(tools/contract_check.py --write drops it)")
+                            "(python3 -m tools.contract_check --write drops it)")
             continue
         lab_name = e["header"].split("/")[1]
         for t in e.get("tests", []):

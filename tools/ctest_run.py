@@ -16,7 +16,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from ctest_record import ScoreError, read_stream
+from .ctest_record import ScoreError, read_stream
 
 # Variables of the CI job a test must not see: the files of GitHub's workflow commands, and
 # the job's tokens and service addresses.

@@ -1,18 +1,17 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Diagrams of labs 01 and 10-14 (SVG), drawn from the labs' own rules, not from measurements.
 
-    python3 tools/figures.py            # writes them with the charts into docs/figures/perf
+    python3 -m tools.figures            # writes them with the charts into docs/figures/perf
 
 Each function returns one SVG document; all_diagrams() maps file names to them. Lab 10's
 sector counts come from the sector model the lab asks for (32 lanes, 4-byte loads, a 32-byte
 sector); the other diagrams show index layouts the handouts describe. Python 3 standard
-library only; deterministic output (tools/figures.py --check compares the committed files).
+library only; deterministic output (python3 -m tools.figures --check compares the committed files).
 """
 
 from __future__ import annotations
 
-from svg import document, esc
+from .svg import document, esc
 
 STYLE = ("text{font-family:'DejaVu Sans',Verdana,Arial,sans-serif;fill:#212121}"
          ".h{font-size:15px;font-weight:bold}.s{font-size:11px;fill:#424242}"

@@ -22,25 +22,29 @@
 #   solutions/  tests/labNN_topic/wrong/, right/ (correct alternatives: solutions too) and attack/
 #   cmake/CudalabWrong.cmake  docs/instructors.md  docs/threat-model.md  .ci/
 #   tests/contracts.json (the contract table, read only by the instructors' contract check)
+#   pyproject.toml (the instructor tools as an installable package, and their mypy settings;
+#   the release's tools run in-tree, python3 -m tools.scoreboard)
 #   .github/actionlint.yaml (the instructors' workflow lint)
 #   docs/adding-a-lab.md (the conventions and checks for writing labs, which name solutions/,
 #   the variants and the instructor tools: the release gets a short page saying where they
 #   are, since the build's messages for course authors name it)
 #   .github/workflows/ (the instructor CI; the release gets tools/release/grade.yml as
-#   .github/workflows/grade.yml instead)  tools/ except scoreboard.py (with the modules it is
+#   .github/workflows/grade.yml instead)  tools/ except the package's __init__.py files
+#   (tools/ and tools/release/: the tools run as modules, python3 -m tools.scoreboard),
+#   scoreboard.py (with the modules it is
 #   made of, ctest_record.py, measurement_channel.py, ctest_run.py, scoring.py and
 #   score_render.py, and grading_manifest.py, which it reads the build's tests and points
 #   with), figures.py (charts of
 #   the student's own run; with diagrams.py and svg.py, which it draws with), gpu_resources.py, gpu-resources.json and the grading helpers
 #   tools/release/*.py (not tools/release/classroom50/, the instructor's Classroom 50
 #   autograder, nor tools/release/regrade.py, the instructor's regrade, which runs on the
-#   instructor's checkout with tools/class/). (tools/bank_figures.py stays out: it holds lab
+#   instructor's checkout with tools/classroom/). (tools/bank_figures.py stays out: it holds lab
 #   05's bank model.)
 # In exported Markdown files, the lines from "<!-- instructor-only -->" to
 # "<!-- /instructor-only -->" are removed. The release must have no dead relative link and
 # none of its text files (Markdown, scripts and their help texts, workflows, CMake, sources)
-# may name a tools/ path it does not ship (tools/ci/check_links.py; mentions of missing .md
-# files are printed as warnings).
+# may name a tools/ path or a tools module it does not ship (tools/ci/check_links.py;
+# mentions of missing .md files are printed as warnings).
 set -euo pipefail
 
 die() { echo "export_student_release: $*" >&2; exit 1; }
@@ -55,7 +59,7 @@ while [ $# -gt 0 ]; do
     --git) git_init=1 ;;
     --verify) verify=1 ;;
     --grader) grader=${2:?--grader needs OWNER/REPO@COMMIT}; shift ;;
-    -h|--help) sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,47p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) [ -z "$dest" ] || die "only one destination, got '$dest' and '$1'"; dest=$1 ;;
   esac
@@ -90,13 +94,15 @@ is_excluded() {
     .ci/*|.github/workflows/*|.github/actionlint.yaml|tests/contracts.json) return 0 ;;
     cmake/CudalabWrong.cmake|cmake/CudalabExpectVerdict.cmake|docs/instructors.md) return 0 ;;
     docs/threat-model.md|docs/adding-a-lab.md) return 0 ;;
+    pyproject.toml) return 0 ;;  # the instructor tools as a package to install, and their mypy
+    tools/__init__.py) return 1 ;;  # the package tools (python3 -m tools.scoreboard)
     tools/scoreboard.py|tools/grading_manifest.py|tools/figures.py|tools/diagrams.py|tools/svg.py) return 1 ;;
     tools/ctest_record.py|tools/measurement_channel.py|tools/ctest_run.py) return 1 ;;  # the scoreboard's modules
     tools/scoring.py|tools/score_render.py) return 1 ;;
     tools/gpu_resources.py|tools/gpu-resources.json) return 1 ;;
     tools/release/classroom50/*) return 0 ;;  # the instructor's Classroom 50 autograder
-    tools/release/regrade.py) return 0 ;;  # the instructor's regrade (uses tools/class/)
-    tools/release/*.py) return 1 ;;  # grading helpers the workflow runs from the course copy
+    tools/release/regrade.py) return 0 ;;  # the instructor's regrade (uses tools/classroom/)
+    tools/release/*.py) return 1 ;;  # grading helpers the workflow runs from the course copy (and __init__.py)
     tools/*) return 0 ;;
   esac
   return 1
@@ -144,7 +150,7 @@ done < <(grep -rlZ --include='*.md' -e '<!-- instructor-only -->' "$dest" || tru
 for p in solutions tests/tools docs/instructors.md docs/threat-model.md cmake/CudalabWrong.cmake \
   cmake/CudalabExpectVerdict.cmake tools/bank_figures.py tools/calibrate.py tools/skeleton_check.py \
   tools/stub_audit.py tools/variant_patches.py tools/gpu_validate.sh tools/release/regrade.py \
-  tests/contracts.json .github/actionlint.yaml; do
+  tests/contracts.json .github/actionlint.yaml pyproject.toml; do
   [ ! -e "$dest/$p" ] || die "internal error: $p was exported"
 done
 ! grep -q 'skeleton_check' "$dest/docs/adding-a-lab.md" ||
@@ -152,7 +158,7 @@ done
 for p in "$dest"/tests/lab*/wrong "$dest"/tests/lab*/right "$dest"/tests/lab*/attack; do
   [ ! -e "$p" ] || die "internal error: ${p#"$dest"/} was exported"
 done
-python3 "$root/tools/ci/check_links.py" --quiet "$dest" ||
+PYTHONPATH=$root python3 -P -m tools.ci.check_links --quiet "$dest" ||
   die "the release has dead links or names tools it does not ship (above): fix them in the checkout"
 rev=$(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)
 echo "export_student_release: $count files of cudalabs $rev -> $dest"
@@ -167,10 +173,10 @@ if [ "$verify" -eq 1 ]; then
   # ctest exits 8 when tests fail (the stubs fail their graded tests); anything else is
   # an error of the release itself.
   [ "$rc" -eq 0 ] || [ "$rc" -eq 8 ] || die "ctest failed with exit code $rc in the release (see $dest/build/ci-student/ctest.log)"
-  python3 tools/scoreboard.py --build-dir build/ci-student --strict \
+  python3 -m tools.scoreboard --build-dir build/ci-student --strict \
     --json build/ci-student/scores.json --markdown build/ci-student/scores.md ||
     die "the scoreboard of the release reports a problem (above)"
-  python3 tools/release/lab_points.py --scores build/ci-student/scores.json \
+  python3 -m tools.release.lab_points --scores build/ci-student/scores.json \
     -o tools/release/points.json || die "cannot write the points manifest"
   echo "export_student_release: the release configures, builds and grades"
 fi

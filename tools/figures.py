@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Throughput charts of every lab (SVG) and the course map, drawn from a scores file.
 
-    python3 tools/figures.py                          # the reference run -> docs/figures/perf
-    python3 tools/figures.py --check                  # exit 1 when a committed chart is stale
-    python3 tools/figures.py --scores build/student/scores.json --out build/student/figures
+    python3 -m tools.figures                          # the reference run -> docs/figures/perf
+    python3 -m tools.figures --check                  # exit 1 when a committed chart is stale
+    python3 -m tools.figures --scores build/student/scores.json --out build/student/figures
                                                       # your own run (after the scoreboard)
 
 Each chart shows, for one lab, the throughput the grader measured for every variant next to
@@ -32,10 +31,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import diagrams  # the hand-drawn diagrams of labs 01 and 10-14 (no data)
+from .svg import document, esc  # the SVG file around every figure
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import diagrams  # noqa: E402  the hand-drawn diagrams of labs 01 and 10-14 (no data)
-from svg import document, esc  # noqa: E402  the SVG file around every figure
 REFERENCE_JSON = ROOT / "docs" / "reference" / "scores.json"
 REFERENCE_MD = ROOT / "docs" / "reference-run.md"
 DEFAULT_OUT = ROOT / "docs" / "figures" / "perf"
@@ -482,7 +481,7 @@ def build(ref: Reference) -> tuple[dict[str, str], list[str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="figures.py", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python3 -m tools.figures", description=__doc__.split("\n\n")[0])
     ap.add_argument("--scores", type=Path,
                     help="scores.json of a run, or a reference-run Markdown file (default: "
                          "docs/reference/scores.json, else docs/reference-run.md)")
@@ -515,7 +514,7 @@ def main(argv: list[str] | None = None) -> int:
         for n in stale:
             print(f"figures: {args.out / n} is missing or differs from {ref.source}")
         if stale:
-            print("figures: regenerate with: python3 tools/figures.py")
+            print("figures: regenerate with: python3 -m tools.figures")
             return 1
         print(f"figures: {len(files)} charts up to date in {args.out} (source {ref.source.name})")
         return 0

@@ -27,7 +27,7 @@ if [ "${#patches[@]}" -gt 0 ] && [ -d solutions ]; then
   trap 'rm -rf "$scratch"' EXIT
   for p in "${patches[@]}"; do
     d="$scratch/${p%.patch}"
-    if ! python3 tools/variant_patches.py apply "$p" "$d" >/dev/null; then
+    if ! python3 -m tools.variant_patches apply "$p" "$d" >/dev/null; then
       bad+=("$p (does not apply)")
       continue
     fi

@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Writes a CTest resource spec file for the GPUs of this machine.
 
-    python3 tools/gpu_resources.py [--gpus N | --ids 0,2] [--slots S] [-o FILE]
+    python3 -m tools.gpu_resources [--gpus N | --ids 0,2] [--slots S] [-o FILE]
     ctest --preset solution --resource-spec-file FILE -j <8 x GPUs>
 
 Every build already has such a file (<build>/cudalab_resources.json, written at configure
@@ -43,7 +42,7 @@ def detected_ids() -> list[str]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(prog="gpu_resources.py", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python3 -m tools.gpu_resources", description=__doc__.split("\n\n")[0])
     ap.add_argument("--gpus", type=int, help="number of GPUs (ids 0..N-1)")
     ap.add_argument("--ids", help="comma-separated CUDA device ids, e.g. 0,2")
     ap.add_argument("--slots", type=int, default=8,

@@ -13,7 +13,7 @@
 #      (tools/verdict_order_check.py)
 #   6. scoreboard of each solution run (scores-runN.json, scores.md) and the speed ratios of
 #      all runs against their thresholds, with the thresholds the 30 % rule suggests
-#      (tools/reference_ratios.py --suggest: ratios.md)
+#      (python3 -m tools.reference_ratios --suggest: ratios.md)
 # Logs go to the folder given as $1 (default: build/gpu-validate).
 # Usage: tools/gpu_validate.sh [OUT_DIR] ; CUDALAB_VALIDATE_RUNS=N, CUDALAB_VALIDATE_JOBS=N (ctest -j
 # of the solution runs, default 8), CUDALAB_VALIDATE_STEPS="build calibrate solution audit wrong order"
@@ -46,7 +46,7 @@ fi
 
 if has calibrate; then
   start=$(date +%s)
-  if python3 tools/calibrate.py --build-dir build/solution --runs 3 --log-dir "$out/calibration" \
+  if python3 -m tools.calibrate --build-dir build/solution --runs 3 --log-dir "$out/calibration" \
     >"$out/calibrate.log" 2>&1; then
     cp tests/calibration/*.tsv "$out/calibration/"
     log "calibration: $(grep -m1 ' bars for ' "$out/calibrate.log") ($(( $(date +%s) - start )) s)"
@@ -63,14 +63,14 @@ if has solution; then
     ctest --test-dir build/solution -LE "^(wrong|right)$" -j "${CUDALAB_VALIDATE_JOBS:-8}" --output-on-failure --test-output-size-passed 1048576 \
       --output-junit "junit-run$i.xml" >>"$out/solution.log" 2>&1 || status=1
     log "solution run $i: $(summary_of "$out/solution.log") ($(( $(date +%s) - start )) s)"
-    python3 tools/scoreboard.py --build-dir build/solution --junit "build/solution/junit-run$i.xml" \
+    python3 -m tools.scoreboard --build-dir build/solution --junit "build/solution/junit-run$i.xml" \
       --json "$out/scores-run$i.json" --markdown "$out/scores.md" >>"$out/scoreboard.txt" 2>&1 || true
   done
 fi
 
 if has solution && ls "$out"/scores-run*.json >/dev/null 2>&1; then
   # Exit 1 there means a threshold sits closer than 30 % to a run: reported, not a failure here.
-  python3 tools/reference_ratios.py "$out"/scores-run*.json --suggest --markdown "$out/ratios.md" \
+  python3 -m tools.reference_ratios "$out"/scores-run*.json --suggest --markdown "$out/ratios.md" \
     >"$out/ratios.txt" 2>&1 || true
   log "speed ratios of the runs against their thresholds: $(tail -n 1 "$out/ratios.txt") (ratios.md)"
 fi
@@ -78,7 +78,7 @@ fi
 if has audit; then
   # The student preset builds for this GPU (native); ci-student pins sm_90, whose kernels
   # would fail on another GPU for the wrong reason ("no kernel image").
-  python3 tools/stub_audit.py --preset student --build-dir build/gpu-student -j 8 \
+  python3 -m tools.stub_audit --preset student --build-dir build/gpu-student -j 8 \
     >"$out/stub-audit.log" 2>&1 || status=1
   log "stub audit: $(tail -n 1 "$out/stub-audit.log")"
 fi
@@ -95,7 +95,7 @@ if has order; then
   # every Cpu and Gpu test of the solutions and of the known-wrong variants, declared order,
   # two shuffled orders and alone; every verdict, and every variant's, must agree.
   start=$(date +%s)
-  python3 tools/verdict_order_check.py --build-dir build/solution --set both \
+  python3 -m tools.verdict_order_check --build-dir build/solution --set both \
     -j "${CUDALAB_VALIDATE_JOBS:-8}" --json "$out/verdict-order.json" >"$out/verdict-order.log" 2>&1 || status=1
   log "verdicts in any order and alone: $(tail -n 1 "$out/verdict-order.log") ($(( $(date +%s) - start )) s)"
 fi

@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """cudalabs grading manifest: every test of a build tree with its lab, labels and points.
 
-    python3 tools/grading_manifest.py [--build-dir build/solution] [--check] [--json FILE]
+    python3 -m tools.grading_manifest [--build-dir build/solution] [--check] [--json FILE]
 
 What it reads (nothing else; Python 3 standard library):
   * `ctest --show-only=json-v1` of the build tree: the tests CMake registered, each with its
@@ -289,7 +288,7 @@ def to_json(manifest: dict) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="grading_manifest.py",
+        prog="python3 -m tools.grading_manifest",
         description="The grading manifest of a build tree: its tests (ctest --show-only="
                     "json-v1), the labs' declared objectives and points "
                     "(tests/labNN_topic/objectives.json) and CMake's record (cudalab_labs.json).")

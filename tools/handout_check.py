@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Handout check: every command, path, number, figure and question of the handouts holds.
 
-    python3 tools/handout_check.py [--build-dir build/ci-student] [--no-run]
-    python3 tools/handout_check.py --update-refs      # rewrite the marked numbers from the reference
-    python3 tools/handout_check.py --list             # what the handouts mark and run
+    python3 -m tools.handout_check [--build-dir build/ci-student] [--no-run]
+    python3 -m tools.handout_check --update-refs      # rewrite the marked numbers from the reference
+    python3 -m tools.handout_check --list             # what the handouts mark and run
 
 Reads every handout page (labs/labNN_topic/*.md: the README.md, then any further part of a lab
 with more than one handout, e.g. PART2.md), README.md and docs/*.md and checks
@@ -110,11 +109,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import bank_figures
+from . import figures
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.dont_write_bytecode = True  # no __pycache__ in the checkout
-sys.path.insert(0, str(ROOT / "tools"))
-import bank_figures  # noqa: E402
-import figures  # noqa: E402
 
 COMMAND_WORDS = ("ctest", "cmake", "compute-sanitizer", "ncu", "python3", "build/", "./build/")
 PATH_PREFIXES = ("labs/", "docs/", "tools/", "tests/", "common/", "cmake/")
@@ -417,17 +416,26 @@ def check_tool_run(cmd: Command, args: list[str], kinds, tree: BuildTree, p: Pro
 
 
 def check_python(cmd: Command, args: list[str], run: bool, p: Problems) -> None:
-    if not args or not args[0].startswith("tools/"):
+    if args and args[0].startswith("tools/"):
+        p.add(cmd.path, cmd.line, f"`{cmd.text}`: the tools run as modules: python3 -m "
+                                  + args[0].removesuffix(".py").replace("/", "."))
         return
-    script = ROOT / args[0]
+    while args and args[0] in ("-B", "-P", "-s"):
+        args = args[1:]
+    if len(args) < 2 or args[0] != "-m" or not args[1].startswith("tools."):
+        return
+    module, args = args[1], args[1:]
+    script = ROOT.joinpath(*module.split(".")).with_suffix(".py")
     if not script.is_file():
-        p.add(cmd.path, cmd.line, f"`{cmd.text}`: {args[0]} does not exist")
+        p.add(cmd.path, cmd.line, f"`{cmd.text}`: {module} ({script.relative_to(ROOT)}) does "
+                                  "not exist")
         return
     if run:
-        # A subcommand (`phase_times.py table --opt`) has its own options: ask its help.
+        # A subcommand (`phase_times table --opt`) has its own options: ask its help.
         sub = args[1:2] if len(args) > 1 and re.fullmatch(r"[a-z][a-z-]*", args[1]) else []
-        out = subprocess.run([sys.executable, str(script), *sub, "--help"], capture_output=True,
-                             text=True, check=False, timeout=60, cwd=ROOT)
+        out = subprocess.run([sys.executable, "-P", "-m", module, *sub, "--help"],
+                             capture_output=True, text=True, check=False, timeout=60, cwd=ROOT,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
         if out.returncode != 0:
             p.add(cmd.path, cmd.line, f"`{cmd.text}`: {args[0]} --help exits {out.returncode}")
         else:
@@ -660,7 +668,7 @@ def code_lines_in_regions(path: Path, nn: str, p: Problems,
     """Lines of code (neither blank nor only a // comment) inside the TODO(labNN) regions of
     @p path (only its regions @p which, counted from 1, when given), without each region's TODO
     and HINT lines and its END line. ValueError for a region the file lacks."""
-    import skeleton_check  # same folder; its TODO-region rules
+    from . import skeleton_check  # its TODO-region rules
 
     sp = skeleton_check.Problems(ROOT)
     segs = skeleton_check.segments(path, nn, sp)
@@ -761,7 +769,7 @@ def check_questions(lab_dir: Path, handouts: list[Path], p: Problems) -> None:
     if not sol.is_file():
         p.add(sol, None, "missing: the reference answers of the handout's questions")
         return
-    import skeleton_check  # same folder; its TODO-region rules
+    from . import skeleton_check  # its TODO-region rules
 
     sp = skeleton_check.Problems(ROOT)
     skeleton_check.compare_files(stub, sol, nn, sp, "reference answers")
@@ -1183,7 +1191,7 @@ def check_stub_budgets(lab_dir: Path, p: Problems) -> int:
     """Every `roughly N lines` of a TODO region's header (the TODO and HINT comment lines,
     the same in the stub and in the solution) is the reference solution's lines of code in
     that region, within 10 % (1 line for the smallest regions). Returns the number checked."""
-    import skeleton_check  # same folder; its TODO-region rules
+    from . import skeleton_check  # its TODO-region rules
 
     nn = lab_dir.name[3:5]
     sol_dir = ROOT / "solutions" / lab_dir.name
@@ -1232,7 +1240,7 @@ SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".hpp", ".h")
 def code_lines(seg) -> int:
     """Lines of code (neither blank nor only a // comment) of a TODO region, without its TODO
     and HINT lines and its END line (tools/skeleton_check.py's segments)."""
-    import skeleton_check  # same folder; its TODO-region rules
+    from . import skeleton_check  # its TODO-region rules
 
     body = seg.lines[len(skeleton_check.region_header(seg)):-1]
     return sum(1 for ln in body if ln.strip() and not ln.lstrip().startswith("//"))
@@ -1244,7 +1252,7 @@ def region_lines(lab_dir: Path, solutions: Path | None = None
     in the reference solution) of each region in file order. Student lines: the reference
     solution's lines of code in the region (solutions/<lab>/<file>), else the upper
     `roughly N lines` of the region's header, else None (not known)."""
-    import skeleton_check  # same folder; its TODO-region rules
+    from . import skeleton_check  # its TODO-region rules
 
     nn = lab_dir.name[3:5]
     sol_dir = (solutions if solutions is not None else ROOT / "solutions") / lab_dir.name
@@ -1374,7 +1382,7 @@ def lab_parts(lab_dir: Path, p: Problems, solutions: Path | None = None,
 # Main
 # ---------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="handout_check.py", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python3 -m tools.handout_check", description=__doc__.split("\n\n")[0])
     ap.add_argument("--build-dir", type=Path,
                     help="a configured and built tree to check commands against (default: "
                          "build/ci-student, else build/student, when it exists)")
@@ -1443,12 +1451,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"note: {lab}: short answers of {', '.join(keys)} not searched (no ANSWER_CUES; "
               f"not in AUDITED_LABS)")
     if bank_figures.main(["--check"]) != 0:
-        p.add(ROOT / "docs" / "figures" / "banks", None, "stale: python3 tools/bank_figures.py")
+        p.add(ROOT / "docs" / "figures" / "banks", None, "stale: python3 -m tools.bank_figures")
     for m in figures.missing_series(ref):
         p.add(ROOT / "tools" / "figures.py", None, f"chart {m}: the series has no measurement in "
                                                    f"{ref.source.name}")
     if figures.main(["--check"]) != 0:
-        p.add(ROOT / "docs" / "figures" / "perf", None, "stale: python3 tools/figures.py")
+        p.add(ROOT / "docs" / "figures" / "perf", None, "stale: python3 -m tools.figures")
     for page, found in sorted(unmarked.items()):
         print(f"note: {page.relative_to(ROOT)}: {len(found)} unmarked number(s) that look "
               f"measured (not yet in CLEAN_LABS)")

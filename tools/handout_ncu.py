@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Handout ncu run: every `ncu` command of the handouts of labs 10-14, run as written on a GPU.
 
-    python3 tools/handout_ncu.py [--build-dir build/solution] [--out build/handout-ncu]
+    python3 -m tools.handout_ncu [--build-dir build/solution] [--out build/handout-ncu]
                                  [--timeout 120] [--labs 10-14] [--list]
 
 Finds the ncu commands of the handout pages of labs 10-14 (labs/labNN_topic/*.md: fenced
@@ -39,10 +38,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import handout_check  # the handouts' pages and command extraction
+
 sys.dont_write_bytecode = True  # no __pycache__ in the checkout
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import handout_check  # noqa: E402  (same folder: the handouts' pages and command extraction)
 
 NCU_DIRS = ("/usr/local/cuda/bin", "/opt/nvidia/nsight-compute")
 STUDENT_TREE = re.compile(r"(?<![\w./-])(?:\./)?build/student/")
@@ -159,7 +158,7 @@ def cell(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="handout_ncu.py", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python3 -m tools.handout_ncu", description=__doc__.split("\n\n")[0])
     ap.add_argument("--build-dir", type=Path, default=Path("build/solution"),
                     help="the built tree that replaces build/student/ (default: build/solution)")
     ap.add_argument("--out", type=Path, default=Path("build/handout-ncu"),

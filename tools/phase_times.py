@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Where a test run's time goes: one Markdown table per run, by lab and phase.
 
@@ -21,10 +20,10 @@ tools/time_workflow.sh is given. The seconds are each test's own time; tests run
 (the test preset's jobs), so a column's sum is work, not wall time: the test step's wall time
 is in the second table.
 
-  python3 tools/phase_times.py table --build-dir build/solution --junit build/solution/junit.xml \
+  python3 -m tools.phase_times table --build-dir build/solution --junit build/solution/junit.xml \
       [--timings steps.tsv] [--output phase-times.md] [--update-doc docs/reference-run.md]
-  python3 tools/phase_times.py steps --source-dir . --preset solution   (for time_workflow.sh)
-  python3 tools/phase_times.py list --build-dir build/ci                (the tests as JSON)
+  python3 -m tools.phase_times steps --source-dir . --preset solution   (for time_workflow.sh)
+  python3 -m tools.phase_times list --build-dir build/ci                (the tests as JSON)
 
 Python 3 standard library only; no GPU, no network.
 """

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Keeps the test counts README.md states honest: each against the tests a build tree lists.
 
@@ -24,7 +23,7 @@ register the same graders; warnings, docs, GPU slots, perf per GPU, fail-fast, d
 the test launcher) are ignored. A count the tree cannot check (variants asked of a tree
 without them, or another option that differs) is reported as unchecked, never as passed.
 
-  python3 tools/readme_counts.py --build-dir build/ci [--readme README.md]
+  python3 -m tools.readme_counts --build-dir build/ci [--readme README.md]
 Exit 1 when a count is wrong, untagged or its sentence does not name its configuration.
 """
 from __future__ import annotations
@@ -35,8 +34,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import phase_times  # noqa: E402  (tools/ is not a package)
+from . import phase_times
 
 VARIANT_MODES = ("wrong", "right", "attack")
 # CUDALAB_* options that change how tests run, not which tests are registered.

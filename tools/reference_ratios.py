@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Speed ratios of several reference runs against their thresholds (calibration check).
 
-    python3 tools/reference_ratios.py RUN1.json RUN2.json RUN3.json [--markdown OUT.md]
+    python3 -m tools.reference_ratios RUN1.json RUN2.json RUN3.json [--markdown OUT.md]
                                       [--suggest]
 
 Reads the scoreboard's scores.json of each run (docs/scores-schema.md) and prints one row per

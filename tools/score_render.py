@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from scoring import SCHEMA_NAME, SCHEMA_VERSION, cc_key
+from .scoring import SCHEMA_NAME, SCHEMA_VERSION, cc_key
 
 
 def _fmt(x) -> str:

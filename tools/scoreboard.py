@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """cudalabs scoreboard: per-lab scores from the grading manifest and CTest's record of a run.
 
-    python3 tools/scoreboard.py [--build-dir build/student] [--run] [-- <ctest args>]
+    python3 -m tools.scoreboard [--build-dir build/student] [--run] [-- <ctest args>]
 
 What it reads:
   * the grading manifest (tools/grading_manifest.py): every test CTest lists for the build
@@ -42,12 +41,11 @@ import os
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-# Same folder: the scoreboard's code, all of it loaded before any test runs.
-from ctest_record import ScoreError, read_junit_run  # noqa: E402
-from ctest_run import run_ctest_stream  # noqa: E402
-from score_render import render_markdown, render_text  # noqa: E402
-from scoring import (MANIFEST, apply_declared, declared_from_manifest, iso,  # noqa: E402
+# The scoreboard's code, all of it loaded before any test runs.
+from .ctest_record import ScoreError, read_junit_run
+from .ctest_run import run_ctest_stream
+from .score_render import render_markdown, render_text
+from .scoring import (MANIFEST, apply_declared, declared_from_manifest, iso,
                      load_manifest, read_cache, score)
 
 
@@ -81,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         i = argv.index("--")
         argv, extra = argv[:i], argv[i + 1:]
     ap = argparse.ArgumentParser(
-        prog="scoreboard.py",
+        prog="python3 -m tools.scoreboard",
         description="Per-lab scores from the build tree's manifest and CTest's record of one run "
                     "(verdicts, and each test's own output with its measurement records).",
         epilog="Arguments after -- go to ctest (with --run), e.g. -- -L cpu -j 4.")
@@ -105,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write-declared", type=Path, metavar="FILE",
                     help="write the build's graded tests and points as a declared file and exit")
     ap.add_argument("--intake", type=Path,
-                    help="the intake scan's flags (tools/release/scan_submission.py --json)")
+                    help="the intake scan's flags (python3 -m tools.release.scan_submission --json)")
     ap.add_argument("--json", type=Path, help="scores JSON (default: <build-dir>/scores.json)")
     ap.add_argument("--markdown", type=Path, help="Markdown (default: <build-dir>/scores.md)")
     ap.add_argument("--step-summary", action="store_true",

@@ -16,9 +16,9 @@ import re
 from collections import Counter, OrderedDict
 from pathlib import Path
 
-import grading_manifest  # the manifest from CTest and the labs' declarations
-from ctest_record import ScoreError
-from measurement_channel import (VARIANT_TEST, attribute, calibration_summary, channel_bars,
+from . import grading_manifest  # the manifest from CTest and the labs' declarations
+from .ctest_record import ScoreError
+from .measurement_channel import (VARIANT_TEST, attribute, calibration_summary, channel_bars,
                                  channel_measurements)
 
 SCHEMA_NAME = "cudalabs-scores"

@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Skeleton check: solutions/ differ from their labs/ stubs only inside TODO regions.
 
-    python3 tools/skeleton_check.py [--root DIR] [--lab NN ...] [--min-wrong N]
+    python3 -m tools.skeleton_check [--root DIR] [--lab NN ...] [--min-wrong N]
 
 For every lab (labs/labNN_topic/ with a CMakeLists.txt calling cudalab_add_lab):
   * the SOURCES files of cudalab_add_lab() exist in labs/labNN_topic/ and in
@@ -35,7 +34,7 @@ For every lab (labs/labNN_topic/ with a CMakeLists.txt calling cudalab_add_lab):
     lesson makes part of the interface), and every SOURCES file that defines a kernel exports
     its identity, a function returning `cudalab::KernelInfo` (labNN::<technique>_kernel()).
 A patch whose hunks apply only at an offset (the solution gained or lost lines above them)
-is reported as a note, not a problem: `python3 tools/variant_patches.py refresh` re-derives it.
+is reported as a note, not a problem: `python3 -m tools.variant_patches refresh` re-derives it.
 Each problem is printed as `path:line: message` (for a patched file:
 `tests/<lab>/<kind>/<variant>.patch[<file>]:line`, the line of the patched file). Exit
 status: 0 when clean, 1 when a problem was found, 2 on a usage error. A tree without
@@ -51,8 +50,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import variant_patches  # noqa: E402  (same folder: reads and applies the variant patches)
+from . import variant_patches  # reads and applies the variant patches
 
 # cudalab_add_lab() keywords are upper case (NUMBER, SOURCES, POINTS, ...); its values (file
 # names, libraries, Suite=points) never are, so any all-capitals word starts a new keyword.
@@ -421,7 +419,7 @@ def check_variants(root: Path, lab: str, kind: str, sources: list[str], problems
                 continue
             if offsets:
                 problems.notes.append(f"{path.relative_to(root)}: applies with hunks moved by "
-                                      f"{offsets} lines; python3 tools/variant_patches.py "
+                                      f"{offsets} lines; python3 -m tools.variant_patches "
                                       f"refresh re-derives it")
             for f in v.files:
                 patched = Path(tmp) / f
@@ -439,7 +437,7 @@ def check_variants(root: Path, lab: str, kind: str, sources: list[str], problems
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="skeleton_check.py", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python3 -m tools.skeleton_check", description=__doc__.split("\n\n")[0])
     ap.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent,
                     help="the cudalabs checkout (default: this script's)")
     ap.add_argument("--lab", action="append", default=[], metavar="NN", help="check only lab NN")

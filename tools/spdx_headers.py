@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Puts the SPDX license line first in every source file git tracks (after a #! line).
 
-    python3 tools/spdx_headers.py            # add it where missing
-    python3 tools/spdx_headers.py --check    # exit 1 when a file lacks it (nothing written)
+    python3 -m tools.spdx_headers            # add it where missing
+    python3 -m tools.spdx_headers --check    # exit 1 when a file lacks it (nothing written)
 
 The line is `// SPDX-License-Identifier: BSD-3-Clause` in C++, CUDA and JavaScript files
 and `# SPDX-License-Identifier: BSD-3-Clause` in Python, shell, CMake and YAML files (the

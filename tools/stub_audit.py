@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Stub audit: every graded test of every lab must FAIL on the untouched student stubs.
 
-    python3 tools/stub_audit.py [--cpu-only] [--lab NN ...] [--build-dir DIR]
+    python3 -m tools.stub_audit [--cpu-only] [--lab NN ...] [--build-dir DIR]
 
 Configures the student tree with the ci-student preset (CUDALAB_IMPL=student, warnings as
 errors; binary dir build/ci-student unless --build-dir), builds it, runs the graded tests
@@ -26,9 +25,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ctest_record import ScoreError, read_junit  # noqa: E402  (same folder: the JUnit reader)
-from scoring import load_manifest, read_cache  # noqa: E402  (the manifest, the build's cache)
+from .ctest_record import ScoreError, read_junit  # the JUnit reader
+from .scoring import load_manifest, read_cache  # (the manifest, the build's cache)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -58,7 +56,7 @@ def lab_dirs(numbers: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="stub_audit.py", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python3 -m tools.stub_audit", description=__doc__.split("\n\n")[0])
     ap.add_argument("--cpu-only", action="store_true",
                     help="audit only the tests labelled cpu (CI without a GPU)")
     ap.add_argument("--lab", action="append", default=[], metavar="NN",

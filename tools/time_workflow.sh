@@ -27,6 +27,7 @@ set -uo pipefail
 die() { echo "time_workflow: $*" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 source_dir=$(cd "$here/.." && pwd)
+tools_root=$source_dir  # this checkout, whose tools.phase_times this script runs
 fresh=0
 doc=""
 key=""
@@ -55,9 +56,10 @@ if [ -n "$doc" ]; then
   doc=$(cd "$(dirname "$doc")" && pwd)/$(basename "$doc")
 fi
 py=$(command -v python3) || die "needs python3"
-phase="$py $here/phase_times.py"
+# tools.phase_times of this checkout, wherever this script is run from.
+phase() { PYTHONPATH=$tools_root "$py" -P -m tools.phase_times "$@"; }
 
-steps=$($phase steps --source-dir "$source_dir" --preset "$preset") || exit 2
+steps=$(phase steps --source-dir "$source_dir" --preset "$preset") || exit 2
 binary=$(awk '$1 == "binary" { sub(/^binary /, ""); print }' <<<"$steps")
 jobs=$(awk '$1 == "jobs" { print $2 }' <<<"$steps")
 [ -n "$binary" ] || die "workflow preset $preset has no configure step"
@@ -127,7 +129,7 @@ done <<<"$steps"
 args=(table --build-dir "$binary" --timings "$timings" --output "$outdir/phase-times.md"
       --title "cmake --workflow --preset $preset")
 if [ "$ran_tests" -eq 1 ] && [ -f "$outdir/junit.xml" ]; then
-  $phase list --build-dir "$binary" >"$outdir/tests.json" || status=2
+  phase list --build-dir "$binary" >"$outdir/tests.json" || status=2
   args+=(--junit "$outdir/junit.xml" --tests-json "$outdir/tests.json")
 else
   args+=(--not-measured)
@@ -135,7 +137,7 @@ fi
 if [ -n "$doc" ]; then
   args+=(--update-doc "$doc" --key "${key:-$preset}")
 fi
-$phase "${args[@]}" || status=2
+phase "${args[@]}" || status=2
 echo "time_workflow: wrote $outdir/phase-times.md" >&2
 cat "$outdir/phase-times.md"
 exit "$status"

@@ -1,12 +1,11 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Variant patches: the known-wrong and correct-alternative submissions of tests/labNN_topic/wrong/
 and tests/labNN_topic/right/, each one unified diff against solutions/.
 
-    python3 tools/variant_patches.py list                  every variant, its files and header
-    python3 tools/variant_patches.py diff LAB FILE ...     the diff of edited copies of solution files
-    python3 tools/variant_patches.py apply PATCH DIR       the patched files of PATCH into DIR
-    python3 tools/variant_patches.py refresh [PATCH ...]   re-derive patches whose hunks moved
+    python3 -m tools.variant_patches list                  every variant, its files and header
+    python3 -m tools.variant_patches diff LAB FILE ...     the diff of edited copies of solution files
+    python3 -m tools.variant_patches apply PATCH DIR       the patched files of PATCH into DIR
+    python3 -m tools.variant_patches refresh [PATCH ...]   re-derive patches whose hunks moved
 
 A variant is tests/labNN_topic/<kind>/<variant>.patch (kind: wrong or right):
 
@@ -27,7 +26,7 @@ and patch skip it); cmake/CudalabWrong.cmake reads it the same way. To write a v
 copy of the solution file and diff it (see docs/adding-a-lab.md):
 
     cp solutions/lab05_bank_conflict/conflict_degree.cpp /tmp/   # then edit the copy
-    python3 tools/variant_patches.py diff lab05_bank_conflict /tmp/conflict_degree.cpp
+    python3 -m tools.variant_patches diff lab05_bank_conflict /tmp/conflict_degree.cpp
 
 `diff` is `git diff --no-index solutions/<lab>/<file> <copy>` with both sides labelled
 solutions/<lab>/<file>; prepend the header and save it as tests/<kind>/<lab>/<variant>.patch.
@@ -194,7 +193,7 @@ def refresh(root: Path, paths: list[Path]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="variant_patches.py", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python3 -m tools.variant_patches", description=__doc__.split("\n\n")[0])
     ap.add_argument("--root", type=Path, default=ROOT, help="the cudalabs checkout")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="every variant, its files and first line")

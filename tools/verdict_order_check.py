@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Order-independent verdicts: a test's verdict may not depend on which tests ran before it.
 
-    python3 tools/verdict_order_check.py [--build-dir build/ci] [--labs lab04,lab08]
+    python3 -m tools.verdict_order_check [--build-dir build/ci] [--labs lab04,lab08]
                                          [--set solution|wrong|both] [--cpu-only]
                                          [--shuffles 2] [--seed 481516] [--kinds Cpu,Gpu]
                                          [--no-alone] [--timeout 600] [-j N]
@@ -55,8 +54,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grading_manifest import ManifestError, read_record, suite_ending
-from measurement_channel import BATCH_MARKER, json_lines
+from .grading_manifest import ManifestError, read_record, suite_ending
+from .measurement_channel import BATCH_MARKER, json_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 _LAB_TEST = re.compile(r"^(lab\d\d)\.(.+)$")

@@ -2,7 +2,7 @@
 # One check of cmake/CudalabGrading.cmake and tools/grading_manifest.py on grading_project/
 # (see CMakeLists.txt here):
 #   cmake -DCASE=<case> -DPROJECT_DIR=... -DMODULE_DIR=... -DWORK_DIR=... -DGENERATOR=...
-#         -DCXX=... [-DPYTHON=<python3> -DTOOLS_DIR=<tools/>] -P check_grading.cmake
+#         -DCXX=... [-DPYTHON=<python3> -DSOURCE_DIR=<repository root>] -P check_grading.cmake
 # The project is copied to <WORK_DIR>/src, where each check writes its lab's declaration
 # (tests/lab98_fake/objectives.json).
 cmake_minimum_required(VERSION 3.25)
@@ -153,8 +153,9 @@ function(manifest declaration)
     set(ctest_arg --ctest "${CMAKE_CTEST_COMMAND}")
   endif()
   file(REMOVE "${WORK_DIR}/manifest.json")
-  execute_process(COMMAND "${PYTHON}" -B "${TOOLS_DIR}/grading_manifest.py" --build-dir "${build}"
+  execute_process(COMMAND "${PYTHON}" -B -m tools.grading_manifest --build-dir "${build}"
                           --check --json "${WORK_DIR}/manifest.json" ${ctest_arg}
+                  WORKING_DIRECTORY "${SOURCE_DIR}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
   string(REGEX REPLACE "[ \t\r\n]+" " " flat "${out}")
   set(json "")

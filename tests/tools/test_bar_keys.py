@@ -19,14 +19,12 @@ library only; no build tree, no GPU.
 from __future__ import annotations
 
 import re
-import sys
 import unittest
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-import reference_ratios  # noqa: E402  (read_calibration)
-from contract_check import body_at, strip_comments, technique_names  # noqa: E402
+from tools import reference_ratios  # noqa: E402  (read_calibration)
+from tools.contract_check import body_at, strip_comments, technique_names
 
 REFERENCE = ROOT / "tests" / "calibration" / "nvidia-h200.tsv"
 # The library's judges and the bar each names (cudalab/testing.hpp, cudalab/grading.hpp).

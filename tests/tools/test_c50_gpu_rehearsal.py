@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""tools/class/c50_gpu_rehearsal.sh on the CPU: its whole path (the loopback Pages site, the
+"""tools/classroom/c50_gpu_rehearsal.sh on the CPU: its whole path (the loopback Pages site, the
 bundle, the course's autograder.py -> autograde.py -> a fake grading driver, result.json,
 the schema check, the release assets) with tests/tools/classroom50_flow.py standing in for
 Classroom 50's runner.py (which this repository does not hold; on a GPU machine the script
@@ -12,17 +12,15 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import unittest
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
 import toolfixtures as fx  # noqa: E402
 
 ROOT = fx.ROOT
-SCRIPT = ROOT / "tools" / "class" / "c50_gpu_rehearsal.sh"
+SCRIPT = ROOT / "tools" / "classroom" / "c50_gpu_rehearsal.sh"
 STANDIN = HERE / "classroom50_flow.py"
 # A schema written for this test in the shape of a v1 result (not Classroom 50's file).
 SCHEMA: dict = {

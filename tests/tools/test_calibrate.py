@@ -12,15 +12,13 @@ import contextlib
 import io
 import json
 import shutil
-import sys
 import tempfile
 import unittest
 from pathlib import Path
 
 TOOLS = Path(__file__).resolve().parents[2] / "tools"
-sys.path.insert(0, str(TOOLS))
-import calibrate  # noqa: E402
-import reference_ratios  # noqa: E402
+from tools import calibrate  # noqa: E402
+from tools import reference_ratios
 
 H100 = "NVIDIA H100 80GB HBM3"
 REFERENCE = TOOLS.parent / "tests" / "calibration" / "nvidia-h200.tsv"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Tests of tools/class/charts.py: per-lab distributions and the opt-in, anonymised speed
+"""Tests of tools/classroom/charts.py: per-lab distributions and the opt-in, anonymised speed
 board per GPU model, drawn from a fixture collected.json (no network)."""
 
 from __future__ import annotations
@@ -8,16 +8,14 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-import sys
 import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import toolfixtures as fx  # noqa: E402
+import toolfixtures as fx
 
-import charts  # noqa: E402
+from tools.classroom import charts
 
 SHARES = {"alice": 0.93, "bob": 0.35, "carol": 0.61, "dave": 0.88}
 

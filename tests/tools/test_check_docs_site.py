@@ -11,14 +11,12 @@ import contextlib
 import io
 import os
 import shutil
-import sys
 import tempfile
 import unittest
 from pathlib import Path
 
 ROOT = Path(os.environ.get("CUDALAB_SOURCE_DIR", Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(ROOT / "tools" / "ci"))
-import check_docs_site  # noqa: E402
+from tools.ci import check_docs_site  # noqa: E402
 
 
 def handout_pages() -> list[str]:

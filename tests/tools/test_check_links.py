@@ -13,14 +13,12 @@ import io
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import unittest
 from pathlib import Path
 
 ROOT = Path(os.environ.get("CUDALAB_SOURCE_DIR", Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(ROOT / "tools" / "ci"))
-import check_links  # noqa: E402
+from tools.ci import check_links  # noqa: E402
 
 
 class ToolPaths(unittest.TestCase):
@@ -39,13 +37,23 @@ class ToolPaths(unittest.TestCase):
         return check_links.missing_tool_paths(self.root)
 
     def test_a_tool_the_tree_lacks_is_named(self):
-        problems = self.check("Scores: `python3 tools/scoreboard.py`.\n\n"
-                              "Calibrate with `python3 tools/calibrate.py --build-dir B`.\n")
+        problems = self.check("Scores: `python3 -m tools.scoreboard`.\n\n"
+                              "Calibrate with `python3 -m tools.calibrate --build-dir B`.\n")
         self.assertEqual(problems, ["README.md:3: names tools/calibrate.py, which is not in "
                                     "this tree"])
 
+    def test_paths_and_module_names_alike(self):
+        py = "python3"  # (the script form, which `git grep` must not find as a command)
+        problems = self.check(f"Scores: `{py} tools/scoreboard.py`, `tools.scoreboard.main()`.\n"
+                              f"Calibrate with `{py} tools/calibrate.py --build-dir B`.\n"
+                              "Grade with tools.release.autograde or `import tools.release`.\n"
+                              "<cudalab/tools.hpp>, tools.json and `python3 -m tools.<name>`\n")
+        self.assertEqual(problems, [
+            "README.md:2: names tools/calibrate.py, which is not in this tree",
+            "README.md:3: names tools/release/autograde.py, which is not in this tree"])
+
     def test_fenced_commands_and_docs_count(self):
-        problems = self.check("```sh\npython3 tools/stub_audit.py\n```\n", "docs/x.md")
+        problems = self.check("```sh\npython3 -m tools.stub_audit\n```\n", "docs/x.md")
         self.assertEqual(problems, ["docs/x.md:2: names tools/stub_audit.py, which is not in "
                                     "this tree"])
 
@@ -110,7 +118,7 @@ class ToolPaths(unittest.TestCase):
         self.assertEqual(check_links.missing_tool_paths(dest), [])
         shipped = {p.relative_to(dest).as_posix() for p in (dest / "tools").rglob("*")}
         for instructor_only in ("tools/release/regrade.py", "tools/calibrate.py",
-                                "tools/class", "tools/runner"):
+                                "tools/classroom", "tools/runner"):
             self.assertNotIn(instructor_only, shipped)
         for p in ("tests/contracts.json", ".github/actionlint.yaml"):
             self.assertFalse((dest / p).exists(), p)

@@ -36,9 +36,8 @@ from pathlib import Path
 from unittest import mock
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
 import classroom50_flow as c50  # noqa: E402
-import toolfixtures as fx  # noqa: E402
+import toolfixtures as fx
 
 ROOT = fx.ROOT
 UTC = dt.timezone.utc
@@ -65,8 +64,13 @@ DRIVER = r'''#!/usr/bin/env python3
 """Fake grading driver of the class rehearsal (tests/tools/test_class_rehearsal.py)."""
 import argparse, json, os, sys
 from pathlib import Path
-sys.path.insert(0, os.environ["CUDALAB_FIXTURES_DIR"])
-import toolfixtures as fx
+import importlib.util
+# Run by autograde as the course's tools.release.grade_submission, with the course copy alone
+# on the module search path: the fixtures are loaded from their file.
+spec = importlib.util.spec_from_file_location(
+    "toolfixtures", Path(os.environ["CUDALAB_FIXTURES_DIR"]) / "toolfixtures.py")
+fx = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(fx)
 ap = argparse.ArgumentParser()
 for a in ("--submission", "--course", "--out", "--preset", "--labs", "--test-user", "--jobs"):
     ap.add_argument(a)
@@ -230,8 +234,8 @@ class Rehearsal(unittest.TestCase):
 
     # -- the class -------------------------------------------------------------------------
     @classmethod
-    def tool(cls, script: str, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-B", str(ROOT / script), *args], env=cls.env,
+    def tool(cls, module: str, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(fx.tool_command(module) + list(args), env=fx.tool_env(cls.env),
                               capture_output=True, text=True, check=False)
 
     @classmethod
@@ -265,7 +269,7 @@ class Rehearsal(unittest.TestCase):
     @classmethod
     def run_class(cls):
         cls.jobs = {}
-        cls.created = cls.tool("tools/class/create_repos.py", "--roster",
+        cls.created = cls.tool("tools.classroom.create_repos", "--roster",
                                str(cls.tmp / "roster.csv"), "--org", ORG, "--template", TEMPLATE,
                                "--prefix", PREFIX)
         S, P, X = "SOLVED", "PARTIAL", "stub"
@@ -284,10 +288,10 @@ class Rehearsal(unittest.TestCase):
         common = ["--roster", str(cls.tmp / "roster.csv"), "--org", ORG, "--deadlines",
                   str(cls.tmp / "deadlines.csv"), "--extensions", str(cls.tmp / "extensions.csv"),
                   "--source", "releases"]
-        cls.no_prefix = cls.tool("tools/class/collect.py", *common, "--out", str(cls.tmp / "x"))
-        cls.wrong_prefix = cls.tool("tools/class/collect.py", *common, "--prefix", "cudalabs",
+        cls.no_prefix = cls.tool("tools.classroom.collect", *common, "--out", str(cls.tmp / "x"))
+        cls.wrong_prefix = cls.tool("tools.classroom.collect", *common, "--prefix", "cudalabs",
                                     "--out", str(cls.tmp / "y"))
-        cls.collected_run = cls.tool("tools/class/collect.py", *common, "--classroom",
+        cls.collected_run = cls.tool("tools.classroom.collect", *common, "--classroom",
                                      CLASSROOM, "--assignment", ASSIGNMENT, "--out", str(cls.out))
         cls.collected = json.loads((cls.out / "collected.json").read_text()) \
             if (cls.out / "collected.json").is_file() else {"students": []}
@@ -312,14 +316,12 @@ class Rehearsal(unittest.TestCase):
     @classmethod
     def regrade(cls):
         """regrade.py as the instructor runs it; the sandbox replaced by the fake driver."""
-        sys.path.insert(0, str(ROOT / "tools" / "release"))
-        sys.path.insert(0, str(ROOT / "tools" / "class"))
-        import regrade  # noqa: PLC0415
+        from tools.release import regrade  # noqa: PLC0415
 
         def direct(kind, args, course, sub, out, labs=None):
-            cmd = [sys.executable, str(course / "tools/release/grade_submission.py"), "--course",
-                   str(course), "--submission", str(sub), "--out", str(out / "grade"),
-                   "--preset", args.preset]
+            cmd = ["env", f"PYTHONPATH={course}", sys.executable, "-P", "-m",
+                   "tools.release.grade_submission", "--course", str(course), "--submission",
+                   str(sub), "--out", str(out / "grade"), "--preset", args.preset]
             labs = args.labs if labs is None else labs
             return cmd + (["--labs", labs] if labs else [])
 
@@ -339,27 +341,27 @@ class Rehearsal(unittest.TestCase):
     @classmethod
     def gradebooks(cls):
         cls.book_run = cls.tool(
-            "tools/class/gradebook.py", "--collected", str(cls.out / "collected.json"),
+            "tools.classroom.gradebook", "--collected", str(cls.out / "collected.json"),
             "--roster", str(cls.tmp / "roster.csv"), "--regrade", str(cls.regraded),
             "--late-penalty", "10", "--late-cap", "30", "-o", str(cls.tmp / "gradebook.csv"),
             "--canvas", str(cls.tmp / "canvas.csv"), "--moodle", str(cls.tmp / "moodle.csv"))
         cls.book = {r["login"]: r for r in csv.DictReader(io.StringIO(
             (cls.tmp / "gradebook.csv").read_text()))} if cls.book_run.returncode == 0 else {}
         published = cls.tool(
-            "tools/class/gradebook.py", "--collected", str(cls.out / "collected.json"),
+            "tools.classroom.gradebook", "--collected", str(cls.out / "collected.json"),
             "--roster", str(cls.tmp / "roster.csv"), "--late-penalty", "10", "--late-cap", "30")
         cls.published = {r["login"]: r for r in csv.DictReader(io.StringIO(published.stdout))}
 
     @classmethod
     def charts(cls):
         cls.chart_dir = cls.tmp / "charts"
-        cls.chart_run = cls.tool("tools/class/charts.py", "--collected",
+        cls.chart_run = cls.tool("tools.classroom.charts", "--collected",
                                  str(cls.out / "collected.json"), "--gradebook",
                                  str(cls.tmp / "gradebook.csv"), "--out", str(cls.chart_dir),
                                  "--board", "--names")
         (cls.tmp / "consent.txt").write_text("bob\n")
         cls.consent_dir = cls.tmp / "charts-consent"
-        cls.tool("tools/class/charts.py", "--collected", str(cls.out / "collected.json"),
+        cls.tool("tools.classroom.charts", "--collected", str(cls.out / "collected.json"),
                  "--out", str(cls.consent_dir), "--board", "--names", "--consent",
                  str(cls.tmp / "consent.txt"))
 
@@ -370,7 +372,7 @@ class Rehearsal(unittest.TestCase):
                          self.bake_log)
         driver = [json.loads(line) for line in (self.tmp / "driver.log").read_text().splitlines()]
         self.assertTrue(driver)
-        self.assertIn(f"{self.baked}/tools/release/autograde.py",
+        self.assertIn(f"-P -m tools.release.autograde --submission . --course {self.baked} ",
                       self.jobs["alice"][0]["log"])
 
     def test_repositories_created_with_classroom50_names_one_per_team(self):

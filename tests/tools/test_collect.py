@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Tests of tools/class/collect.py: the latest graded result before the deadline by push time
+"""Tests of tools/classroom/collect.py: the latest graded result before the deadline by push time
 (repository activity), from Classroom 50 releases or workflow artifacts; fake gh, fixtures."""
 
 from __future__ import annotations
@@ -8,15 +8,13 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import sys
 import tempfile
 import unittest
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import toolfixtures as fx  # noqa: E402
+import toolfixtures as fx
 
-import collect  # noqa: E402
+from tools.classroom import collect
 
 DEADLINE = "2026-12-14T23:59:00Z"
 B = "b" * 40

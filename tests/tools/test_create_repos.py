@@ -1,20 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Tests of tools/class/create_repos.py on a fixture roster with a fake gh (no network)."""
+"""Tests of tools/classroom/create_repos.py on a fixture roster with a fake gh (no network)."""
 
 from __future__ import annotations
 
 import contextlib
 import io
-import sys
 import tempfile
 import unittest
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import toolfixtures as fx  # noqa: E402
+import toolfixtures as fx
 
-import create_repos  # noqa: E402
+from tools.classroom import create_repos
 
 ROSTER = fx.FIXTURES / "roster.csv"
 BASE = ["--roster", str(ROSTER), "--org", "gpu-fall", "--template", "gpu-fall/cudalabs-student"]

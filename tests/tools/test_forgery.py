@@ -25,19 +25,17 @@ import os
 import pwd
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 import unittest
 from pathlib import Path
 
+import toolfixtures as fx
+from tools.release import grade_submission
+
 ROOT = Path(os.environ.get("CUDALAB_SOURCE_DIR", Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "tools" / "release"))
-import grade_submission  # noqa: E402
 
 FIXTURE = ROOT / "tests" / "tools" / "forgery_project"
-SCOREBOARD = ROOT / "tools" / "scoreboard.py"
 JOB_FILES = ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY")
 
 
@@ -91,9 +89,9 @@ class Forgery(unittest.TestCase):
         env["FORGERY_PID_FILE"] = str(pid_file)
         env.update(extra_env or {})
         pid_file = Path(env["FORGERY_PID_FILE"])
-        subprocess.run([sys.executable, str(SCOREBOARD), "--build-dir", str(build), "--run",
-                        "--quiet", "--no-declared", "--", "-j", "1"], env=env, check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(fx.tool_command("tools.scoreboard") + [
+            "--build-dir", str(build), "--run", "--quiet", "--no-declared", "--", "-j", "1"],
+            env=fx.tool_env(env), check=True, stdout=subprocess.DEVNULL)
         scores = json.loads((build / "scores.json").read_text())
         job = {var: (jobs / var).read_text() for var in JOB_FILES}
         return scores, job, pid_file

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Tests of tools/class/gradebook.py on a fixture collected.json (no network)."""
+"""Tests of tools/classroom/gradebook.py on a fixture collected.json (no network)."""
 
 from __future__ import annotations
 
@@ -8,15 +8,13 @@ import contextlib
 import datetime as dt
 import csv
 import io
-import sys
 import tempfile
 import unittest
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import toolfixtures as fx  # noqa: E402
+import toolfixtures as fx
 
-import gradebook  # noqa: E402
+from tools.classroom import gradebook
 
 FLAG = {"file": "labs/lab13_sgemm/sgemm.cu", "line": 7, "construct": "asm", "text": "asm(...)"}
 

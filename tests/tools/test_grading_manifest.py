@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import tempfile
 import unittest
 from pathlib import Path
 
 ROOT = Path(os.environ.get("CUDALAB_SOURCE_DIR", Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(ROOT / "tools"))
-import grading_manifest as gm  # noqa: E402
-import ctest_record  # noqa: E402
-import scoreboard  # noqa: E402
-import scoring  # noqa: E402
+from tools import grading_manifest as gm  # noqa: E402
+from tools import ctest_record
+from tools import scoreboard
+from tools import scoring
 
 RULES = {"given_prefix": "Given", "endings": [
     {"ending": "Cpu", "labels": ["cpu"]}, {"ending": "Gpu", "labels": ["gpu"]},

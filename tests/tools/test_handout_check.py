@@ -14,18 +14,14 @@ the folder as ROOT); the repository's own labs are checked last."""
 
 from __future__ import annotations
 
-import sys
 import tempfile
 import unittest
 from pathlib import Path
 from typing import Any
 from unittest import mock
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import toolfixtures as fx  # noqa: E402
 
-sys.path.insert(0, str(fx.ROOT / "tools"))
-import handout_check as hc  # noqa: E402
+from tools import handout_check as hc
 
 
 def region(nn: str, lines: int, budget: int | None = None) -> str:

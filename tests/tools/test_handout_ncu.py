@@ -10,16 +10,12 @@ import contextlib
 import io
 import os
 import stat
-import sys
 import tempfile
 import unittest
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import toolfixtures as fx  # noqa: E402
 
-sys.path.insert(0, str(fx.ROOT / "tools"))
-import handout_ncu  # noqa: E402
+from tools import handout_ncu
 
 # A stand-in for ncu: what it prints depends on the command line.
 FAKE_NCU = """#!/bin/sh

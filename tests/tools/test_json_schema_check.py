@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""tools/class/json_schema_check.py: the JSON Schema subset the GPU rehearsal checks Classroom
-50's result.json with (tools/class/c50_gpu_rehearsal.sh). The schema here is written for the
+"""tools/classroom/json_schema_check.py: the JSON Schema subset the GPU rehearsal checks Classroom
+50's result.json with (tools/classroom/c50_gpu_rehearsal.sh). The schema here is written for the
 test, in the shape of a result document; it uses every keyword the checker implements."""
 
 from __future__ import annotations
@@ -11,14 +11,12 @@ import io
 import json
 import os
 import shutil
-import sys
 import tempfile
 import unittest
 from pathlib import Path
 
 ROOT = Path(os.environ.get("CUDALAB_SOURCE_DIR", Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(ROOT / "tools" / "class"))
-import json_schema_check as jsc  # noqa: E402
+from tools.classroom import json_schema_check as jsc  # noqa: E402
 
 TIME = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$"
 SCHEMA: dict = {

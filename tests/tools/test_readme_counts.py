@@ -6,13 +6,11 @@ The fixture cases need no build tree; ReadmeOfThisTree checks the real README ag
 this test runs in (CUDALAB_BUILD_DIR, set by tests/tools/CMakeLists.txt) and is skipped
 without one."""
 import os
-import sys
 import unittest
 from pathlib import Path
 
 SOURCE = Path(os.environ.get("CUDALAB_SOURCE_DIR", Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(SOURCE / "tools"))
-import readme_counts  # noqa: E402
+from tools import readme_counts  # noqa: E402
 
 PRESETS = {
     "configurePresets": [

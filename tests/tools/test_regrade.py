@@ -15,17 +15,14 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import types
 import unittest
 from pathlib import Path
 
 ROOT = Path(os.environ.get("CUDALAB_SOURCE_DIR", Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(ROOT / "tools" / "release"))
-sys.path.insert(0, str(ROOT / "tools" / "class"))
-import grade_submission  # noqa: E402
-import regrade  # noqa: E402
+from tools.release import grade_submission  # noqa: E402
+from tools.release import regrade
 
 UTC = dt.timezone.utc
 
@@ -69,7 +66,7 @@ class Regrade(unittest.TestCase):
                           args)
             return "\n".join(json.dumps(a) for a in activity).encode()
 
-        import classlib
+        from tools.classroom import classlib
         original = classlib.call_gh
         classlib.call_gh = fake_gh
         try:
@@ -118,7 +115,12 @@ class Regrade(unittest.TestCase):
         script = unshare[-1]
         self.assertIn("mount -o remount,bind,ro /", script)
         self.assertIn("prlimit --nproc=4096", script)
-        self.assertIn("grade_submission.py", script)
+        # The course copy's driver, the course copy alone on the module search path.
+        self.assertIn("'python3' '-P' '-m' 'tools.release.grade_submission'", script)
+        self.assertIn("PYTHONPATH='/c'", script)
+        self.assertIn("PYTHONPATH=/course", docker)
+        image = docker.index(args.image)
+        self.assertEqual(docker[image + 1:image + 4], ["-P", "-m", "tools.release.grade_submission"])
 
     def test_grading_pins_the_scale_and_draws_a_fresh_seed(self):
         env = {"CUDALAB_SPEEDUP_SCALE": "0.25", "CUDALAB_SEED": "42", "PATH": "/bin"}

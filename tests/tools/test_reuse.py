@@ -21,12 +21,11 @@ from pathlib import Path
 from unittest import mock
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
 import toolfixtures as fx  # noqa: E402
 
-import autograde  # noqa: E402
-import previous_result  # noqa: E402
-import reuse  # noqa: E402
+from tools.release import autograde
+from tools.release import previous_result
+from tools.release import reuse
 
 SGEMM = "labs/lab13_sgemm/sgemm.cu"
 HELLO = "labs/lab01_hello_addone/hello_addone.cu"
@@ -245,8 +244,8 @@ class PreviousResultThroughGh(unittest.TestCase):
         env = {"PATH": path if path is not None else f"{self.bin}:{os.environ['PATH']}",
                "FAKE_GH_STATE": str(self.state), "GH_TOKEN": "job-token",
                "GITHUB_REPOSITORY": repo, "GITHUB_REF_NAME": "main"}
-        return subprocess.run([sys.executable, "-B", str(fx.RELEASE / "previous_result.py"),
-                               "--source", source, "--out", str(self.out)], env=env,
+        return subprocess.run(fx.tool_command("tools.release.previous_result") + [
+                              "--source", source, "--out", str(self.out)], env=fx.tool_env(env),
                               capture_output=True, text=True, timeout=120, check=False)
 
     def calls(self) -> list[list[str]]:

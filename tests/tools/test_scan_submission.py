@@ -10,18 +10,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 import tempfile
 import unittest
 from pathlib import Path
 
 ROOT = Path(os.environ.get("CUDALAB_SOURCE_DIR", Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(ROOT / "tools" / "release"))
-sys.path.insert(0, str(ROOT / "tools"))
-import scan_submission as scan  # noqa: E402
-import take_submission  # noqa: E402
-from course_files import lab_sources  # noqa: E402
-import variant_patches  # noqa: E402
+from tools.release import scan_submission as scan  # noqa: E402
+from tools.release import take_submission
+from tools.release.course_files import lab_sources
+from tools import variant_patches
 
 LAB = "lab05_bank_conflict"
 HOST_FILE = f"labs/{LAB}/conflict_degree.cpp"   # a host-side lab file

@@ -15,18 +15,15 @@ import copy
 import datetime as dt
 import json
 import os
-import sys
 import unittest
 from pathlib import Path
 
 ROOT = Path(os.environ.get("CUDALAB_SOURCE_DIR", Path(__file__).resolve().parents[2]))
-for folder in ("tools", "tools/release", "tools/class"):
-    sys.path.insert(0, str(ROOT / folder))
-import autograde  # noqa: E402
-import gradebook  # noqa: E402
-import measurement_channel  # noqa: E402
-import score_render  # noqa: E402
-import scoring  # noqa: E402
+from tools.release import autograde  # noqa: E402
+from tools.classroom import gradebook
+from tools import measurement_channel
+from tools import score_render
+from tools import scoring
 
 RULES = {"given_prefix": "Given", "endings": [
     {"ending": "Cpu", "labels": ["cpu"]}, {"ending": "Gpu", "labels": ["gpu"]},

@@ -8,19 +8,18 @@ GitHub API answers) inside a temporary folder; nothing touches the network or a 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 ROOT = Path(os.environ.get("CUDALAB_SOURCE_DIR") or Path(__file__).resolve().parents[2])
 RELEASE = ROOT / "tools" / "release"
-CLASS = ROOT / "tools" / "class"
+CLASS = ROOT / "tools" / "classroom"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-for p in (RELEASE, CLASS):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
 
 H100 = "NVIDIA H100 80GB HBM3"
 TOPICS = {"lab01": "hello_addone", "lab02": "naive_matmul", "lab13": "sgemm"}
@@ -97,7 +96,10 @@ for a in ("--submission", "--course", "--out", "--preset", "--labs", "--test-use
 ap.add_argument("--step-summary", action="store_true")
 a = ap.parse_args()
 out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
-(out / "driver.json").write_text(json.dumps(vars(a)))
+# Where it was loaded from and how: the course copy's, with the working directory off the path.
+(out / "driver.json").write_text(json.dumps({**vars(a), "file": __file__,
+                                             "pythonpath": os.environ.get("PYTHONPATH"),
+                                             "safe_path": bool(sys.flags.safe_path)}))
 if os.environ.get("CUDALAB_FAKE_FAIL"):
     sys.exit(2)
 scores = json.loads(Path(os.environ["CUDALAB_FAKE_SCORES"]).read_text())
@@ -138,6 +140,9 @@ def make_course(root: Path, with_tools: bool = True) -> tuple[Path, str]:
         (d / f"{topic}.cu").write_text(f"// stub of {lab}\n")
     rel = course / "tools" / "release"
     rel.mkdir(parents=True)
+    # The package's __init__.py files: autograde runs the driver as tools.release.grade_submission.
+    for package in ("tools", "tools/release"):
+        (course / package / "__init__.py").write_text((ROOT / package / "__init__.py").read_text())
     if with_tools:
         for p in RELEASE.glob("*.py"):
             if p.name != "grade_submission.py":
@@ -164,6 +169,29 @@ def make_submission(root: Path, course: Path, edits: dict[str, str] | None = Non
     git("add", "-A", cwd=sub)
     git("commit", "-q", "-m", "work", cwd=sub)
     return sub
+
+
+def tool_command(module: str) -> list[str]:
+    """The command line that runs the tool @p module (tools.scoreboard, ...) of this checkout
+    as the docs write it, `python3 -m`, but with tool_env()'s PYTHONPATH and not the working
+    directory (-P) on the module search path."""
+    return [sys.executable, "-B", "-P", "-m", module]
+
+
+def tool_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """@p env (default: this process's environment) with PYTHONPATH this checkout's root."""
+    return {**(os.environ if env is None else env), "PYTHONPATH": str(ROOT)}
+
+
+def load_file(path: Path) -> types.ModuleType:
+    """The Python file @p path loaded as a module of its own name, without putting its folder
+    on the module search path (the Classroom 50 autograder is a standalone script, not a module
+    of the package tools)."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def write_json(path: Path, data) -> Path:
@@ -213,7 +241,7 @@ class FakeGh:
         self.calls: list[list[str]] = []
 
     def __call__(self, args: list[str]) -> bytes:
-        import classlib
+        from tools.classroom import classlib
         self.calls.append(list(args))
         if args[:2] == ["repo", "create"]:
             if args[2] in self.existing:

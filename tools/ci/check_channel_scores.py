@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Checks the scoreboard's reading of the measurement channel test (tools/ci_checks.sh).
 

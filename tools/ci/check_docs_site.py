@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Docs site check (proposal for issue 41, item 7): the generated Doxygen site has the README
 as its front page, the handouts in course order (lab 13's parts 1, 2, 3) and no
 instructor-only page.
 
-    python3 tools/ci/check_docs_site.py build/ci/docs/html
+    python3 -m tools.ci.check_docs_site build/ci/docs/html
 
 Reads index.html and navtreedata.js of the site (GENERATE_TREEVIEW = YES). Exit status 0 when
 it holds, 1 with one line per problem, 2 on a usage error. Python 3 standard library only.

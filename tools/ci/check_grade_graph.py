@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Checks the student release's grading workflows: the caller tools/release/grade.yml and
 the reusable tools/release/grade-reusable.yml it calls.
 
-    python3 tools/ci/check_grade_graph.py [--workflow tools/release/grade.yml]
+    python3 -m tools.ci.check_grade_graph [--workflow tools/release/grade.yml]
         [--reusable tools/release/grade-reusable.yml] [--checkouts WORKFLOW...]
 
 Asserts
@@ -295,11 +294,11 @@ def check_reusable(wf: dict, path: Path) -> list[str]:
             errors.append(f"{path}: job {jid}: no token in the job's env (student code runs "
                           "in it)")
         steps = job.get("steps") or []
-        graders = [s for s in steps if "autograde.py" in str(s.get("run", ""))]
+        graders = [s for s in steps if "tools.release.autograde" in str(s.get("run", ""))]
         uploads = [s for s in steps if str(s.get("uses", "")).startswith(
             "actions/upload-artifact@")]
         if len(graders) != 1:
-            errors.append(f"{path}: job {jid} must run tools/release/autograde.py once")
+            errors.append(f"{path}: job {jid} must run tools.release.autograde once")
         for s in graders:
             if any(t in (s.get("env") or {}) for t in TOKENS):
                 errors.append(f"{path}: job {jid}: the grading step must not get a token")

@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Dead relative links, and mentions of Markdown files that do not exist, in a cudalabs tree.
 
-    python3 tools/ci/check_links.py [ROOT] [--strict-mentions] [--quiet]
+    python3 -m tools.ci.check_links [ROOT] [--strict-mentions] [--quiet]
 
 Links: every relative link target of every Markdown file under ROOT (default: this
 checkout) — `[text](target)`, `![alt](target)`, `[ref]: target`, and HTML `href=`/`src=` —
@@ -23,11 +22,13 @@ A missing one is an error.
 
 Tool paths: a path under tools/ written in any text file — Markdown (text, code spans and
 fenced commands alike), scripts and their help texts, workflows and other templates, CMake,
-C++/CUDA sources and their comments, data files — e.g. `python3 tools/calibrate.py`, must
-exist relative to ROOT: a student release ships only some tools, so its README, docs,
-workflow, scripts and sources may name only those (instructor-only Markdown passages are
-removed before the check). Paths followed by a placeholder (`$`, `{`, `<`, `*`) are not
-checked. A missing one is an error.
+C++/CUDA sources and their comments, data files — e.g. `tools/calibrate.py`, must exist
+relative to ROOT, and so must a tool named as a module, e.g. `python3 -m tools.calibrate` or
+`tools.release.autograde` (tools/calibrate.py, tools/release/autograde.py; a dotted name may
+go on past the module to a name inside it): a student release ships only some tools, so its
+README, docs, workflow, scripts and sources may name only those (instructor-only Markdown
+passages are removed before the check). Paths followed by a placeholder (`$`, `{`, `<`, `*`)
+are not checked. A missing one is an error.
 
 In a git checkout only the files git tracks are read; folders build*, out, .git and .cache
 are skipped. Used on the instructor checkout (CI) and on
@@ -173,12 +174,28 @@ def missing_paths_in_messages(root: Path) -> list[str]:
 
 
 TOOL_PATH = re.compile(r"(?<![\w./$-])(tools/[\w.@-]+(?:/[\w.@-]+)*/?)")
+# A tool named as a module of the package tools (python3 -m tools.ci.check_links).
+TOOL_MODULE = re.compile(r"(?<![\w./$-])tools((?:\.[A-Za-z_]\w*)+)")
 # Written by tools/export_student_release.sh --verify into the release (its points manifest).
 GENERATED_TOOL_PATHS = {"tools/release/points.json"}
 
 
 TOOL_PATH_SUFFIXES = TEXT_SUFFIXES | {".awk", ".tsv", ".conf", ".cfg", ".toml", ".ini"}
 TOOL_PATH_NAMES = ("CMakeLists.txt", "run", "Dockerfile")
+
+
+def missing_module(root: Path, names: list[str]) -> str | None:
+    """The file tools/<names[0]>/.../<name>.py that a module name tools.<names> needs and the
+    tree lacks, or None: the name is found once one of its parts is a module file, and each
+    part before it must be a package folder."""
+    folder = root / "tools"
+    for i, name in enumerate(names):
+        if (folder / f"{name}.py").is_file():
+            return None
+        if not (folder / name).is_dir():
+            return "/".join(["tools", *names[:i + 1]]) + ".py"
+        folder = folder / name
+    return None
 
 
 def missing_tool_paths(root: Path) -> list[str]:
@@ -199,6 +216,13 @@ def missing_tool_paths(root: Path) -> list[str]:
                     continue
                 if not (root / target).exists():
                     problems.append(f"{rel}:{n}: names {target}, which is not in this tree")
+            for m in TOOL_MODULE.finditer(line):
+                names = m.group(1)[1:].split(".")
+                if len(names) == 1 and f".{names[0]}" in TOOL_PATH_SUFFIXES | {".json", ".sh"}:
+                    continue  # a file name (cudalab/tools.hpp), not a module
+                lacking = missing_module(root, names)
+                if lacking and line[m.end():m.end() + 1] not in ("$", "{", "<", "*"):
+                    problems.append(f"{rel}:{n}: names {lacking}, which is not in this tree")
     return problems
 
 

@@ -57,7 +57,7 @@ fi
 # ---- 2. shellcheck on run: blocks -------------------------------------------------------
 command -v shellcheck >/dev/null 2>&1 || fail "shellcheck is not installed (apt-get install shellcheck)"
 if command -v shellcheck >/dev/null 2>&1; then
-  python3 tools/ci/shellcheck_workflows.py "${workflows[@]}" || fail "shellcheck of run: blocks"
+  python3 -m tools.ci.shellcheck_workflows "${workflows[@]}" || fail "shellcheck of run: blocks"
 
   # ---- 3. shellcheck on shell scripts -----------------------------------------------------
   scripts=()
@@ -79,11 +79,11 @@ if command -v shellcheck >/dev/null 2>&1; then
 fi
 
 # ---- 4. grading workflows, persist-credentials -------------------------------------------
-python3 tools/ci/check_grade_graph.py --checkouts "${workflows[@]}" ||
+python3 -m tools.ci.check_grade_graph --checkouts "${workflows[@]}" ||
   fail "grading workflows (grade.yml, grade-reusable.yml), persist-credentials"
 
 # ---- 5. links -----------------------------------------------------------------------------
-python3 tools/ci/check_links.py "$root" || fail "dead links"
+python3 -m tools.ci.check_links "$root" || fail "dead links"
 
 [ "$status" -eq 0 ] && echo "lint_workflows: all checks passed"
 exit "$status"

@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """shellcheck over the `run:` blocks of GitHub Actions workflows.
 
-    python3 tools/ci/shellcheck_workflows.py WORKFLOW.yml...
+    python3 -m tools.ci.shellcheck_workflows WORKFLOW.yml...
 
 Each bash or sh `run:` block (the step's `shell:`, else the job's or the workflow's
 `defaults.run.shell`, else bash) is written to a temporary script, with every `${{ ... }}`

@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Grades one submission and writes a Classroom 50 result.json (one entry per lab).
 
-    python3 tools/release/autograde.py --submission DIR [--course DIR] --out DIR
+    python3 -m tools.release.autograde --submission DIR [--course DIR] --out DIR
         [--preset student|ci-student] [--result FILE] [--previous FILE] [--full]
         [--labs lab07,lab09] [--test-user USER] [--summary FILE] [--driver FILE]
 
@@ -56,11 +55,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # TypeGuard is Python 3.10+; the annotation is only read by mypy
     from typing import TypeGuard
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+from . import reuse
+from .course_python import course_env, module_command, module_file
+from .lab_points import lab_results
 
-import reuse  # noqa: E402
-from lab_points import lab_results  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 RESULT_SCHEMA = "classroom50/result/v1"
 # The top-level keys classroom50/result/v1 allows (its schema sets additionalProperties: false).
@@ -428,14 +427,16 @@ def release_body(doc: dict) -> str:
 # ---------------------------------------------------------------------------
 # The driver
 # ---------------------------------------------------------------------------
-def run_driver(driver: Path, args, out: Path, labs: list[str] | None) -> bool:
-    """Runs the grading driver into @p out; raises GradingError when it did not grade.
-    Returns whether the run needs review (exit status 3: it graded, but a file of the course
-    copy or the build changed during the tests)."""
-    if not driver.is_file():
-        raise GradingError(f"no grading driver {driver} (is --course the course release?)")
-    cmd = [sys.executable, str(driver), "--submission", str(args.submission), "--course",
-           str(args.course), "--out", str(out), "--preset", args.preset]
+def run_driver(driver: str, args, out: Path, labs: list[str] | None) -> bool:
+    """Runs the grading driver (the module @p driver of the course copy, never one the
+    working directory holds: course_python) into @p out; raises GradingError when it did not
+    grade. Returns whether the run needs review (exit status 3: it graded, but a file of the
+    course copy or the build changed during the tests)."""
+    if not module_file(args.course, driver).is_file():
+        raise GradingError(f"no grading driver {module_file(args.course, driver)} (is --course "
+                           "the course release?)")
+    cmd = module_command(driver) + ["--submission", str(args.submission), "--course",
+                                    str(args.course), "--out", str(out), "--preset", args.preset]
     if labs is not None:
         cmd += ["--labs", ",".join(labs)]
     if args.test_user:
@@ -444,7 +445,8 @@ def run_driver(driver: Path, args, out: Path, labs: list[str] | None) -> bool:
         cmd.append("--step-summary")
     print("autograde: " + " ".join(cmd), flush=True)
     try:
-        rc = subprocess.run(cmd, check=False, timeout=args.timeout).returncode
+        rc = subprocess.run(cmd, check=False, timeout=args.timeout,
+                            env=course_env(args.course)).returncode
     except subprocess.TimeoutExpired:
         raise GradingError(f"grading did not finish in {args.timeout} s") from None
     if rc not in (0, 3):
@@ -503,15 +505,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                          "junit.xml and feedback.md (the failed tests per lab): Classroom 50 "
                          "attaches them to the release when the assignment's release_assets "
                          "lists them")
-    ap.add_argument("--driver", type=Path,
-                    help="grading driver (default: <course>/tools/release/grade_submission.py)")
+    ap.add_argument("--driver", default="tools.release.grade_submission",
+                    help="grading driver, a module of the course copy run with the course copy "
+                         "alone on its module search path (default: %(default)s)")
     ap.add_argument("--timeout", type=int, default=13 * 60,
                     help="seconds the driver may take (default 780: Classroom 50's grade job "
                          "stops after 15 minutes)")
     args = ap.parse_args(argv)
     args.submission, args.course = args.submission.resolve(), args.course.resolve()
     args.out = args.out.resolve()
-    args.driver = (args.driver or args.course / "tools/release/grade_submission.py").resolve()
     return args
 
 

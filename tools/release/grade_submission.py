@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Grades one student submission with a pinned copy of the course, so that no lab file can
 change any other test's verdict or the points.
 
-    python3 tools/release/grade_submission.py --submission DIR --out DIR
+    python3 -m tools.release.grade_submission --submission DIR --out DIR
         [--course DIR] [--preset student|ci-student] [--labs lab07,lab09]
         [--test-user auto|none|USER] [--jobs N] [--step-summary]
 
@@ -46,15 +45,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
 # The scoreboard's code, loaded now: nothing a test writes can change it.
-import ctest_run  # noqa: E402
-import score_render  # noqa: E402
-import scoring  # noqa: E402
-from ctest_record import ScoreError  # noqa: E402
-import take_submission  # noqa: E402
+from .. import ctest_run
+from .. import score_render
+from .. import scoring
+from ..ctest_record import ScoreError
+from . import take_submission
+from .course_python import course_env, module_command
+
+HERE = Path(__file__).resolve().parent
 
 DEFAULT_TEST_USER = "cudalab-test"
 # Folders of the build tree the tests or ctest itself write.
@@ -296,8 +295,8 @@ def main(argv: list[str] | None = None) -> int:
              "-R", "^(" + "|".join(labs or ["lab[0-9][0-9]"]) + r")\."]
     if args.preset == "student" and shutil.which("nvidia-smi"):
         spec = out / "gpus.json"
-        if subprocess.run([sys.executable, str(course / "tools" / "gpu_resources.py"), "-o",
-                           str(spec)], check=False).returncode == 0:
+        if subprocess.run(module_command("tools.gpu_resources") + ["-o", str(spec)],
+                          check=False, env=course_env(course)).returncode == 0:
             extra += ["--resource-spec-file", str(spec)]
     junit = out / "junit.xml"
     started = dt.datetime.now().timestamp()

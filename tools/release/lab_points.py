@@ -16,7 +16,7 @@ As a command it writes that manifest (every graded test with its lab, category a
 from the scores of one complete run, e.g. of the untouched stubs (the student release export's
 --verify does):
 
-    python3 tools/release/lab_points.py --scores build/ci-student/scores.json \
+    python3 -m tools.release.lab_points --scores build/ci-student/scores.json \
         -o tools/release/points.json
 
 Exit status 0; 2 on a usage or input error. Python 3 standard library.

@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Fetches the result.json of the last graded push of this repository, for one-lab pushes.
 
-    python3 tools/release/previous_result.py --source releases|artifacts --out FILE
+    python3 -m tools.release.previous_result --source releases|artifacts --out FILE
         [--repo OWNER/NAME] [--branch NAME]
 
 Runs in a grading workflow, before any student code, as its own step: the only one that
@@ -18,7 +17,7 @@ result is:
   artifacts  plain GitHub: the newest unexpired artifact `cudalab-grade` of a run on
              --branch (default GITHUB_REF_NAME), result.json inside its zip
              (GET repos/{repo}/actions/artifacts?name=cudalab-grade, then .../zip)
-tools/release/autograde.py --previous FILE then grades only the labs whose files changed
+python3 -m tools.release.autograde --previous FILE then grades only the labs whose files changed
 (tools/release/reuse.py says what that trusts).
 
 Exit status: 0 when FILE was written or there is no previous result (then nothing is

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The grade that counts: regrades submissions with the pinned course, each inside a sandbox.
 
@@ -12,7 +11,7 @@
 SUBMISSION: OWNER/REPO (cloned from GitHub with gh), a git URL, or a local checkout.
 For each one, on the host: clone it; pick the commit — with --deadline, the last commit a
 push left on --branch at or before the deadline, by push time from GitHub's repository
-activity API (commit dates are the student's to set; tools/class/collect.py reads the same
+activity API (commit dates are the student's to set; tools/classroom/collect.py reads the same
 API), else the branch's head; compare every file outside the lab files with the template by
 content (--template, default the course: works for repositories created from a template,
 whose history is unrelated to the course's) and list the changed ones (a tamper check: they
@@ -43,7 +42,7 @@ submission (and deadline: <name>@<deadline>), <out>/regrade.csv (one row each: n
 repository, commit, push time, points per lab, total, labs needing review, files changed
 outside the lab files) and <out>/regrade.json (per submission and deadline: members,
 repository, deadline, commit and each lab's whole points, as result.json counts them), which
-tools/class/gradebook.py --regrade reads. Exit status: 0 when every submission was graded;
+python3 -m tools.classroom.gradebook --regrade reads. Exit status: 0 when every submission was graded;
 1 when some could not be (listed); 2 on a usage error.
 """
 
@@ -61,12 +60,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+from . import grade_submission  # the user student code runs as
+from . import take_submission
+from .course_files import student_files
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "class"))
-import grade_submission  # noqa: E402  (the user student code runs as)
-import take_submission  # noqa: E402
-from course_files import student_files  # noqa: E402
 
 SANDBOXES = ("docker", "podman", "unshare")
 CAPS = ["CHOWN", "SETUID", "SETGID", "KILL"]
@@ -129,8 +127,8 @@ def commit_at_deadline(repo: str | None, checkout: Path, branch: str,
     if repo is None:
         raise RegradeError("--deadline needs a GitHub repository (OWNER/REPO): push times come "
                            "from GitHub's activity API, not from commit dates")
-    import collect  # tools/class/collect.py: push times from the activity API
-    from classlib import call_gh
+    from ..classroom import collect  # tools/classroom/collect.py: push times from the activity API
+    from ..classroom.classlib import call_gh
     on_time = [p for p in collect.pushes(call_gh, repo, f"refs/heads/{branch}")
                if p[0] <= deadline]
     if not on_time:
@@ -147,7 +145,9 @@ def tamper_report(submission: Path, template: Path) -> list[str]:
 
 def sandbox_command(kind: str, args, course: Path, sub: Path, out: Path,
                     labs: str | None = None) -> list[str]:
-    grade = ["python3", "{course}/tools/release/grade_submission.py", "--course", "{course}",
+    # The course copy's driver, the course copy alone on its module search path
+    # (course_python): -P keeps the working directory out, PYTHONPATH is set below.
+    grade = ["python3", "-P", "-m", "tools.release.grade_submission", "--course", "{course}",
              "--submission", "{sub}", "--out", "{out}/grade", "--preset", args.preset,
              "--test-user", "auto", "--jobs", str(args.cpus)]
     labs = args.labs if labs is None else labs
@@ -163,7 +163,8 @@ def sandbox_command(kind: str, args, course: Path, sub: Path, out: Path,
                "--cap-drop", "ALL", *[x for c in CAPS for x in ("--cap-add", c)],
                "--security-opt", "no-new-privileges",
                "-v", f"{course}:/course:ro", "-v", f"{sub}:/submission:ro", "-v", f"{out}:/out",
-               "-e", "CUDALAB_SPEEDUP_SCALE=1", "--entrypoint", "python3", args.image]
+               "-e", "CUDALAB_SPEEDUP_SCALE=1", "-e", "PYTHONPATH=/course",
+               "--entrypoint", "python3", args.image]
         return cmd + [w.format(course="/course", sub="/submission", out="/out")
                       for w in grade[1:]]
     # unshare: a read-only view of this machine, writable only in <out>, no network.
@@ -172,7 +173,8 @@ def sandbox_command(kind: str, args, course: Path, sub: Path, out: Path,
     script = ("set -e; mount --make-rprivate /; "
               f"mount --bind '{out}' '{out}'; mount -t tmpfs -o size=16g tmpfs /tmp; "
               "mount -o remount,bind,ro /; "
-              f"export CUDA_VISIBLE_DEVICES={args.gpu} CUDALAB_SPEEDUP_SCALE=1; "
+              f"export CUDA_VISIBLE_DEVICES={args.gpu} CUDALAB_SPEEDUP_SCALE=1 "
+              f"PYTHONPATH='{course}'; "
               f"exec prlimit --nproc={args.pids} taskset -c {cpus} {inner}")
     return ["unshare", "--net", "--pid", "--fork", "--kill-child", "--mount", "--mount-proc",
             "--ipc", "--uts", "--", "sh", "-c", script]
@@ -228,7 +230,7 @@ def regrade_one(name: str, submission: str, args, sandbox: str, course: Path, te
 def whole_points(scores: dict, course: Path, preset: str) -> dict[str, dict]:
     """lab -> {score, max-score}: the whole points result.json would give (autograde.py's
     rules, with the course's points manifest), for the labs this run graded."""
-    import autograde  # tools/release/autograde.py
+    from . import autograde  # tools/release/autograde.py
     manifest_path = course / "tools" / "release" / "points.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else None
     labs = autograde.graded_labs(scores, None)
@@ -261,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--class", dest="roster", type=Path,
                     help="a roster CSV (column login; team for a team assignment)")
     ap.add_argument("--org", help="with --class: the organization of the students' repositories")
-    from classlib import add_prefix_args  # tools/class/classlib.py
+    from ..classroom.classlib import add_prefix_args  # tools/classroom/classlib.py
     add_prefix_args(ap)
     ap.add_argument("--course", type=Path, default=HERE.parents[1],
                     help="the pinned course release (default: this tree)")
@@ -283,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="default: a new folder under /tmp")
     args = ap.parse_args(argv)
 
-    from classlib import Deadlines, UsageError, read_roster, repo_of, resolve_prefix, units
+    from ..classroom.classlib import Deadlines, UsageError, read_roster, repo_of, resolve_prefix, units
     try:
         # (name, submission, members)
         targets: list[tuple[str, str, list[str]]] = []

@@ -10,6 +10,9 @@
 #       [--preset student|ci-student]
 #       (OWNER/REPO | git URL | local checkout) ... | --class ROSTER.csv --org ORG [--prefix P]
 #
-# tools/release/regrade.py --help says what each step does.
+# The regrade's --help (this script's too) says what each step does. It runs the regrade of
+# the course copy this script is in, with that copy alone on the module search path (-P: not
+# the working directory, which may hold a student's checkout and its tools/ folder).
 set -euo pipefail
-exec python3 "$(cd "$(dirname "$0")" && pwd)/regrade.py" "$@"
+course=$(cd "$(dirname "$0")/../.." && pwd)
+PYTHONPATH=$course exec python3 -P -m tools.release.regrade "$@"

@@ -29,12 +29,10 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import take_submission  # noqa: E402
-from course_files import student_files  # noqa: E402
+from . import take_submission
+from .course_files import student_files
 
 KEY_VERSION = "cudalabs-reuse-1"
 

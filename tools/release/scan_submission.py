@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The intake scan: host-side constructs that have no place in a lab file, flagged for review.
 
-    python3 tools/release/scan_submission.py [--course DIR] [--json FILE] [--summary FILE]
+    python3 -m tools.release.scan_submission [--course DIR] [--json FILE] [--summary FILE]
                                              [--lab labNN ...] [FILE ...]
 
 A lab file (a SOURCES file of labs/labNN_topic/) holds kernels and the launchers that start
@@ -54,8 +53,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from course_files import student_files  # noqa: E402  (each lab's SOURCES and answers.txt)
+from .course_files import student_files  # (each lab's SOURCES and answers.txt)
 
 SCHEMA = "cudalabs-intake"
 

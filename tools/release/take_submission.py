@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Copies a student's lab sources into the instructor's copy of the course, and nothing else.
 
-    python3 tools/release/take_submission.py --submission DIR [--course DIR] [--summary FILE]
+    python3 -m tools.release.take_submission --submission DIR [--course DIR] [--summary FILE]
 
 Grading (.github/workflows/grade.yml of a student release) checks out two trees: the
 student's repository (--submission) and the course release at a tag or commit the
@@ -37,9 +36,8 @@ import stat
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import scan_submission  # noqa: E402  (the intake scan)
-from course_files import student_files  # noqa: E402  (each lab's SOURCES and answers.txt)
+from . import scan_submission  # (the intake scan)
+from .course_files import student_files  # (each lab's SOURCES and answers.txt)
 
 MAX_BYTES = 1 << 20
 # Trees whose differences are not worth listing as "ignored".

@@ -13,7 +13,8 @@ What it does:
   1. finds the course release: `course_dir` of cudalab.json (a checkout the runner image
      carries, ideally with a prebuilt build), else a clone of `course_repo` into
      $RUNNER_TEMP; either way it must be at `course_ref`, the pinned commit (a tag can move);
-  2. runs that release's tools/release/autograde.py on the checkout (the grading driver
+  2. runs that release's autograde (`python3 -P -m tools.release.autograde` with PYTHONPATH
+     the course release alone: never the checkout's own tools/) on the checkout (the driver
      takes only the lab files, scans, builds, runs the tests isolated, scores) and lets it
      write result.json, one entry per lab, in whole points, with the intake flags;
   3. leaves the student's feedback in the checkout's cudalab-feedback/ (`assets`):
@@ -22,9 +23,10 @@ What it does:
      to the submission's release (release-body.md already names the failed tests), and
      the scoreboard goes to the job summary (--step-summary);
   4. passes --previous when `previous` (default $RUNNER_TEMP/cudalab-previous/result.json,
-     written by the optional step of the instructor's autograde-runner.yaml that runs
-     tools/release/previous_result.py --source releases) exists, so that only labs whose
-     files changed are graded; a pushed submit/* tag grades everything.
+     written by the optional step of the instructor's autograde-runner.yaml that runs the
+     course's tools.release.previous_result --source releases, as docs/instructors.md gives
+     it) exists, so that only labs whose files changed are graded; a pushed submit/* tag
+     grades everything.
 
 cudalab.json (every key optional but one of course_dir / course_repo, and course_ref):
   {"course_dir": "/opt/cudalabs-course", "course_repo": "ORG/cudalabs-student",
@@ -123,9 +125,11 @@ def course_tree(cfg: dict, env: dict) -> Path:
 
 
 def command(course: Path, cfg: dict, env: dict) -> list[str]:
-    """The autograde.py command line of the course release."""
+    """The command line of the course release's tools.release.autograde, run with grade_env():
+    -P keeps the working directory, the student's checkout with its own tools/ folder, off
+    the module search path."""
     out = Path(env.get("RUNNER_TEMP") or "/tmp") / "cudalab-grade"
-    cmd = [sys.executable, str(course / "tools/release/autograde.py"), "--submission", ".",
+    cmd = [sys.executable, "-P", "-m", "tools.release.autograde", "--submission", ".",
            "--course", str(course), "--course-ref", cfg["course_ref"], "--out", str(out),
            "--preset", cfg["preset"], "--result", "result.json"]
     if cfg["test_user"]:
@@ -144,6 +148,12 @@ def command(course: Path, cfg: dict, env: dict) -> list[str]:
     return cmd
 
 
+def grade_env(course: Path, env: dict) -> dict:
+    """@p env with PYTHONPATH the course release alone: the judge's code is the course's, in
+    autograde and in every process it starts."""
+    return {**env, "PYTHONPATH": str(course)}
+
+
 def main() -> int:
     if len(sys.argv) > 1:
         print(__doc__)
@@ -157,7 +167,7 @@ def main() -> int:
         return 1
     cmd = command(course, cfg, env)
     print("autograder: " + " ".join(cmd), flush=True)
-    return subprocess.run(cmd, check=False).returncode
+    return subprocess.run(cmd, check=False, env=grade_env(course, env)).returncode
 
 
 if __name__ == "__main__":

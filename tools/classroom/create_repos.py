@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Creates every student's private repository from the course template, and adds the student.
 
-    python3 tools/class/create_repos.py --roster students.csv --org ORG \\
+    python3 -m tools.classroom.create_repos --roster students.csv --org ORG \\
         --template ORG/cudalabs-student [--prefix cudalabs] [--permission push] [--dry-run]
 
 For each student of the roster (a CSV with a `login` column: GitHub user names) it runs
@@ -27,8 +26,7 @@ import shlex
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from classlib import (GhCall, GhError, UsageError, call_gh, check_name,  # noqa: E402
+from .classlib import (GhCall, GhError, UsageError, call_gh, check_name,
                       read_roster, repo_of, units)
 
 PERMISSIONS = ("pull", "triage", "push", "maintain")  # never admin

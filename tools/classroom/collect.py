@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Collects each student's graded results by push time, for one deadline or one per lab.
 
-    python3 tools/class/collect.py --roster students.csv --org ORG
+    python3 -m tools.classroom.collect --roster students.csv --org ORG
         (--classroom C --assignment A | --prefix P)
         (--deadline 2026-12-14T23:59:00Z | --deadlines deadlines.csv) [--extensions ext.csv]
         --source releases|artifacts [--branch main | --all-branches] --out DIR
@@ -51,8 +50,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from classlib import (Deadlines, GhCall, GhError, UsageError, add_prefix_args,  # noqa: E402
+from .classlib import (Deadlines, GhCall, GhError, UsageError, add_prefix_args,
                       api_items, call_gh, check_name, iso, not_found_message, parse_time,
                       read_roster, repo_of, resolve_prefix, units)
 

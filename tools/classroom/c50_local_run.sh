@@ -4,7 +4,7 @@
 # machine (a GPU runner, or the runner image), without GitHub: the Pages site that serves the
 # autograder bundle is a web server on the loopback.
 #
-#   tools/class/c50_local_run.sh --runner-py RUNNER.py --course COURSE --submission DIR
+#   tools/classroom/c50_local_run.sh --runner-py RUNNER.py --course COURSE --submission DIR
 #       --out DIR [--classroom gpu-fall] [--assignment cudalabs] [--login alice]
 #       [--mode individual|group|team] [--solutions INSTRUCTOR_CHECKOUT] [--labs lab07,...]
 #       [--autograder AUTOGRADER.py] [--test-user USER|none]

@@ -8,7 +8,7 @@
 # network: a GPU machine with the CUDA toolkit, cmake, ctest, git and python3 (or none of
 # the GPU: GPU tests are then Skipped and the lab earns its CPU share only).
 #
-#   tools/class/c50_gpu_rehearsal.sh --runner-py RUNNER.py --solution-tree DIR
+#   tools/classroom/c50_gpu_rehearsal.sh --runner-py RUNNER.py --solution-tree DIR
 #       --student-tree DIR --lab labNN --out DIR [--schema RESULT_SCHEMA.json]
 #       [--expect full|graded] [--mode individual|group|team] [--test-user USER|none]
 #
@@ -22,7 +22,7 @@
 #                  /opt/cudalabs-course; the submission is a clone of it.
 # --lab            the one lab to grade (cudalab.json "labs").
 # --schema         Classroom 50's schemas/result-v1.schema.json; result.json is checked
-#                  against it (tools/class/json_schema_check.py) besides the runner's own
+#                  against it (tools/classroom/json_schema_check.py) besides the runner's own
 #                  validation and tools/release/autograde.py's rules.
 # --test-user      who runs the tests (cudalab.json test_user): default the driver's, the
 #                  user cudalab-test when run as root (created if missing), as in the runner
@@ -36,7 +36,7 @@
 # lab, the lab not graded in this run, its grader not built, tests that could not run,
 # intake flags or "needs review" on the reference solutions, points short of --expect, a
 # release asset (scores.json, junit.xml, feedback.md) not staged. Exit 2: a usage error.
-# Everything is kept in OUT (c50/ holds tools/class/c50_local_run.sh's outputs); the last
+# Everything is kept in OUT (c50/ holds tools/classroom/c50_local_run.sh's outputs); the last
 # lines say PASS or FAIL with the reasons.
 set -euo pipefail
 
@@ -92,7 +92,7 @@ echo "c50_gpu_rehearsal: runner.py $runner_py (sha256 $(sha256sum "$runner_py" |
 # The grade, as c50_local_run.sh runs it (the autograder from the solution tree).
 start=$(date +%s)
 set +e
-"$here/tools/class/c50_local_run.sh" --runner-py "$runner_py" --course "$student_tree" \
+"$here/tools/classroom/c50_local_run.sh" --runner-py "$runner_py" --course "$student_tree" \
   --autograder "$solution_tree/tools/release/classroom50/autograder.py" \
   --submission "$out/submission" --solutions "$solution_tree" --labs "$lab" --mode "$mode" \
   ${test_user:+--test-user "$test_user"} \
@@ -101,15 +101,15 @@ rc=${PIPESTATUS[0]}
 set -e
 echo "c50_gpu_rehearsal: the grade took $(( $(date +%s) - start )) s; runner.py exited $rc"
 
-# The checks.
-python3 - "$out" "$lab" "$expect" "$rc" "$schema" "$here" <<'EOF'
-import json, subprocess, sys
+# The checks, with this checkout's tools (its root alone on the module search path).
+PYTHONPATH=$here python3 -P - "$out" "$lab" "$expect" "$rc" "$schema" <<'EOF'
+import json, os, subprocess, sys
 from pathlib import Path
 
-out, lab, expect, rc, schema, here = sys.argv[1:]
+from tools.release import autograde  # the v1 rules the course's autograder writes by
+
+out, lab, expect, rc, schema = sys.argv[1:]
 c50, problems = Path(out) / "c50", []
-sys.path.insert(0, str(Path(here) / "tools" / "release"))
-import autograde  # noqa: E402  (the v1 rules the course's autograder writes by)
 
 if rc != "0":
     problems.append(f"runner.py exited {rc} (it exits 0 for every grading outcome)")
@@ -128,8 +128,9 @@ if doc is not None:
     for e in autograde.validate_result(doc):
         problems.append(f"result.json breaks the v1 rules: {e}")
     if schema:
-        check = subprocess.run([sys.executable, str(Path(here) / "tools/class/json_schema_check.py"),
-                                schema, str(c50 / "result.json")], capture_output=True, text=True)
+        check = subprocess.run([sys.executable, "-P", "-m", "tools.classroom.json_schema_check",
+                                schema, str(c50 / "result.json")], capture_output=True, text=True,
+                               env=os.environ)
         print(check.stdout + check.stderr, end="")
         if check.returncode != 0:
             problems.append(f"result.json does not pass {schema} (above)")

@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Charts of a class (SVG): per-lab points and completion, per-lab distributions of the key
 speed ratios, and an opt-in speed board per GPU model.
 
-    python3 tools/class/charts.py --collected DIR/collected.json --out DIR
+    python3 -m tools.classroom.charts --collected DIR/collected.json --out DIR
         [--gradebook gradebook.csv]
         [--board [--board-test lab13.SgemmPerf.SwizzledShareOfCublas] [--board-name speedup]]
         [--names [--consent logins.txt]]
@@ -41,12 +40,9 @@ import sys
 import textwrap
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
-from classlib import UsageError, read_json  # noqa: E402
-from figures import STYLE, Bar, Line, Panel, draw_panel  # noqa: E402
-from svg import document, esc  # noqa: E402
+from .classlib import UsageError, read_json
+from ..figures import STYLE, Bar, Line, Panel, draw_panel
+from ..svg import document, esc
 
 WIDTH = 900
 BOARD_TEST = "lab13.SgemmPerf.SwizzledShareOfCublas"

@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Writes the class's gradebook from collect.py's collected.json and the regrade, with the late
 policy applied, and exports for Canvas and Moodle.
 
-    python3 tools/class/gradebook.py --collected DIR/collected.json [--roster students.csv]
+    python3 -m tools.classroom.gradebook --collected DIR/collected.json [--roster students.csv]
         [--regrade REGRADE_DIR] [--late-penalty 10] [--late-cap 50] [-o gradebook.csv]
         [--canvas canvas.csv] [--moodle moodle.csv] [--lms-name cudalabs]
 
@@ -11,7 +10,7 @@ Per lab and student: the lab's deadline (collected.json keeps the deadlines and 
 collect.py was given: one per lab, plus the student's extension; for a team, its members'
 longest) decides which graded push counts:
   on time  the last push at or before the deadline; its points come from the regrade
-           (tools/release/regrade.py --deadlines, the grade that counts) when it graded that
+           (python3 -m tools.release.regrade --deadlines, the grade that counts) when it graded that
            student at that deadline, else from the result the student's workflow published;
   late     the latest push after the deadline, from the published result, charged
            --late-penalty percent per started day late, at most --late-cap percent (default:
@@ -48,8 +47,7 @@ import math
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from classlib import (Deadlines, UsageError, format_duration, parse_time,  # noqa: E402
+from .classlib import (Deadlines, UsageError, format_duration, parse_time,
                       read_json, read_roster)
 
 ID_KEYS = ("id", "student_id", "sis_id", "sis_user_id")

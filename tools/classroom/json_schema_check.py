@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Checks a JSON document against a JSON Schema (draft 2020-12), with the Python standard
 library only, for machines without network or pip (a GPU runner, the runner image).
 
-    python3 tools/class/json_schema_check.py SCHEMA.json DOCUMENT.json
+    python3 -m tools.classroom.json_schema_check SCHEMA.json DOCUMENT.json
 
 Implements the keywords Classroom 50's result schema (schemas/result-v1.schema.json of
 foundation50/classroom50) uses: type (a name or a list), const, enum, required, properties,

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Shared pieces of the class tools (tools/class/*.py): the roster, repository names, and the
+"""Shared pieces of the class tools (tools/classroom/*.py): the roster, repository names, and the
 one function that talks to GitHub.
 
 Every network call of the class tools goes through `call_gh(args)`, which runs the `gh` CLI
