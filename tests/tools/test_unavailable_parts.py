@@ -94,9 +94,11 @@ def a100_run(manifest: dict) -> list[dict]:
 class UnavailableParts(unittest.TestCase):
     def setUp(self):
         self.declared = declared_lab14()
-        self.objectives = self.declared["labs"]["lab14"]["objectives"]
-        self.persistent = {k: v["points"] for k, v in self.objectives.items()
-                           if k.startswith("Persistent")}
+        techniques = self.declared["labs"]["lab14"]["techniques"]
+        self.objectives = {k: v for group in techniques.values()
+                           for k, v in group["objectives"].items()}
+        self.persistent = {k: v["points"]
+                           for k, v in techniques["persistent"]["objectives"].items()}
         self.manifest = manifest_of(self.declared)
         self.report = scoring.score(copy.deepcopy(self.manifest), a100_run(self.manifest),
                                     None, {}, {"kind": "junit"})
@@ -120,6 +122,8 @@ class UnavailableParts(unittest.TestCase):
                          len(self.objectives["PersistentMmaGpu"]["tests"]))
         # A skip for a missing tool is not a part this GPU lacks.
         self.assertNotIn("NaiveMmaSanitizer", gone)
+        # Each names its technique: the advanced part is lab 14's persistent technique.
+        self.assertEqual({u["technique"] for u in gone.values()}, {"persistent"})
 
     def test_points_available_leave_out_only_the_unavailable_parts(self):
         optional = sum(self.persistent.values())
