@@ -180,11 +180,21 @@ class UnavailableParts(unittest.TestCase):
         self.assertAlmostEqual(report["labs"][0]["points_available"], 88 + weight, places=2)
 
     def test_the_release_and_the_gradebook_name_the_unavailable_parts(self):
-        entries = autograde.lab_entries(self.report, self.report["labs"], True, None, {})
+        entries = autograde.lab_entries(self.report, self.report["labs"], True, self.declared,
+                                        {})
         doc = {"score": sum(e["score"] for e in entries),
                "max-score": sum(e["max-score"] for e in entries), "tests": entries}
         self.assertEqual(entries[0]["cudalabs"]["unavailable"][0],
-                         {"objective": "PersistentMmaGpu", "points": 3, "needs": "9.0"})
+                         {"technique": "persistent", "objective": "PersistentMmaGpu",
+                          "points": 3, "needs": "9.0"})
+        # The points in the lock's shape: the persistent part earns nothing here, the naive
+        # technique all but its skipped sanitizer test.
+        points = entries[0]["cudalabs"]["points"]
+        self.assertEqual(points["persistent"]["points"], sum(self.persistent.values()))
+        self.assertEqual(points["persistent"]["earned"], 0)
+        self.assertEqual(points["naive"]["points"] - points["naive"]["earned"],
+                         self.objectives["NaiveMmaSanitizer"]["points"])
+        self.assertEqual(sum(g["earned"] for g in points.values()), entries[0]["score"])
         body = autograde.release_body(doc)
         self.assertIn("### Unavailable on this GPU (optional)", body)
         self.assertIn("- lab14: 12 points need compute capability 9.0 (PersistentMmaGpu 3, "
