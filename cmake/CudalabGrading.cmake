@@ -28,10 +28,11 @@
 # "given"; every other test of a lab (a grader whose label is labNN) is graded. A suite with none
 # of these endings fails the build of its grader with a message naming the suite.
 #
-# Points are not CMake's: each lab declares its objectives and their points (and its helper
-# suites, which earn none) in tests/labNN_topic/objectives.json, and tools/grading_manifest.py
-# computes the manifest (every test with its lab, labels, objective and points) from
-# `ctest --show-only=json-v1` of the build tree, the declarations and the record below.
+# Points are not CMake's: each lab declares its objectives grouped by technique with their
+# points (and its helper suites, which earn none) in tests/labNN_topic/objectives.json, and
+# tools/grading_manifest.py computes the manifest (every test with its lab, labels, objective
+# and points) from `ctest --show-only=json-v1` of the build tree, the declarations and the
+# record below.
 # docs/scores-schema.md explains the scoring.
 #
 # What lands in the build tree:
@@ -619,7 +620,8 @@ endmacro()
 function(_cudalab_no_points who label args)
   if(DEFINED ${args}_POINTS OR "POINTS" IN_LIST ${args}_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "${who}: POINTS is not an argument any more. A lab declares its "
-                        "objectives and their points (100 in all) and its helper suites in "
+                        "objectives by technique and their points (100 in all) and its "
+                        "helper suites in "
                         "tests/${label}_<topic>/objectives.json beside its grader "
                         "(docs/adding-a-lab.md); tools/grading_manifest.py reads them.")
   endif()

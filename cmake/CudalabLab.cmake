@@ -20,8 +20,8 @@
 #                       whose GoogleTest cases are
 #                       registered as CTest tests labNN.<Suite>.<Case> when it is built.
 # Its known-wrong submissions and correct alternatives are tests/labNN_<name>/{wrong,right}/.
-# Its objectives and their points are declared in tests/labNN_<name>/objectives.json (read by
-# tools/grading_manifest.py, not by CMake).
+# Its objectives, grouped by technique, and their points are declared in
+# tests/labNN_<name>/objectives.json (read by tools/grading_manifest.py, not by CMake).
 # A suite's name ending gives its tests their labels, timeout and GPU (...Cpu, ...Gpu, ...Perf,
 # ...Sanitizer, ...Profiler; "Given..." = not graded): the rules are in CudalabGrading.cmake.
 include_guard(GLOBAL)

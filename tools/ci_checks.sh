@@ -14,9 +14,10 @@
 #   4. declared tests      tests/grading.json (what the scoreboard grades, with its points)
 #                          is what the graders list with the points each lab declares in
 #                          tests/labNN_topic/objectives.json; a graded suite a declaration
-#                          lacks, a declared suite no grader lists or points not adding up to
-#                          100 fail it (regenerate: python3 -m tools.scoreboard
-#                          --build-dir build/ci --write-declared tests/grading.json)
+#                          lacks, a declared suite no grader lists or points not adding up
+#                          (per technique, to 100 per lab) fail it (regenerate: python3 -m
+#                          tools.scoreboard --build-dir build/ci --write-declared
+#                          tests/grading.json)
 #   4b. verdict order      every CPU test's verdict, and every CPU-judged known-wrong
 #                          variant's, is the same in the declared order, shuffled and alone
 #                          (python3 -m tools.verdict_order_check --cpu-only; build/ci)

@@ -12,10 +12,10 @@
 #              without either the call keeps a placeholder and grading fails)
 #   --git      make <dest> a git repository with one commit (a template repository)
 #   --verify   then configure, build and grade the release there with the ci-student
-#              presets (stubs: graded tests fail, GPU tests skip without a GPU), print its
-#              scoreboard and write tools/release/points.json (every graded test and its
-#              points, so that a lab that does not compile still counts toward its
-#              maximum); fails if it does not configure or build, or a test cannot run
+#              presets (stubs: graded tests fail, GPU tests skip without a GPU) and print its
+#              scoreboard, graded by the release's tests/grading.json (the lock: every graded
+#              test and its points, which the release's grading reads too); fails if it does
+#              not configure or build, or a test cannot run
 #
 # Files are taken from the working tree, but only those git tracks (untracked and ignored
 # files never leave). Left out (instructor-only):
@@ -176,13 +176,10 @@ if [ "$verify" -eq 1 ]; then
   python3 -m tools.scoreboard --build-dir build/ci-student --strict \
     --json build/ci-student/scores.json --markdown build/ci-student/scores.md ||
     die "the scoreboard of the release reports a problem (above)"
-  python3 -m tools.release.lab_points --scores build/ci-student/scores.json \
-    -o tools/release/points.json || die "cannot write the points manifest"
   echo "export_student_release: the release configures, builds and grades"
 fi
 
-# Last, so that a verified release's commit holds tools/release/points.json (build/ is
-# ignored by the release's .gitignore).
+# Last, after --verify (build/ is ignored by the release's .gitignore).
 if [ "$git_init" -eq 1 ]; then
   git -C "$dest" init -q
   git -C "$dest" add -A

@@ -10,19 +10,29 @@ What it reads (nothing else; Python 3 standard library):
   * <build-dir>/cudalab_labs.json, written by CMake at configure time: the source tree, the
     suite-ending rules, the labs (folders, SOURCES, GIVEN, DEMO) and the graders (label,
     prefix, whether graded);
-  * each lab's declaration, tests/labNN_topic/objectives.json of the source tree:
-        {"objectives": {"TiledGpu": 30, "TiledPerf": 40, ...},   # points, 100 in all
+  * each lab's declaration, tests/labNN_topic/objectives.json of the source tree: its
+    objectives grouped by the technique they grade, each group with its points and why:
+        {"techniques": {
+           "tiled": {"points": 70, "why": "The lesson: ...",
+                     "objectives": {"TiledGpu": 30, "TiledPerf": 40}},   # suite: points
+           "lab":   {"points": 30, "why": "The demo and the questions.",
+                     "objectives": {"DemoGpu": 10, "QuestionsCpu": 20}}},
          "helpers": {"SmallTiledGpu": "what it feeds"}}          # suites that earn nothing
     An objective is a graded suite's base name (every instantiation of a parameterized suite
-    is one objective); within an objective every test counts the same. A helper suite exists
-    only to feed other tests (the small shapes a sanitizer or profiler test re-runs under its
-    tool): its tests are not graded.
+    is one objective); within an objective every test counts the same. A technique is a name
+    of the lab's technique table (the first string of each row of kTechniques[] in the lab's
+    header), the stem of one of its SOURCES (a lesson part, one technique per file), or one of
+    SHARED_TECHNIQUES for what spans techniques. A helper suite exists only to feed other
+    tests (the small shapes a sanitizer or profiler test re-runs under its tool): its tests
+    are not graded.
 
 The rules a declaration must follow (each break is a problem naming the lab, the suite and the
 file; --check exits 1 on any): it is valid JSON of that form, its points are non-negative
-integers that add up to 100, it names every graded suite the grader lists (as an objective or
-a helper) and no suite the grader lacks. Labs whose grader is not built are checked for form
-only.
+integers, each technique's objectives add up to its points and the techniques' points to 100,
+each technique says why in a sentence or two, an objective sits in one technique only, a
+technique is one the lab has (when its folder can be read), and it names every graded suite
+the grader lists (as an objective or a helper) and no suite the grader lacks. Labs whose
+grader is not built are checked for form only.
 
 --check prints the problems (the instructor CI runs it through the scoreboard's
 --write-declared); --json writes the manifest. tools/scoreboard.py,
@@ -43,7 +53,14 @@ LAB_POINTS = 100
 RECORD = "cudalab_labs.json"
 DECLARATION = "objectives.json"
 SCHEMA = "cudalabs-manifest"
-VERSION = 2
+VERSION = 3
+# Technique keys of every lab, for what spans its techniques: "speed", the speed verdicts that
+# time every technique at once; "lab", the demo, the handout's questions and the checks over
+# every kernel (sanitizers, index ranges).
+SHARED_TECHNIQUES = ("speed", "lab")
+_TECHNIQUE = re.compile(r"^[a-z][a-z0-9_]*$")
+_TABLE = re.compile(r"\bkTechniques\[\]\s*=\s*\{(.*?)^\};", re.S | re.M)
+_ROW = re.compile(r"^\s*\{\s*\"([a-z][a-z0-9_]*)\"", re.M)
 _LAB_LABEL = re.compile(r"^lab\d\d$")
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
@@ -100,10 +117,33 @@ def parse_ctest_json(data: dict) -> list[dict]:
             for t in data.get("tests", [])]
 
 
-def read_declaration(path: Path, lab: str, shown: str | None = None) \
-        -> tuple[dict | None, list[str]]:
-    """A lab's objectives.json: ({"objectives": {name: points}, "helpers": {name: why}},
-    problems naming it as @p shown). None when it cannot be used at all."""
+def technique_names(source_dir: Path, lab_info: dict | None) -> list[str] | None:
+    """The techniques a lab's declaration may name: SHARED_TECHNIQUES, the names of the lab's
+    technique table (kTechniques[] in its headers) and the stems of its SOURCES; None when the
+    lab's folder is not known or not there (nothing to check against)."""
+    if not lab_info or not lab_info.get("folder"):
+        return None
+    folder = source_dir / lab_info["folder"]
+    if not folder.is_dir():
+        return None
+    names = set(SHARED_TECHNIQUES)
+    names.update(Path(f).name.split(".")[0] for f in lab_info.get("sources") or [])
+    for header in sorted(folder.glob("*.cuh")):
+        for table in _TABLE.findall(header.read_text(encoding="utf-8", errors="replace")):
+            names.update(_ROW.findall(table))
+    return sorted(names)
+
+
+def _points_problem(points: object) -> bool:
+    return isinstance(points, bool) or not isinstance(points, int) or points < 0
+
+
+def read_declaration(path: Path, lab: str, shown: str | None = None,
+                     names: list[str] | None = None) -> tuple[dict | None, list[str]]:
+    """A lab's objectives.json: ({"objectives": {name: points}, "technique_of": {name:
+    technique}, "techniques": {technique: {"points", "why"}}, "helpers": {name: why}},
+    problems naming it as @p shown). @p names: the techniques the lab has (technique_names()),
+    None to take any. None when it cannot be used at all."""
     where = shown or str(path)
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
@@ -112,35 +152,71 @@ def read_declaration(path: Path, lab: str, shown: str | None = None) \
                       f"points there (docs/adding-a-lab.md)"]
     except ValueError as e:
         return None, [f"{lab}: {where} is not valid JSON: {e}"]
-    if not isinstance(raw, dict) or not isinstance(raw.get("objectives"), dict):
-        return None, [f"{lab}: {where} has no \"objectives\" object (suite: points)"]
+    if not isinstance(raw, dict) or not isinstance(raw.get("techniques"), dict):
+        return None, [f"{lab}: {where} has no \"techniques\" object (technique: points, why, "
+                      f"objectives)"]
     problems = []
-    extra = sorted(set(raw) - {"objectives", "helpers"})
+    extra = sorted(set(raw) - {"techniques", "helpers"})
     if extra:
-        problems.append(f"{lab}: {where}: unknown key(s) {', '.join(extra)} (only \"objectives\" "
-                        f"and \"helpers\")")
+        problems.append(f"{lab}: {where}: unknown key(s) {', '.join(extra)} (only "
+                        f"\"techniques\" and \"helpers\")")
     helpers = raw.get("helpers", {})
     if not isinstance(helpers, dict):
         problems.append(f"{lab}: {where}: \"helpers\" is not an object (suite: what it feeds)")
         helpers = {}
-    objectives = {}
-    for name, points in raw["objectives"].items():
-        if not _NAME.match(name):
-            problems.append(f"{lab}: {where}: objective '{name}' is not a suite base name")
-        elif isinstance(points, bool) or not isinstance(points, int) or points < 0:
-            problems.append(f"{lab}: {where}: objective {name} has points {points!r}, not a "
-                            f"non-negative integer")
-        else:
-            objectives[name] = points
+    objectives: dict[str, int] = {}
+    technique_of: dict[str, str] = {}
+    techniques: dict[str, dict] = {}
+    for tname, group in raw["techniques"].items():
+        at = f"{lab}: {where}: technique {tname}"
+        if not _TECHNIQUE.match(tname):
+            problems.append(f"{at}: not a technique name (lower case, digits, _)")
+            continue
+        if names is not None and tname not in names:
+            problems.append(f"{at} is not one of the lab's: {', '.join(names)} (its technique "
+                            f"table, its SOURCES' stems, {', '.join(SHARED_TECHNIQUES)})")
+        if not isinstance(group, dict) or not isinstance(group.get("objectives"), dict):
+            problems.append(f"{at}: not an object with \"points\", \"why\" and "
+                            f"\"objectives\" (suite: points)")
+            continue
+        unknown = sorted(set(group) - {"points", "why", "objectives"})
+        if unknown:
+            problems.append(f"{at}: unknown key(s) {', '.join(unknown)}")
+        points, why = group.get("points"), group.get("why")
+        if _points_problem(points):
+            problems.append(f"{at} has points {points!r}, not a non-negative integer")
+            points = 0
+        if not isinstance(why, str) or not why.strip():
+            problems.append(f"{at} does not say why it has its points (\"why\": a sentence "
+                            f"or two)")
+            why = ""
+        techniques[tname] = {"points": points, "why": why}
+        total = 0
+        for name, opoints in group["objectives"].items():
+            if not _NAME.match(name):
+                problems.append(f"{at}: objective '{name}' is not a suite base name")
+            elif _points_problem(opoints):
+                problems.append(f"{at}: objective {name} has points {opoints!r}, not a "
+                                f"non-negative integer")
+            elif name in technique_of:
+                problems.append(f"{lab}: {where}: objective {name} is in the techniques "
+                                f"{technique_of[name]} and {tname}: an objective grades one")
+            else:
+                objectives[name], technique_of[name] = opoints, tname
+                total += opoints
+        if total != points:
+            problems.append(f"{at}: its objectives' points add up to {total}, not its points "
+                            f"{points}")
     for name in helpers:
-        if name in raw["objectives"]:
+        if name in objectives:
             problems.append(f"{lab}: {where}: {name} is both an objective and a helper suite")
-    total = sum(objectives.values())
+    total = sum(t["points"] for t in techniques.values())
     if total != LAB_POINTS:
-        problems.append(f"{lab}: {where}: the objectives' points add up to {total}, not "
+        problems.append(f"{lab}: {where}: the techniques' points add up to {total}, not "
                         f"{LAB_POINTS}")
-    return {"objectives": objectives, "helpers": {str(k): str(v) for k, v in helpers.items()
-                                                  if k not in raw["objectives"]}}, problems
+    return {"objectives": objectives, "technique_of": technique_of, "techniques": techniques,
+            "helpers": {str(k): str(v) for k, v in helpers.items() if k not in objectives}}, \
+        problems
 
 
 def declaration_path(source_dir: Path, lab: str, lab_info: dict | None) -> Path:
@@ -174,7 +250,8 @@ def build_manifest(record: dict, tests: list[dict], source_dir: Path | None = No
 
     Returns {"schema", "version", "source_dir", "build_dir", "implementation",
     "test_launcher", "rules", "lab_points", "labs": {lab: info}, "graders": [...],
-    "tests": {name: test}, "objectives": {lab: {objective: {"points", "tests"}}},
+    "tests": {name: test}, "objectives": {lab: {objective: {"points", "tests" (how many),
+    "technique"}}}, "techniques": {lab: {technique: {"points", "why"}}},
     "helpers": {lab: {suite: why}}, "declarations": {lab: path}, "missing": [grader targets
     not built], "problems": [...]}. A test: name, lab, suite, case, labels, timeout,
     run_serial, gpu, given, helper, graded, objective, registered ("gtest" or "cmake")."""
@@ -192,9 +269,11 @@ def build_manifest(record: dict, tests: list[dict], source_dir: Path | None = No
         path = declaration_path(source_dir, lab, labs.get(lab))
         paths[lab] = str(path.relative_to(source_dir)) if path.is_relative_to(source_dir) \
             else str(path)
-        decl, why = read_declaration(path, lab, paths[lab])
+        decl, why = read_declaration(path, lab, paths[lab],
+                                     technique_names(source_dir, labs.get(lab)))
         problems += why
-        decls[lab] = decl or {"objectives": {}, "helpers": {}}
+        decls[lab] = decl or {"objectives": {}, "technique_of": {}, "techniques": {},
+                              "helpers": {}}
 
     out: OrderedDict[str, dict] = OrderedDict()
     for t in tests:
@@ -239,13 +318,14 @@ def build_manifest(record: dict, tests: list[dict], source_dir: Path | None = No
     objectives: dict[str, dict] = {}
     for lab in sorted(set(graded_labs)):
         decl = decls[lab]
-        objs = {o: {"points": p, "tests": counts.get((lab, o), 0)}
+        objs = {o: {"points": p, "tests": counts.get((lab, o), 0),
+                    "technique": decl["technique_of"][o]}
                 for o, p in decl["objectives"].items()}
         built = any(g["lab"] == lab and g.get("graded") and g["target"] not in missing
                     for g in graders)
         for (tlab, o), n in sorted(counts.items()):
             if tlab == lab and o not in objs:
-                objs[o] = {"points": 0, "tests": n}
+                objs[o] = {"points": 0, "tests": n, "technique": None}
                 problems.append(f"{lab}: the grader lists the graded suite {o} but "
                                 f"{paths[lab]} does not declare it: add it to \"objectives\" "
                                 f"with its points, or to \"helpers\" if it only feeds other tests")
@@ -267,6 +347,7 @@ def build_manifest(record: dict, tests: list[dict], source_dir: Path | None = No
             "rules": dict(record.get("rules", {}), lab_points=LAB_POINTS),
             "lab_points": LAB_POINTS, "labs": labs, "graders": graders, "tests": out,
             "objectives": objectives,
+            "techniques": {lab: d["techniques"] for lab, d in decls.items()},
             "helpers": {lab: d["helpers"] for lab, d in decls.items() if d["helpers"]},
             "declarations": paths, "missing": missing, "problems": problems}
 

@@ -258,6 +258,6 @@ def render_markdown(report: dict) -> str:
         out += [f"- {_md(a)}" for a in report["anomalies"][:200]]
         out += ["", "</details>"]
     out += ["", f"_Points: each lab is worth {report['points']['lab_points']}, split over the "
-                f"objectives it declares (docs/scores-schema.md); generated "
+                f"techniques and objectives it declares (docs/scores-schema.md); generated "
                 f"{report['generated']}; schema {SCHEMA_NAME} v{SCHEMA_VERSION}._"]
     return "\n".join(out) + "\n"

@@ -5,9 +5,10 @@
 
 What it reads:
   * the grading manifest (tools/grading_manifest.py): every test CTest lists for the build
-    tree with its labels and whether it is graded, and each lab's objectives with the points
-    its tests/labNN_topic/objectives.json declares; when the source tree has tests/grading.json
-    (or --declared names one), exactly the tests and points declared there are graded;
+    tree with its labels and whether it is graded, and each lab's techniques and objectives with
+    the points its tests/labNN_topic/objectives.json declares; when the source tree has
+    tests/grading.json (or --declared names one), exactly the tests and points declared there
+    are graded;
   * CTest's record of ONE run: with --run, ctest's own console (it runs `ctest -V` through a
     pipe that no test can write: every verdict line is CTest's, and every line a test prints
     comes prefixed with that test's number); otherwise <build-dir>/junit.xml. Each test's

@@ -22,7 +22,7 @@ from .measurement_channel import (VARIANT_TEST, attribute, calibration_summary, 
                                  channel_measurements)
 
 SCHEMA_NAME = "cudalabs-scores"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 MANIFEST = grading_manifest.RECORD
 CATEGORIES = ("profiler", "sanitizer", "perf", "gpu", "cpu")
 
@@ -53,38 +53,60 @@ def test_points(manifest: dict, test: dict) -> float:
 # Declared tests and points (tests/grading.json): what a lab is graded on
 # ---------------------------------------------------------------------------
 DECLARED_SCHEMA = "cudalabs-declared"
+DECLARED_VERSION = 2
 
 
 def declared_from_manifest(manifest: dict) -> dict:
-    """The graded tests of a build and each lab's objectives, for tests/grading.json."""
+    """tests/grading.json, the lock: each lab's techniques (points, why) and their objectives
+    (points, whether they need a GPU, the graded tests of the build)."""
     labs: dict[str, dict] = {}
-    for name, t in manifest["tests"].items():
-        if not t.get("graded"):
-            continue
-        lab = labs.setdefault(t["lab"], {"objectives": {}})
-        obj = lab["objectives"].setdefault(t["objective"], {"points": 0, "tests": []})
-        obj["tests"].append(name)
-    for lab_id, lab in labs.items():
-        for oname, o in lab["objectives"].items():
-            o["points"] = manifest["objectives"].get(lab_id, {}).get(oname, {}).get("points", 0)
-            o["tests"].sort()
-        lab["objectives"] = {k: lab["objectives"][k] for k in sorted(lab["objectives"])}
-    return {"schema": DECLARED_SCHEMA, "version": 1, "lab_points": manifest["lab_points"],
-            "labs": {k: labs[k] for k in sorted(labs)}}
+    for lab_id in sorted({t["lab"] for t in manifest["tests"].values() if t.get("graded")}):
+        objs = manifest["objectives"].get(lab_id, {})
+        techs = manifest.get("techniques", {}).get(lab_id, {})
+        groups: dict[str, dict] = {}
+        for tname in list(techs) + sorted({o.get("technique") or "" for o in objs.values()}
+                                          - set(techs)):
+            groups[tname] = {"points": techs.get(tname, {}).get("points", 0),
+                             "why": techs.get(tname, {}).get("why", ""), "objectives": {}}
+        for name, t in sorted(manifest["tests"].items()):
+            if t.get("graded") and t["lab"] == lab_id:
+                o = objs.get(t["objective"], {})
+                entry = groups[o.get("technique") or ""]["objectives"].setdefault(
+                    t["objective"], {"points": o.get("points", 0), "gpu": False, "tests": []})
+                entry["gpu"] = entry["gpu"] or bool(t.get("gpu"))
+                entry["tests"].append(name)
+        for g in groups.values():
+            g["objectives"] = {k: g["objectives"][k] for k in sorted(g["objectives"])}
+        labs[lab_id] = {"techniques": groups}
+    return {"schema": DECLARED_SCHEMA, "version": DECLARED_VERSION,
+            "lab_points": manifest["lab_points"], "labs": labs}
+
+
+def declared_objectives(declared: dict) -> list[tuple[str, str, str, dict]]:
+    """(lab, technique, objective, {"points", "gpu", "tests"}) of every objective of a lock,
+    which must be of this version."""
+    if declared.get("schema") != DECLARED_SCHEMA:
+        raise ScoreError(f"the declared tests are not a {DECLARED_SCHEMA} file")
+    if declared.get("version") != DECLARED_VERSION:
+        raise ScoreError(f"the declared tests are version {declared.get('version')!r} of "
+                         f"{DECLARED_SCHEMA}, not {DECLARED_VERSION}: write them again "
+                         f"(tools/scoreboard.py --write-declared tests/grading.json)")
+    return [(lab_id, tname, oname, o)
+            for lab_id, lab in declared.get("labs", {}).items()
+            for tname, group in lab.get("techniques", {}).items()
+            for oname, o in group.get("objectives", {}).items()]
 
 
 def apply_declared(manifest: dict, declared: dict) -> list[str]:
     """Grades exactly the declared tests with the declared points: a test of the build that
     is not declared earns nothing, a declared test the build lacks is scored as not run.
     Returns what differed, one line each."""
-    if declared.get("schema") != DECLARED_SCHEMA:
-        raise ScoreError(f"the declared tests are not a {DECLARED_SCHEMA} file")
     notes = []
     wanted = {}
-    for lab_id, lab in declared.get("labs", {}).items():
-        for oname, o in lab.get("objectives", {}).items():
-            for name in o.get("tests", []):
-                wanted[name] = (lab_id, oname)
+    entries = declared_objectives(declared)
+    for lab_id, _, oname, o in entries:
+        for name in o.get("tests", []):
+            wanted[name] = (lab_id, oname)
     for name, t in manifest["tests"].items():
         if t.get("graded") and name not in wanted:
             notes.append(f"{name} is in the build but not declared: not graded")
@@ -110,15 +132,20 @@ def apply_declared(manifest: dict, declared: dict) -> list[str]:
             t["lab"], t["objective"] = lab_id, oname
     notes += [f"{lab_id}: its grader was not built; its {n} declared tests are scored as not run"
               for lab_id, n in sorted(unbuilt.items())]
-    objectives = {}
-    for lab_id, lab in declared.get("labs", {}).items():
-        objectives[lab_id] = {o: {"points": v.get("points", 0), "tests": len(v.get("tests", []))}
-                              for o, v in lab.get("objectives", {}).items()}
+    objectives: dict[str, dict] = {}
+    for lab_id, tname, oname, o in entries:
+        objectives.setdefault(lab_id, {})[oname] = {
+            "points": o.get("points", 0), "tests": len(o.get("tests", [])), "technique": tname}
+    for lab_id, objs in objectives.items():
         built = manifest["objectives"].get(lab_id)
-        if built is not None and objectives[lab_id] != built:
+        if built is not None and objs != built:
             notes.append(f"{lab_id}: the build's objectives differ from the declared ones; the "
                          f"declared ones count")
     manifest["objectives"] = objectives
+    manifest["techniques"] = {
+        lab_id: {tname: {"points": g.get("points", 0), "why": g.get("why", "")}
+                 for tname, g in lab.get("techniques", {}).items()}
+        for lab_id, lab in declared.get("labs", {}).items()}
     manifest["lab_points"] = declared.get("lab_points", manifest["lab_points"])
     return notes
 
@@ -206,7 +233,7 @@ def cc_key(cc: str) -> tuple[int, ...]:
 
 def unavailable_objectives(objectives: dict, mine: dict[str, list[dict]]) -> list[dict]:
     """The objectives of one lab all of whose tests were skipped as unavailable on this GPU:
-    {objective, points, tests, needs (the highest compute capability named), kind ("gpu" when
+    {objective, technique, points, tests, needs (the highest compute capability named), kind ("gpu" when
     any test named the GPU, else "build"), reason (one test's message)}."""
     out = []
     for oname, o in sorted(objectives.items()):
@@ -216,9 +243,29 @@ def unavailable_objectives(objectives: dict, mine: dict[str, list[dict]]) -> lis
             continue
         needs = max((m["needs"] for m in marks), key=cc_key)
         kind = "gpu" if any(m["kind"] == "gpu" for m in marks) else "build"
-        out.append({"objective": oname, "points": o["points"], "tests": len(tests),
+        out.append({"objective": oname, "technique": o.get("technique"),
+                    "points": o["points"], "tests": len(tests),
                     "needs": needs, "kind": kind,
                     "reason": next(m["reason"] for m in marks if m["kind"] == kind)})
+    return out
+
+
+def technique_points(techniques: dict, objectives: dict, tests: list[dict]) -> dict:
+    """A lab's points in the lock's shape (tests/grading.json): {technique: {"points", "why",
+    "earned", "objectives": {objective: {"points", "tests" (names), "passed", "earned"}}}},
+    from its techniques {name: {"points", "why"}}, its objectives {name: {"points",
+    "technique"}} and its scored @p tests."""
+    out: dict[str, dict] = {name: {"points": g["points"], "why": g["why"], "earned": 0.0,
+                                   "objectives": {}} for name, g in techniques.items()}
+    for oname, o in sorted(objectives.items()):
+        group = out.setdefault(o.get("technique") or "undeclared", {
+            "points": 0, "why": "", "earned": 0.0, "objectives": {}})
+        mine = [t for t in tests if t["objective"] == oname]
+        earned = round(sum(t["points"] for t in mine), 2)
+        group["objectives"][oname] = {
+            "points": o["points"], "tests": sorted(t["name"] for t in mine),
+            "passed": sum(t["status"] == "passed" for t in mine), "earned": earned}
+        group["earned"] = round(group["earned"] + earned, 2)
     return out
 
 
@@ -326,7 +373,10 @@ def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, 
         entry = {
             "name": name, "lab": t["lab"], "suite": t["suite"], "case": t["case"],
             "labels": t["labels"], "category": category(t["labels"]),
-            "objective": t.get("objective"), "weight": round(weight, 4), "status": status,
+            "objective": t.get("objective"),
+            "technique": manifest["objectives"].get(t["lab"], {}).get(
+                t.get("objective"), {}).get("technique"),
+            "weight": round(weight, 4), "status": status,
             "points": round(weight, 4) if status == "passed" else 0,
             "time_s": round(r["time_s"], 3) if r else None,
             "message": r["message"] if r else "",
@@ -359,14 +409,14 @@ def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, 
             "folder": info.get("folder"), "grader_built": grader not in manifest["missing"],
             "tests": 0, "with_result": 0, "passed": 0, "failed": 0, "skipped": 0, "error": 0,
             "not_run": 0, "points": 0.0, "max_points": 0.0, "max_points_here": 0.0,
-            "points_available": 0.0, "unavailable": [], "objectives": [], "by_category": {},
+            "points_available": 0.0, "unavailable": [], "techniques": {}, "by_category": {},
             "measurements": [], "failures": [], "speedup_scales": [], "flags": []}
     for t in tests:
         lab = labs.setdefault(t["lab"], {
             "lab": t["lab"], "number": int(t["lab"][3:]), "topic": None, "folder": None,
             "grader_built": True, "tests": 0, "with_result": 0, "passed": 0, "failed": 0,
             "skipped": 0, "error": 0, "not_run": 0, "points": 0.0, "max_points": 0.0,
-            "max_points_here": 0.0, "points_available": 0.0, "unavailable": [], "objectives": [],
+            "max_points_here": 0.0, "points_available": 0.0, "unavailable": [], "techniques": {},
             "by_category": {}, "measurements": [], "failures": [], "speedup_scales": [],
             "flags": []})
         lab["tests"] += 1
@@ -387,12 +437,8 @@ def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, 
             lab["speedup_scales"].append(t["speedup_scale"])
     for lab_id, lab in labs.items():
         objs = manifest["objectives"].get(lab_id, {})
-        for oname, o in sorted(objs.items()):
-            mine = [t for t in tests if t["lab"] == lab_id and t["objective"] == oname]
-            lab["objectives"].append({
-                "name": oname, "points": o["points"], "tests": o["tests"],
-                "passed": sum(t["status"] == "passed" for t in mine),
-                "earned": round(sum(t["points"] for t in mine), 2)})
+        lab["techniques"] = technique_points(manifest.get("techniques", {}).get(lab_id, {}),
+                                             objs, [t for t in tests if t["lab"] == lab_id])
         lab["max_points"] = float(sum(o["points"] for o in objs.values())) if objs else \
             (float(manifest["lab_points"]) if not lab["grader_built"] else 0.0)
         lab["points_available"] += lab["max_points"]
@@ -429,9 +475,10 @@ def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, 
         "source": source,
         "environment": environment(used, cache),
         "points": {"lab_points": manifest["lab_points"],
-                   "rule": "each lab's points go to the objectives (graded suites) its "
-                           "tests/labNN_topic/objectives.json declares, helper suites earn none; "
-                           "within an objective every test counts the same"},
+                   "rule": "each lab's points go to the techniques its "
+                           "tests/labNN_topic/objectives.json declares and, within each, to its "
+                           "objectives (graded suites), as tests/grading.json locks them; helper "
+                           "suites earn none; within an objective every test counts the same"},
         "run": run_info,
         "totals": totals,
         "labs": list(labs.values()),

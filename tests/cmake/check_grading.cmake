@@ -17,10 +17,15 @@ set(build "${WORK_DIR}/build")
 set(src "${WORK_DIR}/src")
 file(COPY "${PROJECT_DIR}/" DESTINATION "${src}")
 set(declaration_file "${src}/tests/lab98_fake/objectives.json")
-# The objectives of good_listing below and DemoGpu (registered directly), 100 points.
+# The objectives of good_listing below and DemoGpu (registered directly), 100 points, in two
+# techniques.
 set(good_declaration [==[{
- "objectives": {"SpeedPerf": 40, "MapCpu": 12, "TileGpu": 12, "RaceSanitizer": 12,
-                "WavefrontProfiler": 12, "DemoGpu": 12}
+ "techniques": {
+  "speed": {"points": 40, "why": "The measured speed.", "objectives": {"SpeedPerf": 40}},
+  "lab": {"points": 60, "why": "The map, the tile, the tools and the demo.",
+          "objectives": {"MapCpu": 12, "TileGpu": 12, "RaceSanitizer": 12,
+                         "WavefrontProfiler": 12, "DemoGpu": 12}}
+ }
 }
 ]==])
 
@@ -551,10 +556,16 @@ elseif(CASE STREQUAL "PointsMustNameGradedSuitesAndAddUp")
   expect_manifest_problem("a given suite declared as an objective" "${given}" "GivenBaselineGpu"
                           "does not list")
   string(REPLACE "\"SpeedPerf\": 40" "\"SpeedPerf\": 50" over "${with_helper}")
+  expect_manifest_problem("a technique's objectives over its points" "${over}" "lab98"
+                          "technique speed: its objectives' points add up to 50, not its points 40")
+  string(REPLACE "\"points\": 40" "\"points\": 50" over "${over}")
   expect_manifest_problem("points over 100" "${over}" "lab98" "add up to 110, not 100")
-  string(REPLACE "\"SpeedPerf\": 40" "\"SpeedPerf\": 30" under "${with_helper}")
+  string(REPLACE "40" "30" under "${with_helper}")
   expect_manifest_problem("points under 100" "${under}" "add up to 90, not 100")
-  expect_manifest_problem("a declaration that is not JSON" "{\"objectives\": " "lab98"
+  string(REPLACE "\"DemoGpu\": 12}" "\"DemoGpu\": 12, \"SpeedPerf\": 0}" twice "${with_helper}")
+  expect_manifest_problem("an objective in two techniques" "${twice}" "lab98"
+                          "objective SpeedPerf is in the techniques speed and lab")
+  expect_manifest_problem("a declaration that is not JSON" "{\"techniques\": " "lab98"
                           "is not valid JSON")
 else()
   message(FATAL_ERROR "check_grading.cmake: unknown CASE '${CASE}'")

@@ -170,6 +170,22 @@ class ResultJson(AutogradeCase):
         self.assertEqual(labs["lab01"]["max-score"], 43)  # round(3 x 100/7), in whole points
         self.assertValid(doc)
 
+    def test_points_in_the_shape_of_the_course_lock(self):
+        fx.write_json(self.course / "tests" / "grading.json", fx.make_lock(fx.LAB02_TECHNIQUES))
+        _, doc = self.graded(fx.make_scores(statuses={"lab02": ["passed", "failed", "passed",
+                                                                 "failed"]}))
+        self.assertValid(doc)
+        lab02 = self.entries(doc)["lab02"]
+        points = lab02["cudalabs"]["points"]
+        self.assertEqual({k: (g["points"], g["earned"]) for k, g in points.items()},
+                         {"grid": (50, 25), "matmul": (50, 20)})
+        self.assertEqual(points["matmul"]["objectives"]["MatmulPerf"],
+                         {"points": 30, "earned": 0, "tests": 1})
+        self.assertEqual(lab02["score"], 45)
+        # A lab the lock does not list keeps the scoreboard's weights, by the scores'
+        # techniques.
+        self.assertEqual(self.entries(doc)["lab13"]["cudalabs"]["points"]["lab"]["points"], 100)
+
     def test_plain_github_identity(self):
         env = {"GITHUB_REPOSITORY": "gpu-fall/cudalabs-alice", "GITHUB_RUN_ID": "77",
                "GITHUB_ACTOR": "alice", "GITHUB_SERVER_URL": "https://github.com",
@@ -205,36 +221,50 @@ class ResultJson(AutogradeCase):
         self.assertEqual(rc, 2)
 
 
-class PointsManifest(unittest.TestCase):
-    """tools/release/lab_points.py as a command: the points manifest a release ships."""
+class PointsLock(unittest.TestCase):
+    """tools/release/lab_points.py: whole points in the lock's shape (tests/grading.json)."""
 
-    def test_every_graded_test_with_its_lab_category_and_weight(self):
-        tmp = Path(tempfile.mkdtemp(prefix="cudalab-points-"))
-        self.addCleanup(lambda: subprocess.run(["rm", "-rf", str(tmp)], check=False))
-        scores = fx.make_scores(statuses={"lab02": ["failed"] * 4})
-        path = fx.write_json(tmp / "scores.json", scores)
-        out = tmp / "points.json"
-        with contextlib.redirect_stdout(io.StringIO()):
-            self.assertEqual(lab_points.main(["--scores", str(path), "-o", str(out)]), 0)
-        doc = json.loads(out.read_text())
-        self.assertEqual(doc["schema"], "cudalabs-points")
-        want = sorted((t["name"], t["lab"], t["category"], t["weight"]) for t in scores["tests"])
-        got = [(t["name"], t["lab"], t["category"], t["weight"]) for t in doc["tests"]]
-        self.assertEqual(got, want)  # failed tests count too: the manifest is the maximum
-        # A lab that does not compile keeps its CPU maximum through the manifest.
-        lab01 = [t for t in doc["tests"] if t["lab"] == "lab01"]
-        runs = [t for t in scores["tests"] if t["lab"] != "lab01"]
-        labs = lab_points.lab_results(lab_points.merge([runs]), doc, False,
-                                      {"lab01": {"grader_built": False}})
-        self.assertEqual(labs["lab01"]["max_score"],
-                         round(sum(t["weight"] for t in lab01 if t["category"] == "cpu")))
-        self.assertEqual(labs["lab01"]["status"], "error")
+    def results(self, statuses: list[str] | None = None, gpu: bool = True,
+                built: bool = True) -> dict:
+        scores = fx.make_scores(statuses={"lab02": statuses} if statuses else None,
+                                built={"lab02": built})
+        tests = lab_points.merge([[t for t in scores["tests"] if t["lab"] == "lab02"]])
+        return lab_points.lab_results(tests, fx.make_lock(fx.LAB02_TECHNIQUES), gpu,
+                                      {"lab02": {"grader_built": built, "max_points": 100}})
 
-    def test_missing_scores_is_an_input_error(self):
-        with contextlib.redirect_stderr(io.StringIO()) as err:
-            rc = lab_points.main(["--scores", "/nonexistent/scores.json", "-o", "/tmp/x.json"])
-        self.assertEqual(rc, 2)
-        self.assertIn("not found", err.getvalue())
+    def test_points_by_technique_and_objective(self):
+        lab02 = self.results(["passed", "failed", "passed", "passed"])["lab02"]
+        self.assertEqual(lab02["points"], {
+            "grid": {"points": 50, "earned": 25,
+                     "objectives": {"GridCpu": {"points": 50, "earned": 25, "tests": 2}}},
+            "matmul": {"points": 50, "earned": 50, "objectives": {
+                "MatmulGpu": {"points": 20, "earned": 20, "tests": 1},
+                "MatmulPerf": {"points": 30, "earned": 30, "tests": 1}}}})
+        # The lock's points, not the scores' weights (25 each), decide.
+        self.assertEqual((lab02["max_score"], sum(t["score"] for t in lab02["tests"])),
+                         (100, 75))
+
+    def test_without_a_gpu_only_the_objectives_the_lock_runs_on_the_cpu(self):
+        lab02 = self.results(gpu=False)["lab02"]
+        self.assertEqual(lab02["max_score"], 50)
+        self.assertEqual(list(lab02["points"]), ["grid"])
+
+    def test_a_lab_that_does_not_compile_keeps_the_lock_as_its_maximum(self):
+        lab02 = self.results(built=False)["lab02"]
+        self.assertEqual((lab02["max_score"], lab02["status"]), (100, "error"))
+        self.assertEqual({t["status"] for t in lab02["tests"]}, {"error"})
+        self.assertEqual(self.results(built=False, gpu=False)["lab02"]["max_score"], 50)
+
+    def test_each_objective_rounds_to_exactly_its_points(self):
+        # Rounded over the whole lab, the largest remainders (A's 0.67s) would give A 6 of
+        # its 5 points and B 9 of its 10; rounded per objective each keeps its own.
+        names = {"A": [f"lab09.AGpu.C{i}" for i in range(3)],
+                 "B": [f"lab09.BGpu.C{i}" for i in range(7)]}
+        got = lab_points.lab_results({}, fx.make_lock({"lab09": {"t": {
+            "AGpu": (5, True, names["A"]), "BGpu": (10, True, names["B"])}}}), True)
+        objs = got["lab09"]["points"]["t"]["objectives"]
+        self.assertEqual((objs["AGpu"]["points"], objs["BGpu"]["points"]), (5, 10))
+        self.assertEqual(got["lab09"]["max_score"], 15)
 
 
 class Validator(unittest.TestCase):

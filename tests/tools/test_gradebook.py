@@ -50,6 +50,18 @@ class Gradebook(unittest.TestCase):
         self.assertEqual(bob["lab02"], "")  # bob's result has no lab02
         self.assertEqual(carol["total"], "")
 
+    def test_points_by_technique_ride_along_and_change_nothing(self):
+        # result.json entries carry cudalabs.points (technique -> objective, the lock's
+        # shape); the gradebook counts each entry's score, with or without them.
+        data = collected()
+        for student in data["students"]:
+            for e in (student["result"] or {}).get("tests", []):
+                points = e["cudalabs"]["points"]
+                self.assertEqual(sum(g["earned"] for g in points.values()), e["score"])
+                del e["cudalabs"]["points"]
+        self.assertEqual(list(csv.DictReader(io.StringIO(gradebook.gradebook(data)))),
+                         self.rows())
+
     def test_flags_late_and_reused_labs(self):
         bob = self.rows()[1]
         self.assertEqual(bob["lab13_flags"], "2")

@@ -7,6 +7,7 @@ the CMake side is checked by cudalab.GivenGradingCpu.* (tests/cmake/check_gradin
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import tempfile
@@ -50,9 +51,41 @@ TESTS = [
     ctest_test("common.GivenMathCpu.Adds", ["common", "cpu", "given"]),
     ctest_test("wrong.lab07.no_swizzle", ["lab07", "wrong"], gtest=False),
 ]
-GOOD: dict[str, dict] = {"objectives": {"TileGpu": 40, "TileSanitizer": 20, "TilePerf": 25,
-                                        "DemoGpu": 15},
-                         "helpers": {"SmallShapesGpu": "what TileSanitizer re-runs"}}
+GOOD: dict[str, dict] = {
+    "techniques": {
+        "swizzled_tile": {"points": 85, "why": "The lesson's kernel and its speed.",
+                          "objectives": {"TileGpu": 40, "TileSanitizer": 20, "TilePerf": 25}},
+        "lab": {"points": 15, "why": "The demo.", "objectives": {"DemoGpu": 15}}},
+    "helpers": {"SmallShapesGpu": "what TileSanitizer re-runs"}}
+# lab07's header: its technique table (two float4 layouts).
+HEADER = """inline constexpr Technique kTechniques[] = {
+    {"plain", "float4, plain", vec4_transpose<PlainVec4>, vec4_kernel<PlainVec4>},
+    {"interleaved", "float4, interleaved", vec4_transpose<InterleavedVec4>,
+     vec4_kernel<InterleavedVec4>},
+};
+"""
+
+
+def declaration(helpers: bool = True, **groups) -> dict:
+    """GOOD with some techniques replaced (a technique given as None is left out)."""
+    techniques = copy.deepcopy(GOOD["techniques"])
+    for name, group in groups.items():
+        if group is None:
+            techniques.pop(name)
+        else:
+            techniques[name] = group
+    out: dict = {"techniques": techniques}
+    if helpers:
+        out["helpers"] = dict(GOOD["helpers"])
+    return out
+
+
+def tile(points: object = 85, **objectives) -> dict:
+    """GOOD's swizzled_tile technique with @p points and some objectives' points changed."""
+    group = copy.deepcopy(GOOD["techniques"]["swizzled_tile"])
+    group["points"] = points
+    group["objectives"].update(objectives)
+    return group
 
 
 class GradingManifest(unittest.TestCase):
@@ -60,7 +93,7 @@ class GradingManifest(unittest.TestCase):
         self.tmp = tempfile.TemporaryDirectory()
         self.src = Path(self.tmp.name)
         (self.src / "tests" / "lab07_swizzle").mkdir(parents=True)
-        self.record = {
+        self.record: dict = {
             "source_dir": str(self.src), "build_dir": "/b", "implementation": "solution",
             "rules": RULES,
             "labs": [{"lab": "lab07", "number": 7, "topic": "swizzle",
@@ -83,8 +116,13 @@ class GradingManifest(unittest.TestCase):
         m = self.manifest(GOOD)
         self.assertEqual(m["problems"], [])
         self.assertEqual(m["objectives"]["lab07"], {
-            "DemoGpu": {"points": 15, "tests": 1}, "TileGpu": {"points": 40, "tests": 3},
-            "TilePerf": {"points": 25, "tests": 1}, "TileSanitizer": {"points": 20, "tests": 1}})
+            "DemoGpu": {"points": 15, "tests": 1, "technique": "lab"},
+            "TileGpu": {"points": 40, "tests": 3, "technique": "swizzled_tile"},
+            "TilePerf": {"points": 25, "tests": 1, "technique": "swizzled_tile"},
+            "TileSanitizer": {"points": 20, "tests": 1, "technique": "swizzled_tile"}})
+        self.assertEqual(m["techniques"]["lab07"], {
+            "swizzled_tile": {"points": 85, "why": "The lesson's kernel and its speed."},
+            "lab": {"points": 15, "why": "The demo."}})
         t = m["tests"]["lab07.Shapes/TileGpu.Exact/33x65"]
         self.assertEqual((t["suite"], t["case"], t["objective"], t["graded"], t["gpu"],
                           t["timeout"], t["registered"]),
@@ -96,6 +134,50 @@ class GradingManifest(unittest.TestCase):
         self.assertFalse(m["tests"]["common.GivenMathCpu.Adds"]["graded"])
         self.assertFalse(m["tests"]["lab07.GivenEdgesGpu.Works"]["graded"])
 
+    def test_the_lock_groups_objectives_by_technique(self):
+        m = self.manifest(GOOD)
+        declared = scoring.declared_from_manifest(m)
+        self.assertEqual((declared["schema"], declared["version"]), ("cudalabs-declared", 2))
+        groups = declared["labs"]["lab07"]["techniques"]
+        self.assertEqual(list(groups), ["swizzled_tile", "lab"])  # as declared
+        self.assertEqual(groups["lab"], {"points": 15, "why": "The demo.", "objectives": {
+            "DemoGpu": {"points": 15, "gpu": True,
+                        "tests": ["lab07.DemoGpu.RunsAndVerifies"]}}})
+        self.assertEqual(groups["swizzled_tile"]["objectives"]["TileGpu"]["tests"], [
+            "lab07.Shapes/TileGpu.Exact/1x1", "lab07.Shapes/TileGpu.Exact/33x65",
+            "lab07.TileGpu/0.Typed"])
+        # Graded with the lock, the build's objectives are the lock's: nothing differs.
+        self.assertEqual(scoring.apply_declared(copy.deepcopy(m), declared), [])
+        applied = copy.deepcopy(m)
+        scoring.apply_declared(applied, declared)
+        self.assertEqual(applied["objectives"], m["objectives"])
+        self.assertEqual(applied["techniques"], m["techniques"])
+        # A lock of the version before techniques is refused in one line.
+        with self.assertRaises(ctest_record.ScoreError) as e:
+            scoring.apply_declared(copy.deepcopy(m), dict(declared, version=1))
+        self.assertIn("version 1", str(e.exception))
+        self.assertNotIn("\n", str(e.exception))
+
+    def test_scores_carry_points_in_the_lock_shape(self):
+        m = self.manifest(GOOD)
+        cases = [{"name": n, "status": "passed", "time_s": 0.1, "output": "", "message": ""}
+                 for n, t in m["tests"].items() if t["graded"]]
+        cases[0]["status"] = "failed"  # lab07.Shapes/TileGpu.Exact/1x1: 40/3 lost
+        report = scoring.score(m, cases, None, {}, {"kind": "junit"})
+        lab = next(x for x in report["labs"] if x["lab"] == "lab07")
+        groups = lab["techniques"]
+        self.assertEqual(list(groups), ["swizzled_tile", "lab"])
+        self.assertEqual(groups["lab"], {"points": 15, "why": "The demo.", "earned": 15.0,
+                                         "objectives": {"DemoGpu": {
+                                             "points": 15, "passed": 1, "earned": 15.0,
+                                             "tests": ["lab07.DemoGpu.RunsAndVerifies"]}}})
+        tile_gpu = groups["swizzled_tile"]["objectives"]["TileGpu"]
+        self.assertEqual((tile_gpu["points"], tile_gpu["passed"], len(tile_gpu["tests"])),
+                         (40, 2, 3))
+        self.assertAlmostEqual(groups["swizzled_tile"]["earned"], 85 - 40 / 3, places=2)
+        test = next(t for t in report["tests"] if t["name"] == "lab07.TilePerf.Faster")
+        self.assertEqual((test["technique"], test["objective"]), ("swizzled_tile", "TilePerf"))
+
     def test_a_helper_suite_earns_nothing(self):
         m = self.manifest(GOOD)
         t = m["tests"]["lab07.SmallShapesGpu.Exact"]
@@ -105,44 +187,89 @@ class GradingManifest(unittest.TestCase):
         self.assertEqual(sum(o["points"] for o in m["objectives"]["lab07"].values()), 100)
         # Written into tests/grading.json: the graded tests only.
         declared = scoring.declared_from_manifest(m)
-        names = [n for o in declared["labs"]["lab07"]["objectives"].values() for n in o["tests"]]
+        names = [n for g in declared["labs"]["lab07"]["techniques"].values()
+                 for o in g["objectives"].values() for n in o["tests"]]
         self.assertNotIn("lab07.SmallShapesGpu.Exact", names)
         self.assertEqual(len(names), 6)
 
     def test_an_undeclared_suite_is_a_problem(self):
-        decl = {"objectives": GOOD["objectives"]}  # SmallShapesGpu neither objective nor helper
-        m = self.manifest(decl)
+        m = self.manifest(declaration(helpers=False))  # SmallShapesGpu neither
         self.assertEqual(len(m["problems"]), 1, m["problems"])
         p = m["problems"][0]
         for text in ("lab07", "SmallShapesGpu", "tests/lab07_swizzle/objectives.json",
                      "does not declare it"):
             self.assertIn(text, p)
-        self.assertEqual(m["objectives"]["lab07"]["SmallShapesGpu"], {"points": 0, "tests": 1})
+        self.assertEqual(m["objectives"]["lab07"]["SmallShapesGpu"],
+                         {"points": 0, "tests": 1, "technique": None})
 
     def test_a_declared_suite_the_grader_lacks_is_a_problem(self):
-        decl = {"objectives": dict(GOOD["objectives"], TileGpu=30, GoneGpu=10),
-                "helpers": dict(GOOD["helpers"], SmallGoneGpu="nothing")}
+        decl = declaration(swizzled_tile=tile(TileGpu=30, GoneGpu=10))
+        decl["helpers"]["SmallGoneGpu"] = "nothing"
         problems = self.manifest(decl)["problems"]
         self.assertEqual(len(problems), 2, problems)
         self.assertIn("declares the objective GoneGpu, which the grader does not list",
                       problems[0])
         self.assertIn("declares the helper suite SmallGoneGpu", problems[1])
 
+    def test_a_technique_whose_objectives_do_not_add_up_to_its_points_is_a_problem(self):
+        problems = self.manifest(declaration(swizzled_tile=tile(TileGpu=41)))["problems"]
+        self.assertEqual(problems, ["lab07: tests/lab07_swizzle/objectives.json: technique "
+                                    "swizzled_tile: its objectives' points add up to 86, not "
+                                    "its points 85"])
+
     def test_points_must_add_up_to_100_and_be_integers(self):
-        problems = self.manifest({"objectives": dict(GOOD["objectives"], TileGpu=41),
-                                  "helpers": GOOD["helpers"]})["problems"]
-        self.assertEqual(problems, ["lab07: tests/lab07_swizzle/objectives.json: the objectives' "
-                                    "points add up to 101, not 100"])
-        halves = dict(GOOD["objectives"], TileGpu=39.5, DemoGpu=15.5)
-        problems = self.manifest({"objectives": halves, "helpers": GOOD["helpers"]})["problems"]
-        self.assertTrue(any("TileGpu has points 39.5" in p for p in problems), problems)
-        problems = self.manifest({"objectives": GOOD["objectives"],
-                                  "helpers": {"TileGpu": "both"}})["problems"]
+        problems = self.manifest(declaration(swizzled_tile=tile(86, TileGpu=41)))["problems"]
+        self.assertEqual(problems, ["lab07: tests/lab07_swizzle/objectives.json: the "
+                                    "techniques' points add up to 101, not 100"])
+        problems = self.manifest(declaration(swizzled_tile=tile(TileGpu=39.5)))["problems"]
+        self.assertTrue(any("objective TileGpu has points 39.5" in p for p in problems),
+                        problems)
+        problems = self.manifest(declaration(swizzled_tile=tile("85")))["problems"]
+        self.assertTrue(any("technique swizzled_tile has points '85'" in p for p in problems),
+                        problems)
+        decl = declaration()
+        decl["helpers"] = {"TileGpu": "both"}
+        problems = self.manifest(decl)["problems"]
         self.assertTrue(any("both an objective and a helper" in p for p in problems), problems)
 
+    def test_an_objective_in_two_techniques_is_a_problem(self):
+        lab = {"points": 15, "why": "The demo.", "objectives": {"DemoGpu": 15, "TileGpu": 0}}
+        problems = self.manifest(declaration(lab=lab))["problems"]
+        self.assertEqual(problems, ["lab07: tests/lab07_swizzle/objectives.json: objective "
+                                    "TileGpu is in the techniques swizzled_tile and lab: an "
+                                    "objective grades one"])
+
+    def test_a_technique_says_why(self):
+        group = tile()
+        del group["why"]
+        problems = self.manifest(declaration(swizzled_tile=group))["problems"]
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("technique swizzled_tile does not say why", problems[0])
+
+    def test_a_technique_the_lab_lacks_is_a_problem(self):
+        folder = self.src / "labs" / "lab07_swizzle"
+        folder.mkdir(parents=True)
+        (folder / "swizzle.cuh").write_text(HEADER)
+        self.record["labs"][0]["sources"] = ["swizzled_tile.cu", "vec4_transpose.cu"]
+        self.assertEqual(gm.technique_names(self.src, self.record["labs"][0]), [
+            "interleaved", "lab", "plain", "speed", "swizzled_tile", "vec4_transpose"])
+        # A SOURCES stem, a table name and a shared key are techniques of the lab.
+        inter = {"points": 15, "why": "The float4 layout.", "objectives": {"DemoGpu": 15}}
+        self.assertEqual(self.manifest(declaration(lab=None, interleaved=inter))["problems"],
+                         [])
+        self.assertEqual(self.manifest(GOOD)["problems"], [])
+        problems = self.manifest(declaration(lab=None, swizzle=inter))["problems"]
+        self.assertEqual(len(problems), 1, problems)
+        for text in ("lab07", "technique swizzle is not one of the lab's", "interleaved",
+                     "swizzled_tile", "vec4_transpose"):
+            self.assertIn(text, problems[0])
+
     def test_a_missing_or_broken_declaration_is_a_problem(self):
-        m = self.manifest("{\"objectives\": ")
+        m = self.manifest("{\"techniques\": ")
         self.assertTrue(any("is not valid JSON" in p for p in m["problems"]), m["problems"])
+        m = self.manifest({"objectives": {"TileGpu": 100}})  # the form before techniques
+        self.assertTrue(any("has no \"techniques\" object" in p for p in m["problems"]),
+                        m["problems"])
         (self.src / "tests" / "lab07_swizzle" / "objectives.json").unlink()
         m = gm.build_manifest(self.record, TESTS)
         self.assertTrue(any("no declaration" in p for p in m["problems"]), m["problems"])
@@ -153,13 +280,14 @@ class GradingManifest(unittest.TestCase):
         m = self.manifest(GOOD, tests)
         self.assertEqual(m["missing"], ["lab07_test"])
         self.assertEqual(m["problems"], [])  # nothing to compare the declaration with
-        self.assertEqual(m["objectives"]["lab07"]["TileGpu"], {"points": 40, "tests": 0})
+        self.assertEqual(m["objectives"]["lab07"]["TileGpu"],
+                         {"points": 40, "tests": 0, "technique": "swizzled_tile"})
 
     def test_the_scoreboard_refuses_to_write_declared_tests_from_a_bad_declaration(self):
         build = self.src / "build"
         build.mkdir()
         (build / gm.RECORD).write_text(json.dumps(self.record))
-        self.manifest({"objectives": GOOD["objectives"]})
+        self.manifest(declaration(helpers=False))
         real = gm.ctest_tests
         gm.ctest_tests = lambda build_dir, ctest="ctest": TESTS
         try:

@@ -21,6 +21,7 @@ import unittest
 from pathlib import Path
 
 ROOT = Path(os.environ.get("CUDALAB_SOURCE_DIR", Path(__file__).resolve().parents[2]))
+import toolfixtures as fx
 from tools.release import grade_submission  # noqa: E402
 from tools.release import regrade
 
@@ -81,6 +82,18 @@ class Regrade(unittest.TestCase):
         with self.assertRaises(regrade.RegradeError):
             regrade.commit_at_deadline(None, repo, "main",
                                        dt.datetime(2026, 12, 14, tzinfo=UTC))
+
+    def test_whole_points_come_from_the_course_lock(self):
+        # The course's tests/grading.json gives the points (lab02: grid 50 on the CPU, matmul
+        # 50), as result.json counts them; the scores' own weights (25 each) do not.
+        course = self.tmp / "course"
+        (course / "tests").mkdir(parents=True)
+        fx.write_json(course / "tests" / "grading.json", fx.make_lock(fx.LAB02_TECHNIQUES))
+        scores = fx.make_scores(statuses={"lab02": ["passed", "passed", "failed", "passed"]})
+        got = regrade.whole_points(scores, course, "student")
+        self.assertEqual(got["lab02"], {"score": 80, "max-score": 100})
+        self.assertEqual(regrade.whole_points(scores, course, "ci-student")["lab02"],
+                         {"score": 50, "max-score": 50})
 
     def test_tamper_check_compares_by_content(self):
         template = self.tmp / "template"

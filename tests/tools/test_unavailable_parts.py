@@ -91,9 +91,11 @@ def a100_run(manifest: dict) -> list[dict]:
 class UnavailableParts(unittest.TestCase):
     def setUp(self):
         self.declared = declared_lab14()
-        self.objectives = self.declared["labs"]["lab14"]["objectives"]
-        self.persistent = {k: v["points"] for k, v in self.objectives.items()
-                           if k.startswith("Persistent")}
+        techniques = self.declared["labs"]["lab14"]["techniques"]
+        self.objectives = {k: v for group in techniques.values()
+                           for k, v in group["objectives"].items()}
+        self.persistent = {k: v["points"]
+                           for k, v in techniques["persistent"]["objectives"].items()}
         self.manifest = manifest_of(self.declared)
         self.report = scoring.score(copy.deepcopy(self.manifest), a100_run(self.manifest),
                                     None, {}, {"kind": "junit"})
@@ -117,6 +119,8 @@ class UnavailableParts(unittest.TestCase):
                          len(self.objectives["PersistentMmaGpu"]["tests"]))
         # A skip for a missing tool is not a part this GPU lacks.
         self.assertNotIn("NaiveMmaSanitizer", gone)
+        # Each names its technique: the advanced part is lab 14's persistent technique.
+        self.assertEqual({u["technique"] for u in gone.values()}, {"persistent"})
 
     def test_points_available_leave_out_only_the_unavailable_parts(self):
         optional = sum(self.persistent.values())
@@ -173,11 +177,21 @@ class UnavailableParts(unittest.TestCase):
         self.assertAlmostEqual(report["labs"][0]["points_available"], 88 + weight, places=2)
 
     def test_the_release_and_the_gradebook_name_the_unavailable_parts(self):
-        entries = autograde.lab_entries(self.report, self.report["labs"], True, None, {})
+        entries = autograde.lab_entries(self.report, self.report["labs"], True, self.declared,
+                                        {})
         doc = {"score": sum(e["score"] for e in entries),
                "max-score": sum(e["max-score"] for e in entries), "tests": entries}
         self.assertEqual(entries[0]["cudalabs"]["unavailable"][0],
-                         {"objective": "PersistentMmaGpu", "points": 3, "needs": "9.0"})
+                         {"technique": "persistent", "objective": "PersistentMmaGpu",
+                          "points": 3, "needs": "9.0"})
+        # The points in the lock's shape: the persistent part earns nothing here, the naive
+        # technique all but its skipped sanitizer test.
+        points = entries[0]["cudalabs"]["points"]
+        self.assertEqual(points["persistent"]["points"], sum(self.persistent.values()))
+        self.assertEqual(points["persistent"]["earned"], 0)
+        self.assertEqual(points["naive"]["points"] - points["naive"]["earned"],
+                         self.objectives["NaiveMmaSanitizer"]["points"])
+        self.assertEqual(sum(g["earned"] for g in points.values()), entries[0]["score"])
         body = autograde.release_body(doc)
         self.assertIn("### Unavailable on this GPU (optional)", body)
         self.assertIn("- lab14: 12 points need compute capability 9.0 (PersistentMmaGpu 3, "

@@ -28,7 +28,8 @@ TOPICS = {"lab01": "hello_addone", "lab02": "naive_matmul", "lab13": "sgemm"}
 def _test(lab: str, suite: str, case: str, category: str, weight: float, status: str,
           measurements: list | None = None) -> dict:
     return {"name": f"{lab}.{suite}.{case}", "lab": lab, "suite": suite, "case": case,
-            "objective": suite, "labels": [lab, category], "category": category,
+            "objective": suite, "technique": "lab", "labels": [lab, category],
+            "category": category,
             "weight": weight, "status": status, "points": weight if status == "passed" else 0.0,
             "time_s": 0.5, "message": "" if status == "passed" else f"{case} {status}",
             "measurements": measurements or [], "speed": []}
@@ -83,6 +84,25 @@ def make_scores(statuses: dict[str, list[str]] | None = None, built: dict | None
             "environment": {"gpu": {"available": gpu != "no GPU", "name": gpu}},
             "labs": labs, "tests": tests,
             "measurements": [m for t in tests for m in t["measurements"]]}
+
+
+def make_lock(labs: dict) -> dict:
+    """A tests/grading.json (cudalabs-declared v2) of @p labs: {lab: {technique: {objective:
+    (points, gpu, tests)}}}."""
+    return {"schema": "cudalabs-declared", "version": 2, "lab_points": 100, "labs": {
+        lab: {"techniques": {
+            tname: {"points": sum(o[0] for o in objs.values()), "why": f"why {tname}",
+                    "objectives": {oname: {"points": pts, "gpu": gpu, "tests": tests}
+                                   for oname, (pts, gpu, tests) in objs.items()}}
+            for tname, objs in techniques.items()}}
+        for lab, techniques in labs.items()}}
+
+
+# lab02 of make_scores() by technique: the grid (50, on the CPU) and the matmul (50).
+LAB02_TECHNIQUES = {"lab02": {
+    "grid": {"GridCpu": (50, False, ["lab02.GridCpu.A", "lab02.GridCpu.B"])},
+    "matmul": {"MatmulGpu": (20, True, ["lab02.MatmulGpu.A"]),
+               "MatmulPerf": (30, True, ["lab02.MatmulPerf.Speed"])}}}
 
 
 FAKE_DRIVER = '''#!/usr/bin/env python3
@@ -221,7 +241,10 @@ def make_result(labs: dict[str, tuple[int, int]], commit: str = "b" * 40, gpu: s
                       "message": "", "cudalabs": {
                           "lab": lab, "flags": (flags or {}).get(lab, []), "ratios": ratios,
                           "gpu": gpu, "course_ref": "c" * 40, "graded_commit": commit,
-                          "graded_in_this_run": lab not in reused}})
+                          "graded_in_this_run": lab not in reused,
+                          # The lab's points in the lock's shape (lab_points.lab_results()).
+                          "points": {"lab": {"points": most, "earned": score, "objectives": {
+                              "AllGpu": {"points": most, "earned": score, "tests": 1}}}}}})
     return {"schema": "classroom50/result/v1", "classroom": "gpu-fall", "assignment": "cudalabs",
             "assignment_type": "individual", "owner": "x", "submission": "submit/t-bbbbbbb",
             "commit": "c", "release": "r", "review": "c", "datetime": "2026-12-01T10:00:00Z",

@@ -176,8 +176,6 @@ def missing_paths_in_messages(root: Path) -> list[str]:
 TOOL_PATH = re.compile(r"(?<![\w./$-])(tools/[\w.@-]+(?:/[\w.@-]+)*/?)")
 # A tool named as a module of the package tools (python3 -m tools.ci.check_links).
 TOOL_MODULE = re.compile(r"(?<![\w./$-])tools((?:\.[A-Za-z_]\w*)+)")
-# Written by tools/export_student_release.sh --verify into the release (its points manifest).
-GENERATED_TOOL_PATHS = {"tools/release/points.json"}
 
 
 TOOL_PATH_SUFFIXES = TEXT_SUFFIXES | {".awk", ".tsv", ".conf", ".cfg", ".toml", ".ini"}
@@ -211,8 +209,7 @@ def missing_tool_paths(root: Path) -> list[str]:
         for n, line in enumerate(text.splitlines(), 1):
             for m in TOOL_PATH.finditer(line):
                 target = m.group(1).rstrip(".")
-                if line[m.end():m.end() + 1] in ("$", "{", "<", "*") or \
-                        target in GENERATED_TOOL_PATHS:
+                if line[m.end():m.end() + 1] in ("$", "{", "<", "*"):
                     continue
                 if not (root / target).exists():
                     problems.append(f"{rel}:{n}: names {target}, which is not in this tree")

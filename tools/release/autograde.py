@@ -14,8 +14,9 @@ against foundation50/classroom50 schemas/result-v1.schema.json and the runner's
 validate_result): integer `score` and `max-score`, and one `tests[]` entry per lab with
 `test-name`, `passed`, integer `score` and `max-score`, plus `message` (tests passed, intake
 flags, reuse) and `cudalabs` (the lab's counts, flags, key speed ratios, GPU, course ref,
-graded commit). Points are whole numbers, a lab passed in full shows exactly
-its maximum (tools/release/lab_points.py). The top level holds only the keys the v1 schema
+graded commit, and `points`: the lab's whole points and those earned per technique and
+objective, in the shape of the course's lock, tests/grading.json). Points are whole numbers,
+a lab passed in full shows exactly its maximum (tools/release/lab_points.py). The top level holds only the keys the v1 schema
 allows (it forbids others); Classroom 50's runner stamps `owner`, `assignment_type`,
 `datetime` and `graded_at` itself.
 
@@ -284,16 +285,17 @@ def graded_labs(scores: dict, wanted: set[str] | None) -> list[dict]:
     return labs
 
 
-def lab_entries(scores: dict, labs: list[dict], gpu_grading: bool, manifest: dict | None,
+def lab_entries(scores: dict, labs: list[dict], gpu_grading: bool, lock: dict | None,
                 context: dict) -> list[dict]:
-    """One result.json test entry per lab of @p labs, in whole points."""
+    """One result.json test entry per lab of @p labs, in whole points; @p lock: the course's
+    tests/grading.json (the points of every lab, technique and objective)."""
     names = {lab["lab"] for lab in labs}
     tests = {t["name"]: t for t in scores.get("tests", []) if t.get("lab") in names}
-    wanted_manifest = None
-    if manifest:
-        wanted_manifest = {**manifest, "tests": [t for t in manifest.get("tests", [])
-                                                 if t.get("lab") in names]}
-    points = lab_results(tests, wanted_manifest, gpu_grading, {lab["lab"]: lab for lab in labs})
+    wanted_lock = None
+    if lock:
+        wanted_lock = {**lock, "labs": {k: v for k, v in (lock.get("labs") or {}).items()
+                                        if k in names}}
+    points = lab_results(tests, wanted_lock, gpu_grading, {lab["lab"]: lab for lab in labs})
     entries = []
     for lab in labs:
         res = points.get(lab["lab"], {"max_score": 0, "status": "pass", "tests": []})
@@ -334,8 +336,11 @@ def entry_for(lab: dict, res: dict, context: dict) -> dict:
             "flags": flags, "ratios": key_ratios(lab), "graded_in_this_run": True,
             "failures": failures[:MAX_FAILURES_PER_LAB],
             "failures_not_listed": max(0, len(failures) - MAX_FAILURES_PER_LAB),
+            # The whole points in the lock's shape: technique -> objective -> points, earned.
+            "points": res.get("points") or {},
             # Parts this GPU cannot run (the scoreboard's labs[].unavailable): optional here.
-            "unavailable": [{k: u.get(k) for k in ("objective", "points", "needs")}
+            "unavailable": [{k: u.get(k) for k in ("technique", "objective", "points",
+                                                   "needs")}
                             for u in lab.get("unavailable") or []],
             **context,
         },
@@ -581,10 +586,10 @@ def grade_labs(args, wanted: list[str], driver_labs: list[str] | None, context: 
     scores = load_json(args.out / "scores.json", "scores")
     context = {**context, "needs_review": True} if review else context
     context = {**context, "calibration": calibration_text(scores)}
-    manifest_path = args.course / "tools/release/points.json"
-    manifest = load_json(manifest_path, "points manifest") if manifest_path.is_file() else None
+    lock_path = args.course / "tests" / "grading.json"
+    lock = load_json(lock_path, "points lock") if lock_path.is_file() else None
     labs = graded_labs(scores, set(wanted))
-    return lab_entries(scores, labs, args.preset == "student", manifest, context)
+    return lab_entries(scores, labs, args.preset == "student", lock, context)
 
 
 def write_assets(folder: Path, out: Path, body: str) -> None:

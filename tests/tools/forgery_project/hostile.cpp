@@ -67,7 +67,8 @@ struct Attack {
     write_file(std::string(SOURCE_DIR) + "/planted_by_a_test.txt", "x\n");
     // The declared points: all of lab01's to the suite that passes.
     write_file(std::string(SOURCE_DIR) + "/tests/lab01_forgery/objectives.json",
-               "{\"objectives\": {\"ModelCpu\": 100, \"SpeedCpu\": 0}}\n");
+               "{\"techniques\": {\"lab\": {\"points\": 100, \"why\": \"forged\", "
+               "\"objectives\": {\"ModelCpu\": 100, \"SpeedCpu\": 0}}}}\n");
     if (std::getenv("FORGERY_TAMPER") != nullptr) {
       write_file(build + "/lab02_test", "#!/bin/sh\nexit 0\n");
     }
