@@ -165,7 +165,7 @@ def tflops_from_ms(ms: float | None) -> float | None:
 # Each lab's part lives beside its grader, tests/labNN_topic/figures.json:
 #   "course": its box on the course map: {"teaches", and where the lab has a headline ratio
 #             "test", "measurement", "what" (the words under the ratio); "board": true on the
-#             one ratio a class's speed board ranks by default (tools/class/charts.py)};
+#             one ratio a class's speed board ranks by default)};
 #   "chart":  {"title"} of the lab's own throughput chart (docs/figures/perf/labNN.svg);
 #   "series": the bars this lab's tests give to a chart (its own or a later lab's): {"chart"
 #             (e.g. "lab07"), "panel" (a panel title of LAYOUT), "label", "kind" ("baseline",
