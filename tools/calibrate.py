@@ -14,6 +14,9 @@ cudalab::testing::speed_bar()) and writes tests/calibration/<gpu-model>.tsv: eac
   - or, where the reference GPU's file (`reference yes`) marks the bar `fixed`, its bar and
     note, copied (a share of a physical ceiling or of a copy that the lab promises, a bar
     between the technique removed and the slowest correct design).
+The tiers (named levels above a bar that a perf test shows, not graded: `tier` lines) are
+not calibrated: the reference GPU's `fixed` tiers are copied with their notes, and the tiers
+the rewritten file had keep theirs.
 The graders hold no bar: they read them from these files. Commit the file: the graders then
 judge on that GPU model against it, and elsewhere, or for a bar it lacks, against the
 reference GPU's (--reference marks this run's model as the reference; a file that was the
@@ -123,20 +126,56 @@ def _num(x: float) -> str:
     return f"{x:.4g}"
 
 
-def render(gpu: str, rows: list[dict], facts: dict[str, str], reference: bool) -> str:
+Tiers = dict[tuple[str, str], list[dict]]
+
+
+def carry_tiers(reference: dict | None, old: dict | None) -> Tiers:
+    """The tiers of a file being written: the reference GPU's file's `fixed` tiers with their
+    notes, then those of the file's previous version (@p old; both as
+    reference_ratios.read_calibration() reads them) that the reference does not fix."""
+    out: Tiers = {}
+    for key, tiers in ((reference or {}).get("tiers") or {}).items():
+        fixed = [dict(t) for t in tiers if t["rule"] == "fixed"]
+        if fixed:
+            out[key] = fixed
+    for key, tiers in ((old or {}).get("tiers") or {}).items():
+        names = {t["name"] for t in out.get(key, [])}
+        kept = [dict(t) for t in tiers if t["name"] not in names]
+        if kept:
+            out[key] = out.get(key, []) + kept
+    return out
+
+
+def render(gpu: str, rows: list[dict], facts: dict[str, str], reference: bool,
+           tiers: Tiers | None = None) -> str:
     lines = [FORMAT_LINE,
              "# Speed bars for one GPU model: 0.7 x the lowest of the runs of the reference",
              "# solutions (1.3 x the highest for an upper bar), two significant digits, or the",
              "# lab's fixed bar. Columns of a bar line: test, measurement, bound, bar, rule",
              "# (measured or fixed), the runs' values; a note line after it (test, measurement,",
              "# text) gives the bar's provenance. The graders hold no bar: they read it here.",
+             "# A tier line (test, measurement, tier name, value, rule) and its note name a",
+             "# level above a bar that a perf test shows and does not grade.",
              f"gpu\t{gpu}", f"reference\t{'yes' if reference else 'no'}"]
     lines += [f"{k}\t{v}" for k, v in facts.items()]
+
+    def note(key: tuple[str, str], text: str) -> None:
+        if text:
+            lines.append("\t".join(["note", key[0], key[1], text]))
+
+    def tier_lines(key: tuple[str, str]) -> None:
+        for t in (tiers or {}).get(key, []):
+            lines.append("\t".join(["tier", key[0], key[1], t["name"], _num(t["value"]),
+                                    t["rule"]]))
+            note(key, t["note"])
+
     for r in sorted(rows, key=lambda r: (r["test"], r["name"])):
         lines.append("\t".join(["bar", r["test"], r["name"], r["bound"], _num(r["bar"]), r["rule"]]
                                + [_num(v) for v in r["values"]]))
-        if r.get("note"):
-            lines.append("\t".join(["note", r["test"], r["name"], r["note"]]))
+        note((r["test"], r["name"]), r.get("note") or "")
+        tier_lines((r["test"], r["name"]))
+    for key in sorted(set(tiers or {}) - {(r["test"], r["name"]) for r in rows}):
+        tier_lines(key)  # a tier of a bar this file has not (never judged on this model)
     return "\n".join(lines) + "\n"
 
 
@@ -248,10 +287,16 @@ def main(argv: list[str] | None = None) -> int:
         facts["cuda_toolkit"] = toolkit
     out = args.out_dir / f"{slug(gpu)}.tsv"
     reference = args.reference or was_reference(out)
-    if reference and out.is_file():
-        rows = keep_reference_notes(rows, reference_ratios.read_calibration(out))
+    try:
+        old = reference_ratios.read_calibration(out) if out.is_file() else None
+    except ValueError as e:
+        print(f"calibrate: {e}", file=sys.stderr)
+        return 1
+    if reference and old is not None:
+        rows = keep_reference_notes(rows, old)
+    tiers = carry_tiers(found[1] if found else None, old)
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    out.write_text(render(gpu, rows, facts, reference))
+    out.write_text(render(gpu, rows, facts, reference, tiers))
     changed = [r for r in rows if r["reference"] is not None and abs(r["bar"] - r["reference"]) > 1e-9]
     new = [r for r in rows if r["reference"] is None]
     print(f"calibrate: {out}: {len(rows)} bars for {gpu} ({len(texts)} runs"

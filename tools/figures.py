@@ -14,6 +14,10 @@ renamed measurement, a test that did not run) is an error naming the chart and t
 exit status 1; `--allow-missing` draws what a partial run has instead. The same folder holds
 the diagrams of tools/diagrams.py (labs 01 and 10-14), which need no data.
 
+What each chart and the course map take from a lab (its box, its chart's title, the series
+of its tests: test, measurement, label) lives beside the lab's grader, in
+tests/labNN_topic/figures.json; this file keeps the drawing and the layout of the panels.
+
 The reference is `docs/reference/scores.json` (the scoreboard's `scores.json` of the
 reference run, schema docs/scores-schema.md) when it exists; otherwise the Measurements
 table of `docs/reference-run.md`, the same numbers as the scoreboard printed them.
@@ -157,103 +161,151 @@ def tflops_from_ms(ms: float | None) -> float | None:
     return None if ms is None or ms <= 0 else FLOPS / (ms * 1e-3) / 1e12
 
 
-def cublas_tflops(ref: Reference) -> float | None:
-    return tflops_from_ms(ref.get("lab09.CublasPerf.TiledBinaryGemmBeatsCublasSgemm",
-                                  "cublas_sgemm_ms"))
+# Each lab's part lives beside its grader, tests/labNN_topic/figures.json:
+#   "course": its box on the course map: {"teaches", and where the lab has a headline ratio
+#             "test", "measurement", "what" (the words under the ratio); "board": true on the
+#             one ratio a class's speed board ranks by default)};
+#   "chart":  {"title"} of the lab's own throughput chart (docs/figures/perf/labNN.svg);
+#   "series": the bars this lab's tests give to a chart (its own or a later lab's): {"chart"
+#             (e.g. "lab07"), "panel" (a panel title of LAYOUT), "label", "kind" ("baseline",
+#             "variant" or "other"), "test", "measurement", and optionally "multiply_by" and
+#             "divide_by" (a number, or {"test", "measurement"} of another measurement) and
+#             "convert": "tflops_from_ms" (a 4096^3 matmul's milliseconds to TFLOP/s)};
+#   "lines":  reference lines this lab measures for every panel that names them (LAYOUT):
+#             {"label", "test", "measurement", and the same optional fields}.
+# A panel's bars: the chart's own lab's series in its file's order, then the other labs',
+# later labs first (the lesson just before comes first).
+FIGURES_FILE = "figures.json"
+CONVERSIONS = {"tflops_from_ms": tflops_from_ms}
 
 
-def matmul_lines(ref: Reference) -> list[Line]:
+@dataclass
+class Layout:
+    """One panel of a chart: what figures.py draws; its bars come from the labs' series."""
+    title: str
+    unit: str
+    lines: tuple[str, ...] = ()  # reference lines: a ceiling of the GPU or a lab's "lines"
+    lower_is_better: bool = False
+    log: bool = False
+
+
+MATMUL_LINES = ("cuBLAS SGEMM", "FP32 FMA peak")
+TOPS_LINES = ("FP32 FMA peak", "popc ceiling")
+TRANSPOSE = Layout("transpose", "GB/s", ("memory bandwidth",))
+COLUMN_MATMUL = Layout("column-access matmul", "TFLOP/s", MATMUL_LINES)
+LAYOUT: dict[str, list[Layout]] = {
+    "lab02": [Layout("matmul", "TFLOP/s", MATMUL_LINES, log=True)],
+    "lab03": [Layout("matmul", "TFLOP/s", MATMUL_LINES)],
+    "lab04": [Layout("matmul", "TFLOP/s", MATMUL_LINES)],
+    "lab05": [Layout("microbenchmark", "cycles", lower_is_better=True)],
+    "lab06": [TRANSPOSE, COLUMN_MATMUL],
+    "lab07": [TRANSPOSE, COLUMN_MATMUL],
+    "lab08": [Layout("multiply-adds as operations", "TOPS", TOPS_LINES, log=True)],
+    "lab09": [Layout("multiply-adds as operations", "TOPS", TOPS_LINES)],
+}
+
+
+@dataclass
+class LabFigures:
+    """One lab's tests/labNN_topic/figures.json."""
+    folder: str  # e.g. "lab07_swizzle"
+    course: dict
+    chart: dict
+    series: list[dict]
+    lines: list[dict]
+
+    @property
+    def lab(self) -> str:
+        return self.folder[:5]
+
+
+def load_labs(tests_dir: Path | None = None) -> list[LabFigures]:
+    """Every lab's figures.json (tests/labNN_*/), by lab; a series for a chart or panel that
+    LAYOUT lacks, or of an unknown kind or conversion, is an error naming the file."""
+    out = []
+    for path in sorted((tests_dir or ROOT / "tests").glob(f"lab[0-9][0-9]_*/{FIGURES_FILE}")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        lab = LabFigures(path.parent.name, data.get("course") or {}, data.get("chart") or {},
+                         data.get("series") or [], data.get("lines") or [])
+        for s in lab.series:
+            panels = [p.title for p in LAYOUT.get(str(s.get("chart")), [])]
+            if s.get("panel") not in panels:
+                raise ValueError(f"{path}: series '{s.get('label')}': no panel "
+                                 f"'{s.get('panel')}' in chart {s.get('chart')} (tools/figures.py)")
+            if s.get("kind") not in COLOURS:
+                raise ValueError(f"{path}: series '{s.get('label')}': kind must be one of "
+                                 f"{', '.join(COLOURS)}")
+        for s in lab.series + lab.lines:
+            if s.get("convert", "tflops_from_ms") not in CONVERSIONS:
+                raise ValueError(f"{path}: '{s.get('label')}': unknown conversion "
+                                 f"'{s.get('convert')}'")
+        out.append(lab)
+    return out
+
+
+def named_tests(lab: LabFigures) -> list[tuple[str, str]]:
+    """(test, measurement) of every measurement @p lab's figures.json reads."""
+    out = []
+    entries = [lab.course] + lab.series + lab.lines
+    for e in entries:
+        for part in [e] + [e.get(k) for k in ("multiply_by", "divide_by")]:
+            if isinstance(part, dict) and part.get("test"):
+                out.append((part["test"], part.get("measurement", "")))
+    return out
+
+
+def board_ratio(labs: list[LabFigures] | None = None) -> tuple[str, str]:
+    """(test, measurement) of the headline ratio marked "board" (the class speed board's
+    default); ("", "") when no lab marks one."""
+    for lab in load_labs() if labs is None else labs:
+        if lab.course.get("board"):
+            return lab.course["test"], lab.course["measurement"]
+    return "", ""
+
+
+def _operand(ref: Reference, x: float | dict | None) -> float | None:
+    return ref.get(x["test"], x["measurement"]) if isinstance(x, dict) else \
+        None if x is None else float(x)
+
+
+def value_of(ref: Reference, s: dict) -> float | None:
+    """A series' or line's value: the measurement, times "multiply_by", over "divide_by",
+    converted."""
+    v = ref.get(s["test"], s["measurement"])
+    if "multiply_by" in s:
+        v = _mul(v, _operand(ref, s["multiply_by"]))
+    if "divide_by" in s:
+        v = _div(v, _operand(ref, s["divide_by"]))
+    if "convert" in s:
+        v = CONVERSIONS[s["convert"]](v)
+    return v
+
+
+def spec(ref: Reference,
+         labs: list[LabFigures] | None = None) -> dict[str, tuple[str, list[Panel]]]:
+    """Each chart of LAYOUT: its title (its lab's "chart") and its panels with their bars and
+    lines, the labs' series in panel order."""
+    labs = load_labs() if labs is None else labs
     c = ceilings(ref)
-    return [Line("cuBLAS SGEMM", cublas_tflops(ref)), Line("FP32 FMA peak", c["fp32_tflops"])]
-
-
-def lab04_static(ref: Reference) -> float | None:
-    return ref.get("lab04.TiledPerf.StaticTilesBeatNaive", "static_tflops")
-
-
-def spec(ref: Reference) -> dict[str, tuple[str, list[Panel]]]:
-    g = ref.get
-    c = ceilings(ref)
-    t02 = "lab02.CoalescingPerf.ThreadPerElementBeatsUncoalescedBaseline"
-    t03 = "lab03.PitchPerf.PitchedMatmulKeepsTwoThirdsOfUnpitchedSpeed"
-    t04 = "lab04.TiledPerf.DynamicTilesKeepUpWithNaive"
-    t02r = "lab02.CoalescingPerf.RowPerBlockBeatsUncoalescedBaseline"
-    t05 = "lab05.MicrobenchPerf.AllConflictIsSlowerByTheThreshold"
-    t06t = "lab06.PaddedPerf.TransposeBeatsTheConflictingTranspose"
-    t06m = "lab06.PaddedPerf.MatmulBeatsTheConflictingMatmul"
-    t07t = "lab07.SwizzledPerf.TransposeBeatsTheConflictingTranspose"
-    t07m = "lab07.SwizzledPerf.MatmulBeatsTheConflictingMatmul"
-    t08p = "lab08.XnorPerf.PopcIsFasterThanFloatOneBlockPerRow"
-    t08t = "lab08.XnorPerf.TableIsFasterThanFloatOneBlockPerRow"
-    t09t = "lab09.TiledPerf.PopcTiledIsFasterThanNaiveXnor"
-    t09c = "lab09.CublasPerf.TiledBinaryGemmBeatsCublasSgemm"
-    t09r = "lab09.RegisterTiledPerf.ReachesThreeQuartersOfThePopcCeiling"
-    gf = lambda t, n: _div(g(t, n), 1000.0)  # noqa: E731  GFLOP/s -> TFLOP/s
-    static = lab04_static(ref)
-    tiled_ms = g(t09c, "tiled_xnor_ms")
-    transpose_bw = Line("memory bandwidth", c["bandwidth_gbs"])
-    popc_line = Line("popc ceiling", c["popc_tops"])
-    return {
-        "lab02": ("Lab 02: coalescing (4096³ matmul, the grader's perf test)", [
-            Panel("matmul", "TFLOP/s", [
-                Bar("baseline: x walks rows (uncoalesced)", gf(t02, "lab02 uncoalesced baseline"),
-                    "baseline"),
-                Bar("thread per element, x walks columns",
-                    gf(t02, "thread_per_element_matmul with block 32x8"), "variant"),
-                Bar("one block per row", gf(t02r, "row_per_block_matmul with 256 threads per block"),
-                    "variant")], matmul_lines(ref), log=True)]),
-        "lab03": ("Lab 03: pitched rows (4001³ matmul, the grader's perf test)", [
-            Panel("matmul", "TFLOP/s", [
-                Bar("baseline: packed rows", gf(t03, "lab03 unpitched baseline"), "baseline"),
-                Bar("pitched rows", gf(t03, "lab03 pitched_matmul"), "variant")],
-                matmul_lines(ref))]),
-        "lab04": ("Lab 04: shared-memory tiles (4096³ matmul, the grader's perf tests)", [
-            Panel("matmul", "TFLOP/s", [
-                Bar("baseline: naive 16×16", _div(static, g("lab04.TiledPerf.StaticTilesBeatNaive",
-                                                            "speedup")), "baseline"),
-                Bar("tiled, static 32×32", static, "variant"),
-                Bar("tiled, dynamic (48 KB plan)", g(t04, "dynamic_tflops"), "variant")],
-                matmul_lines(ref))]),
-        "lab05": ("Lab 05: cycles per dependent shared load (lower is better)", [
-            Panel("microbenchmark", "cycles", [
-                Bar("conflict-free (lane i: word i)", g(t05, "conflict_free_cycles"), "variant"),
-                Bar("32-way (lane i: word 32 i)", g(t05, "all_conflict_cycles"), "baseline")],
-                lower_is_better=True)]),
-        "lab06": ("Lab 06: padding (4096² transpose, 4096³ matmul, the grader's perf tests)", [
-            Panel("transpose", "GB/s", [
-                Bar("baseline: conflicting [32][32]", g(t06t, "conflicting transpose"),
-                    "baseline"),
-                Bar("padded [32][33]", g(t06t, "padded transpose"), "variant")], [transpose_bw]),
-            Panel("column-access matmul", "TFLOP/s", [
-                Bar("baseline: conflicting [32][32]", g(t06m, "conflicting matmul"), "baseline"),
-                Bar("padded [32][33]", g(t06m, "padded matmul"), "variant"),
-                Bar("lab 04: static tiles, row access", static, "other")], matmul_lines(ref))]),
-        "lab07": ("Lab 07: XOR swizzle (4096² transpose, 4096³ matmul, the grader's perf tests)", [
-            Panel("transpose", "GB/s", [
-                Bar("baseline: conflicting", g(t07t, "conflicting transpose"), "baseline"),
-                Bar("XOR-swizzled", g(t07t, "swizzled transpose"), "variant"),
-                Bar("lab 06: padded", g(t06t, "padded transpose"), "other")], [transpose_bw]),
-            Panel("column-access matmul", "TFLOP/s", [
-                Bar("baseline: conflicting", g(t07m, "conflicting matmul"), "baseline"),
-                Bar("XOR-swizzled", g(t07m, "swizzled matmul"), "variant"),
-                Bar("lab 06: padded", g(t06m, "padded matmul"), "other"),
-                Bar("lab 04: static tiles, row access", static, "other")], matmul_lines(ref))]),
-        "lab08": ("Lab 08: ±1 matmul as bits (4096³, one block per row, <<<4096, 32>>>)", [
-            Panel("multiply-adds as operations", "TOPS", [
-                Bar("baseline: float", g(t08p, "float_rows_tops"), "baseline"),
-                Bar("XNOR, popcount table", _mul(g(t08t, "xnor_table_tbitops"), 2.0), "variant"),
-                Bar("XNOR, __popc", _mul(g(t08p, "xnor_popc_tbitops"), 2.0), "variant")],
-                [Line("FP32 FMA peak", c["fp32_tflops"]), popc_line], log=True)]),
-        "lab09": ("Lab 09: tiled binary GEMM against cuBLAS (4096³, the grader's perf tests)", [
-            Panel("multiply-adds as operations", "TOPS", [
-                Bar("cuBLAS SGEMM (float, same ±1 data)", cublas_tflops(ref), "other"),
-                Bar("baseline: naive XNOR <<<4096, 32>>>",
-                    tflops_from_ms(_mul(tiled_ms, g(t09t, "speedup"))), "baseline"),
-                Bar("tiled 16×16, __popc", tflops_from_ms(tiled_ms), "variant"),
-                Bar("register-tiled, 64-bit (advanced)",
-                    tflops_from_ms(g(t09r, "register_tiled_ms")), "variant")],
-                [Line("FP32 FMA peak", c["fp32_tflops"]), popc_line])]),
-    }
+    lines = {"FP32 FMA peak": c["fp32_tflops"], "popc ceiling": c["popc_tops"],
+             "memory bandwidth": c["bandwidth_gbs"]}
+    for lab in labs:
+        lines.update({ln["label"]: value_of(ref, ln) for ln in lab.lines})
+    out: dict[str, tuple[str, list[Panel]]] = {}
+    for chart, layout in LAYOUT.items():
+        own = [lab for lab in labs if lab.lab == chart]
+        others = sorted((lab for lab in labs if lab.lab != chart), key=lambda lab: lab.lab,
+                        reverse=True)
+        title = own[0].chart.get("title", chart) if own else chart
+        panels = []
+        for lay in layout:
+            bars = [Bar(s["label"], value_of(ref, s), s["kind"]) for lab in own + others
+                    for s in lab.series if s["chart"] == chart and s["panel"] == lay.title]
+            panels.append(Panel(lay.title, lay.unit, bars,
+                                [Line(name, lines.get(name)) for name in lay.lines],
+                                lower_is_better=lay.lower_is_better, log=lay.log))
+        out[chart] = (title, panels)
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -366,53 +418,28 @@ def render_chart(title: str, panels: list[Panel], gpu: dict, source: str) -> str
 # ---------------------------------------------------------------------------
 # The course map
 # ---------------------------------------------------------------------------
-COURSE = [
-    ("01", "hello_addone", "grid, block, thread; bounds", None, ""),
-    ("02", "naive_matmul", "coalescing", ("lab02.CoalescingPerf."
-                                          "ThreadPerElementBeatsUncoalescedBaseline", "speedup"),
-     "over x-walks-rows"),
-    ("03", "pitch", "cudaMallocPitch, 2-D copies", ("lab03.PitchPerf."
-                                                     "PitchedMatmulKeepsTwoThirdsOfUnpitchedSpeed", "speedup"),
-     "of packed (no regression)"),
-    ("04", "shared_memory", "tiles, static vs dynamic", ("lab04.TiledPerf.StaticTilesBeatNaive",
-                                                         "speedup"), "over naive"),
-    ("05", "bank_conflict", "bank model, measured", ("lab05.MicrobenchPerf."
-                                                      "AllConflictIsSlowerByTheThreshold",
-                                                      "slowdown"), "a 32-way load costs"),
-    ("06", "padding", "[32][33] against conflicts", ("lab06.PaddedPerf."
-                                                      "MatmulBeatsTheConflictingMatmul", "speedup"),
-     "over the conflicting matmul"),
-    ("07", "swizzle", "XOR swizzle, no extra memory", ("lab07.SwizzledPerf."
-                                                       "MatmulBeatsTheConflictingMatmul", "speedup"),
-     "over the conflicting matmul"),
-    ("08", "xnor", "±1 as bits: XNOR + popcount", ("lab08.XnorPerf."
-                                                   "PopcIsFasterThanFloatOneBlockPerRow", "speedup"),
-     "over float, same launch"),
-    ("09", "blocked_xnor", "tiled binary GEMM", ("lab09.RegisterTiledPerf.BeatsCublasSgemm",
-                                                 "speedup"), "over cuBLAS SGEMM"),
-    ("10", "layout", "sectors; SoA vs AoS", ("lab10.PointsPerf.XOnlySoaIsFasterThanAos4",
-                                             "speedup"), "SoA over AoS, one field"),
-    ("11", "vectorized", "128-bit accesses", ("lab11.CopyPerf.Float4BeatsScalarWithFourWarpsPerSm",
-                                              "speedup"), "float4 over scalar, 4 warps/SM"),
-    ("12", "prefetch", "prefetch, cp.async, TMA", ("lab12.LatencyExposedPerf."
-                                                   "RegisterPrefetchHidesTheLoadLatency",
-                                                   "speedup"), "one block/SM, over sync"),
-    ("13", "sgemm", "register and warp tiles, cp.async", ("lab13.SgemmPerf.SwizzledShareOfCublas",
-                                                          "speedup"), "of cuBLAS SGEMM"),
-    ("14", "binary_mma", "1-bit tensor cores", ("lab14.PipelinedPerf.MultipleOfThePopcCeiling",
-                                                "binary_mma_pipelined_x_popc_ceiling"),
-     "the CUDA cores' popc ceiling"),
-]
+def course(labs: list[LabFigures]) -> list[tuple[str, str, str, tuple[str, str] | None, str]]:
+    """The course map's boxes, one per lab with a "course" entry: (NN, topic, what it teaches,
+    (test, measurement) of its headline ratio or None, the words under the ratio)."""
+    out = []
+    for lab in labs:
+        if not lab.course:
+            continue
+        c = lab.course
+        key = (c["test"], c["measurement"]) if c.get("test") else None
+        out.append((lab.lab[3:], lab.folder[6:], c.get("teaches", ""), key, c.get("what", "")))
+    return out
 
 
-def render_course_map(ref: Reference) -> str:
+def render_course_map(ref: Reference, labs: list[LabFigures] | None = None) -> str:
+    boxes = course(load_labs() if labs is None else labs)
     box_w, box_h, gap = 196, 112, 22
     per_row = 5
     width = 16 * 2 + per_row * box_w + (per_row - 1) * gap
-    out = [f'<text x="16" y="30" class="h">The course: {len(COURSE)} labs, and what each step '
+    out = [f'<text x="16" y="30" class="h">The course: {len(boxes)} labs, and what each step '
            'buys on the reference GPU</text>']
-    rows = math.ceil(len(COURSE) / per_row)
-    for i, (nn, topic, teaches, key, what) in enumerate(COURSE):
+    rows = math.ceil(len(boxes) / per_row)
+    for i, (nn, topic, teaches, key, what) in enumerate(boxes):
         r, col = divmod(i, per_row)
         slot = col if r % 2 == 0 else per_row - 1 - col  # a snake: odd rows run right to left
         x = 16 + slot * (box_w + gap)
@@ -432,7 +459,7 @@ def render_course_map(ref: Reference) -> str:
             out.append(f'<text x="{x + 10}" y="{y + 84}" class="s">not yet measured</text>')
         else:
             out.append(f'<text x="{x + 10}" y="{y + 84}" class="s">graded on correctness</text>')
-        if i + 1 < len(COURSE):
+        if i + 1 < len(boxes):
             if col + 1 < per_row and r % 2 == 0:
                 out.append(f'<path d="M{x + box_w + 3} {y + box_h / 2:g}h{gap - 8}" '
                            f'stroke="#1e88e5" stroke-width="2" marker-end="url(#arr)"/>')
@@ -502,7 +529,8 @@ def main(argv: list[str] | None = None) -> int:
         for m in missing:
             print(f"figures: chart {m} has no measurement in {ref.source}", file=sys.stderr)
         print(f"figures: {len(missing)} series missing: a measurement was renamed or not run; "
-              f"fix the chart's spec in tools/figures.py (or --allow-missing for a partial run)",
+              f"fix the series in tests/labNN_topic/{FIGURES_FILE} (or --allow-missing for a "
+              "partial run)",
               file=sys.stderr)
         return 1
     files, notes = build(ref)

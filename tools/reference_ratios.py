@@ -28,9 +28,12 @@ CALIBRATION_DIR = ROOT / "tests" / "calibration"
 
 
 def read_calibration(path: Path) -> dict:
-    """One calibration file (cudalab/calibration.hpp): {"gpu", "reference", "facts", "bars"},
-    bars keyed by (test, measurement): {"bound", "bar", "rule", "values", "note"}."""
-    out: dict = {"gpu": None, "reference": False, "facts": {}, "bars": {}}
+    """One calibration file (cudalab/calibration.hpp): {"gpu", "reference", "facts", "bars",
+    "tiers"}, bars keyed by (test, measurement): {"bound", "bar", "rule", "values", "note"};
+    tiers by (test, measurement): [{"name", "value", "rule", "note"}] in the file's order. A
+    note line belongs to the bar or tier line it follows."""
+    out: dict = {"gpu": None, "reference": False, "facts": {}, "bars": {}, "tiers": {}}
+    last: tuple[tuple[str, str], dict] | None = None  # the bar or tier a note may follow
     for number, line in enumerate(path.read_text().splitlines(), start=1):
         if not line or line.startswith("#"):
             continue
@@ -38,8 +41,13 @@ def read_calibration(path: Path) -> dict:
         if f[0] == "bar" and len(f) >= 6:
             out["bars"][(f[1], f[2])] = {"bound": f[3], "bar": float(f[4]), "rule": f[5],
                                          "values": [float(v) for v in f[6:]], "note": ""}
-        elif f[0] == "note" and len(f) == 4 and (f[1], f[2]) in out["bars"]:
-            out["bars"][(f[1], f[2])]["note"] = f[3]
+            last = (f[1], f[2]), out["bars"][(f[1], f[2])]
+        elif f[0] == "tier" and len(f) == 6:
+            tier = {"name": f[3], "value": float(f[4]), "rule": f[5], "note": ""}
+            out["tiers"].setdefault((f[1], f[2]), []).append(tier)
+            last = (f[1], f[2]), tier
+        elif f[0] == "note" and len(f) == 4 and last is not None and last[0] == (f[1], f[2]):
+            last[1]["note"] = f[3]
         elif len(f) == 2 and f[0] == "gpu":
             out["gpu"] = f[1]
         elif len(f) == 2 and f[0] == "reference":

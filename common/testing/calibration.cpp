@@ -35,6 +35,34 @@ double number_field(const std::string& file, int line, const std::string& text,
   return v;
 }
 
+/// The value @p value_of gives for the one key of @p records whose test ends with
+/// "." + @p gtest_name and whose measurement is @p measurement; NaN unless exactly one has one.
+template <typename Records, typename ValueOf>
+double unique_by_gtest_name(const Records& records, const std::string& gtest_name,
+                            const std::string& measurement, ValueOf value_of) {
+  double found = std::nan("");
+  int matches = 0;
+  const std::string suffix = "." + gtest_name;
+  for (const auto& [key, value] : records) {
+    const std::string& test = key.first;
+    if (key.second != measurement || test.size() <= suffix.size()) continue;
+    if (test.compare(test.size() - suffix.size(), std::string::npos, suffix) != 0) continue;
+    const double v = value_of(value);
+    if (std::isnan(v)) continue;
+    found = v;
+    ++matches;
+  }
+  return matches == 1 ? found : std::nan("");
+}
+
+/// The value of the tier @p name among @p tiers; NaN when there is none.
+double tier_named(const std::vector<CalibratedTier>& tiers, const std::string& name) {
+  for (const CalibratedTier& t : tiers) {
+    if (t.name == name) return t.value;
+  }
+  return std::nan("");
+}
+
 }  // namespace
 
 double Calibration::bar(const std::string& test, const std::string& measurement) const {
@@ -44,17 +72,22 @@ double Calibration::bar(const std::string& test, const std::string& measurement)
 
 double Calibration::bar_by_gtest_name(const std::string& gtest_name,
                                       const std::string& measurement) const {
-  double found = std::nan("");
-  int matches = 0;
-  const std::string suffix = "." + gtest_name;
-  for (const auto& [key, value] : bars) {
-    const std::string& test = key.first;
-    if (key.second != measurement || test.size() <= suffix.size()) continue;
-    if (test.compare(test.size() - suffix.size(), std::string::npos, suffix) != 0) continue;
-    found = value.value;
-    ++matches;
-  }
-  return matches == 1 ? found : std::nan("");
+  return unique_by_gtest_name(bars, gtest_name, measurement,
+                              [](const CalibratedBar& b) { return b.value; });
+}
+
+double Calibration::tier(const std::string& test, const std::string& measurement,
+                         const std::string& name) const {
+  const auto it = tiers.find({test, measurement});
+  return it == tiers.end() ? std::nan("") : tier_named(it->second, name);
+}
+
+double Calibration::tier_by_gtest_name(const std::string& gtest_name,
+                                       const std::string& measurement,
+                                       const std::string& name) const {
+  return unique_by_gtest_name(
+      tiers, gtest_name, measurement,
+      [&name](const std::vector<CalibratedTier>& t) { return tier_named(t, name); });
 }
 
 Calibration parse_calibration(std::istream& in, const std::string& file) {
@@ -62,7 +95,9 @@ Calibration parse_calibration(std::istream& in, const std::string& file) {
   c.file = file;
   std::string line;
   int number = 0;
-  std::pair<std::string, std::string> last_bar;  // the bar a note line may follow
+  // The bar or tier a note line may follow: its key and where its note goes.
+  std::pair<std::string, std::string> last_key;
+  std::string* last_note = nullptr;
   while (std::getline(in, line)) {
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -81,22 +116,39 @@ Calibration parse_calibration(std::istream& in, const std::string& file) {
       for (std::size_t i = 6; i < f.size(); ++i) {
         b.runs.push_back(number_field(file, number, f[i], "a run"));
       }
-      if (!c.bars.emplace(std::make_pair(f[1], f[2]), b).second) {
-        bad_line(file, number, "a second bar for " + f[1] + " " + f[2]);
+      const auto [it, added] = c.bars.emplace(std::make_pair(f[1], f[2]), b);
+      if (!added) bad_line(file, number, "a second bar for " + f[1] + " " + f[2]);
+      last_key = it->first;
+      last_note = &it->second.note;
+    } else if (f[0] == "tier") {
+      if (f.size() != 6 || f[3].empty()) {
+        bad_line(file, number, "a tier needs test, measurement, tier name, value, rule");
       }
-      last_bar = {f[1], f[2]};
+      if (f[5] != "measured" && f[5] != "fixed") {
+        bad_line(file, number, "rule must be measured or fixed");
+      }
+      CalibratedTier t;
+      t.name = f[3];
+      t.value = number_field(file, number, f[4], "the tier");
+      t.fixed = f[5] == "fixed";
+      std::vector<CalibratedTier>& tiers = c.tiers[{f[1], f[2]}];
+      if (!std::isnan(tier_named(tiers, t.name))) {
+        bad_line(file, number, "a second tier " + t.name + " for " + f[1] + " " + f[2]);
+      }
+      tiers.push_back(t);
+      last_key = {f[1], f[2]};
+      last_note = &tiers.back().note;
     } else if (f[0] == "note") {
       if (f.size() != 4 || f[3].empty()) {
         bad_line(file, number, "a note needs test, measurement and its text");
       }
-      if (last_bar != std::make_pair(f[1], f[2])) {
-        bad_line(file, number, "a note must follow the bar line of " + f[1] + " " + f[2]);
+      if (last_note == nullptr || last_key != std::make_pair(f[1], f[2])) {
+        bad_line(file, number, "a note must follow the bar or tier line of " + f[1] + " " + f[2]);
       }
-      std::string& note = c.bars.at(last_bar).note;
-      if (!note.empty()) bad_line(file, number, "a second note for " + f[1] + " " + f[2]);
-      note = f[3];
+      if (!last_note->empty()) bad_line(file, number, "a second note for " + f[1] + " " + f[2]);
+      *last_note = f[3];
     } else if (f.size() != 2) {
-      bad_line(file, number, "expected '<key><TAB><value>' or a bar line");
+      bad_line(file, number, "expected '<key><TAB><value>', a bar or a tier line");
     } else if (f[0] == "gpu") {
       c.gpu = f[1];
     } else if (f[0] == "reference") {
@@ -126,6 +178,25 @@ std::vector<Calibration> load_calibrations(const std::string& dir) {
     out.push_back(parse_calibration(in, p.string()));
   }
   return out;
+}
+
+TierChoice choose_tiers(
+    const std::vector<Calibration>& all, const std::string& gpu,
+    const std::vector<std::string>& names,
+    const std::function<double(const Calibration&, const std::string&)>& tier_of) {
+  TierChoice choice;
+  for (const std::string& name : names) {
+    const BarChoice found =
+        choose_bar(all, gpu, [&](const Calibration& c) { return tier_of(c, name); });
+    if (found.from == nullptr) {
+      choice.missing.push_back(name);
+    } else {
+      choice.tiers.emplace_back(name, found.bar);
+    }
+  }
+  std::stable_sort(choice.tiers.begin(), choice.tiers.end(),
+                   [](const auto& a, const auto& b) { return a.second < b.second; });
+  return choice;
 }
 
 const Calibration* reference_calibration(const std::vector<Calibration>& all) {

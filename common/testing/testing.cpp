@@ -415,6 +415,28 @@ double current_bar(const std::string& key) {
   return it == ch.bars.end() ? std::nan("") : it->second;
 }
 
+std::vector<Tier> speed_tiers(const std::string& measurement,
+                              const std::vector<std::string>& names) {
+  const ActiveCalibration& cal = active_calibration();
+  if (!cal.error.empty()) ADD_FAILURE() << cal.error;
+  Channel& ch = channel();
+  std::unique_lock<std::mutex> lock(ch.mutex);
+  const std::string test = ch.active ? ch.test : ch.gtest;
+  const TierChoice choice = choose_tiers(
+      cal.all, cal.gpu, names, [&ch, &measurement](const Calibration& c, const std::string& name) {
+        return ch.active ? c.tier(ch.test, measurement, name)
+                         : c.tier_by_gtest_name(ch.gtest, measurement, name);
+      });
+  lock.unlock();
+  for (const std::string& name : choice.missing) {
+    ADD_FAILURE() << "no tier " << name << " of " << test << " " << measurement << " in "
+                  << searched_files(cal) << ": a tier is a line of the calibration file";
+  }
+  std::vector<Tier> out;
+  for (const auto& [name, value] : choice.tiers) out.push_back({name, value});
+  return out;
+}
+
 void expect_speedup(const Comparison& cmp, const std::string& what) {
   const double bar = speed_bar("speedup", Bound::kAtLeast, cmp.speedup);
   const SpeedVerdict v = judge_speedup(cmp, bar, what);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Unit tests of the per-GPU speed bars (cudalab/calibration.hpp) that need no GPU.
+// Unit tests of the per-GPU speed bars and tiers (cudalab/calibration.hpp) that need no GPU.
 #include "cudalab/calibration.hpp"
 
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -16,6 +17,16 @@ namespace {
 cudalab::Calibration parse(const std::string& text, const std::string& file = "x.tsv") {
   std::istringstream in(text);
   return cudalab::parse_calibration(in, file);
+}
+
+/// The message parse() throws for @p text (read as bad.tsv); "no error" when it parses.
+std::string message(const std::string& text) {
+  try {
+    parse(text, "bad.tsv");
+  } catch (const std::runtime_error& e) {
+    return std::string(e.what());
+  }
+  return std::string("no error");
 }
 
 const char* const kH100 =
@@ -64,14 +75,6 @@ TEST(GivenCalibrationCpu, FindsABarByGoogleTestNameWhenUnique) {
 }
 
 TEST(GivenCalibrationCpu, RejectsMalformedFilesWithTheLine) {
-  auto message = [](const std::string& text) {
-    try {
-      parse(text, "bad.tsv");
-    } catch (const std::runtime_error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   EXPECT_NE(message("reference\tyes\n").find("no 'gpu' line"), std::string::npos);
   EXPECT_NE(message("gpu\tX\nbar\tt\tm\tmin\tfast\tmeasured\n").find("bad.tsv:2"),
             std::string::npos);
@@ -85,7 +88,7 @@ TEST(GivenCalibrationCpu, RejectsMalformedFilesWithTheLine) {
             std::string::npos);
   EXPECT_NE(message("gpu\tX\nbar\tt\tm\tmin\t1\tmeasured\t1.4\tfast\n").find("a run 'fast'"),
             std::string::npos);
-  EXPECT_NE(message("gpu\tX\nnote\tt\tm\twhy\n").find("must follow the bar line"),
+  EXPECT_NE(message("gpu\tX\nnote\tt\tm\twhy\n").find("must follow the bar or tier line"),
             std::string::npos);
   EXPECT_NE(message("gpu\tX\nbar\tt\tm\tmin\t1\tfixed\nbar\tu\tm\tmin\t1\tfixed\n"
                     "note\tt\tm\twhy\n")
@@ -99,6 +102,91 @@ TEST(GivenCalibrationCpu, RejectsMalformedFilesWithTheLine) {
             std::string::npos);
   EXPECT_NE(message("gpu\tX\nreference\tmaybe\n").find("yes or no"), std::string::npos);
   EXPECT_NE(message("gpu\tX\njust one field\n").find("bad.tsv:2"), std::string::npos);
+}
+
+const char* const kTiers =
+    "gpu\tNVIDIA H100 80GB HBM3\n"
+    "bar\tlab13.StreamKPerf.ShareOfCublas\tspeedup\tmin\t0.67\tmeasured\t0.963\n"
+    "note\tlab13.StreamKPerf.ShareOfCublas\tspeedup\tthe bar\n"
+    "tier\tlab13.StreamKPerf.ShareOfCublas\tspeedup\tgood\t0.94\tfixed\n"
+    "note\tlab13.StreamKPerf.ShareOfCublas\tspeedup\tpast stage 5\n"
+    "tier\tlab13.StreamKPerf.ShareOfCublas\tspeedup\texcellent\t0.96\tmeasured\n"
+    "tier\tlab14.PersistentPerf.MultipleOfThePopcCeiling\tx\tgood\t11\tfixed\n";
+
+TEST(GivenCalibrationCpu, ParsesTiersAndTheirNotes) {
+  const cudalab::Calibration c = parse(kTiers);
+  EXPECT_DOUBLE_EQ(c.tier("lab13.StreamKPerf.ShareOfCublas", "speedup", "good"), 0.94);
+  EXPECT_DOUBLE_EQ(c.tier("lab13.StreamKPerf.ShareOfCublas", "speedup", "excellent"), 0.96);
+  EXPECT_DOUBLE_EQ(c.tier("lab14.PersistentPerf.MultipleOfThePopcCeiling", "x", "good"), 11);
+  EXPECT_TRUE(std::isnan(c.tier("lab13.StreamKPerf.ShareOfCublas", "speedup", "superb")));
+  EXPECT_TRUE(std::isnan(c.tier("lab13.StreamKPerf.ShareOfCublas", "share", "good")));
+  EXPECT_TRUE(std::isnan(c.tier("lab13.StreamKPerf.Other", "speedup", "good")));
+  EXPECT_DOUBLE_EQ(c.bar("lab13.StreamKPerf.ShareOfCublas", "speedup"), 0.67) << "a tier is no bar";
+  EXPECT_EQ(c.bars.at({"lab13.StreamKPerf.ShareOfCublas", "speedup"}).note, "the bar")
+      << "a note belongs to the line it follows";
+  const std::vector<cudalab::CalibratedTier>& tiers =
+      c.tiers.at({"lab13.StreamKPerf.ShareOfCublas", "speedup"});
+  ASSERT_EQ(tiers.size(), 2u);
+  EXPECT_EQ(tiers[0].name, "good");
+  EXPECT_TRUE(tiers[0].fixed);
+  EXPECT_EQ(tiers[0].note, "past stage 5");
+  EXPECT_FALSE(tiers[1].fixed);
+  EXPECT_TRUE(tiers[1].note.empty());
+  EXPECT_DOUBLE_EQ(c.tier_by_gtest_name("StreamKPerf.ShareOfCublas", "speedup", "excellent"), 0.96);
+  EXPECT_TRUE(std::isnan(c.tier_by_gtest_name("StreamKPerf.ShareOfCublas", "speedup", "best")));
+  const cudalab::Calibration two = parse(
+      std::string(kTiers) + "tier\tlab99.StreamKPerf.ShareOfCublas\tspeedup\tgood\t0.5\tfixed\n");
+  EXPECT_TRUE(std::isnan(two.tier_by_gtest_name("StreamKPerf.ShareOfCublas", "speedup", "good")))
+      << "two labs' tests of that name: ambiguous, so no tier";
+}
+
+TEST(GivenCalibrationCpu, RejectsMalformedTierLinesWithTheLine) {
+  EXPECT_NE(message("gpu\tX\ntier\tt\tm\tgood\t0.9\n").find("bad.tsv:2: a tier needs"),
+            std::string::npos)
+      << "no rule";
+  EXPECT_NE(message("gpu\tX\ntier\tt\tm\tgood\t0.9\tfixed\t0.93\n").find("a tier needs"),
+            std::string::npos)
+      << "a tier has no runs";
+  EXPECT_NE(message("gpu\tX\ntier\tt\tm\t\t0.9\tfixed\n").find("a tier needs"), std::string::npos)
+      << "no name";
+  EXPECT_NE(message("gpu\tX\ntier\tt\tm\tgood\thigh\tfixed\n").find("the tier 'high'"),
+            std::string::npos);
+  EXPECT_NE(message("gpu\tX\ntier\tt\tm\tgood\t0\tfixed\n").find("positive"), std::string::npos);
+  EXPECT_NE(message("gpu\tX\ntier\tt\tm\tgood\t0.9\tguessed\n").find("measured or fixed"),
+            std::string::npos);
+  EXPECT_NE(message("gpu\tX\ntier\tt\tm\tgood\t0.9\tfixed\ntier\tt\tm\tgood\t1\tfixed\n")
+                .find("bad.tsv:3: a second tier good"),
+            std::string::npos);
+  EXPECT_NE(message("gpu\tX\ntier\tt\tm\tgood\t0.9\tfixed\nnote\tt\tm\ta\nnote\tt\tm\tb\n")
+                .find("second note"),
+            std::string::npos);
+  EXPECT_NE(message("gpu\tX\ntier\tt\tm\tgood\t0.9\tfixed\nnote\tu\tm\twhy\n")
+                .find("bad.tsv:3: a note must follow"),
+            std::string::npos)
+      << "a note after another test's tier";
+}
+
+TEST(GivenCalibrationCpu, ChoosesEachTierFromTheGpusOwnFileElseTheReferenceElseMissing) {
+  const std::vector<cudalab::Calibration> all = {
+      parse(kTiers, "h100.tsv"),
+      parse("gpu\tNVIDIA H200\nreference\tyes\n"
+            "tier\tlab13.StreamKPerf.ShareOfCublas\tspeedup\tgood\t0.9\tfixed\n"
+            "tier\tlab13.StreamKPerf.ShareOfCublas\tspeedup\tbest\t0.99\tfixed\n",
+            "h200.tsv")};
+  auto tier_of = [](const cudalab::Calibration& c, const std::string& name) {
+    return c.tier("lab13.StreamKPerf.ShareOfCublas", "speedup", name);
+  };
+  using Tiers = std::vector<std::pair<std::string, double>>;
+  const cudalab::TierChoice own =
+      cudalab::choose_tiers(all, "NVIDIA H100 80GB HBM3", {"excellent", "good", "best"}, tier_of);
+  EXPECT_EQ(own.tiers, (Tiers{{"good", 0.94}, {"excellent", 0.96}, {"best", 0.99}}))
+      << "the GPU's own tiers, one its file lacks from the reference; lowest first";
+  EXPECT_TRUE(own.missing.empty());
+  const cudalab::TierChoice other =
+      cudalab::choose_tiers(all, "NVIDIA A100", {"good", "excellent", "superb"}, tier_of);
+  EXPECT_EQ(other.tiers, (Tiers{{"good", 0.9}})) << "another GPU: the reference file's";
+  EXPECT_EQ(other.missing, (std::vector<std::string>{"excellent", "superb"}))
+      << "a tier in neither file is missing, never a default";
 }
 
 TEST(GivenCalibrationCpu, ChoosesTheGpusOwnBarElseTheReferenceBarElseNone) {
@@ -149,6 +237,12 @@ TEST(GivenCalibrationCpu, TheCourseFilesParse) {
     EXPECT_TRUE(models.insert(c.gpu).second) << "two files for " << c.gpu;
     EXPECT_FALSE(c.bars.empty()) << c.file << " has no bar";
     references += c.reference ? 1 : 0;
+    for (const auto& [key, tiers] : c.tiers) {
+      for (const cudalab::CalibratedTier& tier : tiers) {
+        EXPECT_FALSE(tier.note.empty()) << c.file << ": no note for the tier " << tier.name
+                                        << " of " << key.first << " " << key.second;
+      }
+    }
     for (const auto& [key, bar] : c.bars) {
       // The reference file explains every bar; every file explains its fixed bars.
       if (c.reference || bar.fixed) {

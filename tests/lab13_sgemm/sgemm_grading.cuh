@@ -198,10 +198,12 @@ class SgemmPerf : public ::testing::Test {
 };
 
 /// Records a share of cuBLAS (@p cmp, just judged by expect_speedup()) as a percentage with
-/// its tiers above the pass bar: the student sees "tier: good (...)", the scoreboard shows the
-/// tier reached (not graded beyond the pass bar).
-inline void record_percent_with_tiers(const cudalab::Comparison& cmp, const std::string& name,
-                                      double good, double excellent) {
+/// its tiers above the pass bar, the test's "good" and "excellent" tiers of its "speedup" (a
+/// share; cudalab::testing::speed_tiers(), tests/calibration/): the student sees "tier: good
+/// (...)", the scoreboard shows the tier reached (not graded beyond the pass bar).
+inline void record_percent_with_tiers(const cudalab::Comparison& cmp, const std::string& name) {
+  const std::vector<cudalab::testing::Tier> shares =
+      cudalab::testing::speed_tiers("speedup", {"good", "excellent"});
   const double bar = cudalab::testing::current_bar("speedup");  // the bar the verdict used
   cudalab::testing::Measurement m;
   m.name = name;
@@ -210,7 +212,9 @@ inline void record_percent_with_tiers(const cudalab::Comparison& cmp, const std:
   m.threshold = 100.0 * bar * cudalab::speedup_scale();
   m.bound = cudalab::testing::Bound::kAtLeast;
   m.unscaled_threshold = 100.0 * bar;
-  m.tiers = {{"good", 100.0 * good}, {"excellent", 100.0 * excellent}};
+  for (const cudalab::testing::Tier& share : shares) {
+    m.tiers.push_back({share.name, 100.0 * share.at_least});
+  }
   cudalab::testing::record_measurement(m);
 }
 

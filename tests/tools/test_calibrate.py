@@ -3,7 +3,8 @@
 """Tests of tools/calibrate.py on fixture `ctest -V` logs: the bars it writes (0.7 x the
 lowest run, 1.3 x the highest for an upper bar, a fixed bar of the reference GPU's file kept
 with its note), the file's format (as cudalab/calibration.hpp parses it), a new GPU model's
-own file beside the course's, the reference file's notes kept when it is rewritten, and its
+own file beside the course's, the reference file's notes kept when it is rewritten, the tiers
+carried over (the reference's fixed tiers with their notes, a rewritten file's own), and its
 refusals (a bar missing from a run, runs on different GPUs, records that name another test)."""
 
 from __future__ import annotations
@@ -85,11 +86,20 @@ class Calibrate(unittest.TestCase):
         return out
 
     def notes(self, path: Path) -> dict[tuple[str, str], str]:
+        """The bars' notes (a tier's note follows its tier line: tiers())."""
         lines = [line.split("\t") for line in path.read_text().splitlines()]
         for before, f in zip(lines, lines[1:]):
-            if f[0] == "note":  # right after its bar line
-                self.assertEqual(before[:3], ["bar", f[1], f[2]], f"{path.name}: {f}")
-        return {(f[1], f[2]): f[3] for f in lines if f[0] == "note"}
+            if f[0] == "note":  # right after its bar or tier line
+                self.assertIn(before[0], {"bar", "tier"}, f"{path.name}: {f}")
+                self.assertEqual(before[1:3], [f[1], f[2]], f"{path.name}: {f}")
+        return {(f[1], f[2]): f[3] for before, f in zip(lines, lines[1:])
+                if f[0] == "note" and before[0] == "bar"}
+
+    def tiers(self, path: Path) -> dict[tuple[str, str, str], tuple[str, str, str]]:
+        """(test, measurement, tier name) -> (value, rule, note) of each tier line."""
+        lines = [line.split("\t") for line in path.read_text().splitlines()] + [[""]]
+        return {(f[1], f[2], f[3]): (f[4], f[5], after[3] if after[0] == "note" else "")
+                for f, after in zip(lines, lines[1:]) if f[0] == "tier"}
 
     def test_writes_the_rule_for_each_bar(self):
         code, text = self.main("--from-logs", *self.logs(run_values(1.61, 1.10, 0.95),
@@ -115,6 +125,11 @@ class Calibrate(unittest.TestCase):
         self.assertEqual(self.notes(path), {FIXED: FIXED_BARS[FIXED]})
         self.assertEqual(bars[("lab04.TiledPerf.StaticTilesBeatNaive", "speedup")][3:],
                          ["1.61", "1.6", "1.62"])
+        # The reference GPU's tiers (all fixed), with their notes, though no run judged them.
+        self.assertEqual(self.tiers(path), self.tiers(REFERENCE))
+        self.assertTrue(self.tiers(path))
+        self.assertEqual(reference_ratios.read_calibration(path)["tiers"],
+                         reference_ratios.read_calibration(REFERENCE)["tiers"])
 
     def test_bars_follow_a_slower_gpu(self):
         code, text = self.main("--from-logs", *self.logs(run_values(1.3, 1.1, 0.9),
@@ -155,6 +170,43 @@ class Calibrate(unittest.TestCase):
                          "static over naive")
         self.assertEqual(self.notes(path)[FIXED], "the goal")
         self.assertIn("kept lab14.PersistentPerf.X m", text)
+
+    def test_rewriting_a_file_carries_its_tiers_over(self):
+        """A tier is set by the course, never by the runs: the reference's fixed tiers are
+        copied (a file's own value of one yields to them, as a fixed bar's does), a tier of
+        the file's own stays with its note, and a tier of a test this run never judged stays
+        (after the bars); the reference file rewritten keeps all of its tiers."""
+        self.out.mkdir()
+        path = self.out / "nvidia-h100-80gb-hbm3.tsv"
+        stream_k = ("lab13.StreamKPerf.ShareOfCublas", "speedup")
+        path.write_text(f"gpu\t{H100}\nreference\tno\n"
+                        f"tier\t{stream_k[0]}\t{stream_k[1]}\tgood\t0.5\tfixed\n"
+                        f"note\t{stream_k[0]}\t{stream_k[1]}\tan old value\n"
+                        "tier\tlab04.TiledPerf.StaticTilesBeatNaive\tspeedup\tgreat\t2\tmeasured\n"
+                        "note\tlab04.TiledPerf.StaticTilesBeatNaive\tspeedup\tthis GPU's runs\n")
+        code, text = self.main("--from-logs", *self.logs(run_values(1.6, 1.1, 0.9)))
+        self.assertEqual(code, 0, text)
+        tiers = self.tiers(path)
+        self.assertEqual(tiers[("lab04.TiledPerf.StaticTilesBeatNaive", "speedup", "great")],
+                         ("2", "measured", "this GPU's runs"))
+        self.assertEqual(tiers[(*stream_k, "good")], self.tiers(REFERENCE)[(*stream_k, "good")])
+        lab04 = "lab04.TiledPerf.StaticTilesBeatNaive"
+        self.assertEqual({k: v for k, v in tiers.items() if k[0] != lab04},
+                         self.tiers(REFERENCE))
+        lines = path.read_text().splitlines()
+        # The lab04 tier right after its bar and the bar's note; stream-K's (no bar) at the end.
+        at = lines.index(next(x for x in lines if x.startswith(f"bar\t{lab04}\t")))
+        self.assertTrue(lines[at + 1].startswith(f"tier\t{lab04}\t"), lines)
+        self.assertTrue(lines[-1].startswith(f"note\t{stream_k[0]}") or
+                        lines[-1].startswith("note\tlab14."), lines[-1])
+        # The file as cudalab/calibration.hpp reads it: every note after its own line.
+        self.notes(path)
+        ref = self.out / "nvidia-h200.tsv"
+        shutil.copy(REFERENCE, ref)
+        code, text = self.main("--from-logs", *self.logs(
+            run_values(1.6, 1.1, 0.9, gpu="NVIDIA H200")))
+        self.assertEqual(code, 0, text)
+        self.assertEqual(self.tiers(ref), self.tiers(REFERENCE))
 
     def test_a_bar_missing_from_a_run_is_refused(self):
         partial = log({"lab04.TiledPerf.StaticTilesBeatNaive": []}, status="***Failed")
@@ -206,6 +258,13 @@ class Calibrate(unittest.TestCase):
                 self.assertEqual(len(values), 3, f"{path.name}: {key}: three runs")
                 want = float(calibrate._num(reference_ratios.suggest(values, bound)))
                 self.assertEqual(bar, want, f"{path.name}: {key}")
+            # Every tier has a note; the reference's fixed tiers are every file's, as they are.
+            tiers = self.tiers(path)
+            for tier_key, (_, _, note) in tiers.items():
+                self.assertTrue(note, f"{path.name}: tier {tier_key}: no note")
+            for tier_key, tier in self.tiers(REFERENCE).items():
+                if tier[1] == "fixed":
+                    self.assertEqual(tiers.get(tier_key), tier, f"{path.name}: tier {tier_key}")
 
     def test_a_new_gpu_model_gets_its_own_file_beside_the_course_files(self):
         """The path for a GPU model the course has no file for (docs/instructors.md): its runs
@@ -235,7 +294,7 @@ class Calibrate(unittest.TestCase):
         self.assertEqual({p.name: p.read_bytes() for p in self.out.glob("*.tsv")
                           if p.name != path.name}, before)
         facts = dict(line.split("\t", 1) for line in path.read_text().splitlines()
-                     if line and not line.startswith(("#", "bar\t", "note\t")))
+                     if line and not line.startswith(("#", "bar\t", "note\t", "tier\t")))
         self.assertEqual((facts["gpu"], facts["reference"], facts["runs"]), (model, "no", "3"))
         self.assertEqual(facts["device"], f"{model} (sm_80, 108 SMs)")
         bars = self.bars(path)
@@ -248,7 +307,7 @@ class Calibrate(unittest.TestCase):
             files = {}
             for p in sorted(self.out.glob("*.tsv")):
                 kv = dict(line.split("\t", 1) for line in p.read_text().splitlines()
-                          if line and not line.startswith(("#", "bar\t", "note\t")))
+                          if line and not line.startswith(("#", "bar\t", "note\t", "tier\t")))
                 files[p.name] = kv
             exact = [n for n, kv in files.items() if kv.get("gpu") == gpu]
             ref = [n for n, kv in files.items() if kv.get("reference") == "yes"]

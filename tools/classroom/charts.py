@@ -4,7 +4,7 @@ speed ratios, and an opt-in speed board per GPU model.
 
     python3 -m tools.classroom.charts --collected DIR/collected.json --out DIR
         [--gradebook gradebook.csv]
-        [--board [--board-test lab13.SgemmPerf.SwizzledShareOfCublas] [--board-name speedup]]
+        [--board [--board-test TEST] [--board-name NAME]]
         [--names [--consent logins.txt]]
 
 From each student's result.json (collected by collect.py) it reads the key ratios the
@@ -18,9 +18,10 @@ and the GPU they ran on, and draws, in the style of tools/figures.py:
                    all, or have no result
   dist_labNN.svg   for every ratio of the lab and every GPU model, how many students
                    reached which value (bins; blue at or above the pass bar, grey below)
-  board_<gpu>.svg  only with --board: the students ranked by one ratio (default: lab 13's
-                   swizzled SGEMM as a share of cuBLAS), one chart per GPU model, since
-                   ratios from different GPUs do not compare
+  board_<gpu>.svg  only with --board: the students ranked by one ratio (default: the one
+                   a lab's tests/labNN_topic/figures.json marks "board", lab 13's swizzled
+                   SGEMM as a share of cuBLAS), one chart per GPU model, since ratios from
+                   different GPUs do not compare
 Nobody is named by default: the board says "student 1..n" (by rank). --names puts GitHub
 logins on it; with --consent FILE (one login per line) only those students are named and
 the others stay "student k", and only then does the board say "Names shown with consent".
@@ -41,12 +42,11 @@ import textwrap
 from pathlib import Path
 
 from .classlib import UsageError, read_json
-from ..figures import STYLE, Bar, Line, Panel, draw_panel
+from ..figures import STYLE, Bar, Line, Panel, board_ratio, draw_panel
 from ..svg import document, esc
 
 WIDTH = 900
-BOARD_TEST = "lab13.SgemmPerf.SwizzledShareOfCublas"
-BOARD_NAME = "speedup"
+BOARD_TEST, BOARD_NAME = board_ratio()
 BINS = 8
 # Characters of a note line that fit WIDTH at the "s" style (11 px): SVG text does not wrap.
 NOTE_CHARS = 140

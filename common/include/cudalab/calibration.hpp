@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file calibration.hpp
- * @brief Speed bars per GPU model (tests/calibration/): the only place a bar's number lives.
+ * @brief Speed bars and tiers per GPU model (tests/calibration/): the only place a bar's or a
+ * tier's number lives.
  *
  * A grader names a bar, never its number: cudalab::testing::speed_bar() looks up the running
  * test's CTest name and the measurement's name ("speedup", "share", "share#2" for the second
@@ -20,10 +21,22 @@
  * created    <UTC time>      course <commit>   runs <n>   (free-form facts, any key)
  * bar        <CTest test name>  <measurement>  min|max  <bar>  measured|fixed  <run values...>
  * note       <CTest test name>  <measurement>  <provenance: what is compared, the rule, why>
+ * tier       <CTest test name>  <measurement>  <tier name>  <value>  fixed|measured
+ * note       <CTest test name>  <measurement>  <provenance of the tier>
  * @endcode
- * A `note` line follows the `bar` line it explains (one note per bar): what is compared, the
- * runs and measurements behind the bar, and for a `fixed` bar why it sits where it does. The
- * reference file notes every bar; another GPU's file notes its fixed bars.
+ * A `note` line follows the `bar` or `tier` line it explains (one note per line): what is
+ * compared, the runs and measurements behind the bar, and for a `fixed` bar why it sits where
+ * it does. The reference file notes every bar and tier; another GPU's file notes its fixed bars
+ * and its tiers.
+ *
+ * A tier is a named level above a measurement's bar ("good", "excellent") that a perf test
+ * shows and records with the measurement and does not grade: the measurement reaches it at or
+ * above its value (in the unit of the measurement the tier names: a share 0.94, not 94 %; not
+ * scaled by CUDALAB_SPEEDUP_SCALE). Like a bar, a grader names its tiers and never holds their
+ * numbers (cudalab::testing::speed_tiers()): they are looked up by test, measurement and tier
+ * name in the GPU's file, else in the reference file, and a tier in neither fails the test. The
+ * calibration run sets no tier: it carries them over (`fixed`: set by the course's design;
+ * `measured`: placed from measured runs that its note names).
  */
 #pragma once
 
@@ -46,13 +59,23 @@ struct CalibratedBar {
   std::string note;          ///< the provenance (empty when the file has no note)
 };
 
-/// One GPU model's speed bars (one file of tests/calibration/).
+/// One tier of a calibration file: a `tier` line and its `note`.
+struct CalibratedTier {
+  std::string name;    ///< e.g. "good", "excellent"
+  double value = 0.0;  ///< the value of the measurement from which the tier is reached
+  bool fixed = false;  ///< `fixed`: set by the course's design, not by measured runs
+  std::string note;    ///< the provenance (empty when the file has no note)
+};
+
+/// One GPU model's speed bars and tiers (one file of tests/calibration/).
 struct Calibration {
   std::string file;                          ///< where it was read from
   std::string gpu;                           ///< the GPU model it was measured on
   bool reference = false;                    ///< the course's reference GPU
   std::map<std::string, std::string> facts;  ///< created, course, runs, ...
   std::map<std::pair<std::string, std::string>, CalibratedBar> bars;  ///< (test, measurement)
+  /// (test, measurement) -> its tiers, in the file's order
+  std::map<std::pair<std::string, std::string>, std::vector<CalibratedTier>> tiers;
 
   /// The bar of (@p test, @p measurement); NaN when the file has none.
   double bar(const std::string& test, const std::string& measurement) const;
@@ -63,6 +86,15 @@ struct Calibration {
    * one test matches.
    */
   double bar_by_gtest_name(const std::string& gtest_name, const std::string& measurement) const;
+
+  /// The value of the tier @p name of (@p test, @p measurement); NaN when the file has none.
+  double tier(const std::string& test, const std::string& measurement,
+              const std::string& name) const;
+
+  /// tier() of the test whose CTest name ends with "." + @p gtest_name; NaN unless exactly one
+  /// test of the file has that tier (as bar_by_gtest_name()).
+  double tier_by_gtest_name(const std::string& gtest_name, const std::string& measurement,
+                            const std::string& name) const;
 };
 
 /// Parses one calibration file; throws std::runtime_error naming @p file and the line.
@@ -85,6 +117,22 @@ struct BarChoice {
  */
 BarChoice choose_bar(const std::vector<Calibration>& all, const std::string& gpu,
                      const std::function<double(const Calibration&)>& bar_of);
+
+/// The tiers choose_tiers() found and the ones it did not.
+struct TierChoice {
+  std::vector<std::pair<std::string, double>> tiers;  ///< (name, value), lowest value first
+  std::vector<std::string> missing;                   ///< the names that no file has
+};
+
+/**
+ * @brief The tiers @p names for the GPU model @p gpu, where @p tier_of reads one file's tier of
+ * a name (NaN: none): each from the file choose_bar() picks for it (the GPU's own, else the
+ * reference GPU's); a name in neither file is listed in TierChoice::missing.
+ */
+TierChoice choose_tiers(
+    const std::vector<Calibration>& all, const std::string& gpu,
+    const std::vector<std::string>& names,
+    const std::function<double(const Calibration&, const std::string&)>& tier_of);
 
 /// The reference GPU's file among @p all (`reference yes`); nullptr when there is none.
 const Calibration* reference_calibration(const std::vector<Calibration>& all);

@@ -80,7 +80,8 @@ enum class Bound {
   kAtMost,   ///< passes when value <= threshold (a conflict degree, a time)
 };
 
-/// A named level above a measurement's pass bar (e.g. "good" at 75 % of cuBLAS).
+/// A named level above a measurement's pass bar (e.g. "good" at 75 % of cuBLAS); its value
+/// comes from the calibration files (speed_tiers()).
 struct Tier {
   std::string name;  ///< e.g. "good", "excellent"
   double at_least;   ///< the value from which the tier is reached
@@ -134,6 +135,19 @@ double speed_bar(const std::string& name, Bound bound, double measured);
 
 /// The bar speed_bar() chose for @p key in the running test; NaN when there was none.
 double current_bar(const std::string& key);
+
+/**
+ * @brief The tiers @p names of the running test's @p measurement (levels above its bar, shown
+ * and recorded with it, not graded), lowest first. A grader names its tiers, never their
+ * numbers: each is looked up as speed_bar() looks up a bar, by the test's CTest name,
+ * @p measurement and the tier's name, in the calibration file of this GPU model, else in the
+ * reference GPU's (cudalab/calibration.hpp). A tier in neither file fails the test
+ * (non-fatally) and is left out. Prints nothing: the measurement it goes with shows the tiers.
+ * @param measurement  the measurement the tiers are levels of, e.g. "speedup"
+ * @param names        the tiers, e.g. {"good", "excellent"}
+ */
+std::vector<Tier> speed_tiers(const std::string& measurement,
+                              const std::vector<std::string>& names);
 
 /**
  * @brief Judges a comparison against the test's "speedup" bar (speed_bar(), scaled by
