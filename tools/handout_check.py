@@ -1453,8 +1453,8 @@ def main(argv: list[str] | None = None) -> int:
     if bank_figures.main(["--check"]) != 0:
         p.add(ROOT / "docs" / "figures" / "banks", None, "stale: python3 -m tools.bank_figures")
     for m in figures.missing_series(ref):
-        p.add(ROOT / "tools" / "figures.py", None, f"chart {m}: the series has no measurement in "
-                                                   f"{ref.source.name}")
+        p.add(ROOT / "tests", None, f"chart {m}: the series (a lab's figures.json) has no "
+                                    f"measurement in {ref.source.name}")
     if figures.main(["--check"]) != 0:
         p.add(ROOT / "docs" / "figures" / "perf", None, "stale: python3 -m tools.figures")
     for page, found in sorted(unmarked.items()):
