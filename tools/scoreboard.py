@@ -129,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         if manifest["problems"]:
             raise ScoreError("the labs' declarations do not fit their graders:\n  " +
                              "\n  ".join(manifest["problems"]))
-        args.write_declared.write_text(json.dumps(declared_from_manifest(manifest), indent=1) + "\n")
+        lock = declared_from_manifest(manifest)
+        args.write_declared.write_text(json.dumps(lock.to_json(), indent=1) + "\n")
         print(f"scoreboard: declared tests and points written to {args.write_declared}")
         return 0
     notes: list[str] = list(manifest["problems"])

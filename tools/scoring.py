@@ -20,6 +20,7 @@ from . import grading_manifest  # the manifest from CTest and the labs' declarat
 from .ctest_record import ScoreError
 from .measurement_channel import (VARIANT_TEST, attribute, calibration_summary, channel_bars,
                                  channel_measurements)
+from .model import LabPoints, Lock, ModelError, Objective, TechniquePoints
 
 SCHEMA_NAME = "cudalabs-scores"
 SCHEMA_VERSION = 4
@@ -50,63 +51,48 @@ def test_points(manifest: dict, test: dict) -> float:
 
 
 # ---------------------------------------------------------------------------
-# Declared tests and points (tests/grading.json): what a lab is graded on
+# Declared tests and points (tests/grading.json, the lock: tools/model.py): what a lab is
+# graded on
 # ---------------------------------------------------------------------------
-DECLARED_SCHEMA = "cudalabs-declared"
-DECLARED_VERSION = 2
-
-
-def declared_from_manifest(manifest: dict) -> dict:
+def declared_from_manifest(manifest: dict) -> Lock:
     """tests/grading.json, the lock: each lab's techniques (points, why) and their objectives
     (points, whether they need a GPU, the graded tests of the build)."""
-    labs: dict[str, dict] = {}
+    labs: dict[str, LabPoints] = {}
     for lab_id in sorted({t["lab"] for t in manifest["tests"].values() if t.get("graded")}):
         objs = manifest["objectives"].get(lab_id, {})
         techs = manifest.get("techniques", {}).get(lab_id, {})
-        groups: dict[str, dict] = {}
-        for tname in list(techs) + sorted({o.get("technique") or "" for o in objs.values()}
-                                          - set(techs)):
-            groups[tname] = {"points": techs.get(tname, {}).get("points", 0),
-                             "why": techs.get(tname, {}).get("why", ""), "objectives": {}}
+        names = list(techs) + sorted({o.get("technique") or "" for o in objs.values()}
+                                     - set(techs))
+        members: dict[str, dict[str, list[dict]]] = {n: {} for n in names}
         for name, t in sorted(manifest["tests"].items()):
             if t.get("graded") and t["lab"] == lab_id:
                 o = objs.get(t["objective"], {})
-                entry = groups[o.get("technique") or ""]["objectives"].setdefault(
-                    t["objective"], {"points": o.get("points", 0), "gpu": False, "tests": []})
-                entry["gpu"] = entry["gpu"] or bool(t.get("gpu"))
-                entry["tests"].append(name)
-        for g in groups.values():
-            g["objectives"] = {k: g["objectives"][k] for k in sorted(g["objectives"])}
-        labs[lab_id] = {"techniques": groups}
-    return {"schema": DECLARED_SCHEMA, "version": DECLARED_VERSION,
-            "lab_points": manifest["lab_points"], "labs": labs}
+                members[o.get("technique") or ""].setdefault(t["objective"], []).append(t)
+        labs[lab_id] = LabPoints({tname: TechniquePoints(
+            techs.get(tname, {}).get("points", 0), techs.get(tname, {}).get("why", ""),
+            {oname: Objective(objs.get(oname, {}).get("points", 0),
+                              any(bool(t.get("gpu")) for t in tests),
+                              tuple(t["name"] for t in tests))
+             for oname, tests in sorted(members[tname].items())})
+            for tname in names})
+    return Lock(labs, manifest["lab_points"])
 
 
-def declared_objectives(declared: dict) -> list[tuple[str, str, str, dict]]:
-    """(lab, technique, objective, {"points", "gpu", "tests"}) of every objective of a lock,
-    which must be of this version."""
-    if declared.get("schema") != DECLARED_SCHEMA:
-        raise ScoreError(f"the declared tests are not a {DECLARED_SCHEMA} file")
-    if declared.get("version") != DECLARED_VERSION:
-        raise ScoreError(f"the declared tests are version {declared.get('version')!r} of "
-                         f"{DECLARED_SCHEMA}, not {DECLARED_VERSION}: write them again "
-                         f"(tools/scoreboard.py --write-declared tests/grading.json)")
-    return [(lab_id, tname, oname, o)
-            for lab_id, lab in declared.get("labs", {}).items()
-            for tname, group in lab.get("techniques", {}).items()
-            for oname, o in group.get("objectives", {}).items()]
+def read_lock(declared: dict) -> Lock:
+    """The lock of a tests/grading.json document, which must be of this version."""
+    try:
+        return Lock.from_json(declared)
+    except ModelError as e:
+        raise ScoreError(str(e)) from None
 
 
-def apply_declared(manifest: dict, declared: dict) -> list[str]:
+def apply_declared(manifest: dict, declared: dict | Lock) -> list[str]:
     """Grades exactly the declared tests with the declared points: a test of the build that
     is not declared earns nothing, a declared test the build lacks is scored as not run.
     Returns what differed, one line each."""
+    lock = declared if isinstance(declared, Lock) else read_lock(declared)
     notes = []
-    wanted = {}
-    entries = declared_objectives(declared)
-    for lab_id, _, oname, o in entries:
-        for name in o.get("tests", []):
-            wanted[name] = (lab_id, oname)
+    wanted = {name: (t.lab, t.objective) for name, t in lock.tests().items()}
     for name, t in manifest["tests"].items():
         if t.get("graded") and name not in wanted:
             notes.append(f"{name} is in the build but not declared: not graded")
@@ -133,9 +119,9 @@ def apply_declared(manifest: dict, declared: dict) -> list[str]:
     notes += [f"{lab_id}: its grader was not built; its {n} declared tests are scored as not run"
               for lab_id, n in sorted(unbuilt.items())]
     objectives: dict[str, dict] = {}
-    for lab_id, tname, oname, o in entries:
+    for lab_id, tname, oname, o in lock.objectives():
         objectives.setdefault(lab_id, {})[oname] = {
-            "points": o.get("points", 0), "tests": len(o.get("tests", [])), "technique": tname}
+            "points": o.points, "tests": len(o.tests), "technique": tname}
     for lab_id, objs in objectives.items():
         built = manifest["objectives"].get(lab_id)
         if built is not None and objs != built:
@@ -143,10 +129,9 @@ def apply_declared(manifest: dict, declared: dict) -> list[str]:
                          f"declared ones count")
     manifest["objectives"] = objectives
     manifest["techniques"] = {
-        lab_id: {tname: {"points": g.get("points", 0), "why": g.get("why", "")}
-                 for tname, g in lab.get("techniques", {}).items()}
-        for lab_id, lab in declared.get("labs", {}).items()}
-    manifest["lab_points"] = declared.get("lab_points", manifest["lab_points"])
+        lab_id: {tname: {"points": g.points, "why": g.why} for tname, g in lab.techniques.items()}
+        for lab_id, lab in lock.labs.items()}
+    manifest["lab_points"] = lock.lab_points
     return notes
 
 

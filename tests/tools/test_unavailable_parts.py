@@ -24,6 +24,7 @@ from tools.classroom import gradebook
 from tools import measurement_channel
 from tools import score_render
 from tools import scoring
+from tools.model import Lock
 
 RULES = {"given_prefix": "Given", "endings": [
     {"ending": "Cpu", "labels": ["cpu"]}, {"ending": "Gpu", "labels": ["gpu"]},
@@ -177,8 +178,8 @@ class UnavailableParts(unittest.TestCase):
         self.assertAlmostEqual(report["labs"][0]["points_available"], 88 + weight, places=2)
 
     def test_the_release_and_the_gradebook_name_the_unavailable_parts(self):
-        entries = autograde.lab_entries(self.report, self.report["labs"], True, self.declared,
-                                        {})
+        entries = autograde.lab_entries(self.report, self.report["labs"], True,
+                                        Lock.from_json(self.declared), {})
         doc = {"score": sum(e["score"] for e in entries),
                "max-score": sum(e["max-score"] for e in entries), "tests": entries}
         self.assertEqual(entries[0]["cudalabs"]["unavailable"][0],

@@ -58,6 +58,7 @@ if TYPE_CHECKING:  # TypeGuard is Python 3.10+; the annotation is only read by m
 
 from . import reuse
 from .course_python import course_env, module_command, module_file
+from ..model import Lock, ModelError, TestResult
 from .lab_points import lab_results
 
 HERE = Path(__file__).resolve().parent
@@ -285,17 +286,15 @@ def graded_labs(scores: dict, wanted: set[str] | None) -> list[dict]:
     return labs
 
 
-def lab_entries(scores: dict, labs: list[dict], gpu_grading: bool, lock: dict | None,
+def lab_entries(scores: dict, labs: list[dict], gpu_grading: bool, lock: Lock | None,
                 context: dict) -> list[dict]:
     """One result.json test entry per lab of @p labs, in whole points; @p lock: the course's
     tests/grading.json (the points of every lab, technique and objective)."""
     names = {lab["lab"] for lab in labs}
-    tests = {t["name"]: t for t in scores.get("tests", []) if t.get("lab") in names}
-    wanted_lock = None
-    if lock:
-        wanted_lock = {**lock, "labs": {k: v for k, v in (lock.get("labs") or {}).items()
-                                        if k in names}}
-    points = lab_results(tests, wanted_lock, gpu_grading, {lab["lab"]: lab for lab in labs})
+    tests = {t.name: t for t in map(TestResult.from_json, scores.get("tests", []))
+             if t.lab in names}
+    points = lab_results(tests, lock.only(names) if lock else None, gpu_grading,
+                         {lab["lab"]: lab for lab in labs})
     entries = []
     for lab in labs:
         res = points.get(lab["lab"], {"max_score": 0, "status": "pass", "tests": []})
@@ -468,6 +467,17 @@ def load_json(path: Path, what: str) -> dict:
         raise GradingError(f"{what} {path} is not readable JSON: {e}") from None
 
 
+def read_lock(course: Path) -> Lock | None:
+    """The course's points lock, tests/grading.json, or None when it has none."""
+    path = course / "tests" / "grading.json"
+    if not path.is_file():
+        return None
+    try:
+        return Lock.from_json(load_json(path, "points lock"), f"the points lock {path}")
+    except ModelError as e:
+        raise GradingError(str(e)) from None
+
+
 def course_labs(course: Path) -> list[str]:
     """lab01, lab02, ... of the course tree."""
     return sorted(p.name[:5] for p in (course / "labs").glob("lab[0-9][0-9]_*") if p.is_dir())
@@ -586,8 +596,7 @@ def grade_labs(args, wanted: list[str], driver_labs: list[str] | None, context: 
     scores = load_json(args.out / "scores.json", "scores")
     context = {**context, "needs_review": True} if review else context
     context = {**context, "calibration": calibration_text(scores)}
-    lock_path = args.course / "tests" / "grading.json"
-    lock = load_json(lock_path, "points lock") if lock_path.is_file() else None
+    lock = read_lock(args.course)
     labs = graded_labs(scores, set(wanted))
     return lab_entries(scores, labs, args.preset == "student", lock, context)
 

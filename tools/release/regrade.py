@@ -231,10 +231,9 @@ def whole_points(scores: dict, course: Path, preset: str) -> dict[str, dict]:
     """lab -> {score, max-score}: the whole points result.json would give (autograde.py's
     rules, with the course's points lock, tests/grading.json), for the labs this run graded."""
     from . import autograde  # tools/release/autograde.py
-    lock_path = course / "tests" / "grading.json"
-    lock = json.loads(lock_path.read_text()) if lock_path.is_file() else None
     labs = autograde.graded_labs(scores, None)
-    entries = autograde.lab_entries(scores, labs, preset == "student", lock, {})
+    entries = autograde.lab_entries(scores, labs, preset == "student",
+                                    autograde.read_lock(course), {})
     return {e["cudalabs"]["lab"]: {"score": e["score"], "max-score": e["max-score"]}
             for e in entries}
 
