@@ -11,7 +11,9 @@ a lab's score.
   * LabScore -> TechniqueScore -> ObjectiveScore, Unavailable: one entry of scores.json's
     labs[], its points in the lock's shape and the parts this GPU cannot run.
 
-from_json() validates what the tools rely on and raises ModelError with one line naming the
+The lock and an Unavailable are frozen; a TestResult and a LabScore are plain dataclasses,
+which the scoreboard fills in as it scores a run (tools/scoring.py). from_json() validates
+what the tools rely on and raises ModelError with one line naming the
 place; to_json() gives back the JSON document with the keys in the order the files have them,
 so that `json.dumps(x.to_json(), indent=...)` writes the same bytes as before.
 docs/scores-schema.md describes the fields. Library only; Python 3 standard library.
@@ -208,7 +210,7 @@ class Unavailable:
         return _to_fields(self)
 
 
-@dataclass(frozen=True)
+@dataclass
 class TestResult:
     """One graded test of a run (scores.json tests[]). Only name, lab and status are
     required: a partial document (a fixture, an older file) keeps the defaults."""
@@ -246,7 +248,7 @@ class TestResult:
         return self.category != "cpu"
 
 
-@dataclass(frozen=True)
+@dataclass
 class ObjectiveScore:
     """An objective of a lab's score: its points, its tests (names), passed, earned."""
     points: int
@@ -262,7 +264,7 @@ class ObjectiveScore:
         return _to_fields(self)
 
 
-@dataclass(frozen=True)
+@dataclass
 class TechniqueScore:
     """A technique of a lab's score: its points, why, earned and objectives."""
     points: int
@@ -282,7 +284,7 @@ class TechniqueScore:
                                                             for k, o in objs.items()}})
 
 
-@dataclass(frozen=True)
+@dataclass
 class LabScore:
     """One lab of a run (scores.json labs[]): counts, points (earned, maximum, the maximum
     here, what this GPU can earn), its points per technique and objective, the parts this GPU
