@@ -313,6 +313,9 @@ class LabScore:
     speedup_scales: list[Any] = field(default_factory=list)
     flags: list[dict[str, Any]] = field(default_factory=list)
     needs_review: bool = False
+    # The grading driver's (tools/release/grade_submission.py) only: whether --labs took the
+    # lab into this run; None (not written) for the scoreboard's own scores.json.
+    graded_in_this_run: bool | None = None
 
     @classmethod
     def from_json(cls, raw: object, where: str = "a lab") -> LabScore:
@@ -324,6 +327,9 @@ class LabScore:
                 for k, v in _object(ts, f"{where}: its \"techniques\"").items()}})
 
     def to_json(self) -> dict[str, Any]:
-        return _to_fields(self, {
+        doc = _to_fields(self, {
             "unavailable": lambda us: [u.to_json() for u in us],
             "techniques": lambda ts: {k: t.to_json() for k, t in ts.items()}})
+        if self.graded_in_this_run is None:
+            del doc["graded_in_this_run"]
+        return doc

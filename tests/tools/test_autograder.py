@@ -20,7 +20,7 @@ from unittest import mock
 
 import toolfixtures as fx
 
-from tools.model import Lock
+from tools.model import LabScore, Lock
 from tools.release import autograde
 from tools.release import lab_points
 
@@ -230,8 +230,9 @@ class PointsLock(unittest.TestCase):
         scores = fx.make_scores(statuses={"lab02": statuses} if statuses else None,
                                 built={"lab02": built})
         tests = lab_points.merge([[t for t in scores["tests"] if t["lab"] == "lab02"]])
-        return lab_points.lab_results(tests, Lock.from_json(fx.make_lock(fx.LAB02_TECHNIQUES)), gpu,
-                                      {"lab02": {"grader_built": built, "max_points": 100}})
+        return lab_points.lab_results(tests, Lock.from_json(fx.make_lock(fx.LAB02_TECHNIQUES)),
+                                      gpu, {"lab02": LabScore("lab02", grader_built=built,
+                                                              max_points=100)})
 
     def test_points_by_technique_and_objective(self):
         lab02 = self.results(["passed", "failed", "passed", "passed"])["lab02"]

@@ -97,6 +97,12 @@ class ScoresModel(unittest.TestCase):
             self.assertEqual(set(back.techniques), set(up.declared_lab14()["labs"]["lab14"]
                                                        ["techniques"]))
 
+    def test_the_drivers_graded_in_this_run_is_kept_only_when_there(self):
+        lab = dict(self.report["labs"][0], graded_in_this_run=False)
+        self.assertEqual(LabScore.from_json(lab).to_json(), lab)
+        self.assertNotIn("graded_in_this_run", LabScore.from_json(self.report["labs"][0])
+                         .to_json())
+
     def test_a_partial_test_keeps_the_defaults(self):
         t = TestResult.from_json({"name": "lab01.ACpu.B", "lab": "lab01", "status": "passed",
                                   "category": "cpu"})

@@ -178,7 +178,7 @@ class UnavailableParts(unittest.TestCase):
         self.assertAlmostEqual(report["labs"][0]["points_available"], 88 + weight, places=2)
 
     def test_the_release_and_the_gradebook_name_the_unavailable_parts(self):
-        entries = autograde.lab_entries(self.report, self.report["labs"], True,
+        entries = autograde.lab_entries(self.report, autograde.graded_labs(self.report, None), True,
                                         Lock.from_json(self.declared), {})
         doc = {"score": sum(e["score"] for e in entries),
                "max-score": sum(e["max-score"] for e in entries), "tests": entries}
@@ -210,7 +210,7 @@ class UnavailableParts(unittest.TestCase):
         full = scoring.score(copy.deepcopy(self.manifest),
                              [case(n, "passed") for n in self.manifest["tests"]], None, {},
                              {"kind": "junit"})
-        entries = autograde.lab_entries(full, full["labs"], True, None, {})
+        entries = autograde.lab_entries(full, autograde.graded_labs(full, None), True, None, {})
         self.assertEqual(entries[0]["cudalabs"]["unavailable"], [])
         self.assertNotIn("Unavailable", autograde.release_body(
             {"score": 100, "max-score": 100, "tests": entries}))

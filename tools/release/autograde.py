@@ -58,7 +58,7 @@ if TYPE_CHECKING:  # TypeGuard is Python 3.10+; the annotation is only read by m
 
 from . import reuse
 from .course_python import course_env, module_command, module_file
-from ..model import Lock, ModelError, TestResult
+from ..model import LabScore, Lock, ModelError, TestResult
 from .lab_points import lab_results
 
 HERE = Path(__file__).resolve().parent
@@ -236,10 +236,10 @@ def load_previous(path: Path | None) -> dict | None:
 # ---------------------------------------------------------------------------
 # scores.json -> lab entries
 # ---------------------------------------------------------------------------
-def key_ratios(lab: dict) -> list[dict]:
+def key_ratios(lab: LabScore) -> list[dict]:
     """The lab's thresholded speed ratios (unit x or %) and tiered measurements, compact."""
     out = []
-    for m in lab.get("measurements") or []:
+    for m in lab.measurements:
         if m.get("threshold") is None and not m.get("tiers"):
             continue
         if m.get("unit") not in ("x", "%") and not m.get("tiers"):
@@ -274,46 +274,47 @@ def flag_text(flags: list[dict]) -> str:
     return "; ".join(parts) + (f" and {more} more" if more > 0 else "")
 
 
-def graded_labs(scores: dict, wanted: set[str] | None) -> list[dict]:
+def graded_labs(scores: dict, wanted: set[str] | None) -> list[LabScore]:
     """The labs[] entries of scores.json that this run graded."""
     labs = []
-    for lab in scores.get("labs", []):
-        if lab.get("graded_in_this_run") is False:
+    for i, raw in enumerate(scores.get("labs", [])):
+        lab = LabScore.from_json(raw, f"scores.json labs[{i}]")
+        if lab.graded_in_this_run is False:
             continue
-        if wanted is not None and lab["lab"] not in wanted:
+        if wanted is not None and lab.lab not in wanted:
             continue
         labs.append(lab)
     return labs
 
 
-def lab_entries(scores: dict, labs: list[dict], gpu_grading: bool, lock: Lock | None,
+def lab_entries(scores: dict, labs: list[LabScore], gpu_grading: bool, lock: Lock | None,
                 context: dict) -> list[dict]:
-    """One result.json test entry per lab of @p labs, in whole points; @p lock: the course's
-    tests/grading.json (the points of every lab, technique and objective)."""
-    names = {lab["lab"] for lab in labs}
+    """One result.json test entry per lab of @p labs (graded_labs()), in whole points; @p lock:
+    the course's tests/grading.json (the points of every lab, technique and objective)."""
+    names = {lab.lab for lab in labs}
     tests = {t.name: t for t in map(TestResult.from_json, scores.get("tests", []))
              if t.lab in names}
     points = lab_results(tests, lock.only(names) if lock else None, gpu_grading,
-                         {lab["lab"]: lab for lab in labs})
+                         {lab.lab: lab for lab in labs})
     entries = []
     for lab in labs:
-        res = points.get(lab["lab"], {"max_score": 0, "status": "pass", "tests": []})
+        res = points.get(lab.lab, {"max_score": 0, "status": "pass", "tests": []})
         entries.append(entry_for(lab, res, context))
     return entries
 
 
-def entry_for(lab: dict, res: dict, context: dict) -> dict:
+def entry_for(lab: LabScore, res: dict, context: dict) -> dict:
     """The result.json entry of one lab from its lab_points result @p res."""
     score = sum(t["score"] for t in res["tests"])
     most = int(res["max_score"])
     counts = {s: sum(t["status"] == s for t in res["tests"]) for s in ("pass", "fail", "error")}
-    flags = list(lab.get("flags") or [])
-    name = f"{lab['lab']} {lab.get('topic', '')}".strip()
+    flags = list(lab.flags)
+    name = f"{lab.lab} {lab.topic}".strip()
     if flags:
         name += f" [{len(flags)} intake flag{'s' if len(flags) != 1 else ''}]"
     message = f"{counts['pass']} of {len(res['tests'])} tests passed"
-    if not lab.get("grader_built", True):
-        message = f"{lab['lab']} did not compile: none of its tests could run"
+    if not lab.grader_built:
+        message = f"{lab.lab} did not compile: none of its tests could run"
     elif counts["error"]:
         message += f", {counts['error']} could not run"
     if flags:
@@ -329,18 +330,17 @@ def entry_for(lab: dict, res: dict, context: dict) -> dict:
         "score": int(score), "max-score": most,
         "message": message[:MAX_MESSAGE],
         "cudalabs": {
-            "lab": lab["lab"], "topic": lab.get("topic"),
+            "lab": lab.lab, "topic": lab.topic,
             "tests": len(res["tests"]), "passed": counts["pass"], "failed": counts["fail"],
-            "errors": counts["error"], "grader_built": bool(lab.get("grader_built", True)),
+            "errors": counts["error"], "grader_built": lab.grader_built,
             "flags": flags, "ratios": key_ratios(lab), "graded_in_this_run": True,
             "failures": failures[:MAX_FAILURES_PER_LAB],
             "failures_not_listed": max(0, len(failures) - MAX_FAILURES_PER_LAB),
             # The whole points in the lock's shape: technique -> objective -> points, earned.
             "points": res.get("points") or {},
             # Parts this GPU cannot run (the scoreboard's labs[].unavailable): optional here.
-            "unavailable": [{k: u.get(k) for k in ("technique", "objective", "points",
-                                                   "needs")}
-                            for u in lab.get("unavailable") or []],
+            "unavailable": [{"technique": u.technique, "objective": u.objective,
+                             "points": u.points, "needs": u.needs} for u in lab.unavailable],
             **context,
         },
     }

@@ -18,7 +18,7 @@ Library only (no command line); Python 3 standard library.
 
 from __future__ import annotations
 
-from ..model import Lock, LockedTest, TestResult
+from ..model import LabScore, Lock, LockedTest, TestResult
 
 STATUS = {"passed": "pass", "failed": "fail", "error": "error", "skipped": "fail",
           "not run": "error"}
@@ -40,7 +40,7 @@ def merge(runs: list[list[dict]]) -> dict[str, TestResult]:
 
 
 def lab_results(tests: dict[str, TestResult], lock: Lock | None, gpu_grading: bool,
-                lab_info: dict[str, dict] | None = None) -> dict:
+                lab_info: dict[str, LabScore] | None = None) -> dict:
     """Classroom results per lab: {lab: {"version", "status", "max_score", "tests",
     "points"}}; "points": the lab's whole points in the lock's shape, {technique: {"points",
     "earned", "objectives": {objective: {"points", "earned", "tests" (how many)}}}}, of what
@@ -92,9 +92,9 @@ def lab_results(tests: dict[str, TestResult], lock: Lock | None, gpu_grading: bo
         group["earned"] += obj["earned"]
     # A lab whose grader did not compile in any run has no test list: it keeps its maximum.
     for lab_id, li in sorted((lab_info or {}).items()):
-        if lab_id in labs or li.get("grader_built", True):
+        if lab_id in labs or li.grader_built:
             continue
-        most = int(round(float(li.get("max_points") or 0))) if gpu_grading else 0
+        most = int(round(float(li.max_points or 0))) if gpu_grading else 0
         labs[lab_id] = {"version": 1, "status": "error", "max_score": most, "points": {},
                         "tests": [{
             "name": f"{lab_id} (grader)", "status": "error", "score": 0, "filename": "",

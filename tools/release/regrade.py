@@ -62,6 +62,7 @@ from pathlib import Path
 
 from . import grade_submission  # the user student code runs as
 from . import take_submission
+from ..model import LabScore
 from .course_files import student_files
 
 HERE = Path(__file__).resolve().parent
@@ -239,18 +240,19 @@ def whole_points(scores: dict, course: Path, preset: str) -> dict[str, dict]:
 
 
 def write_csv(path: Path, rows: list[dict]) -> None:
-    labs = sorted({lab["lab"] for r in rows for lab in r["scores"]["labs"]})
+    scored = [[LabScore.from_json(lab, f"{r['name']}: scores.json labs[{i}]")
+               for i, lab in enumerate(r["scores"]["labs"])] for r in rows]
+    labs = sorted({lab.lab for lab_scores in scored for lab in lab_scores})
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["name", "repository", "commit", "push_time", *labs, "total",
                     "needs_review", "integrity", "changed_outside_lab_files"])
-        for r in rows:
-            by_lab = {lab["lab"]: lab for lab in r["scores"]["labs"]}
+        for r, lab_scores in zip(rows, scored):
+            by_lab = {lab.lab: lab for lab in lab_scores}
             w.writerow([r["name"], r["repository"], r["commit"], r["push_time"],
-                        *[by_lab[lab]["points"] if lab in by_lab else "" for lab in labs],
+                        *[by_lab[lab].points if lab in by_lab else "" for lab in labs],
                         r["scores"]["totals"]["points"],
-                        " ".join(lab["lab"] for lab in r["scores"]["labs"]
-                                 if lab.get("needs_review")),
+                        " ".join(lab.lab for lab in lab_scores if lab.needs_review),
                         "ok" if r["scores"].get("integrity", {}).get("ok", True) else "changed",
                         len(r["tampered"])])
 
