@@ -333,3 +333,51 @@ class LabScore:
         if self.graded_in_this_run is None:
             del doc["graded_in_this_run"]
         return doc
+
+
+# ---------------------------------------------------------------------------
+# result.json (classroom50/result/v1): one lab's entry of tests[]
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LabResult:
+    """One lab's entry of a result.json (tools/release/autograde.py writes it; the class tools
+    read it): its whole points and `cudalabs`, the course's part (lab, topic, counts, flags,
+    ratios, points in the lock's shape, unavailable parts, GPU, calibration, course ref, ...,
+    as written). Reading is lenient, as for a result of an older course: absent points are 0,
+    an entry without `cudalabs` is named by its test name's first word."""
+    name: str
+    passed: bool
+    score: int
+    max_score: int
+    message: str = ""
+    cudalabs: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, raw: object, where: str = "a result.json entry") -> LabResult:
+        e = _object(raw, where)
+        return cls(str(e.get("test-name", "?")), bool(e.get("passed")),
+                   int(e.get("score") or 0), int(e.get("max-score") or 0),
+                   str(e.get("message") or ""),
+                   _object(e.get("cudalabs") or {}, f"{where}: its \"cudalabs\""))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"test-name": self.name, "passed": self.passed, "score": self.score,
+                "max-score": self.max_score, "message": self.message,
+                "cudalabs": self.cudalabs}
+
+    @property
+    def lab(self) -> str:
+        return self.cudalabs.get("lab") or self.name.split()[0]
+
+    @property
+    def flags(self) -> list[dict[str, Any]]:
+        return self.cudalabs.get("flags") or []
+
+    @property
+    def ratios(self) -> list[dict[str, Any]]:
+        return self.cudalabs.get("ratios") or []
+
+    @property
+    def unavailable(self) -> list[dict[str, Any]]:
+        """The parts the grading GPU could not run: {technique, objective, points, needs}."""
+        return self.cudalabs.get("unavailable") or []

@@ -15,7 +15,8 @@ from pathlib import Path
 import test_unavailable_parts as up
 
 from tools import scoring
-from tools.model import LabScore, Lock, ModelError, Objective, TestResult
+from tools.model import LabResult, LabScore, Lock, ModelError, Objective, TestResult
+from tools.release import autograde
 
 ROOT = Path(os.environ.get("CUDALAB_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 LOCK = ROOT / "tests" / "grading.json"
@@ -117,6 +118,22 @@ class ScoresModel(unittest.TestCase):
         with self.assertRaises(ModelError) as e:
             LabScore.from_json({"lab": "lab14", "techniques": []}, "scores.json lab14")
         self.assertEqual(str(e.exception), "scores.json lab14: its \"techniques\" is not an object")
+
+
+class ResultModel(unittest.TestCase):
+    def test_a_result_json_entry_round_trips_and_reads_leniently(self):
+        scores = report()
+        entries = autograde.lab_entries(scores, autograde.graded_labs(scores, None), True,
+                                        Lock.from_json(up.declared_lab14()), {})
+        back = LabResult.from_json(entries[0])
+        self.assertEqual(json.dumps(back.to_json()), json.dumps(entries[0]))
+        self.assertEqual((back.lab, back.unavailable[0]["needs"]), ("lab14", "9.0"))
+        old = LabResult.from_json({"test-name": "lab02 naive_matmul", "score": 3})
+        self.assertEqual((old.lab, old.score, old.max_score, old.flags), ("lab02", 3, 0, []))
+        with self.assertRaises(ModelError) as e:
+            LabResult.from_json({"test-name": "lab02", "cudalabs": "x"}, "result.json tests[0]")
+        self.assertEqual(str(e.exception), "result.json tests[0]: its \"cudalabs\" is not an "
+                                           "object")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from tools.classroom import gradebook
 from tools import measurement_channel
 from tools import score_render
 from tools import scoring
-from tools.model import Lock
+from tools.model import LabResult, Lock
 
 RULES = {"given_prefix": "Given", "endings": [
     {"ending": "Cpu", "labels": ["cpu"]}, {"ending": "Gpu", "labels": ["gpu"]},
@@ -200,7 +200,7 @@ class UnavailableParts(unittest.TestCase):
                       "PersistentSassCpu 2)", body)
         grade = {"points": entries[0]["score"], "max": entries[0]["max-score"],
                  "late": dt.timedelta(0), "penalty": 0.0, "source": "published",
-                 "entry": entries[0], "sub": {"commit": "abc", "push_time": "2026-01-01T00:00:00Z"}}
+                 "entry": LabResult.from_json(entries[0]), "sub": {"commit": "abc", "push_time": "2026-01-01T00:00:00Z"}}
         row = gradebook.row({"student": {"student": "ana"}, "grades": {"lab14": grade}},
                             ["lab14"], {"login": "ana"})
         self.assertTrue(row["unavailable"].startswith(

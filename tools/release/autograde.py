@@ -58,7 +58,7 @@ if TYPE_CHECKING:  # TypeGuard is Python 3.10+; the annotation is only read by m
 
 from . import reuse
 from .course_python import course_env, module_command, module_file
-from ..model import LabScore, Lock, ModelError, TestResult
+from ..model import LabResult, LabScore, Lock, ModelError, TestResult
 from .lab_points import lab_results
 
 HERE = Path(__file__).resolve().parent
@@ -324,12 +324,9 @@ def entry_for(lab: LabScore, res: dict, context: dict) -> dict:
                     "tests")
     failures = [{"test": t["name"], "message": one_line(t.get("message") or t["status"])}
                 for t in res["tests"] if t["status"] != "pass"]
-    return {
-        "test-name": name,
-        "passed": res["status"] == "pass" and score == most,
-        "score": int(score), "max-score": most,
-        "message": message[:MAX_MESSAGE],
-        "cudalabs": {
+    return LabResult(
+        name, res["status"] == "pass" and score == most, int(score), most,
+        message[:MAX_MESSAGE], {
             "lab": lab.lab, "topic": lab.topic,
             "tests": len(res["tests"]), "passed": counts["pass"], "failed": counts["fail"],
             "errors": counts["error"], "grader_built": lab.grader_built,
@@ -342,8 +339,7 @@ def entry_for(lab: LabScore, res: dict, context: dict) -> dict:
             "unavailable": [{"technique": u.technique, "objective": u.objective,
                              "points": u.points, "needs": u.needs} for u in lab.unavailable],
             **context,
-        },
-    }
+        }).to_json()
 
 
 def one_line(text: str) -> str:
