@@ -367,18 +367,23 @@ def unavailable_text(c: dict) -> str:
             ")")
 
 
+def result_entries(doc: dict) -> list[LabResult]:
+    """The lab entries of a result.json document."""
+    return [LabResult.from_json(e, f"result.json tests[{i}]") for i, e in enumerate(doc["tests"])]
+
+
 def failure_lines(doc: dict) -> list[str]:
     """Markdown: per lab that lost points, each failed test's name and its one-line message."""
     out = []
-    for e in doc["tests"]:
-        c = e.get("cudalabs", {})
+    for e in result_entries(doc):
+        c = e.cudalabs
         fails = c.get("failures") or []
         if not fails:
             continue
         more = int(c.get("failures_not_listed") or 0)
         when = "" if c.get("graded_in_this_run", True) else \
             f" (reused from {str(c.get('graded_commit') or '?')[:7]})"
-        out += ["", f"#### {_md(c.get('lab', e['test-name']))} {_md(c.get('topic') or '')}: "
+        out += ["", f"#### {_md(c.get('lab', e.name))} {_md(c.get('topic') or '')}: "
                     f"{len(fails) + more} test(s) not passed{when}", ""]
         out += [f"- `{f['test']}`: {_md(f.get('message') or '')}" for f in fails]
         if more:
@@ -400,18 +405,18 @@ def release_body(doc: dict) -> str:
     """Markdown for the submission's release and the job summary."""
     lines = [f"### cudalabs: {doc['score']} / {doc['max-score']} points", "",
              "| lab | points | passed | graded | intake flags |", "|---|---:|---|---|---|"]
-    for e in doc["tests"]:
-        c = e.get("cudalabs", {})
+    entries = result_entries(doc)
+    for e in entries:
+        c = e.cudalabs
         graded = "this run" if c.get("graded_in_this_run", True) else \
             f"reused from {str(c.get('graded_commit') or '?')[:7]}"
-        flags = flag_text(c.get("flags") or []) if c.get("flags") else ""
-        lines.append(f"| {c.get('lab', e['test-name'])} | {e['score']} / {e['max-score']} | "
-                     f"{'yes' if e['passed'] else 'no'} | {graded} | "
+        flags = flag_text(e.flags) if e.flags else ""
+        lines.append(f"| {c.get('lab', e.name)} | {e.score} / {e.max_score} | "
+                     f"{'yes' if e.passed else 'no'} | {graded} | "
                      f"{flags.replace('|', '/')} |")
-    first = doc["tests"][0].get("cudalabs", {}) if doc["tests"] else {}
+    first = entries[0].cudalabs if entries else {}
     lines += ["", f"GPU: {first.get('gpu', '?')}; course release {first.get('course_ref', '?')}."]
-    gone = [(e.get("cudalabs", {}), unavailable_text(e.get("cudalabs", {})))
-            for e in doc["tests"]]
+    gone = [(e.cudalabs, unavailable_text(e.cudalabs)) for e in entries]
     gone = [(c, text) for c, text in gone if text]
     if gone:
         lines += ["", "### Unavailable on this GPU (optional)", "",
