@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, TypeVar
 
 LOCK_SCHEMA = "cudalabs-declared"
 LOCK_VERSION = 2
@@ -191,8 +191,23 @@ def _to_fields(obj: Any, convert: dict[str, Any] | None = None) -> dict[str, Any
             else getattr(obj, f.name) for f in fields(obj)}
 
 
+_Flat = TypeVar("_Flat", bound="_FlatRecord")
+
+
+class _FlatRecord:
+    """from_json/to_json of a dataclass whose fields are all required JSON values, in the
+    document's key order."""
+
+    @classmethod
+    def from_json(cls: type[_Flat], raw: object, where: str = "an entry") -> _Flat:
+        return _from_fields(cls, raw, where, tuple(f.name for f in fields(cls)))
+
+    def to_json(self) -> dict[str, Any]:
+        return _to_fields(self)
+
+
 @dataclass(frozen=True)
-class Unavailable:
+class Unavailable(_FlatRecord):
     """An objective of a lab all of whose tests were skipped as unavailable on this GPU."""
     objective: str
     technique: str | None
@@ -201,13 +216,6 @@ class Unavailable:
     needs: str
     kind: str
     reason: str
-
-    @classmethod
-    def from_json(cls, raw: object, where: str = "an unavailable part") -> Unavailable:
-        return _from_fields(cls, raw, where, tuple(f.name for f in fields(cls)))
-
-    def to_json(self) -> dict[str, Any]:
-        return _to_fields(self)
 
 
 @dataclass
@@ -249,19 +257,12 @@ class TestResult:
 
 
 @dataclass
-class ObjectiveScore:
+class ObjectiveScore(_FlatRecord):
     """An objective of a lab's score: its points, its tests (names), passed, earned."""
     points: int
     tests: list[str]
     passed: int
     earned: float
-
-    @classmethod
-    def from_json(cls, raw: object, where: str = "an objective") -> ObjectiveScore:
-        return _from_fields(cls, raw, where, tuple(f.name for f in fields(cls)))
-
-    def to_json(self) -> dict[str, Any]:
-        return _to_fields(self)
 
 
 @dataclass
