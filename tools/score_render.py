@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from .model import LabScore
 from .scoring import SCHEMA_NAME, SCHEMA_VERSION, cc_key
 
 
@@ -101,21 +102,27 @@ def run_line(report: dict) -> str:
     return "; ".join(parts) + "."
 
 
+def lab_scores(report: dict) -> list[LabScore]:
+    """The labs[] of a report, typed (tools/model.py)."""
+    return [LabScore.from_json(lab, f"scores.json labs[{i}]")
+            for i, lab in enumerate(report["labs"])]
+
+
 def unavailable_lines(report: dict) -> list[str]:
     """One line per lab with parts this GPU cannot run (labs[].unavailable): their points are
     optional/unavailable on this GPU; empty when there are none."""
     out = []
-    for lab in report["labs"]:
-        parts = lab.get("unavailable") or []
+    for lab in lab_scores(report):
+        parts = lab.unavailable
         if not parts:
             continue
-        needs = sorted({u["needs"] for u in parts}, key=cc_key)
-        where = "this GPU" if any(u["kind"] == "gpu" for u in parts) else "this build"
-        out.append(f"{lab['lab']}: {_pts(sum(u['points'] for u in parts))} points "
+        needs = sorted({u.needs for u in parts}, key=cc_key)
+        where = "this GPU" if any(u.kind == "gpu" for u in parts) else "this build"
+        out.append(f"{lab.lab}: {_pts(sum(u.points for u in parts))} points "
                    f"optional/unavailable on this GPU (need compute capability "
                    f"{' / '.join(needs)}; {where} lacks it): "
-                   + ", ".join(f"{u['objective']} {_pts(u['points'])}" for u in parts)
-                   + f"; {_pts(lab['points_available'])} of {_pts(lab['max_points'])} "
+                   + ", ".join(f"{u.objective} {_pts(u.points)}" for u in parts)
+                   + f"; {_pts(lab.points_available)} of {_pts(lab.max_points)} "
                      f"available here")
     return out
 
@@ -124,15 +131,15 @@ def _rows(report: dict) -> tuple[list[str], list[list[str]]]:
     head = ["lab", "topic", "passed", "failed", "skipped", "not run", "points",
             "key measurements"]
     rows = []
-    for lab in report["labs"]:
-        meas = "; ".join(measurement_text(m) for m in lab["measurements"][:3])
-        if len(lab["measurements"]) > 3:
-            meas += f"; +{len(lab['measurements']) - 3} more"
-        if not lab["grader_built"]:
+    for lab in lab_scores(report):
+        meas = "; ".join(measurement_text(m) for m in lab.measurements[:3])
+        if len(lab.measurements) > 3:
+            meas += f"; +{len(lab.measurements) - 3} more"
+        if not lab.grader_built:
             meas = "grader not built" + ("; " + meas if meas else "")
-        rows.append([lab["lab"], lab["topic"] or "", f"{lab['passed']}/{lab['tests']}",
-                     str(lab["failed"] + lab["error"]), str(lab["skipped"]), str(lab["not_run"]),
-                     f"{_pts(lab['points'])}/{_pts(lab['max_points'])}", meas or "-"])
+        rows.append([lab.lab, lab.topic or "", f"{lab.passed}/{lab.tests}",
+                     str(lab.failed + lab.error), str(lab.skipped), str(lab.not_run),
+                     f"{_pts(lab.points)}/{_pts(lab.max_points)}", meas or "-"])
     t = report["totals"]
     rows.append(["total", "", f"{t['passed']}/{t['tests']}", str(t["failed"] + t["error"]),
                  str(t["skipped"]), str(t["not_run"]),
@@ -156,21 +163,22 @@ def render_text(report: dict) -> str:
     if t["skipped"]:
         out.append(f"{t['skipped']} graded test(s) skipped; points possible here: "
                    f"{_pts(t['max_points_here'])} of {_pts(t['max_points'])}.")
+    labs = lab_scores(report)
     gone = unavailable_lines(report)
     if gone:
         out += ["", f"unavailable on this GPU (optional, not moved): points available on this "
                     f"GPU {_pts(t['points_available'])} of {_pts(t['max_points'])}"]
         out += [f"  {g}" for g in gone]
-        for lab in report["labs"]:
-            if lab.get("unavailable"):
-                out.append(f"  {lab['lab']} why: {lab['unavailable'][0]['reason']}")
-    meas = [(lab["lab"], m) for lab in report["labs"] for m in lab["measurements"]]
+        for lab in labs:
+            if lab.unavailable:
+                out.append(f"  {lab.lab} why: {lab.unavailable[0].reason}")
+    meas = [(lab.lab, m) for lab in labs for m in lab.measurements]
     if meas:
         out += ["", "measurements:"]
-        for lab, m in meas:
-            out.append(f"  {lab}  {m['test'].split('.', 1)[1]}: {measurement_text(m)}  "
+        for lab_id, m in meas:
+            out.append(f"  {lab_id}  {m['test'].split('.', 1)[1]}: {measurement_text(m)}  "
                        f"[{m['status']}]")
-    fails = [f for lab in report["labs"] for f in lab["failures"]]
+    fails = [f for lab in labs for f in lab.failures]
     if fails:
         out += ["", "failed:"]
         out += [f"  {f['test']}: {f['message']}" for f in fails]
@@ -185,10 +193,10 @@ def render_text(report: dict) -> str:
     if sum(g.values()):
         out += ["", f"not graded (given code, helper suites): {g['passed']} passed, "
                     f"{g['failed'] + g['error']} failed, {g['skipped']} skipped"]
-    flags = [(lab["lab"], f) for lab in report["labs"] for f in lab.get("flags", [])]
+    flags = [f for lab in labs for f in lab.flags]
     if flags:
         out += ["", "needs review (intake scan of the lab files):"]
-        out += [f"  needs review: {f['file']}:{f['line']}: {f['construct']}" for _, f in flags]
+        out += [f"  needs review: {f['file']}:{f['line']}: {f['construct']}" for f in flags]
     if report.get("anomalies"):
         out += ["", f"ignored ({len(report['anomalies'])}): input that no test of this run may "
                     f"give"]
@@ -210,7 +218,8 @@ def render_markdown(report: dict) -> str:
            "| " + " | ".join(head) + " |",
            "|" + "|".join(["---", "---", "--:", "--:", "--:", "--:", "--:", "---"]) + "|"]
     out += ["| " + " | ".join(_md(c) for c in r) + " |" for r in rows]
-    gone = [(lab, u) for lab in report["labs"] for u in lab.get("unavailable") or []]
+    labs = lab_scores(report)
+    gone = [(lab, u) for lab in labs for u in lab.unavailable]
     if gone:
         t = report["totals"]
         out += ["", "### Unavailable on this GPU", "",
@@ -221,22 +230,22 @@ def render_markdown(report: dict) -> str:
                 "| lab | objective | points | needs compute capability | why |",
                 "|---|---|--:|--:|---|"]
         for lab, u in gone:
-            out.append(f"| {lab['lab']} | `{_md(u['objective'])}` | {_pts(u['points'])} "
-                       f"(optional/unavailable on this GPU) | {u['needs']} | "
-                       f"{_md(u['reason'])} |")
-    meas = [(lab["lab"], m) for lab in report["labs"] for m in lab["measurements"]]
+            out.append(f"| {lab.lab} | `{_md(u.objective)}` | {_pts(u.points)} "
+                       f"(optional/unavailable on this GPU) | {u.needs} | "
+                       f"{_md(u.reason)} |")
+    meas = [(lab.lab, m) for lab in labs for m in lab.measurements]
     if meas:
         out += ["", "### Measurements", "",
                 "| lab | test | measurement | value | threshold | scale | result | tier |",
                 "|---|---|---|--:|--:|--:|---|---|"]
-        for lab, m in meas:
+        for lab_id, m in meas:
             bound = {"min": ">= ", "max": "<= "}.get(m.get("bound") or "", "")
             thr = f"{bound}{_fmt(m['threshold'])}" if m["threshold"] is not None else "-"
-            out.append(f"| {lab} | `{_md(m['test'].split('.', 1)[1])}` | {_md(m['name'])} | "
+            out.append(f"| {lab_id} | `{_md(m['test'].split('.', 1)[1])}` | {_md(m['name'])} | "
                        f"{_fmt(m['value'])} {_md(m['unit'])} | {_md(thr)} | "
                        f"{_fmt(m.get('speedup_scale'))} | {m['status']} | "
                        f"{_md(tier_text(m)) if m.get('tiers') else '-'} |")
-    fails = [f for lab in report["labs"] for f in lab["failures"]]
+    fails = [f for lab in labs for f in lab.failures]
     if fails:
         out += ["", "<details><summary>Failed tests (" + str(len(fails)) + ")</summary>", ""]
         out += [f"- `{_md(f['test'])}`: {_md(f['message'])}" for f in fails]
@@ -248,7 +257,7 @@ def render_markdown(report: dict) -> str:
             out += ["", f"{title}: " + ", ".join(f"{n} {k}" for k, n in sorted(v.items()))]
             out += [f"- **{w['verdict'].upper()}** `{w['name']}`" for w in report[kind]
                     if w["verdict"] in bad]
-    flags = [f for lab in report["labs"] for f in lab.get("flags", [])]
+    flags = [f for lab in labs for f in lab.flags]
     if flags:
         out += ["", f"### Needs review ({len(flags)})", ""]
         out += [f"- needs review: `{_md(f['file'])}:{f['line']}`: {_md(f['construct'])}"

@@ -45,6 +45,7 @@ from pathlib import Path
 # The scoreboard's code, all of it loaded before any test runs.
 from .ctest_record import ScoreError, read_junit_run
 from .ctest_run import run_ctest_stream
+from .model import TestResult
 from .score_render import render_markdown, render_text
 from .scoring import (MANIFEST, apply_declared, declared_from_manifest, iso,
                      load_manifest, read_cache, score)
@@ -129,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
         if manifest["problems"]:
             raise ScoreError("the labs' declarations do not fit their graders:\n  " +
                              "\n  ".join(manifest["problems"]))
-        args.write_declared.write_text(json.dumps(declared_from_manifest(manifest), indent=1) + "\n")
+        lock = declared_from_manifest(manifest)
+        args.write_declared.write_text(json.dumps(lock.to_json(), indent=1) + "\n")
         print(f"scoreboard: declared tests and points written to {args.write_declared}")
         return 0
     notes: list[str] = list(manifest["problems"])
@@ -197,7 +199,8 @@ def main(argv: list[str] | None = None) -> int:
               ", ".join(missing), file=sys.stderr)
         status = 1
     if args.strict:
-        problems = [t["name"] for t in report["tests"] if t["status"] == "error"]
+        problems = [t.name for t in map(TestResult.from_json, report["tests"])
+                    if t.status == "error"]
         if problems:
             print("scoreboard: could not run: " + ", ".join(problems), file=sys.stderr)
             status = 1

@@ -20,6 +20,8 @@ from . import grading_manifest  # the manifest from CTest and the labs' declarat
 from .ctest_record import ScoreError
 from .measurement_channel import (VARIANT_TEST, attribute, calibration_summary, channel_bars,
                                  channel_measurements)
+from .model import (LabPoints, LabScore, Lock, ModelError, Objective, ObjectiveScore,
+                    TechniquePoints, TechniqueScore, TestResult, Unavailable)
 
 SCHEMA_NAME = "cudalabs-scores"
 SCHEMA_VERSION = 4
@@ -50,63 +52,48 @@ def test_points(manifest: dict, test: dict) -> float:
 
 
 # ---------------------------------------------------------------------------
-# Declared tests and points (tests/grading.json): what a lab is graded on
+# Declared tests and points (tests/grading.json, the lock: tools/model.py): what a lab is
+# graded on
 # ---------------------------------------------------------------------------
-DECLARED_SCHEMA = "cudalabs-declared"
-DECLARED_VERSION = 2
-
-
-def declared_from_manifest(manifest: dict) -> dict:
+def declared_from_manifest(manifest: dict) -> Lock:
     """tests/grading.json, the lock: each lab's techniques (points, why) and their objectives
     (points, whether they need a GPU, the graded tests of the build)."""
-    labs: dict[str, dict] = {}
+    labs: dict[str, LabPoints] = {}
     for lab_id in sorted({t["lab"] for t in manifest["tests"].values() if t.get("graded")}):
         objs = manifest["objectives"].get(lab_id, {})
         techs = manifest.get("techniques", {}).get(lab_id, {})
-        groups: dict[str, dict] = {}
-        for tname in list(techs) + sorted({o.get("technique") or "" for o in objs.values()}
-                                          - set(techs)):
-            groups[tname] = {"points": techs.get(tname, {}).get("points", 0),
-                             "why": techs.get(tname, {}).get("why", ""), "objectives": {}}
+        names = list(techs) + sorted({o.get("technique") or "" for o in objs.values()}
+                                     - set(techs))
+        members: dict[str, dict[str, list[dict]]] = {n: {} for n in names}
         for name, t in sorted(manifest["tests"].items()):
             if t.get("graded") and t["lab"] == lab_id:
                 o = objs.get(t["objective"], {})
-                entry = groups[o.get("technique") or ""]["objectives"].setdefault(
-                    t["objective"], {"points": o.get("points", 0), "gpu": False, "tests": []})
-                entry["gpu"] = entry["gpu"] or bool(t.get("gpu"))
-                entry["tests"].append(name)
-        for g in groups.values():
-            g["objectives"] = {k: g["objectives"][k] for k in sorted(g["objectives"])}
-        labs[lab_id] = {"techniques": groups}
-    return {"schema": DECLARED_SCHEMA, "version": DECLARED_VERSION,
-            "lab_points": manifest["lab_points"], "labs": labs}
+                members[o.get("technique") or ""].setdefault(t["objective"], []).append(t)
+        labs[lab_id] = LabPoints({tname: TechniquePoints(
+            techs.get(tname, {}).get("points", 0), techs.get(tname, {}).get("why", ""),
+            {oname: Objective(objs.get(oname, {}).get("points", 0),
+                              any(bool(t.get("gpu")) for t in tests),
+                              tuple(t["name"] for t in tests))
+             for oname, tests in sorted(members[tname].items())})
+            for tname in names})
+    return Lock(labs, manifest["lab_points"])
 
 
-def declared_objectives(declared: dict) -> list[tuple[str, str, str, dict]]:
-    """(lab, technique, objective, {"points", "gpu", "tests"}) of every objective of a lock,
-    which must be of this version."""
-    if declared.get("schema") != DECLARED_SCHEMA:
-        raise ScoreError(f"the declared tests are not a {DECLARED_SCHEMA} file")
-    if declared.get("version") != DECLARED_VERSION:
-        raise ScoreError(f"the declared tests are version {declared.get('version')!r} of "
-                         f"{DECLARED_SCHEMA}, not {DECLARED_VERSION}: write them again "
-                         f"(tools/scoreboard.py --write-declared tests/grading.json)")
-    return [(lab_id, tname, oname, o)
-            for lab_id, lab in declared.get("labs", {}).items()
-            for tname, group in lab.get("techniques", {}).items()
-            for oname, o in group.get("objectives", {}).items()]
+def read_lock(declared: dict) -> Lock:
+    """The lock of a tests/grading.json document, which must be of this version."""
+    try:
+        return Lock.from_json(declared)
+    except ModelError as e:
+        raise ScoreError(str(e)) from None
 
 
-def apply_declared(manifest: dict, declared: dict) -> list[str]:
+def apply_declared(manifest: dict, declared: dict | Lock) -> list[str]:
     """Grades exactly the declared tests with the declared points: a test of the build that
     is not declared earns nothing, a declared test the build lacks is scored as not run.
     Returns what differed, one line each."""
+    lock = declared if isinstance(declared, Lock) else read_lock(declared)
     notes = []
-    wanted = {}
-    entries = declared_objectives(declared)
-    for lab_id, _, oname, o in entries:
-        for name in o.get("tests", []):
-            wanted[name] = (lab_id, oname)
+    wanted = {name: (t.lab, t.objective) for name, t in lock.tests().items()}
     for name, t in manifest["tests"].items():
         if t.get("graded") and name not in wanted:
             notes.append(f"{name} is in the build but not declared: not graded")
@@ -133,9 +120,9 @@ def apply_declared(manifest: dict, declared: dict) -> list[str]:
     notes += [f"{lab_id}: its grader was not built; its {n} declared tests are scored as not run"
               for lab_id, n in sorted(unbuilt.items())]
     objectives: dict[str, dict] = {}
-    for lab_id, tname, oname, o in entries:
+    for lab_id, tname, oname, o in lock.objectives():
         objectives.setdefault(lab_id, {})[oname] = {
-            "points": o.get("points", 0), "tests": len(o.get("tests", [])), "technique": tname}
+            "points": o.points, "tests": len(o.tests), "technique": tname}
     for lab_id, objs in objectives.items():
         built = manifest["objectives"].get(lab_id)
         if built is not None and objs != built:
@@ -143,10 +130,9 @@ def apply_declared(manifest: dict, declared: dict) -> list[str]:
                          f"declared ones count")
     manifest["objectives"] = objectives
     manifest["techniques"] = {
-        lab_id: {tname: {"points": g.get("points", 0), "why": g.get("why", "")}
-                 for tname, g in lab.get("techniques", {}).items()}
-        for lab_id, lab in declared.get("labs", {}).items()}
-    manifest["lab_points"] = declared.get("lab_points", manifest["lab_points"])
+        lab_id: {tname: {"points": g.points, "why": g.why} for tname, g in lab.techniques.items()}
+        for lab_id, lab in lock.labs.items()}
+    manifest["lab_points"] = lock.lab_points
     return notes
 
 
@@ -231,41 +217,40 @@ def cc_key(cc: str) -> tuple[int, ...]:
     return tuple(int(x) for x in cc.split(".") if x.isdigit())
 
 
-def unavailable_objectives(objectives: dict, mine: dict[str, list[dict]]) -> list[dict]:
+def unavailable_objectives(objectives: dict,
+                           mine: dict[str, list[TestResult]]) -> list[Unavailable]:
     """The objectives of one lab all of whose tests were skipped as unavailable on this GPU:
-    {objective, technique, points, tests, needs (the highest compute capability named), kind ("gpu" when
-    any test named the GPU, else "build"), reason (one test's message)}."""
+    {objective, technique, points, tests, needs (the highest compute capability named), kind
+    ("gpu" when any test named the GPU, else "build"), reason (one test's message)}."""
     out = []
     for oname, o in sorted(objectives.items()):
         tests = mine.get(oname) or []
-        marks = [t["unavailable"] for t in tests if t.get("unavailable")]
+        marks = [t.unavailable for t in tests if t.unavailable]
         if not tests or len(marks) != len(tests):  # some test was not skipped as unavailable
             continue
         needs = max((m["needs"] for m in marks), key=cc_key)
         kind = "gpu" if any(m["kind"] == "gpu" for m in marks) else "build"
-        out.append({"objective": oname, "technique": o.get("technique"),
-                    "points": o["points"], "tests": len(tests),
-                    "needs": needs, "kind": kind,
-                    "reason": next(m["reason"] for m in marks if m["kind"] == kind)})
+        out.append(Unavailable(oname, o.get("technique"), o["points"], len(tests), needs, kind,
+                               next(m["reason"] for m in marks if m["kind"] == kind)))
     return out
 
 
-def technique_points(techniques: dict, objectives: dict, tests: list[dict]) -> dict:
+def technique_points(techniques: dict, objectives: dict,
+                     tests: list[TestResult]) -> dict[str, TechniqueScore]:
     """A lab's points in the lock's shape (tests/grading.json): {technique: {"points", "why",
     "earned", "objectives": {objective: {"points", "tests" (names), "passed", "earned"}}}},
     from its techniques {name: {"points", "why"}}, its objectives {name: {"points",
     "technique"}} and its scored @p tests."""
-    out: dict[str, dict] = {name: {"points": g["points"], "why": g["why"], "earned": 0.0,
-                                   "objectives": {}} for name, g in techniques.items()}
+    out = {name: TechniqueScore(g["points"], g["why"], 0.0) for name, g in techniques.items()}
     for oname, o in sorted(objectives.items()):
-        group = out.setdefault(o.get("technique") or "undeclared", {
-            "points": 0, "why": "", "earned": 0.0, "objectives": {}})
-        mine = [t for t in tests if t["objective"] == oname]
-        earned = round(sum(t["points"] for t in mine), 2)
-        group["objectives"][oname] = {
-            "points": o["points"], "tests": sorted(t["name"] for t in mine),
-            "passed": sum(t["status"] == "passed" for t in mine), "earned": earned}
-        group["earned"] = round(group["earned"] + earned, 2)
+        group = out.setdefault(o.get("technique") or "undeclared",
+                               TechniqueScore(0, "", 0.0))
+        mine = [t for t in tests if t.objective == oname]
+        earned = round(sum(t.points for t in mine), 2)
+        group.objectives[oname] = ObjectiveScore(
+            o["points"], sorted(t.name for t in mine),
+            sum(t.status == "passed" for t in mine), earned)
+        group.earned = round(group.earned + earned, 2)
     return out
 
 
@@ -343,7 +328,7 @@ def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, 
     results, anomalies = attribute(cases, known)
     anomalies = list(notes or []) + anomalies
     prev_tests = {t["name"]: t for t in (previous or {}).get("tests", [])}
-    tests: list[dict] = []
+    tests: list[TestResult] = []
     variants: dict[str, list[dict]] = {"wrong": [], "right": []}
     all_measurements: list[dict] = []
     used: list[dict] = []
@@ -369,98 +354,84 @@ def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, 
             if r:
                 given[status] += 1
             continue
-        weight = test_points(manifest, t)
-        entry = {
-            "name": name, "lab": t["lab"], "suite": t["suite"], "case": t["case"],
-            "labels": t["labels"], "category": category(t["labels"]),
-            "objective": t.get("objective"),
-            "technique": manifest["objectives"].get(t["lab"], {}).get(
-                t.get("objective"), {}).get("technique"),
-            "weight": round(weight, 4), "status": status,
-            "points": round(weight, 4) if status == "passed" else 0,
-            "time_s": round(r["time_s"], 3) if r else None,
-            "message": r["message"] if r else "",
-            "result_source": r["source"] if r else None, "result_time": run_time if r else None,
-            "speedup_scale": (r["channel"]["test"].get("speedup_scale")
-                              if r and r["channel"] else None),
-            "measurements": meas,
-            "bars": channel_bars(r["channel"] if r else None),
-            "speed": [m["text"] for m in meas if m.get("text")],
-        }
+        weight = round(test_points(manifest, t), 4)
+        entry = TestResult(
+            name, t["lab"], t["suite"], t["case"], t["labels"], category(t["labels"]),
+            t.get("objective"),
+            manifest["objectives"].get(t["lab"], {}).get(t.get("objective"), {}).get(
+                "technique"),
+            weight, status, weight if status == "passed" else 0,
+            round(r["time_s"], 3) if r else None, r["message"] if r else "",
+            r["source"] if r else None, run_time if r else None,
+            r["channel"]["test"].get("speedup_scale") if r and r["channel"] else None,
+            meas, channel_bars(r["channel"] if r else None),
+            [m["text"] for m in meas if m.get("text")])
         old = prev_tests.get(name)
         if r is None and old and old.get("status") not in (None, "not run"):
             # Kept from an earlier run, as asked (--keep-previous): same weight as now.
-            entry.update({k: old.get(k) for k in ("status", "time_s", "message", "result_time",
-                                                  "speedup_scale", "measurements", "bars",
-                                                  "speed")})
-            entry["points"] = round(weight, 4) if entry["status"] == "passed" else 0
-            entry["result_source"] = "previous"
-            meas = entry["measurements"] or []
-        entry["unavailable"] = unavailable_on_gpu(entry["status"], entry["message"] or "")
+            for k in ("status", "time_s", "message", "result_time", "speedup_scale",
+                      "measurements", "bars", "speed"):
+                setattr(entry, k, old.get(k))
+            entry.points = weight if entry.status == "passed" else 0
+            entry.result_source = "previous"
+            meas = entry.measurements or []
+        entry.unavailable = unavailable_on_gpu(entry.status, entry.message or "")
         for m in meas:
             all_measurements.append(dict(m, lab=t.get("lab"), graded=True))
         tests.append(entry)
 
-    labs = OrderedDict()
+    labs: OrderedDict[str, LabScore] = OrderedDict()
     for lab_id, info in manifest["labs"].items():
-        grader = info.get("grader")
-        labs[lab_id] = {
-            "lab": lab_id, "number": info.get("number"), "topic": info.get("topic"),
-            "folder": info.get("folder"), "grader_built": grader not in manifest["missing"],
-            "tests": 0, "with_result": 0, "passed": 0, "failed": 0, "skipped": 0, "error": 0,
-            "not_run": 0, "points": 0.0, "max_points": 0.0, "max_points_here": 0.0,
-            "points_available": 0.0, "unavailable": [], "techniques": {}, "by_category": {},
-            "measurements": [], "failures": [], "speedup_scales": [], "flags": []}
+        labs[lab_id] = LabScore(lab_id, info.get("number"), info.get("topic"),
+                                info.get("folder"),
+                                grader_built=info.get("grader") not in manifest["missing"])
     for t in tests:
-        lab = labs.setdefault(t["lab"], {
-            "lab": t["lab"], "number": int(t["lab"][3:]), "topic": None, "folder": None,
-            "grader_built": True, "tests": 0, "with_result": 0, "passed": 0, "failed": 0,
-            "skipped": 0, "error": 0, "not_run": 0, "points": 0.0, "max_points": 0.0,
-            "max_points_here": 0.0, "points_available": 0.0, "unavailable": [], "techniques": {},
-            "by_category": {}, "measurements": [], "failures": [], "speedup_scales": [],
-            "flags": []})
-        lab["tests"] += 1
-        lab[t["status"].replace(" ", "_")] += 1
-        lab["with_result"] += t["status"] != "not run"
-        lab["points"] += t["points"]
-        if t["status"] != "skipped":
-            lab["max_points_here"] += t["weight"]
-        if t["unavailable"]:
-            lab["points_available"] -= t["weight"]  # max_points is added below
-        cat = lab["by_category"].setdefault(t["category"], {"tests": 0, "passed": 0})
+        lab = labs.setdefault(t.lab, LabScore(t.lab, int(t.lab[3:])))
+        lab.tests += 1
+        counter = t.status.replace(" ", "_")
+        setattr(lab, counter, getattr(lab, counter) + 1)
+        lab.with_result += t.status != "not run"
+        lab.points += t.points
+        if t.status != "skipped":
+            lab.max_points_here += t.weight
+        if t.unavailable:
+            lab.points_available -= t.weight  # max_points is added below
+        cat = lab.by_category.setdefault(t.category, {"tests": 0, "passed": 0})
         cat["tests"] += 1
-        cat["passed"] += t["status"] == "passed"
-        lab["measurements"] += t["measurements"]
-        if t["status"] in ("failed", "error"):
-            lab["failures"].append({"test": t["name"], "message": t["message"]})
-        if t["speedup_scale"] is not None and t["speedup_scale"] not in lab["speedup_scales"]:
-            lab["speedup_scales"].append(t["speedup_scale"])
+        cat["passed"] += t.status == "passed"
+        lab.measurements += t.measurements
+        if t.status in ("failed", "error"):
+            lab.failures.append({"test": t.name, "message": t.message})
+        if t.speedup_scale is not None and t.speedup_scale not in lab.speedup_scales:
+            lab.speedup_scales.append(t.speedup_scale)
     for lab_id, lab in labs.items():
         objs = manifest["objectives"].get(lab_id, {})
-        lab["techniques"] = technique_points(manifest.get("techniques", {}).get(lab_id, {}),
-                                             objs, [t for t in tests if t["lab"] == lab_id])
-        lab["max_points"] = float(sum(o["points"] for o in objs.values())) if objs else \
-            (float(manifest["lab_points"]) if not lab["grader_built"] else 0.0)
-        lab["points_available"] += lab["max_points"]
-        by_objective: dict[str, list[dict]] = {}
-        for t in tests:
-            if t["lab"] == lab_id:
-                by_objective.setdefault(t["objective"], []).append(t)
-        lab["unavailable"] = unavailable_objectives(objs, by_objective)
-        for k in ("points", "max_points", "max_points_here", "points_available"):
-            lab[k] = round(lab[k], 2)
-    labs = OrderedDict((k, v) for k, v in labs.items() if v["tests"] or not v["grader_built"])
+        mine = [t for t in tests if t.lab == lab_id]
+        lab.techniques = technique_points(manifest.get("techniques", {}).get(lab_id, {}),
+                                          objs, mine)
+        lab.max_points = float(sum(o["points"] for o in objs.values())) if objs else \
+            (float(manifest["lab_points"]) if not lab.grader_built else 0.0)
+        lab.points_available += lab.max_points
+        by_objective: dict[str, list[TestResult]] = {}
+        for t in mine:
+            by_objective.setdefault(str(t.objective), []).append(t)
+        lab.unavailable = unavailable_objectives(objs, by_objective)
+        lab.points, lab.max_points = round(lab.points, 2), round(lab.max_points, 2)
+        lab.max_points_here = round(lab.max_points_here, 2)
+        lab.points_available = round(lab.points_available, 2)
+    labs = OrderedDict((k, v) for k, v in labs.items() if v.tests or not v.grader_built)
     for lab_id, flags in ((intake or {}).get("labs") or {}).items():
         if lab_id in labs:
-            labs[lab_id]["flags"] = flags
+            labs[lab_id].flags = flags
     for lab in labs.values():
-        lab["needs_review"] = bool(lab["flags"])
+        lab.needs_review = bool(lab.flags)
+    lab_docs = [lab.to_json() for lab in labs.values()]
 
     keys = ("tests", "with_result", "passed", "failed", "skipped", "error", "not_run",
             "points", "max_points", "max_points_here", "points_available")
-    totals = {k: round(sum(lab[k] for lab in labs.values()), 2) for k in keys}
-    from_previous = sum(t["result_source"] == "previous" for t in tests)
-    times = sorted(t["result_time"] for t in tests if t["result_time"])
+    totals = {k: round(sum(lab[k] for lab in lab_docs), 2) for k in keys}
+    from_previous = sum(t.result_source == "previous" for t in tests)
+    times = sorted(t.result_time for t in tests if t.result_time)
     run_info = {
         "graded_tests": totals["tests"], "with_result": totals["with_result"],
         "not_run": totals["not_run"], "from_this_run": totals["with_result"] - from_previous,
@@ -481,14 +452,14 @@ def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, 
                            "suites earn none; within an objective every test counts the same"},
         "run": run_info,
         "totals": totals,
-        "labs": list(labs.values()),
+        "labs": lab_docs,
         "given": {k: given.get(k, 0) for k in ("passed", "failed", "skipped", "error")},
         "anomalies": anomalies,
         "intake": {"scanned": intake is not None,
-                   "needs_review": sorted(k for k, v in labs.items() if v["needs_review"])},
+                   "needs_review": sorted(k for k, v in labs.items() if v.needs_review)},
         "wrong": variants["wrong"],
         "right": variants["right"],
-        "tests": tests,
+        "tests": [t.to_json() for t in tests],
         "measurements": all_measurements,
     }
 

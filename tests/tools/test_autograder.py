@@ -20,6 +20,7 @@ from unittest import mock
 
 import toolfixtures as fx
 
+from tools.model import LabScore, Lock
 from tools.release import autograde
 from tools.release import lab_points
 
@@ -229,8 +230,9 @@ class PointsLock(unittest.TestCase):
         scores = fx.make_scores(statuses={"lab02": statuses} if statuses else None,
                                 built={"lab02": built})
         tests = lab_points.merge([[t for t in scores["tests"] if t["lab"] == "lab02"]])
-        return lab_points.lab_results(tests, fx.make_lock(fx.LAB02_TECHNIQUES), gpu,
-                                      {"lab02": {"grader_built": built, "max_points": 100}})
+        return lab_points.lab_results(tests, Lock.from_json(fx.make_lock(fx.LAB02_TECHNIQUES)),
+                                      gpu, {"lab02": LabScore("lab02", grader_built=built,
+                                                              max_points=100)})
 
     def test_points_by_technique_and_objective(self):
         lab02 = self.results(["passed", "failed", "passed", "passed"])["lab02"]
@@ -260,8 +262,8 @@ class PointsLock(unittest.TestCase):
         # its 5 points and B 9 of its 10; rounded per objective each keeps its own.
         names = {"A": [f"lab09.AGpu.C{i}" for i in range(3)],
                  "B": [f"lab09.BGpu.C{i}" for i in range(7)]}
-        got = lab_points.lab_results({}, fx.make_lock({"lab09": {"t": {
-            "AGpu": (5, True, names["A"]), "BGpu": (10, True, names["B"])}}}), True)
+        got = lab_points.lab_results({}, Lock.from_json(fx.make_lock({"lab09": {"t": {
+            "AGpu": (5, True, names["A"]), "BGpu": (10, True, names["B"])}}})), True)
         objs = got["lab09"]["points"]["t"]["objectives"]
         self.assertEqual((objs["AGpu"]["points"], objs["BGpu"]["points"]), (5, 10))
         self.assertEqual(got["lab09"]["max_score"], 15)

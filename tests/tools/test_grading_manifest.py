@@ -136,7 +136,7 @@ class GradingManifest(unittest.TestCase):
 
     def test_the_lock_groups_objectives_by_technique(self):
         m = self.manifest(GOOD)
-        declared = scoring.declared_from_manifest(m)
+        declared = scoring.declared_from_manifest(m).to_json()
         self.assertEqual((declared["schema"], declared["version"]), ("cudalabs-declared", 2))
         groups = declared["labs"]["lab07"]["techniques"]
         self.assertEqual(list(groups), ["swizzled_tile", "lab"])  # as declared
@@ -186,7 +186,7 @@ class GradingManifest(unittest.TestCase):
         self.assertEqual(scoring.test_points(m, t), 0.0)
         self.assertEqual(sum(o["points"] for o in m["objectives"]["lab07"].values()), 100)
         # Written into tests/grading.json: the graded tests only.
-        declared = scoring.declared_from_manifest(m)
+        declared = scoring.declared_from_manifest(m).to_json()
         names = [n for g in declared["labs"]["lab07"]["techniques"].values()
                  for o in g["objectives"].values() for n in o["tests"]]
         self.assertNotIn("lab07.SmallShapesGpu.Exact", names)

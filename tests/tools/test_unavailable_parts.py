@@ -24,6 +24,7 @@ from tools.classroom import gradebook
 from tools import measurement_channel
 from tools import score_render
 from tools import scoring
+from tools.model import LabResult, Lock
 
 RULES = {"given_prefix": "Given", "endings": [
     {"ending": "Cpu", "labels": ["cpu"]}, {"ending": "Gpu", "labels": ["gpu"]},
@@ -177,8 +178,8 @@ class UnavailableParts(unittest.TestCase):
         self.assertAlmostEqual(report["labs"][0]["points_available"], 88 + weight, places=2)
 
     def test_the_release_and_the_gradebook_name_the_unavailable_parts(self):
-        entries = autograde.lab_entries(self.report, self.report["labs"], True, self.declared,
-                                        {})
+        entries = autograde.lab_entries(self.report, autograde.graded_labs(self.report, None), True,
+                                        Lock.from_json(self.declared), {})
         doc = {"score": sum(e["score"] for e in entries),
                "max-score": sum(e["max-score"] for e in entries), "tests": entries}
         self.assertEqual(entries[0]["cudalabs"]["unavailable"][0],
@@ -199,7 +200,7 @@ class UnavailableParts(unittest.TestCase):
                       "PersistentSassCpu 2)", body)
         grade = {"points": entries[0]["score"], "max": entries[0]["max-score"],
                  "late": dt.timedelta(0), "penalty": 0.0, "source": "published",
-                 "entry": entries[0], "sub": {"commit": "abc", "push_time": "2026-01-01T00:00:00Z"}}
+                 "entry": LabResult.from_json(entries[0]), "sub": {"commit": "abc", "push_time": "2026-01-01T00:00:00Z"}}
         row = gradebook.row({"student": {"student": "ana"}, "grades": {"lab14": grade}},
                             ["lab14"], {"login": "ana"})
         self.assertTrue(row["unavailable"].startswith(
@@ -209,7 +210,7 @@ class UnavailableParts(unittest.TestCase):
         full = scoring.score(copy.deepcopy(self.manifest),
                              [case(n, "passed") for n in self.manifest["tests"]], None, {},
                              {"kind": "junit"})
-        entries = autograde.lab_entries(full, full["labs"], True, None, {})
+        entries = autograde.lab_entries(full, autograde.graded_labs(full, None), True, None, {})
         self.assertEqual(entries[0]["cudalabs"]["unavailable"], [])
         self.assertNotIn("Unavailable", autograde.release_body(
             {"score": 100, "max-score": 100, "tests": entries}))

@@ -149,8 +149,8 @@ def git(*args: str, cwd: Path) -> str:
 
 def make_course(root: Path, with_tools: bool = True) -> tuple[Path, str]:
     """A course tree (git repository, one commit) with labs lab01, lab02, lab13 (one SOURCES
-    file each), the release tools of this repository and the fake driver. Returns its path
-    and commit."""
+    file each), the release tools of this repository (and tools/model.py) and the fake
+    driver. Returns its path and commit."""
     course = root / "course"
     for lab, topic in TOPICS.items():
         d = course / "labs" / f"{lab}_{topic}"
@@ -167,6 +167,8 @@ def make_course(root: Path, with_tools: bool = True) -> tuple[Path, str]:
         for p in RELEASE.glob("*.py"):
             if p.name != "grade_submission.py":
                 (rel / p.name).write_text(p.read_text())
+        # The model they read the scores and the lock with.
+        (course / "tools" / "model.py").write_text((ROOT / "tools" / "model.py").read_text())
     (rel / "grade_submission.py").write_text(FAKE_DRIVER)
     git("init", "-q", cwd=course)
     git("add", "-A", cwd=course)

@@ -41,6 +41,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from ..model import LabResult
 from .classlib import UsageError, read_json
 from ..figures import STYLE, Bar, Line, Panel, board_ratio, draw_panel
 from ..svg import document, esc
@@ -52,13 +53,19 @@ BINS = 8
 NOTE_CHARS = 140
 
 
+def lab_results(student: dict) -> list[LabResult]:
+    """The lab entries of a collected student's result.json (none without a result)."""
+    return [LabResult.from_json(e, f"{student.get('student')}: result.json tests[{i}]")
+            for i, e in enumerate((student.get("result") or {}).get("tests", []))]
+
+
 def samples(collected: dict) -> list[dict]:
     """Every ratio of every student: {student, lab, test, name, value, threshold, gpu}."""
     out = []
     for s in collected.get("students") or []:
-        for e in (s.get("result") or {}).get("tests", []):
-            c = e.get("cudalabs") or {}
-            for r in c.get("ratios") or []:
+        for e in lab_results(s):
+            c = e.cudalabs
+            for r in e.ratios:
                 if isinstance(r.get("value"), (int, float)) and r.get("test") and r.get("name"):
                     out.append({"student": s["student"], "lab": c.get("lab", r["test"][:5]),
                                 "test": r["test"], "name": r["name"], "value": float(r["value"]),
@@ -112,25 +119,23 @@ def lab_points(collected: dict, gradebook: list[dict] | None) -> dict[str, list]
             r"lab\d\d", k))
         maxes: dict[str, int] = {}
         for s in collected.get("students") or []:
-            for e in (s.get("result") or {}).get("tests", []):
-                c = e.get("cudalabs") or {}
-                if c.get("lab"):
-                    maxes[c["lab"]] = max(maxes.get(c["lab"], 0), int(e.get("max-score") or 0))
+            for e in lab_results(s):
+                if e.cudalabs.get("lab"):
+                    maxes[e.lab] = max(maxes.get(e.lab, 0), e.max_score)
         for r in gradebook:
             for lab in labs:
                 v = (r.get(lab) or "").strip()
                 out.setdefault(lab, []).append(
                     (r.get("login"), int(float(v)) if v else None, maxes.get(lab) or 100))
         return out
-    labs = sorted({(e.get("cudalabs") or {}).get("lab") for s in collected.get("students") or []
-                   for e in (s.get("result") or {}).get("tests", [])} - {None})
+    labs = sorted({e.cudalabs.get("lab") for s in collected.get("students") or []
+                   for e in lab_results(s)} - {None})
     for s in collected.get("students") or []:
-        entries = {(e.get("cudalabs") or {}).get("lab"): e
-                   for e in (s.get("result") or {}).get("tests", [])}
+        entries = {e.cudalabs.get("lab"): e for e in lab_results(s)}
         for lab in labs:
-            e = entries.get(lab)
-            out.setdefault(lab, []).append((s["student"], None if e is None else int(e["score"]),
-                                            None if e is None else int(e["max-score"])))
+            got = entries.get(lab)
+            out.setdefault(lab, []).append((s["student"], None if got is None else got.score,
+                                            None if got is None else got.max_score))
     return out
 
 

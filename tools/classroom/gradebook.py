@@ -47,6 +47,7 @@ import math
 import sys
 from pathlib import Path
 
+from ..model import LabResult
 from .classlib import (Deadlines, UsageError, format_duration, parse_time,
                       read_json, read_roster)
 
@@ -55,12 +56,12 @@ EMAIL_KEYS = ("email", "e-mail", "mail", "sis_login")
 NAME_KEYS = ("name", "full_name")
 
 
-def lab_entries(result: dict | None) -> dict[str, dict]:
+def lab_entries(result: dict | None) -> dict[str, LabResult]:
     """lab -> its result.json entry (entries without cudalabs data keep their test name)."""
     out = {}
-    for e in (result or {}).get("tests", []):
-        lab = (e.get("cudalabs") or {}).get("lab") or e.get("test-name", "?").split()[0]
-        out[lab] = e
+    for i, raw in enumerate((result or {}).get("tests", [])):
+        e = LabResult.from_json(raw, f"result.json tests[{i}]")
+        out[e.lab] = e
     return out
 
 
@@ -119,8 +120,7 @@ def lab_grade(student: dict, lab: str, due: dt.datetime | None, regrade: dict,
     best: dict | None = None
     if on_time is not None:
         entry = lab_entries(on_time["result"])[lab]
-        points, most, source = int(entry.get("score") or 0), int(entry.get("max-score") or 0), \
-            "published"
+        points, most, source = entry.score, entry.max_score, "published"
         regrade_commit = None
         rg = regrade.get((student["student"].lower(), iso_or_empty(due)))
         if rg and lab in (rg.get("labs") or {}):
@@ -133,10 +133,9 @@ def lab_grade(student: dict, lab: str, due: dt.datetime | None, regrade: dict,
         assert due is not None  # a submission is late only against a deadline
         entry = lab_entries(late["result"])[lab]
         behind = parse_time(late["push_time"]) - due
-        raw = int(entry.get("score") or 0)
-        charged = policy.apply(raw, behind)
+        charged = policy.apply(entry.score, behind)
         if best is None or charged > best["points"]:
-            best = {"points": charged, "max": int(entry.get("max-score") or 0), "late": behind,
+            best = {"points": charged, "max": entry.max_score, "late": behind,
                     "penalty": policy.deduction(behind), "source": "published-late",
                     "entry": entry, "sub": late, "regrade_commit": None}
     return best
@@ -174,22 +173,23 @@ def row(g: dict, labs: list[str], roster_row: dict) -> dict:
         out[f"{lab}_late"] = "" if x is None else format_duration(x["late"])
         out[f"{lab}_penalty"] = "" if x is None or not x["penalty"] else f"{x['penalty']:g}%"
         out[f"{lab}_source"] = "" if x is None else x["source"]
-        c = (x or {}).get("entry", {}).get("cudalabs", {}) if x else {}
-        flags = c.get("flags") or []
+        entry: LabResult | None = x["entry"] if x else None
+        flags = entry.flags if entry else []
         out[f"{lab}_flags"] = len(flags) if x is not None else ""
         flags_text += [f"{lab}: {f.get('file')}:{f.get('line')} {f.get('construct')}"
                        for f in flags]
-        for u in c.get("unavailable") or []:
+        for u in entry.unavailable if entry else []:
             unavailable.append(f"{lab} {u.get('objective')} "
                                f"({float(u.get('points') or 0):g} pts, needs {u.get('needs')})")
         if x is not None:
             sources.add("regrade" if x["source"] == "regrade" else "published")
             late_any = late_any or x["late"] > dt.timedelta(0)
-            if c.get("graded_in_this_run") is False and x["source"] != "regrade":
+            if entry and entry.cudalabs.get("graded_in_this_run") is False and \
+                    x["source"] != "regrade":
                 reused.append(lab)
     newest = max(counted, key=lambda x: x["sub"].get("push_time") or "") if counted else None
     first = next(iter(counted), None)
-    fc = (first or {}).get("entry", {}).get("cudalabs", {}) if first else {}
+    fc = first["entry"].cudalabs if first else {}
     out.update({
         "total": "" if not counted else sum(x["points"] for x in counted),
         "max_total": "" if not counted else sum(x["max"] for x in counted),

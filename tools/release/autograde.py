@@ -58,6 +58,7 @@ if TYPE_CHECKING:  # TypeGuard is Python 3.10+; the annotation is only read by m
 
 from . import reuse
 from .course_python import course_env, module_command, module_file
+from ..model import LabResult, LabScore, Lock, ModelError, TestResult
 from .lab_points import lab_results
 
 HERE = Path(__file__).resolve().parent
@@ -235,10 +236,10 @@ def load_previous(path: Path | None) -> dict | None:
 # ---------------------------------------------------------------------------
 # scores.json -> lab entries
 # ---------------------------------------------------------------------------
-def key_ratios(lab: dict) -> list[dict]:
+def key_ratios(lab: LabScore) -> list[dict]:
     """The lab's thresholded speed ratios (unit x or %) and tiered measurements, compact."""
     out = []
-    for m in lab.get("measurements") or []:
+    for m in lab.measurements:
         if m.get("threshold") is None and not m.get("tiers"):
             continue
         if m.get("unit") not in ("x", "%") and not m.get("tiers"):
@@ -273,48 +274,47 @@ def flag_text(flags: list[dict]) -> str:
     return "; ".join(parts) + (f" and {more} more" if more > 0 else "")
 
 
-def graded_labs(scores: dict, wanted: set[str] | None) -> list[dict]:
+def graded_labs(scores: dict, wanted: set[str] | None) -> list[LabScore]:
     """The labs[] entries of scores.json that this run graded."""
     labs = []
-    for lab in scores.get("labs", []):
-        if lab.get("graded_in_this_run") is False:
+    for i, raw in enumerate(scores.get("labs", [])):
+        lab = LabScore.from_json(raw, f"scores.json labs[{i}]")
+        if lab.graded_in_this_run is False:
             continue
-        if wanted is not None and lab["lab"] not in wanted:
+        if wanted is not None and lab.lab not in wanted:
             continue
         labs.append(lab)
     return labs
 
 
-def lab_entries(scores: dict, labs: list[dict], gpu_grading: bool, lock: dict | None,
+def lab_entries(scores: dict, labs: list[LabScore], gpu_grading: bool, lock: Lock | None,
                 context: dict) -> list[dict]:
-    """One result.json test entry per lab of @p labs, in whole points; @p lock: the course's
-    tests/grading.json (the points of every lab, technique and objective)."""
-    names = {lab["lab"] for lab in labs}
-    tests = {t["name"]: t for t in scores.get("tests", []) if t.get("lab") in names}
-    wanted_lock = None
-    if lock:
-        wanted_lock = {**lock, "labs": {k: v for k, v in (lock.get("labs") or {}).items()
-                                        if k in names}}
-    points = lab_results(tests, wanted_lock, gpu_grading, {lab["lab"]: lab for lab in labs})
+    """One result.json test entry per lab of @p labs (graded_labs()), in whole points; @p lock:
+    the course's tests/grading.json (the points of every lab, technique and objective)."""
+    names = {lab.lab for lab in labs}
+    tests = {t.name: t for t in map(TestResult.from_json, scores.get("tests", []))
+             if t.lab in names}
+    points = lab_results(tests, lock.only(names) if lock else None, gpu_grading,
+                         {lab.lab: lab for lab in labs})
     entries = []
     for lab in labs:
-        res = points.get(lab["lab"], {"max_score": 0, "status": "pass", "tests": []})
+        res = points.get(lab.lab, {"max_score": 0, "status": "pass", "tests": []})
         entries.append(entry_for(lab, res, context))
     return entries
 
 
-def entry_for(lab: dict, res: dict, context: dict) -> dict:
+def entry_for(lab: LabScore, res: dict, context: dict) -> dict:
     """The result.json entry of one lab from its lab_points result @p res."""
     score = sum(t["score"] for t in res["tests"])
     most = int(res["max_score"])
     counts = {s: sum(t["status"] == s for t in res["tests"]) for s in ("pass", "fail", "error")}
-    flags = list(lab.get("flags") or [])
-    name = f"{lab['lab']} {lab.get('topic', '')}".strip()
+    flags = list(lab.flags)
+    name = f"{lab.lab} {lab.topic}".strip()
     if flags:
         name += f" [{len(flags)} intake flag{'s' if len(flags) != 1 else ''}]"
     message = f"{counts['pass']} of {len(res['tests'])} tests passed"
-    if not lab.get("grader_built", True):
-        message = f"{lab['lab']} did not compile: none of its tests could run"
+    if not lab.grader_built:
+        message = f"{lab.lab} did not compile: none of its tests could run"
     elif counts["error"]:
         message += f", {counts['error']} could not run"
     if flags:
@@ -324,27 +324,22 @@ def entry_for(lab: dict, res: dict, context: dict) -> dict:
                     "tests")
     failures = [{"test": t["name"], "message": one_line(t.get("message") or t["status"])}
                 for t in res["tests"] if t["status"] != "pass"]
-    return {
-        "test-name": name,
-        "passed": res["status"] == "pass" and score == most,
-        "score": int(score), "max-score": most,
-        "message": message[:MAX_MESSAGE],
-        "cudalabs": {
-            "lab": lab["lab"], "topic": lab.get("topic"),
+    return LabResult(
+        name, res["status"] == "pass" and score == most, int(score), most,
+        message[:MAX_MESSAGE], {
+            "lab": lab.lab, "topic": lab.topic,
             "tests": len(res["tests"]), "passed": counts["pass"], "failed": counts["fail"],
-            "errors": counts["error"], "grader_built": bool(lab.get("grader_built", True)),
+            "errors": counts["error"], "grader_built": lab.grader_built,
             "flags": flags, "ratios": key_ratios(lab), "graded_in_this_run": True,
             "failures": failures[:MAX_FAILURES_PER_LAB],
             "failures_not_listed": max(0, len(failures) - MAX_FAILURES_PER_LAB),
             # The whole points in the lock's shape: technique -> objective -> points, earned.
             "points": res.get("points") or {},
             # Parts this GPU cannot run (the scoreboard's labs[].unavailable): optional here.
-            "unavailable": [{k: u.get(k) for k in ("technique", "objective", "points",
-                                                   "needs")}
-                            for u in lab.get("unavailable") or []],
+            "unavailable": [{"technique": u.technique, "objective": u.objective,
+                             "points": u.points, "needs": u.needs} for u in lab.unavailable],
             **context,
-        },
-    }
+        }).to_json()
 
 
 def one_line(text: str) -> str:
@@ -372,18 +367,23 @@ def unavailable_text(c: dict) -> str:
             ")")
 
 
+def result_entries(doc: dict) -> list[LabResult]:
+    """The lab entries of a result.json document."""
+    return [LabResult.from_json(e, f"result.json tests[{i}]") for i, e in enumerate(doc["tests"])]
+
+
 def failure_lines(doc: dict) -> list[str]:
     """Markdown: per lab that lost points, each failed test's name and its one-line message."""
     out = []
-    for e in doc["tests"]:
-        c = e.get("cudalabs", {})
+    for e in result_entries(doc):
+        c = e.cudalabs
         fails = c.get("failures") or []
         if not fails:
             continue
         more = int(c.get("failures_not_listed") or 0)
         when = "" if c.get("graded_in_this_run", True) else \
             f" (reused from {str(c.get('graded_commit') or '?')[:7]})"
-        out += ["", f"#### {_md(c.get('lab', e['test-name']))} {_md(c.get('topic') or '')}: "
+        out += ["", f"#### {_md(c.get('lab', e.name))} {_md(c.get('topic') or '')}: "
                     f"{len(fails) + more} test(s) not passed{when}", ""]
         out += [f"- `{f['test']}`: {_md(f.get('message') or '')}" for f in fails]
         if more:
@@ -405,18 +405,18 @@ def release_body(doc: dict) -> str:
     """Markdown for the submission's release and the job summary."""
     lines = [f"### cudalabs: {doc['score']} / {doc['max-score']} points", "",
              "| lab | points | passed | graded | intake flags |", "|---|---:|---|---|---|"]
-    for e in doc["tests"]:
-        c = e.get("cudalabs", {})
+    entries = result_entries(doc)
+    for e in entries:
+        c = e.cudalabs
         graded = "this run" if c.get("graded_in_this_run", True) else \
             f"reused from {str(c.get('graded_commit') or '?')[:7]}"
-        flags = flag_text(c.get("flags") or []) if c.get("flags") else ""
-        lines.append(f"| {c.get('lab', e['test-name'])} | {e['score']} / {e['max-score']} | "
-                     f"{'yes' if e['passed'] else 'no'} | {graded} | "
+        flags = flag_text(e.flags) if e.flags else ""
+        lines.append(f"| {c.get('lab', e.name)} | {e.score} / {e.max_score} | "
+                     f"{'yes' if e.passed else 'no'} | {graded} | "
                      f"{flags.replace('|', '/')} |")
-    first = doc["tests"][0].get("cudalabs", {}) if doc["tests"] else {}
+    first = entries[0].cudalabs if entries else {}
     lines += ["", f"GPU: {first.get('gpu', '?')}; course release {first.get('course_ref', '?')}."]
-    gone = [(e.get("cudalabs", {}), unavailable_text(e.get("cudalabs", {})))
-            for e in doc["tests"]]
+    gone = [(e.cudalabs, unavailable_text(e.cudalabs)) for e in entries]
     gone = [(c, text) for c, text in gone if text]
     if gone:
         lines += ["", "### Unavailable on this GPU (optional)", "",
@@ -466,6 +466,17 @@ def load_json(path: Path, what: str) -> dict:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise GradingError(f"{what} {path} is not readable JSON: {e}") from None
+
+
+def read_lock(course: Path) -> Lock | None:
+    """The course's points lock, tests/grading.json, or None when it has none."""
+    path = course / "tests" / "grading.json"
+    if not path.is_file():
+        return None
+    try:
+        return Lock.from_json(load_json(path, "points lock"), f"the points lock {path}")
+    except ModelError as e:
+        raise GradingError(str(e)) from None
 
 
 def course_labs(course: Path) -> list[str]:
@@ -586,8 +597,7 @@ def grade_labs(args, wanted: list[str], driver_labs: list[str] | None, context: 
     scores = load_json(args.out / "scores.json", "scores")
     context = {**context, "needs_review": True} if review else context
     context = {**context, "calibration": calibration_text(scores)}
-    lock_path = args.course / "tests" / "grading.json"
-    lock = load_json(lock_path, "points lock") if lock_path.is_file() else None
+    lock = read_lock(args.course)
     labs = graded_labs(scores, set(wanted))
     return lab_entries(scores, labs, args.preset == "student", lock, context)
 

@@ -18,41 +18,29 @@ Library only (no command line); Python 3 standard library.
 
 from __future__ import annotations
 
+from ..model import LabScore, Lock, LockedTest, TestResult
+
 STATUS = {"passed": "pass", "failed": "fail", "error": "error", "skipped": "fail",
           "not run": "error"}
 JUDGED = {"passed", "failed", "error"}  # a verdict; "skipped" and "not run" are not
 MAX_MESSAGE = 500
 
 
-def merge(runs: list[list[dict]]) -> dict[str, dict]:
-    """Per test name, the first run's verdict (else the first skip, else "not run")."""
-    merged: dict[str, dict] = {}
+def merge(runs: list[list[dict]]) -> dict[str, TestResult]:
+    """Per test name, the first run's verdict (else the first skip, else "not run"), from
+    scores.json tests[] entries."""
+    merged: dict[str, TestResult] = {}
     for tests in runs:
-        for t in tests:
-            have = merged.get(t["name"])
-            if have is None or (have["status"] not in JUDGED and t["status"] in JUDGED) or \
-                    (have["status"] == "not run" and t["status"] == "skipped"):
-                merged[t["name"]] = t
+        for t in map(TestResult.from_json, tests):
+            have = merged.get(t.name)
+            if have is None or (have.status not in JUDGED and t.status in JUDGED) or \
+                    (have.status == "not run" and t.status == "skipped"):
+                merged[t.name] = t
     return merged
 
 
-def lock_tests(lock: dict | None) -> dict[str, dict]:
-    """Every test of a lock (tests/grading.json, schema cudalabs-declared, version 2): name ->
-    {"name", "lab", "technique", "objective", "gpu", "weight"}."""
-    out = {}
-    for lab_id, lab in ((lock or {}).get("labs") or {}).items():
-        for tname, group in (lab.get("techniques") or {}).items():
-            for oname, o in (group.get("objectives") or {}).items():
-                names = list(o.get("tests") or [])
-                for name in names:
-                    out[name] = {"name": name, "lab": lab_id, "technique": tname,
-                                 "objective": oname, "gpu": bool(o.get("gpu", True)),
-                                 "weight": float(o.get("points") or 0) / len(names)}
-    return out
-
-
-def lab_results(tests: dict[str, dict], lock: dict | None, gpu_grading: bool,
-                lab_info: dict[str, dict] | None = None) -> dict:
+def lab_results(tests: dict[str, TestResult], lock: Lock | None, gpu_grading: bool,
+                lab_info: dict[str, LabScore] | None = None) -> dict:
     """Classroom results per lab: {lab: {"version", "status", "max_score", "tests",
     "points"}}; "points": the lab's whole points in the lock's shape, {technique: {"points",
     "earned", "objectives": {objective: {"points", "earned", "tests" (how many)}}}}, of what
@@ -61,35 +49,35 @@ def lab_results(tests: dict[str, dict], lock: dict | None, gpu_grading: bool,
     @p tests: the scored tests by name (merge()); @p lock: the course's tests/grading.json,
     whose tests count even where no run scored them; @p lab_info: the scoreboard's labs[]
     entries by lab (grader_built, max_points)."""
-    expected = lock_tests(lock)
+    expected = lock.tests() if lock else {}
     names = sorted(set(tests) | set(expected))
     labs: dict[str, dict] = {}
     groups: dict[tuple[str, str, str], list[tuple[dict, float]]] = {}
     for name in names:
         t = tests.get(name)
-        info = expected.get(name) or t or {}
-        needs_gpu = info["gpu"] if "gpu" in info else info.get("category") != "cpu"
+        info: LockedTest | TestResult | None = expected.get(name) or t
+        assert info is not None  # a name of one of them
+        needs_gpu = info.gpu if isinstance(info, LockedTest) else info.needs_gpu
         if not (gpu_grading or not needs_gpu):
             continue
-        lab = labs.setdefault(info["lab"], {"version": 1, "status": "pass", "tests": []})
-        if t is None or t["status"] == "not run":
-            status, message = "error", (f"not run: {info['lab']} did not compile or its tests "
+        lab = labs.setdefault(info.lab, {"version": 1, "status": "pass", "tests": []})
+        if t is None or t.status == "not run":
+            status, message = "error", (f"not run: {info.lab} did not compile or its tests "
                                         "could not start (see the build step's log)")
         else:
-            status = STATUS.get(t["status"], "error")
-            message = t.get("message") or ""
-            if t["status"] == "skipped":
+            status = STATUS.get(t.status, "error")
+            message = t.message or ""
+            if t.status == "skipped":
                 message = "skipped: " + (message or "no GPU here")
         entry = {
             # Messages are capped: every lab's results travel in one environment variable.
             "name": name, "status": status, "score": 0, "message": message[:MAX_MESSAGE],
             "test_code": f"ctest --preset student -R '^{name}$'", "filename": "", "line_no": 0,
-            "duration": int(round(float((t or {}).get("time_s") or 0) * 1000)),
+            "duration": int(round(float((t.time_s if t else None) or 0) * 1000)),
         }
         lab["tests"].append(entry)
-        key = (info["lab"], str(info.get("technique") or "undeclared"),
-               str(info.get("objective") or "undeclared"))
-        groups.setdefault(key, []).append((entry, float(info.get("weight", 1))))
+        key = (info.lab, str(info.technique or "undeclared"), str(info.objective or "undeclared"))
+        groups.setdefault(key, []).append((entry, float(info.weight)))
     for (lab_id, tname, oname), members in sorted(groups.items()):
         whole = whole_points([w for _, w in members])
         for (entry, _), w in zip(members, whole):
@@ -104,9 +92,9 @@ def lab_results(tests: dict[str, dict], lock: dict | None, gpu_grading: bool,
         group["earned"] += obj["earned"]
     # A lab whose grader did not compile in any run has no test list: it keeps its maximum.
     for lab_id, li in sorted((lab_info or {}).items()):
-        if lab_id in labs or li.get("grader_built", True):
+        if lab_id in labs or li.grader_built:
             continue
-        most = int(round(float(li.get("max_points") or 0))) if gpu_grading else 0
+        most = int(round(float(li.max_points or 0))) if gpu_grading else 0
         labs[lab_id] = {"version": 1, "status": "error", "max_score": most, "points": {},
                         "tests": [{
             "name": f"{lab_id} (grader)", "status": "error", "score": 0, "filename": "",

@@ -62,6 +62,7 @@ from pathlib import Path
 
 from . import grade_submission  # the user student code runs as
 from . import take_submission
+from ..model import LabScore
 from .course_files import student_files
 
 HERE = Path(__file__).resolve().parent
@@ -231,27 +232,27 @@ def whole_points(scores: dict, course: Path, preset: str) -> dict[str, dict]:
     """lab -> {score, max-score}: the whole points result.json would give (autograde.py's
     rules, with the course's points lock, tests/grading.json), for the labs this run graded."""
     from . import autograde  # tools/release/autograde.py
-    lock_path = course / "tests" / "grading.json"
-    lock = json.loads(lock_path.read_text()) if lock_path.is_file() else None
     labs = autograde.graded_labs(scores, None)
-    entries = autograde.lab_entries(scores, labs, preset == "student", lock, {})
+    entries = autograde.lab_entries(scores, labs, preset == "student",
+                                    autograde.read_lock(course), {})
     return {e["cudalabs"]["lab"]: {"score": e["score"], "max-score": e["max-score"]}
             for e in entries}
 
 
 def write_csv(path: Path, rows: list[dict]) -> None:
-    labs = sorted({lab["lab"] for r in rows for lab in r["scores"]["labs"]})
+    scored = [[LabScore.from_json(lab, f"{r['name']}: scores.json labs[{i}]")
+               for i, lab in enumerate(r["scores"]["labs"])] for r in rows]
+    labs = sorted({lab.lab for lab_scores in scored for lab in lab_scores})
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["name", "repository", "commit", "push_time", *labs, "total",
                     "needs_review", "integrity", "changed_outside_lab_files"])
-        for r in rows:
-            by_lab = {lab["lab"]: lab for lab in r["scores"]["labs"]}
+        for r, lab_scores in zip(rows, scored):
+            by_lab = {lab.lab: lab for lab in lab_scores}
             w.writerow([r["name"], r["repository"], r["commit"], r["push_time"],
-                        *[by_lab[lab]["points"] if lab in by_lab else "" for lab in labs],
+                        *[by_lab[lab].points if lab in by_lab else "" for lab in labs],
                         r["scores"]["totals"]["points"],
-                        " ".join(lab["lab"] for lab in r["scores"]["labs"]
-                                 if lab.get("needs_review")),
+                        " ".join(lab.lab for lab in lab_scores if lab.needs_review),
                         "ok" if r["scores"].get("integrity", {}).get("ok", True) else "changed",
                         len(r["tampered"])])
 

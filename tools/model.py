@@ -1,0 +1,384 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The typed model of the grading data the tools share: the points lock, a test's result and
+a lab's score.
+
+  * Lock -> LabPoints -> TechniquePoints -> Objective: tests/grading.json (schema
+    cudalabs-declared, version 2), each lab's 100 points over its techniques, each
+    technique's over its objectives (points, whether its tests need a GPU, its tests). The
+    scoreboard writes it (--write-declared) and grades by it; the autograder, the regrade and
+    tools/release/lab_points.py give whole points in its shape.
+  * TestResult: one entry of scores.json's tests[] (schema cudalabs-scores, version 4).
+  * LabScore -> TechniqueScore -> ObjectiveScore, Unavailable: one entry of scores.json's
+    labs[], its points in the lock's shape and the parts this GPU cannot run.
+
+The lock and an Unavailable are frozen; a TestResult and a LabScore are plain dataclasses,
+which the scoreboard fills in as it scores a run (tools/scoring.py). from_json() validates
+what the tools rely on and raises ModelError with one line naming the
+place; to_json() gives back the JSON document with the keys in the order the files have them,
+so that `json.dumps(x.to_json(), indent=...)` writes the same bytes as before.
+docs/scores-schema.md describes the fields. Library only; Python 3 standard library.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
+from typing import Any, TypeVar
+
+LOCK_SCHEMA = "cudalabs-declared"
+LOCK_VERSION = 2
+LAB_POINTS = 100
+
+
+class ModelError(ValueError):
+    """A document that does not have the model's shape: one line naming where."""
+
+
+def _object(raw: object, where: str) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise ModelError(f"{where} is not an object")
+    return raw
+
+
+def _points(raw: object, where: str) -> int:
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
+        raise ModelError(f"{where} has points {raw!r}, not a non-negative integer")
+    return raw
+
+
+# ---------------------------------------------------------------------------
+# The lock (tests/grading.json)
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Objective:
+    """A graded suite: its points, whether its tests need a GPU, its tests (names)."""
+    points: int
+    gpu: bool
+    tests: tuple[str, ...]
+
+    @classmethod
+    def from_json(cls, raw: object, where: str) -> Objective:
+        o = _object(raw, where)
+        gpu, tests = o.get("gpu"), o.get("tests")
+        if not isinstance(gpu, bool):
+            raise ModelError(f"{where} has gpu {gpu!r}, not true or false")
+        if not isinstance(tests, list) or not all(isinstance(t, str) for t in tests):
+            raise ModelError(f"{where} has no \"tests\" list of test names")
+        return cls(_points(o.get("points"), where), gpu, tuple(tests))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"points": self.points, "gpu": self.gpu, "tests": list(self.tests)}
+
+
+@dataclass(frozen=True)
+class TechniquePoints:
+    """A technique of a lab: its points, why, and its objectives by suite name."""
+    points: int
+    why: str
+    objectives: dict[str, Objective] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, raw: object, where: str) -> TechniquePoints:
+        g = _object(raw, where)
+        why = g.get("why")
+        if not isinstance(why, str):
+            raise ModelError(f"{where} has no \"why\" string")
+        objs = _object(g.get("objectives"), f"{where}: its \"objectives\"")
+        return cls(_points(g.get("points"), where), why,
+                   {name: Objective.from_json(o, f"{where}: objective {name}")
+                    for name, o in objs.items()})
+
+    def to_json(self) -> dict[str, Any]:
+        return {"points": self.points, "why": self.why,
+                "objectives": {k: o.to_json() for k, o in self.objectives.items()}}
+
+
+@dataclass(frozen=True)
+class LockedTest:
+    """One test of a lock with where its points come from; weight: its objective's points
+    over the objective's tests."""
+    name: str
+    lab: str
+    technique: str
+    objective: str
+    gpu: bool
+    weight: float
+
+
+@dataclass(frozen=True)
+class LabPoints:
+    """A lab's points: its techniques by name, in the lock's order."""
+    techniques: dict[str, TechniquePoints] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, raw: object, where: str) -> LabPoints:
+        techs = _object(_object(raw, where).get("techniques"), f"{where}: its \"techniques\"")
+        return cls({name: TechniquePoints.from_json(g, f"{where}: technique {name}")
+                    for name, g in techs.items()})
+
+    def to_json(self) -> dict[str, Any]:
+        return {"techniques": {k: t.to_json() for k, t in self.techniques.items()}}
+
+    def objectives(self) -> Iterator[tuple[str, str, Objective]]:
+        """(technique, objective, Objective) of every objective, in the lock's order."""
+        for tname, group in self.techniques.items():
+            for oname, o in group.objectives.items():
+                yield tname, oname, o
+
+
+@dataclass(frozen=True)
+class Lock:
+    """tests/grading.json: the one form of the course's points."""
+    labs: dict[str, LabPoints] = field(default_factory=dict)
+    lab_points: int = LAB_POINTS
+
+    @classmethod
+    def from_json(cls, raw: object, where: str = "the declared tests") -> Lock:
+        doc = _object(raw, where)
+        if doc.get("schema") != LOCK_SCHEMA:
+            raise ModelError(f"{where} are not a {LOCK_SCHEMA} file")
+        if doc.get("version") != LOCK_VERSION:
+            raise ModelError(f"{where} are version {doc.get('version')!r} of {LOCK_SCHEMA}, "
+                             f"not {LOCK_VERSION}: write them again (tools/scoreboard.py "
+                             f"--write-declared tests/grading.json)")
+        labs = _object(doc.get("labs", {}), f"{where}: \"labs\"")
+        return cls({lab: LabPoints.from_json(v, f"{where}: {lab}") for lab, v in labs.items()},
+                   _points(doc.get("lab_points", LAB_POINTS), f"{where}: \"lab_points\""))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"schema": LOCK_SCHEMA, "version": LOCK_VERSION, "lab_points": self.lab_points,
+                "labs": {k: lab.to_json() for k, lab in self.labs.items()}}
+
+    def only(self, labs: set[str]) -> Lock:
+        """The lock of @p labs alone."""
+        return Lock({k: v for k, v in self.labs.items() if k in labs}, self.lab_points)
+
+    def objectives(self) -> Iterator[tuple[str, str, str, Objective]]:
+        """(lab, technique, objective, Objective) of every objective, in the lock's order."""
+        for lab_id, lab in self.labs.items():
+            for tname, oname, o in lab.objectives():
+                yield lab_id, tname, oname, o
+
+    def tests(self) -> dict[str, LockedTest]:
+        """Every test of the lock by name."""
+        out = {}
+        for lab_id, tname, oname, o in self.objectives():
+            for name in o.tests:
+                out[name] = LockedTest(name, lab_id, tname, oname, o.gpu,
+                                       float(o.points) / len(o.tests))
+        return out
+
+
+# ---------------------------------------------------------------------------
+# scores.json (cudalabs-scores, version 4): tests[] and labs[]
+# ---------------------------------------------------------------------------
+def _from_fields(cls: Any, raw: object, where: str, required: tuple[str, ...],
+                 convert: dict[str, Any] | None = None) -> Any:
+    """@p cls from the keys of @p raw named as its fields (absent ones keep their defaults,
+    @p required ones must be there); @p convert: field -> function of the raw value."""
+    d = _object(raw, where)
+    missing = [k for k in required if k not in d]
+    if missing:
+        raise ModelError(f"{where} has no {', '.join(repr(k) for k in missing)}")
+    convert = convert or {}
+    return cls(**{f.name: convert[f.name](d[f.name]) if f.name in convert else d[f.name]
+                  for f in fields(cls) if f.name in d})
+
+
+def _to_fields(obj: Any, convert: dict[str, Any] | None = None) -> dict[str, Any]:
+    convert = convert or {}
+    return {f.name: convert[f.name](getattr(obj, f.name)) if f.name in convert
+            else getattr(obj, f.name) for f in fields(obj)}
+
+
+_Flat = TypeVar("_Flat", bound="_FlatRecord")
+
+
+class _FlatRecord:
+    """from_json/to_json of a dataclass whose fields are all required JSON values, in the
+    document's key order."""
+
+    @classmethod
+    def from_json(cls: type[_Flat], raw: object, where: str = "an entry") -> _Flat:
+        return _from_fields(cls, raw, where, tuple(f.name for f in fields(cls)))
+
+    def to_json(self) -> dict[str, Any]:
+        return _to_fields(self)
+
+
+@dataclass(frozen=True)
+class Unavailable(_FlatRecord):
+    """An objective of a lab all of whose tests were skipped as unavailable on this GPU."""
+    objective: str
+    technique: str | None
+    points: int
+    tests: int
+    needs: str
+    kind: str
+    reason: str
+
+
+@dataclass
+class TestResult:
+    """One graded test of a run (scores.json tests[]). Only name, lab and status are
+    required: a partial document (a fixture, an older file) keeps the defaults."""
+    name: str
+    lab: str
+    suite: str = ""
+    case: str = ""
+    labels: list[str] = field(default_factory=list)
+    category: str = "other"
+    objective: str | None = None
+    technique: str | None = None
+    weight: float = 0.0
+    status: str = "not run"
+    points: float = 0
+    time_s: float | None = None
+    message: str = ""
+    result_source: str | None = None
+    result_time: str | None = None
+    speedup_scale: Any = None
+    measurements: list[dict[str, Any]] = field(default_factory=list)
+    bars: list[dict[str, Any]] = field(default_factory=list)
+    speed: list[str] = field(default_factory=list)
+    unavailable: dict[str, Any] | None = None
+
+    @classmethod
+    def from_json(cls, raw: object, where: str = "a test") -> TestResult:
+        return _from_fields(cls, raw, where, ("name", "lab", "status"))
+
+    def to_json(self) -> dict[str, Any]:
+        return _to_fields(self)
+
+    @property
+    def needs_gpu(self) -> bool:
+        """Whether its category needs a GPU (every category but "cpu")."""
+        return self.category != "cpu"
+
+
+@dataclass
+class ObjectiveScore(_FlatRecord):
+    """An objective of a lab's score: its points, its tests (names), passed, earned."""
+    points: int
+    tests: list[str]
+    passed: int
+    earned: float
+
+
+@dataclass
+class TechniqueScore:
+    """A technique of a lab's score: its points, why, earned and objectives."""
+    points: int
+    why: str
+    earned: float
+    objectives: dict[str, ObjectiveScore] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, raw: object, where: str = "a technique") -> TechniqueScore:
+        return _from_fields(cls, raw, where, tuple(f.name for f in fields(cls)), {
+            "objectives": lambda objs: {
+                k: ObjectiveScore.from_json(v, f"{where}: {k}")
+                for k, v in _object(objs, f"{where}: its \"objectives\"").items()}})
+
+    def to_json(self) -> dict[str, Any]:
+        return _to_fields(self, {"objectives": lambda objs: {k: o.to_json()
+                                                            for k, o in objs.items()}})
+
+
+@dataclass
+class LabScore:
+    """One lab of a run (scores.json labs[]): counts, points (earned, maximum, the maximum
+    here, what this GPU can earn), its points per technique and objective, the parts this GPU
+    cannot run. Only lab is required."""
+    lab: str
+    number: int | None = None
+    topic: str | None = None
+    folder: str | None = None
+    grader_built: bool = True
+    tests: int = 0
+    with_result: int = 0
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    error: int = 0
+    not_run: int = 0
+    points: float = 0.0
+    max_points: float = 0.0
+    max_points_here: float = 0.0
+    points_available: float = 0.0
+    unavailable: list[Unavailable] = field(default_factory=list)
+    techniques: dict[str, TechniqueScore] = field(default_factory=dict)
+    by_category: dict[str, dict[str, int]] = field(default_factory=dict)
+    measurements: list[dict[str, Any]] = field(default_factory=list)
+    failures: list[dict[str, str]] = field(default_factory=list)
+    speedup_scales: list[Any] = field(default_factory=list)
+    flags: list[dict[str, Any]] = field(default_factory=list)
+    needs_review: bool = False
+    # The grading driver's (tools/release/grade_submission.py) only: whether --labs took the
+    # lab into this run; None (not written) for the scoreboard's own scores.json.
+    graded_in_this_run: bool | None = None
+
+    @classmethod
+    def from_json(cls, raw: object, where: str = "a lab") -> LabScore:
+        return _from_fields(cls, raw, where, ("lab",), {
+            "unavailable": lambda us: [Unavailable.from_json(u, f"{where}: unavailable")
+                                       for u in us],
+            "techniques": lambda ts: {
+                k: TechniqueScore.from_json(v, f"{where}: {k}")
+                for k, v in _object(ts, f"{where}: its \"techniques\"").items()}})
+
+    def to_json(self) -> dict[str, Any]:
+        doc = _to_fields(self, {
+            "unavailable": lambda us: [u.to_json() for u in us],
+            "techniques": lambda ts: {k: t.to_json() for k, t in ts.items()}})
+        if self.graded_in_this_run is None:
+            del doc["graded_in_this_run"]
+        return doc
+
+
+# ---------------------------------------------------------------------------
+# result.json (classroom50/result/v1): one lab's entry of tests[]
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LabResult:
+    """One lab's entry of a result.json (tools/release/autograde.py writes it; the class tools
+    read it): its whole points and `cudalabs`, the course's part (lab, topic, counts, flags,
+    ratios, points in the lock's shape, unavailable parts, GPU, calibration, course ref, ...,
+    as written). Reading is lenient, as for a result of an older course: absent points are 0,
+    an entry without `cudalabs` is named by its test name's first word."""
+    name: str
+    passed: bool
+    score: int
+    max_score: int
+    message: str = ""
+    cudalabs: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, raw: object, where: str = "a result.json entry") -> LabResult:
+        e = _object(raw, where)
+        return cls(str(e.get("test-name", "?")), bool(e.get("passed")),
+                   int(e.get("score") or 0), int(e.get("max-score") or 0),
+                   str(e.get("message") or ""),
+                   _object(e.get("cudalabs") or {}, f"{where}: its \"cudalabs\""))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"test-name": self.name, "passed": self.passed, "score": self.score,
+                "max-score": self.max_score, "message": self.message,
+                "cudalabs": self.cudalabs}
+
+    @property
+    def lab(self) -> str:
+        return self.cudalabs.get("lab") or self.name.split()[0]
+
+    @property
+    def flags(self) -> list[dict[str, Any]]:
+        return self.cudalabs.get("flags") or []
+
+    @property
+    def ratios(self) -> list[dict[str, Any]]:
+        return self.cudalabs.get("ratios") or []
+
+    @property
+    def unavailable(self) -> list[dict[str, Any]]:
+        """The parts the grading GPU could not run: {technique, objective, points, needs}."""
+        return self.cudalabs.get("unavailable") or []
