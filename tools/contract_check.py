@@ -41,6 +41,8 @@ import re
 import sys
 from pathlib import Path
 
+from .cxx_source import table_names
+
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "tests" / "contracts.json"
 KINDS = ("throws", "param", "pre", "stream", "allocation", "exactness")
@@ -59,7 +61,6 @@ _SAN_SUITE = re.compile(r"CUDALAB_SANITIZER_SUITE\(\s*(\w+)\s*,[^,]+,([^)]*)\)")
 # for_each_technique("Suite.{}Case", ...) and for_each_technique_and_shape("Inst/Suite.{}Case", ...),
 # "{}" the entry's name in CamelCase.
 _PER_TECHNIQUE = re.compile(r'\bfor_each_technique(?:_and_shape)?\s*\(\s*"([^"]*)"')
-_TECHNIQUE_TABLE = re.compile(r"\bkTechniques\s*\[\s*\]\s*=\s*\{")
 _SAN_NAMES = {
     "racecheck": "RacecheckFindsNoSharedMemoryHazard",
     "memcheck": "MemcheckFindsNoOutOfBoundsAccess",
@@ -182,32 +183,11 @@ def promises_of(header: Path):
                        "comment": doc, "line": line}
 
 
-def strip_comments(text: str) -> str:
-    """C++ source @p text without its comments."""
-    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
-    return re.sub(r"//[^\n]*", "", text)
-
-
-def body_at(text: str, open_brace: int) -> str:
-    """The text between the brace at @p open_brace and its match."""
-    depth = 0
-    for i in range(open_brace, len(text)):
-        depth += {"{": 1, "}": -1}.get(text[i], 0)
-        if depth == 0:
-            return text[open_brace + 1:i]
-    return text[open_brace + 1:]
-
-
 def technique_names(lab_name: str) -> list[str]:
     """The names in tests of the techniques of lab @p lab_name's table (`kTechniques` in a header
     of labs/<lab_name>/: the first string of each entry), in CamelCase, in table order."""
-    names: list[str] = []
-    for header in sorted((ROOT / "labs" / lab_name).glob("*.cuh")):
-        text = strip_comments(header.read_text())
-        for m in _TECHNIQUE_TABLE.finditer(text):
-            for entry in re.finditer(r'\{\s*"(\w+)"', body_at(text, m.end() - 1)):
-                names.append("".join(w[:1].upper() + w[1:] for w in entry.group(1).split("_")))
-    return names
+    return ["".join(w[:1].upper() + w[1:] for w in name.split("_"))
+            for name in table_names(ROOT / "labs" / lab_name)]
 
 
 def defined_tests(lab: Path) -> tuple[set[str], dict[str, str]]:

@@ -49,6 +49,8 @@ import sys
 from collections import Counter, OrderedDict
 from pathlib import Path
 
+from .cxx_source import table_names
+
 LAB_POINTS = 100
 RECORD = "cudalab_labs.json"
 DECLARATION = "objectives.json"
@@ -59,8 +61,6 @@ VERSION = 3
 # every kernel (sanitizers, index ranges).
 SHARED_TECHNIQUES = ("speed", "lab")
 _TECHNIQUE = re.compile(r"^[a-z][a-z0-9_]*$")
-_TABLE = re.compile(r"\bkTechniques\[\]\s*=\s*\{(.*?)^\};", re.S | re.M)
-_ROW = re.compile(r"^\s*\{\s*\"([a-z][a-z0-9_]*)\"", re.M)
 _LAB_LABEL = re.compile(r"^lab\d\d$")
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
@@ -128,9 +128,7 @@ def technique_names(source_dir: Path, lab_info: dict | None) -> list[str] | None
         return None
     names = set(SHARED_TECHNIQUES)
     names.update(Path(f).name.split(".")[0] for f in lab_info.get("sources") or [])
-    for header in sorted(folder.glob("*.cuh")):
-        for table in _TABLE.findall(header.read_text(encoding="utf-8", errors="replace")):
-            names.update(_ROW.findall(table))
+    names.update(table_names(folder))
     return sorted(names)
 
 

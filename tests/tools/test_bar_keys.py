@@ -27,7 +27,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 from tools import reference_ratios  # noqa: E402  (read_calibration)
-from tools.contract_check import body_at, strip_comments, technique_names
+from tools.contract_check import technique_names
+from tools.cxx_source import body_at, strip_comments
 
 REFERENCE = ROOT / "tests" / "calibration" / "nvidia-h200.tsv"
 # The library's judges and the bar each names (cudalab/testing.hpp, cudalab/grading.hpp).
