@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A lab's C++ sources read as text: without comments, the body of a brace, and the names of
 the lab's technique table (the rows of `kTechniques[]` in its headers). Shared by the points'
-check (tools/grading_manifest.py: the techniques a declaration may name), the contract check
-(tools/contract_check.py: tests registered once per technique) and the bar keys' test.
+check (the techniques a declaration may name), the contract check (the tests registered once
+per technique) and the bar keys' test.
 Python 3 standard library only."""
 
 from __future__ import annotations
