@@ -300,5 +300,24 @@ class GradingManifest(unittest.TestCase):
         self.assertFalse((self.src / "grading.json").exists())
 
 
+class CpuPointsTable(unittest.TestCase):
+    """docs/instructors.md states each lab's points without a GPU: they must be the lock's."""
+
+    def test_the_instructors_table_is_the_locks(self):
+        lock = json.loads((ROOT / "tests" / "grading.json").read_text())
+        want = {lab[3:]: sum(o["points"] for t in entry["techniques"].values()
+                             for o in t["objectives"].values() if not o["gpu"])
+                for lab, entry in lock["labs"].items()}
+        doc = (ROOT / "docs" / "instructors.md").read_text()
+        begin, end = "<!-- cpu-points:begin -->", "<!-- cpu-points:end -->"
+        self.assertIn(begin, doc, "docs/instructors.md lost its CPU points table")
+        rows = [line.strip().strip("|").split("|")
+                for line in doc.split(begin, 1)[1].split(end, 1)[0].strip().splitlines()]
+        got = dict(zip((c.strip() for c in rows[0][1:]), (c.strip() for c in rows[2][1:])))
+        self.assertEqual({k: str(v) for k, v in sorted(want.items())}, got,
+                         "docs/instructors.md's CPU points (lab: points) differ from "
+                         "tests/grading.json's CPU-graded objectives")
+
+
 if __name__ == "__main__":
     unittest.main()
