@@ -36,7 +36,7 @@
 #   score_render.py and model.py, the typed model of the lock and the scores, and
 #   grading_manifest.py, which it reads the build's tests and points with, and cxx_source.py,
 #   which that reads the technique tables with), figures.py (charts of
-#   the student's own run; with diagrams.py and svg.py, which it draws with), gpu_resources.py, gpu-resources.json and the grading helpers
+#   the student's own run; with plot.py, diagrams.py and svg.py, which it draws with), gpu_resources.py, gpu-resources.json and the grading helpers
 #   tools/release/*.py (not tools/release/classroom50/, the instructor's Classroom 50
 #   autograder, nor tools/release/regrade.py, the instructor's regrade, which runs on the
 #   instructor's checkout with tools/classroom/). (tools/bank_figures.py stays out: it holds lab
@@ -97,7 +97,7 @@ is_excluded() {
     docs/threat-model.md|docs/adding-a-lab.md) return 0 ;;
     pyproject.toml) return 0 ;;  # the instructor tools as a package to install, and their mypy
     tools/__init__.py) return 1 ;;  # the package tools (python3 -m tools.scoreboard)
-    tools/scoreboard.py|tools/grading_manifest.py|tools/cxx_source.py|tools/figures.py|tools/diagrams.py|tools/svg.py) return 1 ;;
+    tools/scoreboard.py|tools/grading_manifest.py|tools/cxx_source.py|tools/figures.py|tools/plot.py|tools/diagrams.py|tools/svg.py) return 1 ;;
     tools/ctest_record.py|tools/measurement_channel.py|tools/ctest_run.py) return 1 ;;  # the scoreboard's modules
     tools/scoring.py|tools/score_render.py|tools/model.py) return 1 ;;
     tools/gpu_resources.py|tools/gpu-resources.json) return 1 ;;

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Throughput charts of every lab (SVG) and the course map, drawn from a scores file.
+"""Throughput charts of every lab (SVG, drawn with matplotlib) and the course map, from a
+scores file.
 
     python3 -m tools.figures                          # the reference run -> docs/figures/perf
-    python3 -m tools.figures --check                  # exit 1 when a committed chart is stale
+    python3 -m tools.figures --check                  # exit 1 when a committed figure is stale
     python3 -m tools.figures --scores build/student/scores.json --out build/student/figures
                                                       # your own run (after the scoreboard)
 
@@ -16,13 +17,23 @@ the diagrams of tools/diagrams.py (labs 01 and 10-14), which need no data.
 
 What each chart and the course map take from a lab (its box, its chart's title, the series
 of its tests: test, measurement, label) lives beside the lab's grader, in
-tests/labNN_topic/figures.json; this file keeps the drawing and the layout of the panels.
+tests/labNN_topic/figures.json; this file keeps the layout of the panels and tools/plot.py
+draws them.
+
+Drawing the charts needs matplotlib (Debian and Ubuntu: apt-get install python3-matplotlib);
+without it the command says so and exits 2. The course map and the diagrams are drawn with
+the standard library alone. --check needs no matplotlib: a chart is up to date when the
+digest it carries is the digest of what it would show now (every series' label and value,
+the title, units, lines and caption, and the renderer's format tag; tools/plot.py), so a new
+reference number, a renamed series or a changed drawing makes it stale and another
+matplotlib version does not; the course map and the diagrams are compared byte for byte.
+Each stale or missing figure is named, exit status 1.
 
 The reference is `docs/reference/scores.json` (the scoreboard's `scores.json` of the
 reference run, schema docs/scores-schema.md) when it exists; otherwise the Measurements
 table of `docs/reference-run.md`, the same numbers as the scoreboard printed them.
 `load_reference()` is shared with the instructors' handout check, which checks the numbers the
-handouts quote against the same file. Python 3 standard library only; deterministic output.
+handouts quote against the same file.
 """
 
 from __future__ import annotations
@@ -36,7 +47,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import diagrams  # the hand-drawn diagrams of labs 01 and 10-14 (no data)
-from .svg import document, esc  # the SVG file around every figure
+from . import plot  # the charts, drawn with matplotlib
+from .plot import COLOURS, Bar, Chart, Line, Panel
+from .svg import document, esc  # the SVG file of the course map
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE_JSON = ROOT / "docs" / "reference" / "scores.json"
@@ -110,34 +123,14 @@ def load_reference(path: Path | None = None) -> Reference:
     return ref
 
 
+def _source(ref: Reference) -> str:
+    """The scores file as the figures name it: relative to the repository where it is in it."""
+    return str(ref.source.relative_to(ROOT) if ref.source.is_relative_to(ROOT) else ref.source)
+
+
 # ---------------------------------------------------------------------------
 # Chart specifications
 # ---------------------------------------------------------------------------
-@dataclass
-class Bar:
-    label: str
-    value: float | None
-    kind: str  # "baseline", "variant" (the student's kernel), "other"
-
-
-@dataclass
-class Line:
-    label: str
-    value: float | None
-
-
-@dataclass
-class Panel:
-    title: str
-    unit: str
-    bars: list[Bar]
-    lines: list[Line] = field(default_factory=list)
-    lower_is_better: bool = False
-    log: bool = False
-    # Counts (histograms): every bar drawn, empty ones too, labelled and ticked as integers.
-    counts: bool = False
-
-
 def _div(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None or b == 0 else a / b
 
@@ -309,110 +302,18 @@ def spec(ref: Reference,
 
 
 # ---------------------------------------------------------------------------
-# SVG
+# The charts (drawn by tools/plot.py) and the style of the course map
 # ---------------------------------------------------------------------------
 STYLE = ("text{font-family:'DejaVu Sans',Verdana,Arial,sans-serif;fill:#212121}"
          ".h{font-size:15px;font-weight:bold}.p{font-size:12.5px;font-weight:bold}"
-         ".s{font-size:11px;fill:#424242}.v{font-size:11px;font-weight:bold}"
-         ".a{font-size:9.5px;fill:#616161;text-anchor:middle}.r{font-size:10px;fill:#37474f}"
-         ".e{text-anchor:end}")
-COLOURS = {"baseline": "#90a4ae", "variant": "#1e88e5", "other": "#ab47bc"}
+         ".s{font-size:11px;fill:#424242}.v{font-size:11px;font-weight:bold}")
 
 
-def fmt(v: float) -> str:
-    if v >= 100:
-        return f"{v:.0f}"
-    if v >= 10:
-        return f"{v:.1f}"
-    return f"{v:.2f}"
-
-
-def nice_ticks(vmax: float, log: bool, vmin: float) -> list[float]:
-    if log:
-        lo = math.floor(math.log10(vmin))
-        hi = math.ceil(math.log10(vmax))
-        return [m * 10 ** e for e in range(lo, hi + 1) for m in (1, 2, 5)
-                if vmin / 1.01 <= m * 10 ** e <= vmax * 1.0001]
-    step = 10 ** math.floor(math.log10(vmax / 4))
-    for m in (1, 2, 2.5, 5, 10):
-        if vmax / (m * step) <= 6:
-            step *= m
-            break
-    return [i * step for i in range(int(vmax / step) + 1)]
-
-
-def draw_panel(out: list[str], x0: float, y0: float, width: float, p: Panel) -> float:
-    # The bars and lines drawn, each with its value (those without one are not drawn).
-    bars = [(b, b.value) for b in p.bars if b.value is not None and (b.value > 0 or p.counts)]
-    lines = [(ln, ln.value) for ln in p.lines if ln.value is not None and ln.value > 0]
-    label_of = (lambda v: f"{int(round(v))}") if p.counts else fmt
-    label_w = 250
-    bar_h, gap = 22, 10
-    out.append(f'<text x="{x0:g}" y="{y0 + 14:g}" class="p">{esc(p.title)} ({esc(p.unit)}'
-               f'{", lower is better" if p.lower_is_better else ""}'
-               f'{", log scale" if p.log else ""})</text>')
-    if not bars:
-        out.append(f'<text x="{x0:g}" y="{y0 + 36:g}" class="s">no measurement in this scores '
-                   f'file</text>')
-        return 50
-    values = [v for _, v in bars] + [v for _, v in lines]
-    vmax = max(max(values), 1.0 if p.counts else 0.0) * 1.12
-    vmin = min(values) / 1.5 if p.log else 0.0
-    gx, gw = x0 + label_w, width - label_w - 45
-
-    def pos(v: float) -> float:
-        if p.log:
-            return gx + gw * (math.log10(v) - math.log10(vmin)) / (math.log10(vmax) - math.log10(vmin))
-        return gx + gw * v / vmax
-
-    top = y0 + 30 + 12 * len(lines)
-    height = len(bars) * (bar_h + gap)
-    # axis ticks
-    for t in nice_ticks(vmax, p.log, vmin if p.log else 1):
-        if p.log and t < vmin:
-            continue
-        if p.counts and t != int(t):
-            continue  # no half students
-        x = pos(t) if t > 0 else gx
-        out.append(f'<line x1="{x:g}" y1="{top - 4:g}" x2="{x:g}" y2="{top + height:g}" '
-                   f'stroke="#eceff1" stroke-width="1"/>')
-        out.append(f'<text x="{x:g}" y="{top + height + 13:g}" class="a">{t:g}'
-                   f'</text>')
-    # bars
-    for i, (b, value) in enumerate(bars):
-        y = top + i * (bar_h + gap)
-        x1 = pos(value)
-        x_start = gx if not p.log else pos(vmin)
-        out.append(f'<text x="{gx - 8:g}" y="{y + bar_h - 6:g}" class="s e">{esc(b.label)}</text>')
-        out.append(f'<rect x="{x_start:g}" y="{y:g}" width="{max(x1 - x_start, 0 if p.counts and not value else 1.5):g}" '
-                   f'height="{bar_h:g}" fill="{COLOURS[b.kind]}"/>')
-        out.append(f'<text x="{x1 + 5:g}" y="{y + bar_h - 6:g}" class="v">{label_of(value)}'
-                   f'</text>')
-    # reference lines, labels stacked above the bars
-    for j, (ln, value) in enumerate(sorted(lines, key=lambda lv: lv[1])):
-        x = pos(value)
-        ly = y0 + 30 + 12 * j
-        out.append(f'<line x1="{x:g}" y1="{ly + 2:g}" x2="{x:g}" y2="{top + height:g}" '
-                   f'stroke="#d32f2f" stroke-width="1.3" stroke-dasharray="4 3"/>')
-        out.append(f'<text x="{x - 4:g}" y="{ly:g}" class="r e">{esc(ln.label)} {fmt(value)}'
-                   f'</text>')
-    return top - y0 + height + 24
-
-
-def render_chart(title: str, panels: list[Panel], gpu: dict, source: str) -> str:
-    width = 900
-    out: list[str] = []
-    y: float = 16
-    out.append(f'<text x="16" y="{y + 14}" class="h">{esc(title)}</text>')
-    y += 24
-    for p in panels:
-        y += 10
-        y += draw_panel(out, 16, y, width - 32, p)
-    note = (f"{gpu.get('name') or 'GPU ?'}, {gpu.get('sms') or '?'} SMs at {gpu.get('mhz') or '?'}"
-            f" MHz; grey: baseline, blue: the lab's kernels, purple: for comparison; dashed: "
-            f"ceilings and cuBLAS. Source: {source}")
-    out.append(f'<text x="16" y="{y + 8}" class="s">{esc(note)}</text>')
-    return document(width, y + 22, title, STYLE, out)
+def caption(gpu: dict, source: str) -> str:
+    """What a lab's chart says under its panels: the GPU, the colours, the scores file."""
+    return (f"{gpu.get('name') or 'GPU ?'}, {gpu.get('sms') or '?'} SMs at "
+            f"{gpu.get('mhz') or '?'} MHz. Grey: baseline, blue: the lab's kernels, purple: for "
+            f"comparison; dashed lines: the GPU's ceilings and cuBLAS. Source: {source}")
 
 
 # ---------------------------------------------------------------------------
@@ -470,9 +371,8 @@ def render_course_map(ref: Reference, labs: list[LabFigures] | None = None) -> s
                 out.append(f'<path d="M{x + box_w / 2:g} {y + box_h + 3}v30" stroke="#1e88e5" '
                            f'stroke-width="2" marker-end="url(#arr)"/>')
     height = 50 + rows * (box_h + 40) + 10
-    src = ref.source.relative_to(ROOT) if ref.source.is_relative_to(ROOT) else ref.source
     out.append(f'<text x="16" y="{height - 12}" class="s">{esc(ref.gpu.get("name") or "")}: '
-               f'ratios the graders measured (source: {esc(str(src))}).</text>')
+               f'ratios the graders measured (source: {esc(_source(ref))}).</text>')
     arrow = ('<defs><marker id="arr" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
              'markerHeight="7" orient="auto"><path d="M0 0L10 5L0 10z" fill="#1e88e5"/></marker>'
              '</defs>\n')
@@ -493,18 +393,49 @@ def missing_series(ref: Reference) -> list[str]:
     return out
 
 
-def build(ref: Reference) -> tuple[dict[str, str], list[str]]:
-    files: dict[str, str] = {}
+def charts(ref: Reference) -> tuple[dict[str, Chart], list[str]]:
+    """Each lab's chart by file name (labNN.svg), and a note for every chart left out (no
+    measurement of it in the scores file)."""
+    out: dict[str, Chart] = {}
     notes: list[str] = []
-    src = ref.source.relative_to(ROOT) if ref.source.is_relative_to(ROOT) else ref.source
     for lab, (title, panels) in spec(ref).items():
         if not any(b.value for p in panels for b in p.bars):
-            notes.append(f"{lab}: no measurement in {src}; chart left out")
+            notes.append(f"{lab}: no measurement in {_source(ref)}; chart left out")
             continue
-        files[f"{lab}.svg"] = render_chart(title, panels, ref.gpu, str(src))
-    files.update(diagrams.all_diagrams())
+        out[f"{lab}.svg"] = Chart(title, panels, caption(ref.gpu, _source(ref)))
+    return out, notes
+
+
+def drawings(ref: Reference) -> dict[str, str]:
+    """The figures drawn here with the standard library, by file name: the diagrams and the
+    course map (compared byte for byte)."""
+    files = diagrams.all_diagrams()
     files["course_map.svg"] = render_course_map(ref)
-    return files, notes
+    return files
+
+
+def stale(out: Path, drawn: dict[str, Chart], exact: dict[str, str]) -> list[str]:
+    """What is wrong with each figure of @p out: a chart missing or drawn from other data
+    (its digest), a drawing missing or not the same bytes."""
+    problems = []
+    for name, chart in drawn.items():
+        path = out / name
+        if not path.is_file():
+            problems.append(f"{path}: missing")
+            continue
+        carried = plot.digest_in(path.read_text(encoding="utf-8"))
+        if carried is None:
+            problems.append(f"{path}: carries no chart digest (not drawn by tools/plot.py)")
+        elif carried != plot.digest(chart):
+            problems.append(f"{path}: stale, drawn from other data (a value, label, title, "
+                            f"unit, line or the caption changed, or the renderer's format)")
+    for name, text in exact.items():
+        path = out / name
+        if not path.is_file():
+            problems.append(f"{path}: missing")
+        elif path.read_text(encoding="utf-8") != text:
+            problems.append(f"{path}: differs from what tools/figures.py draws now")
+    return problems
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -514,7 +445,8 @@ def main(argv: list[str] | None = None) -> int:
                          "docs/reference/scores.json, else docs/reference-run.md)")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder of the SVG files")
     ap.add_argument("--check", action="store_true",
-                    help="compare with the files in --out instead of writing them")
+                    help="check the files in --out instead of writing them (the charts by "
+                         "their digest: no matplotlib needed)")
     ap.add_argument("--allow-missing", action="store_true",
                     help="draw what a partial run has instead of failing when a chart's series "
                          "is missing from the scores file")
@@ -533,23 +465,30 @@ def main(argv: list[str] | None = None) -> int:
               "partial run)",
               file=sys.stderr)
         return 1
-    files, notes = build(ref)
+    drawn, notes = charts(ref)
+    exact = drawings(ref)
     for n in notes:
         print(f"figures: {n}")
     if args.check:
-        stale = [n for n, text in files.items()
-                 if not (args.out / n).is_file() or (args.out / n).read_text() != text]
-        for n in stale:
-            print(f"figures: {args.out / n} is missing or differs from {ref.source}")
-        if stale:
+        problems = stale(args.out, drawn, exact)
+        for problem in problems:
+            print(f"figures: {problem}")
+        if problems:
             print("figures: regenerate with: python3 -m tools.figures")
             return 1
-        print(f"figures: {len(files)} charts up to date in {args.out} (source {ref.source.name})")
+        print(f"figures: {len(drawn) + len(exact)} figures up to date in {args.out} "
+              f"(source {ref.source.name})")
         return 0
+    try:
+        files = {name: plot.render(chart) for name, chart in drawn.items()}
+    except plot.MissingMatplotlib as e:
+        print(f"figures: {e}", file=sys.stderr)
+        return 2
+    files.update(exact)
     args.out.mkdir(parents=True, exist_ok=True)
     for n, text in files.items():
-        (args.out / n).write_text(text)
-    print(f"figures: wrote {len(files)} charts to {args.out} (source {ref.source})")
+        (args.out / n).write_text(text, encoding="utf-8")
+    print(f"figures: wrote {len(files)} figures to {args.out} (source {ref.source})")
     return 0
 
 

@@ -49,8 +49,9 @@ and sudo prefixes dropped):
              kernels and baselines) has its measurement in the reference;
              every image link resolves from the page (GitHub's repository view) and names a
              file Doxygen finds by name (docs/figures/banks or docs/figures/perf, names
-             unique); the committed figures are those tools/bank_figures.py and
-             tools/figures.py draw now;
+             unique); the committed figures are current: tools/bank_figures.py's and the
+             diagrams and course map of tools/figures.py byte for byte, its charts by the
+             digest of their data (python3 -m tools.figures --check, no matplotlib needed);
   questions  every handout page ends with a "Questions" section; the numbered questions of a
              lab's pages, page after page, are the q1..qN of labs/<lab>/answers.txt (a
              TODO(labNN) region) and of the reference answers solutions/<lab>/answers.txt,

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The SVG document every drawn figure of the course sits in (tools/figures.py,
-tools/diagrams.py and the instructors' class charts): size, accessible title, style, white
-background.
+"""The SVG document every hand-drawn figure of the course sits in (the course map of
+tools/figures.py and the diagrams of tools/diagrams.py; the charts are drawn with matplotlib,
+tools/plot.py): size, accessible title, style, white background.
 Python 3 standard library only."""
 
 from __future__ import annotations

@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Tests of tools/classroom/charts.py: per-lab distributions and the opt-in, anonymised speed
-board per GPU model, drawn from a fixture collected.json (no network)."""
+board per GPU model, drawn (matplotlib) from a fixture collected.json (no network); every
+label and value is SVG text, two runs draw the same bytes."""
 
 from __future__ import annotations
 
 import contextlib
 import io
 import re
+import sys
 import tempfile
 import unittest
-import xml.etree.ElementTree as ET
 from pathlib import Path
+from unittest import mock
 
 import toolfixtures as fx
 
@@ -44,7 +46,7 @@ class Charts(unittest.TestCase):
             files = {p.name: p.read_text() for p in (Path(tmp) / "svg").glob("*.svg")} \
                 if rc == 0 else {}
         for text in files.values():
-            ET.fromstring(text)  # well-formed SVG
+            fx.svg_texts(text)  # well-formed SVG
         return rc, files
 
     def test_distribution_per_lab_per_gpu_without_names(self):
@@ -55,12 +57,16 @@ class Charts(unittest.TestCase):
         svg = files["dist_lab13.svg"]
         self.assertIn("on NVIDIA H100 80GB HBM3: 4 students, median 0.745, pass bar 0.4", svg)
         # Counts are whole numbers and every bin is drawn, the empty ones too.
-        values = re.findall(r'class="v">([^<]*)<', svg)
+        values = fx.svg_texts(svg, "value-")
         self.assertTrue(values and all(re.fullmatch(r"\d+", v) for v in values), values)
         self.assertIn("0", values)
         self.assertEqual(values.count("0") + sum(int(v) > 0 for v in values), len(values))
         points = files["points.svg"]
-        self.assertEqual(points.count('class="v">'), 11)  # 11 bins of lab13, every one
+        self.assertEqual(len(fx.svg_texts(points, "value-")), 11)  # 11 bins of lab13, every one
+        # Every bar's label is text: the bins of the points, the rows of the completion.
+        self.assertLessEqual({"0–9 %", "90–99 %", "100 %"}, set(fx.svg_texts(points)))
+        self.assertLessEqual({"completed (full points)", "partly", "no points", "no result"},
+                             set(fx.svg_texts(files["completion.svg"])))
         for name in list(SHARES) + ["erin"]:
             self.assertNotIn(name, points + files["completion.svg"])
         self.assertIn("on NVIDIA H200: 1 students", svg)
@@ -75,9 +81,10 @@ class Charts(unittest.TestCase):
         for name in SHARES:
             self.assertNotIn(name, board)
         # student 1 is the fastest (93 %), student 4 the slowest (35 %), below the 40 % bar
-        self.assertLess(board.index(">student 1<"), board.index(">student 4<"))
-        self.assertIn(">93.0<", board)
-        self.assertIn("pass bar 40.0", board)
+        texts = fx.svg_texts(board)
+        self.assertLess(texts.index("student 1"), texts.index("student 4"))
+        self.assertEqual(fx.svg_texts(board, "value-"), ["93.0", "88.0", "61.0", "35.0"])
+        self.assertIn("pass bar 40.0 % of cuBLAS", texts)
 
     def test_names_only_with_names_and_consent(self):
         _, files = self.draw("--board", "--names")
@@ -97,6 +104,18 @@ class Charts(unittest.TestCase):
     def test_deterministic_and_usage_errors(self):
         self.assertEqual(self.draw("--board")[1], self.draw("--board")[1])
         self.assertEqual(self.draw(consent="alice")[0], 2)  # --consent without --names
+
+    def test_without_matplotlib_one_line_and_exit_2(self):
+        err = io.StringIO()
+        with tempfile.TemporaryDirectory() as tmp, \
+                mock.patch.dict(sys.modules, {"matplotlib": None}), \
+                contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            src = fx.write_json(Path(tmp) / "collected.json", collected())
+            rc = charts.main(["--collected", str(src), "--out", str(Path(tmp) / "svg")])
+            self.assertFalse((Path(tmp) / "svg").exists())
+        self.assertEqual(rc, 2)
+        self.assertEqual(err.getvalue(), "charts: needs matplotlib (Debian: apt-get install "
+                                         "python3-matplotlib)\n")
 
 
 if __name__ == "__main__":

@@ -463,7 +463,7 @@ class Rehearsal(unittest.TestCase):
         # defects: counts printed as "1.00", empty bins dropped, consent claimed without it
         self.assertEqual(self.chart_run.returncode, 0, self.chart_run.stderr)
         points = (self.chart_dir / "points.svg").read_text()
-        values = re.findall(r'class="v">([^<]*)<', points)
+        values = fx.svg_texts(points, "value-")
         self.assertEqual(len(values), 11 * 3)
         self.assertTrue(all(re.fullmatch(r"\d+", v) for v in values), values)
         self.assertIn("0", values)

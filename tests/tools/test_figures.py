@@ -5,20 +5,29 @@ from: every lab has its course-map box; every test a figures.json names is a tes
 declares (tests/grading.json), so a renamed test cannot silently drop a series; every series
 goes to a panel of the layout, every panel gets a series and every chart a title; tools/ names
 no lab's test; a figures.json that names an unknown panel or kind fails loudly. The charts
-themselves are compared with the committed SVGs by `tools/figures.py --check` (run by the
-handout check). Python 3 standard library only; no build tree, no GPU."""
+(drawn with matplotlib): two runs draw the same bytes, every label and value is SVG text, each
+carries the digest of its data; `--check` needs no matplotlib, passes on the committed
+figures and names the one chart whose value changed; drawing without matplotlib is one line
+and exit status 2. No build tree, no GPU."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
+
+import toolfixtures as fx
 
 ROOT = Path(__file__).resolve().parents[2]
-from tools import figures  # noqa: E402
+from tools import figures, plot  # noqa: E402
 
 # A test name as the graders spell it: labNN.<Suite>.<Case>.
 TEST_NAME = re.compile(r"\blab\d\d\.[A-Z]\w*")
@@ -88,9 +97,9 @@ class LabFigures(unittest.TestCase):
         self.assertTrue(name)
 
     def test_tools_name_no_labs_test(self):
-        for path in [ROOT / "tools" / "figures.py", ROOT / "tools" / "class" / "charts.py"]:
-            if path.is_file():
-                self.assertEqual(TEST_NAME.findall(path.read_text()), [], path.name)
+        for path in [ROOT / "tools" / "figures.py", ROOT / "tools" / "plot.py",
+                     ROOT / "tools" / "classroom" / "charts.py"]:
+            self.assertEqual(TEST_NAME.findall(path.read_text()), [], path.name)
 
 
 class Refusals(unittest.TestCase):
@@ -137,6 +146,96 @@ class Refusals(unittest.TestCase):
         self.assertEqual([b.label for b in panels[1].bars],
                          ["baseline: conflicting", "XOR-swizzled", "lab 06: padded",
                           "lab 04: static tiles, row access"])
+
+
+def run(*argv: str, matplotlib: bool = True) -> tuple[int, str, str]:
+    """figures.main(@p argv) in this process: (exit status, stdout, stderr); without
+    @p matplotlib as if it were not installed."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.ExitStack() as stack:
+        if not matplotlib:
+            stack.enter_context(mock.patch.dict(sys.modules, {"matplotlib": None}))
+        stack.enter_context(contextlib.redirect_stdout(out))
+        stack.enter_context(contextlib.redirect_stderr(err))
+        rc = figures.main(list(argv))
+    return rc, out.getvalue(), err.getvalue()
+
+
+class Charts(unittest.TestCase):
+    """The charts as tools/plot.py draws them, and the digest check."""
+
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="cudalab-charts-"))
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
+
+    def test_the_committed_figures_check_without_matplotlib(self):
+        rc, out, err = run("--check", matplotlib=False)
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("figures up to date", out)
+
+    def test_drawing_without_matplotlib_is_one_line_and_exit_2(self):
+        rc, out, err = run("--out", str(self.tmp / "svg"), matplotlib=False)
+        self.assertEqual((rc, out), (2, ""))
+        self.assertEqual(err, "figures: needs matplotlib (Debian: apt-get install "
+                              "python3-matplotlib)\n")
+        self.assertFalse((self.tmp / "svg").exists())
+
+    def test_two_runs_draw_the_same_bytes(self):
+        # One run in this process, one in a fresh interpreter (as the command line runs it).
+        self.assertEqual(run("--out", str(self.tmp / "a"))[0], 0)
+        subprocess.run(fx.tool_command("tools.figures") + ["--out", str(self.tmp / "b")],
+                       env=fx.tool_env(), check=True, capture_output=True)
+        a = {p.name: p.read_bytes() for p in sorted((self.tmp / "a").iterdir())}
+        b = {p.name: p.read_bytes() for p in sorted((self.tmp / "b").iterdir())}
+        self.assertEqual(sorted(a), sorted(b))
+        self.assertGreaterEqual(len(a), 16)
+        for name in a:
+            self.assertEqual(a[name], b[name], name)
+
+    def test_every_label_and_value_is_text_and_the_digest_is_the_datas(self):
+        drawn, notes = figures.charts(figures.load_reference())
+        self.assertEqual((sorted(drawn), notes), ([f"{lab}.svg" for lab in figures.LAYOUT], []))
+        for name, chart in drawn.items():
+            svg = plot.render(chart)
+            texts = fx.svg_texts(svg)
+            self.assertEqual(plot.digest_in(svg), plot.digest(chart), name)
+            self.assertIn(chart.title, texts, name)
+            values: list[str] = []
+            for p in chart.panels:
+                self.assertIn(p.title, texts, name)
+                for b in p.bars:
+                    self.assertIn(b.label, texts, f"{name}: series {b.label}")
+                    values.append(plot.fmt(b.value or 0.0))
+                for ln in p.lines:
+                    self.assertIn(f"{ln.label} {plot.fmt(ln.value or 0.0)} {p.unit}", texts,
+                                  f"{name}: line {ln.label}")
+            self.assertEqual(fx.svg_texts(svg, "value-"), values, name)
+            self.assertTrue(any("SMs at" in t for t in texts), f"{name}: the GPU caption")
+
+    def test_a_changed_value_makes_check_name_its_chart(self):
+        scores = self.tmp / "scores.json"
+        data = json.loads(figures.REFERENCE_JSON.read_text(encoding="utf-8"))
+        scores.write_text(json.dumps(data), encoding="utf-8")
+        svg = self.tmp / "svg"
+        self.assertEqual(run("--scores", str(scores), "--out", str(svg))[0], 0)
+        self.assertEqual(run("--scores", str(scores), "--out", str(svg), "--check",
+                             matplotlib=False)[0], 0)
+        test = next(t for t in data["tests"]
+                    if t["name"] == "lab07.SwizzledPerf.TransposeBeatsTheConflictingTranspose")
+        m = next(m for m in test["measurements"] if m["name"] == "swizzled transpose")
+        m["value"] *= 1.01
+        scores.write_text(json.dumps(data), encoding="utf-8")
+        rc, out, _ = run("--scores", str(scores), "--out", str(svg), "--check",
+                         matplotlib=False)
+        self.assertEqual(rc, 1, out)
+        named = re.findall(r"(\w+\.svg): (?:stale|missing|differs|carries)", out)
+        self.assertEqual(named, ["lab07.svg"], out)
+        (svg / "lab03.svg").unlink()
+        (svg / "lab04.svg").write_text((svg / "lab05.svg").read_text())
+        rc, out, _ = run("--scores", str(scores), "--out", str(svg), "--check",
+                         matplotlib=False)
+        self.assertEqual(re.findall(r"(\w+\.svg): (?:stale|missing)", out),
+                         ["lab03.svg", "lab04.svg", "lab07.svg"], out)
 
 
 if __name__ == "__main__":

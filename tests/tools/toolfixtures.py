@@ -14,12 +14,14 @@ import os
 import subprocess
 import sys
 import types
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(os.environ.get("CUDALAB_SOURCE_DIR") or Path(__file__).resolve().parents[2])
 RELEASE = ROOT / "tools" / "release"
 CLASS = ROOT / "tools" / "classroom"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SVG = "{http://www.w3.org/2000/svg}"
 
 H100 = "NVIDIA H100 80GB HBM3"
 TOPICS = {"lab01": "hello_addone", "lab02": "naive_matmul", "lab13": "sgemm"}
@@ -220,6 +222,16 @@ def write_json(path: Path, data) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=1))
     return path
+
+
+def svg_texts(svg: str, group: str = "") -> list[str]:
+    """The text of @p svg's <text> elements in document order (the SVG must be well formed);
+    with @p group only those inside a <g> whose id starts with it (tools/plot.py gives a bar's
+    value label the id "value-<panel>-<bar>")."""
+    tree = ET.fromstring(svg)
+    roots = [g for g in tree.iter(SVG + "g") if g.get("id", "").startswith(group)] \
+        if group else [tree]
+    return ["".join(t.itertext()) for r in roots for t in r.iter(SVG + "text")]
 
 
 def load_fixture(name: str):

@@ -9,7 +9,8 @@ speed ratios, and an opt-in speed board per GPU model.
 
 From each student's result.json (collected by collect.py) it reads the key ratios the
 graders measured (result.json entries, cudalabs.ratios: thresholded speedups and shares)
-and the GPU they ran on, and draws, in the style of tools/figures.py:
+and the GPU they ran on, and draws with matplotlib, as the labs' throughput charts are drawn
+(tools/plot.py):
   points.svg       per lab, how many students scored 0-9, 10-19, ..., 90-99 and 100 % of the
                    lab's points (every bin drawn, empty ones too; counts are whole numbers),
                    from --gradebook (the points that count: regrade, late policy) when given,
@@ -28,7 +29,9 @@ the others stay "student k", and only then does the board say "Names shown with 
 Distributions never name anyone. Every bin of a histogram is drawn, empty ones too, and
 counts are whole numbers.
 
-Exit status: 0; 2 bad input. Python 3 standard library; deterministic output.
+Needs matplotlib (Debian and Ubuntu: apt-get install python3-matplotlib), on the instructor's
+machine where the class tools run; the output is deterministic for one matplotlib version.
+Exit status: 0; 2 bad input or no matplotlib.
 """
 
 from __future__ import annotations
@@ -38,19 +41,15 @@ import csv
 import re
 import statistics
 import sys
-import textwrap
 from pathlib import Path
 
 from ..model import LabResult
 from .classlib import UsageError, read_json
-from ..figures import STYLE, Bar, Line, Panel, board_ratio, draw_panel
-from ..svg import document, esc
+from ..figures import board_ratio
+from ..plot import Bar, Chart, Line, MissingMatplotlib, Panel, render
 
-WIDTH = 900
 BOARD_TEST, BOARD_NAME = board_ratio()
 BINS = 8
-# Characters of a note line that fit WIDTH at the "s" style (11 px): SVG text does not wrap.
-NOTE_CHARS = 140
 
 
 def lab_results(student: dict) -> list[LabResult]:
@@ -163,31 +162,9 @@ def points_charts(per_lab: dict[str, list]) -> dict[str, str]:
             Bar("no points", float(zero), "baseline"),
             Bar("no result", float(none), "baseline")], counts=True))
     note = ("Bars: number of students (whole numbers), every bin drawn. No names.")
-    return {"points.svg": render("The class's points per lab (share of the lab's points)",
-                                 panels, note),
-            "completion.svg": render("Completion per lab", done, note)}
-
-
-def note_lines(note: str) -> list[str]:
-    """@p note in lines that fit the chart: a sentence per line where it fits (SVG text does
-    not wrap, and a line past WIDTH is cut off), else wrapped at NOTE_CHARS."""
-    lines: list[str] = []
-    for sentence in re.split(r"(?<=\.) (?=[A-Z])", note):
-        lines += textwrap.wrap(sentence, NOTE_CHARS) or [""]
-    return lines
-
-
-def render(title: str, panels: list[Panel], note: str) -> str:
-    """An SVG of @p panels, laid out like tools/figures.py's charts."""
-    out: list[str] = [f'<text x="16" y="30" class="h">{esc(title)}</text>']
-    y: float = 40
-    for p in panels:
-        y += 10
-        y += draw_panel(out, 16, y, WIDTH - 32, p)
-    lines = note_lines(note)
-    for i, line in enumerate(lines):
-        out.append(f'<text x="16" y="{y + 8 + 15 * i}" class="s">{esc(line)}</text>')
-    return document(WIDTH, y + 22 + 15 * (len(lines) - 1), title, STYLE, out)
+    return {"points.svg": render(Chart("The class's points per lab (share of the lab's points)",
+                                       panels, note)),
+            "completion.svg": render(Chart("Completion per lab", done, note))}
 
 
 def distributions(data: list[dict]) -> dict[str, str]:
@@ -199,10 +176,10 @@ def distributions(data: list[dict]) -> dict[str, str]:
             if d["lab"] == lab:
                 groups.setdefault((d["test"], d["name"], d["gpu"]), []).append(d)
         panels = [distribution_panel(groups[k]) for k in sorted(groups)]
-        files[f"dist_{lab}.svg"] = render(
+        files[f"dist_{lab}.svg"] = render(Chart(
             f"Lab {lab[3:]}: the class's key speed ratios", panels,
             "Bars: number of students per bin of the ratio the grader measured; blue: at or "
-            "above the pass bar, grey: below. No names.")
+            "above the pass bar, grey: below. No names."))
     return files
 
 
@@ -243,11 +220,11 @@ def boards(data: list[dict], test: str, name: str, names: bool,
                                                          ranked)]
         lines = [Line("pass bar", t * scale)] if t is not None else []
         slug = re.sub(r"[^a-z0-9]+", "-", gpu.lower()).strip("-") or "gpu"
-        files[f"board_{slug}.svg"] = render(
+        files[f"board_{slug}.svg"] = render(Chart(
             f"Speed board, {gpu}: {test.split('.', 1)[1]} ({len(ranked)} students)",
             [Panel(f"{name}", unit, bars, lines)],
             "Ranked by the value the grader measured on the collected commit; blue: at or "
-            "above the pass bar. " + board_note(names, consent))
+            "above the pass bar. " + board_note(names, consent)))
     return files
 
 
@@ -287,13 +264,17 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as e:
         print(f"charts: {e}", file=sys.stderr)
         return 2
-    files = points_charts(lab_points(collected, book))
-    files.update(distributions(data))
-    if args.board:
-        board = boards(data, args.board_test, args.board_name, args.names, consent)
-        if not board:
-            print(f"charts: no student has {args.board_test} {args.board_name}; no board")
-        files.update(board)
+    try:
+        files = points_charts(lab_points(collected, book))
+        files.update(distributions(data))
+        board = boards(data, args.board_test, args.board_name, args.names, consent) \
+            if args.board else {}
+    except MissingMatplotlib as e:
+        print(f"charts: {e}", file=sys.stderr)
+        return 2
+    if args.board and not board:
+        print(f"charts: no student has {args.board_test} {args.board_name}; no board")
+    files.update(board)
     args.out.mkdir(parents=True, exist_ok=True)
     for name, text in sorted(files.items()):
         (args.out / name).write_text(text, encoding="utf-8")
