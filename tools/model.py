@@ -7,15 +7,19 @@ a lab's score.
     technique's over its objectives (points, whether its tests need a GPU, its tests). The
     scoreboard writes it (--write-declared) and grades by it; the autograder, the regrade and
     tools/release/lab_points.py give whole points in its shape.
-  * TestResult: one entry of scores.json's tests[] (schema cudalabs-scores, version 4).
+  * TestResult: one entry of scores.json's tests[] (schema cudalabs-scores, version 4), with
+    its Measurements, the speed Bars it judged against and, when it was skipped as unavailable
+    on this GPU, its SkipReason. A Measurement is also an entry of labs[].measurements and of
+    the top-level measurements (which add lab and graded).
   * LabScore -> TechniqueScore -> ObjectiveScore, Unavailable: one entry of scores.json's
     labs[], its points in the lock's shape and the parts this GPU cannot run.
 
-The lock and an Unavailable are frozen; a TestResult and a LabScore are plain dataclasses,
-which the scoreboard fills in as it scores a run (tools/scoring.py). from_json() validates
-what the tools rely on and raises ModelError with one line naming the
-place; to_json() gives back the JSON document with the keys in the order the files have them,
-so that `json.dumps(x.to_json(), indent=...)` writes the same bytes as before.
+The lock, an Unavailable, a SkipReason, a Bar and a Measurement are frozen; a TestResult and a
+LabScore are plain dataclasses, which the scoreboard fills in as it scores a run
+(tools/scoring.py). from_json() validates what the tools rely on (the fields present, and the
+JSON kinds of those a class lists in KINDS) and raises ModelError with one line naming the
+place and the field; to_json() gives back the JSON document with the keys in the order the
+files have them, so that `json.dumps(x.to_json(), indent=...)` writes the same bytes as before.
 docs/scores-schema.md describes the fields. Library only; Python 3 standard library.
 """
 
@@ -23,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 LOCK_SCHEMA = "cudalabs-declared"
 LOCK_VERSION = 2
@@ -175,14 +179,26 @@ class Lock:
 def _from_fields(cls: Any, raw: object, where: str, required: tuple[str, ...],
                  convert: dict[str, Any] | None = None) -> Any:
     """@p cls from the keys of @p raw named as its fields (absent ones keep their defaults,
-    @p required ones must be there); @p convert: field -> function of the raw value."""
+    @p required ones must be there, those of the class's KINDS {field: (types, what)} must be
+    of those types); @p convert: field -> function of the raw value."""
     d = _object(raw, where)
     missing = [k for k in required if k not in d]
     if missing:
         raise ModelError(f"{where} has no {', '.join(repr(k) for k in missing)}")
+    for name, (kinds, what) in getattr(cls, "KINDS", {}).items():
+        value = d.get(name)
+        if name in d and (not isinstance(value, kinds) or
+                          isinstance(value, bool) and bool not in kinds):
+            raise ModelError(f"{where} has {name} {value!r}, not {what}")
     convert = convert or {}
     return cls(**{f.name: convert[f.name](d[f.name]) if f.name in convert else d[f.name]
                   for f in fields(cls) if f.name in d})
+
+
+def _list(raw: object, where: str) -> list[Any]:
+    if not isinstance(raw, list):
+        raise ModelError(f"{where} is not a list")
+    return raw
 
 
 def _to_fields(obj: Any, convert: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -190,6 +206,12 @@ def _to_fields(obj: Any, convert: dict[str, Any] | None = None) -> dict[str, Any
     return {f.name: convert[f.name](getattr(obj, f.name)) if f.name in convert
             else getattr(obj, f.name) for f in fields(obj)}
 
+
+# The KINDS of a JSON value a field may have: (Python types, how a message says it).
+_TEXT = ((str,), "a string")
+_TEXT_OR_NULL = ((str, type(None)), "a string or null")
+_NUMBER_OR_NULL = ((int, float, type(None)), "a number or null")
+_FLAG_OR_NULL = ((bool, type(None)), "true, false or null")
 
 _Flat = TypeVar("_Flat", bound="_FlatRecord")
 
@@ -218,6 +240,85 @@ class Unavailable(_FlatRecord):
     reason: str
 
 
+@dataclass(frozen=True)
+class SkipReason(_FlatRecord):
+    """Why a skipped test cannot run here (scores.json tests[].unavailable): kind "gpu" (this
+    GPU's compute capability is too old) or "build" (the build holds no code of the
+    architecture it needs), the compute capability it needs ("9.0") and the skip message."""
+    kind: str
+    needs: str
+    reason: str
+    KINDS: ClassVar[dict[str, Any]] = {"kind": _TEXT, "needs": _TEXT, "reason": _TEXT}
+
+
+@dataclass(frozen=True)
+class Bar(_FlatRecord):
+    """A speed bar a test judged against (scores.json tests[].bars[], from the channel's "bar"
+    records, tools/measurement_channel.py): the measurement it bounds, min or max, the bar
+    after CUDALAB_SPEEDUP_SCALE and before it (reference), where it came from (calibration,
+    reference, none), the calibration file and the GPU model it was calibrated on."""
+    name: str | None
+    bound: str | None
+    bar: float | None
+    reference: float | None
+    source: str | None
+    calibration: str | None
+    calibration_gpu: str | None
+    KINDS: ClassVar[dict[str, Any]] = {
+        "name": _TEXT_OR_NULL, "bound": _TEXT_OR_NULL, "bar": _NUMBER_OR_NULL,
+        "reference": _NUMBER_OR_NULL, "source": _TEXT_OR_NULL, "calibration": _TEXT_OR_NULL,
+        "calibration_gpu": _TEXT_OR_NULL}
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """A measurement a test reported on the channel, with its bar's source and calibration and
+    the test's status (scores.json tests[].measurements[] and labs[].measurements[]; the
+    top-level measurements[] add the lab and whether the test is graded, absent elsewhere).
+    test, name and value are required; tiers: [{"name", "at_least"}] as the test gave them."""
+    test: str
+    name: str | None
+    value: float | None
+    bar_source: str | None = None
+    calibration: str | None = None
+    unit: str = ""
+    threshold: float | None = None
+    bound: str | None = None
+    verdict: str | None = None
+    unscaled_threshold: float | None = None
+    speedup_scale: float | None = None
+    text: str | None = None
+    tiers: list[dict[str, Any]] = field(default_factory=list)
+    tier: str | None = None
+    status: str = "not run"
+    lab: str | None = None
+    graded: bool | None = None
+    KINDS: ClassVar[dict[str, Any]] = {
+        "test": _TEXT, "name": _TEXT_OR_NULL, "value": _NUMBER_OR_NULL,
+        "bar_source": _TEXT_OR_NULL, "calibration": _TEXT_OR_NULL, "unit": _TEXT,
+        "threshold": _NUMBER_OR_NULL, "bound": _TEXT_OR_NULL, "verdict": _TEXT_OR_NULL,
+        "unscaled_threshold": _NUMBER_OR_NULL, "speedup_scale": _NUMBER_OR_NULL,
+        "text": _TEXT_OR_NULL, "tiers": ((list,), "a list"), "tier": _TEXT_OR_NULL,
+        "status": _TEXT, "lab": _TEXT_OR_NULL, "graded": _FLAG_OR_NULL}
+
+    @classmethod
+    def from_json(cls, raw: object, where: str = "a measurement") -> Measurement:
+        return _from_fields(cls, raw, where, ("test", "name", "value"))
+
+    def to_json(self) -> dict[str, Any]:
+        doc = _to_fields(self)
+        for k in ("lab", "graded"):
+            if doc[k] is None:
+                del doc[k]
+        return doc
+
+
+def measurements_of(raw: object, where: str) -> list[Measurement]:
+    """The measurements of a scores.json list (tests[].measurements, labs[].measurements, the
+    top-level measurements)."""
+    return [Measurement.from_json(m, f"{where}[{i}]") for i, m in enumerate(_list(raw, where))]
+
+
 @dataclass
 class TestResult:
     """One graded test of a run (scores.json tests[]). Only name, lab and status are
@@ -237,18 +338,27 @@ class TestResult:
     message: str = ""
     result_source: str | None = None
     result_time: str | None = None
-    speedup_scale: Any = None
-    measurements: list[dict[str, Any]] = field(default_factory=list)
-    bars: list[dict[str, Any]] = field(default_factory=list)
+    speedup_scale: float | None = None
+    measurements: list[Measurement] = field(default_factory=list)
+    bars: list[Bar] = field(default_factory=list)
     speed: list[str] = field(default_factory=list)
-    unavailable: dict[str, Any] | None = None
+    unavailable: SkipReason | None = None
+    KINDS: ClassVar[dict[str, Any]] = {"speedup_scale": _NUMBER_OR_NULL}
 
     @classmethod
     def from_json(cls, raw: object, where: str = "a test") -> TestResult:
-        return _from_fields(cls, raw, where, ("name", "lab", "status"))
+        return _from_fields(cls, raw, where, ("name", "lab", "status"), {
+            "measurements": lambda ms: measurements_of(ms, f"{where}: measurements"),
+            "bars": lambda bs: [Bar.from_json(b, f"{where}: bars[{i}]")
+                                for i, b in enumerate(_list(bs, f"{where}: bars"))],
+            "unavailable": lambda u: None if u is None else
+            SkipReason.from_json(u, f"{where}: unavailable")})
 
     def to_json(self) -> dict[str, Any]:
-        return _to_fields(self)
+        return _to_fields(self, {
+            "measurements": lambda ms: [m.to_json() for m in ms],
+            "bars": lambda bs: [b.to_json() for b in bs],
+            "unavailable": lambda u: None if u is None else u.to_json()})
 
     @property
     def needs_gpu(self) -> bool:
@@ -309,7 +419,7 @@ class LabScore:
     unavailable: list[Unavailable] = field(default_factory=list)
     techniques: dict[str, TechniqueScore] = field(default_factory=dict)
     by_category: dict[str, dict[str, int]] = field(default_factory=dict)
-    measurements: list[dict[str, Any]] = field(default_factory=list)
+    measurements: list[Measurement] = field(default_factory=list)
     failures: list[dict[str, str]] = field(default_factory=list)
     speedup_scales: list[Any] = field(default_factory=list)
     flags: list[dict[str, Any]] = field(default_factory=list)
@@ -325,12 +435,14 @@ class LabScore:
                                        for u in us],
             "techniques": lambda ts: {
                 k: TechniqueScore.from_json(v, f"{where}: {k}")
-                for k, v in _object(ts, f"{where}: its \"techniques\"").items()}})
+                for k, v in _object(ts, f"{where}: its \"techniques\"").items()},
+            "measurements": lambda ms: measurements_of(ms, f"{where}: measurements")})
 
     def to_json(self) -> dict[str, Any]:
         doc = _to_fields(self, {
             "unavailable": lambda us: [u.to_json() for u in us],
-            "techniques": lambda ts: {k: t.to_json() for k, t in ts.items()}})
+            "techniques": lambda ts: {k: t.to_json() for k, t in ts.items()},
+            "measurements": lambda ms: [m.to_json() for m in ms]})
         if self.graded_in_this_run is None:
             del doc["graded_in_this_run"]
         return doc

@@ -45,7 +45,7 @@ from pathlib import Path
 # The scoreboard's code, all of it loaded before any test runs.
 from .ctest_record import ScoreError, read_junit_run
 from .ctest_run import run_ctest_stream
-from .model import TestResult
+from .model import TestResult, measurements_of
 from .score_render import render_markdown, render_text
 from .scoring import (MANIFEST, apply_declared, declared_from_manifest, iso,
                      load_manifest, read_cache, score)
@@ -56,7 +56,8 @@ from .scoring import (MANIFEST, apply_declared, declared_from_manifest, iso,
 # ---------------------------------------------------------------------------
 def check_expected(report: dict, expected: list[str]) -> list[str]:
     """The --expect-measurement TEST:NAME entries that scores.json does not hold."""
-    have = {(m["test"], m["name"]) for m in report["measurements"] if m.get("value") is not None}
+    have = {(m.test, m.name) for m in measurements_of(report["measurements"], "measurements")
+            if m.value is not None}
     missing = []
     for spec in expected:
         test, _, name = spec.rpartition(":")

@@ -14,14 +14,16 @@ import datetime as _dt
 import json
 import re
 from collections import Counter, OrderedDict
+from dataclasses import replace
 from pathlib import Path
 
 from . import grading_manifest  # the manifest from CTest and the labs' declarations
 from .ctest_record import ScoreError
 from .measurement_channel import (VARIANT_TEST, attribute, calibration_summary, channel_bars,
                                  channel_measurements)
-from .model import (LabPoints, LabScore, Lock, ModelError, Objective, ObjectiveScore,
-                    TechniquePoints, TechniqueScore, TestResult, Unavailable)
+from .model import (LabPoints, LabScore, Lock, Measurement, ModelError, Objective,
+                    ObjectiveScore, SkipReason, TechniquePoints, TechniqueScore, TestResult,
+                    Unavailable)
 
 SCHEMA_NAME = "cudalabs-scores"
 SCHEMA_VERSION = 4
@@ -192,8 +194,8 @@ _ARCH_NOT_BUILT = re.compile(r"no sm_(\d+)(?: or later| \.\. sm_\d+)? code in th
                              r"\(built for other architectures\)|this build holds no sm_(\d+)a code")
 
 
-def unavailable_on_gpu(status: str, message: str) -> dict | None:
-    """{"kind", "needs", "reason"} when a skipped test's reason says this GPU's compute
+def unavailable_on_gpu(status: str, message: str) -> SkipReason | None:
+    """(kind, needs, reason) when a skipped test's reason says this GPU's compute
     capability is too old for it ("gpu") or the build holds no code of the architecture it
     needs ("build", which follows the GPU with CMAKE_CUDA_ARCHITECTURES=native); else None.
     needs: the compute capability, "9.0"."""
@@ -201,14 +203,14 @@ def unavailable_on_gpu(status: str, message: str) -> dict | None:
         return None
     m = _CC_TOO_OLD.search(message)
     if m:  # the GPU's, then the test's compute capability
-        return {"kind": "gpu", "needs": f"{m.group(3)}.{m.group(4)}", "reason": message}
+        return SkipReason("gpu", f"{m.group(3)}.{m.group(4)}", message)
     m = _CC_FEATURE.search(message)
     if m:  # the feature's, then the GPU's
-        return {"kind": "gpu", "needs": f"{m.group(1)}.{m.group(2)}", "reason": message}
+        return SkipReason("gpu", f"{m.group(1)}.{m.group(2)}", message)
     m = _ARCH_NOT_BUILT.search(message)
     if m:
         sm = int(m.group(1) or m.group(2))  # sm_90 -> 9.0, sm_100 -> 10.0
-        return {"kind": "build", "needs": f"{sm // 10}.{sm % 10}", "reason": message}
+        return SkipReason("build", f"{sm // 10}.{sm % 10}", message)
     return None
 
 
@@ -228,10 +230,10 @@ def unavailable_objectives(objectives: dict,
         marks = [t.unavailable for t in tests if t.unavailable]
         if not tests or len(marks) != len(tests):  # some test was not skipped as unavailable
             continue
-        needs = max((m["needs"] for m in marks), key=cc_key)
-        kind = "gpu" if any(m["kind"] == "gpu" for m in marks) else "build"
+        needs = max((m.needs for m in marks), key=cc_key)
+        kind = "gpu" if any(m.kind == "gpu" for m in marks) else "build"
         out.append(Unavailable(oname, o.get("technique"), o["points"], len(tests), needs, kind,
-                               next(m["reason"] for m in marks if m["kind"] == kind)))
+                               next(m.reason for m in marks if m.kind == kind)))
     return out
 
 
@@ -319,6 +321,14 @@ def _variant_message(out: str, message: str) -> str:
     return message
 
 
+def _previous(old: dict) -> TestResult:
+    """A test's entry of the previous scores.json (--keep-previous)."""
+    try:
+        return TestResult.from_json(old, f"the previous scores' {old.get('name')}")
+    except ModelError as e:
+        raise ScoreError(str(e)) from None
+
+
 def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, str],
           source: dict, previous: dict | None = None, intake: dict | None = None,
           notes: list[str] | None = None) -> dict:
@@ -330,7 +340,7 @@ def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, 
     prev_tests = {t["name"]: t for t in (previous or {}).get("tests", [])}
     tests: list[TestResult] = []
     variants: dict[str, list[dict]] = {"wrong": [], "right": []}
-    all_measurements: list[dict] = []
+    all_measurements: list[Measurement] = []
     used: list[dict] = []
     given: Counter[str] = Counter()
     for c in cases:
@@ -350,7 +360,7 @@ def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, 
         meas = channel_measurements(name, r["channel"] if r else None, status)
         if not t.get("graded"):
             for m in meas:
-                all_measurements.append(dict(m, lab=t.get("lab"), graded=False))
+                all_measurements.append(replace(m, lab=t.get("lab"), graded=False))
             if r:
                 given[status] += 1
             continue
@@ -365,19 +375,20 @@ def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, 
             r["source"] if r else None, run_time if r else None,
             r["channel"]["test"].get("speedup_scale") if r and r["channel"] else None,
             meas, channel_bars(r["channel"] if r else None),
-            [m["text"] for m in meas if m.get("text")])
+            [m.text for m in meas if m.text])
         old = prev_tests.get(name)
         if r is None and old and old.get("status") not in (None, "not run"):
             # Kept from an earlier run, as asked (--keep-previous): same weight as now.
+            kept = _previous(old)
             for k in ("status", "time_s", "message", "result_time", "speedup_scale",
                       "measurements", "bars", "speed"):
-                setattr(entry, k, old.get(k))
+                setattr(entry, k, getattr(kept, k))
             entry.points = weight if entry.status == "passed" else 0
             entry.result_source = "previous"
             meas = entry.measurements or []
         entry.unavailable = unavailable_on_gpu(entry.status, entry.message or "")
         for m in meas:
-            all_measurements.append(dict(m, lab=t.get("lab"), graded=True))
+            all_measurements.append(replace(m, lab=t.get("lab"), graded=True))
         tests.append(entry)
 
     labs: OrderedDict[str, LabScore] = OrderedDict()
@@ -460,6 +471,6 @@ def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, 
         "wrong": variants["wrong"],
         "right": variants["right"],
         "tests": [t.to_json() for t in tests],
-        "measurements": all_measurements,
+        "measurements": [m.to_json() for m in all_measurements],
     }
 
