@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The typed model of the grading data the tools share: the points lock, a test's result and
-a lab's score.
+"""The typed model of the grading data the tools share: the points lock, a build's grading
+manifest, a test's result and a lab's score.
 
   * Lock -> LabPoints -> TechniquePoints -> Objective: tests/grading.json (schema
     cudalabs-declared, version 2), each lab's 100 points over its techniques, each
@@ -13,13 +13,19 @@ a lab's score.
     the top-level measurements (which add lab and graded).
   * LabScore -> TechniqueScore -> ObjectiveScore, Unavailable: one entry of scores.json's
     labs[], its points in the lock's shape and the parts this GPU cannot run.
+  * Manifest -> ManifestTest, ManifestObjective, TechniqueDeclared: the grading manifest of a
+    build tree (tools/grading_manifest.py builds it; the scoreboard, the grading driver and
+    the stub audit read it; --json writes it, schema cudalabs-manifest, version 3).
+  * LabResult: one lab's entry of a result.json (Classroom 50).
 
-The lock, an Unavailable, a SkipReason, a Bar and a Measurement are frozen; a TestResult and a
-LabScore are plain dataclasses, which the scoreboard fills in as it scores a run
-(tools/scoring.py). from_json() validates what the tools rely on (the fields present, and the
-JSON kinds of those a class lists in KINDS) and raises ModelError with one line naming the
-place and the field; to_json() gives back the JSON document with the keys in the order the
-files have them, so that `json.dumps(x.to_json(), indent=...)` writes the same bytes as before.
+The lock, an Unavailable, a SkipReason, a Bar, a Measurement, a ManifestObjective and a
+TechniqueDeclared are frozen; a TestResult, a LabScore and a Manifest (with its ManifestTests)
+are plain dataclasses, which the scoreboard fills in as it scores a run (tools/scoring.py;
+apply_declared() gives a manifest the lock's tests and points). from_json() validates what the
+tools rely on (the fields present, and the JSON kinds of those a class lists in KINDS) and
+raises ModelError with one line naming the place and the field; to_json() gives back the JSON
+document with the keys in the order the files have them, so that
+`json.dumps(x.to_json(), indent=...)` writes the same bytes as before.
 docs/scores-schema.md describes the fields. Library only; Python 3 standard library.
 """
 
@@ -212,6 +218,8 @@ _TEXT = ((str,), "a string")
 _TEXT_OR_NULL = ((str, type(None)), "a string or null")
 _NUMBER_OR_NULL = ((int, float, type(None)), "a number or null")
 _FLAG_OR_NULL = ((bool, type(None)), "true, false or null")
+_FLAG = ((bool,), "true or false")
+_COUNT = ((int,), "an integer")
 
 _Flat = TypeVar("_Flat", bound="_FlatRecord")
 
@@ -446,6 +454,131 @@ class LabScore:
         if self.graded_in_this_run is None:
             del doc["graded_in_this_run"]
         return doc
+
+
+# ---------------------------------------------------------------------------
+# The grading manifest of a build (tools/grading_manifest.py, schema cudalabs-manifest)
+# ---------------------------------------------------------------------------
+MANIFEST_SCHEMA = "cudalabs-manifest"
+MANIFEST_VERSION = 3
+
+
+@dataclass
+class ManifestTest:
+    """One test of a build as the manifest gives it: its lab, suite and case, labels, CTest
+    timeout, RUN_SERIAL, whether it holds a GPU, is given code or a helper suite, is graded
+    (and its objective, the suite's base name), and how it was registered ("gtest" or
+    "cmake"). The scoreboard's apply_declared() adds the declared tests a build lacks with
+    the defaults."""
+    name: str
+    lab: str
+    suite: str
+    case: str
+    labels: list[str] = field(default_factory=list)
+    timeout: float | None = None
+    run_serial: bool = False
+    gpu: bool = False
+    given: bool = False
+    helper: bool = False
+    graded: bool = False
+    objective: str | None = None
+    registered: str = "cmake"
+    KINDS: ClassVar[dict[str, Any]] = {
+        "name": _TEXT, "lab": _TEXT, "suite": _TEXT, "case": _TEXT,
+        "labels": ((list,), "a list"), "timeout": _NUMBER_OR_NULL, "run_serial": _FLAG,
+        "gpu": _FLAG, "given": _FLAG, "helper": _FLAG, "graded": _FLAG,
+        "objective": _TEXT_OR_NULL, "registered": _TEXT}
+
+    @classmethod
+    def from_json(cls, raw: object, where: str = "a manifest test") -> ManifestTest:
+        return _from_fields(cls, raw, where, ("name", "lab", "suite", "case"))
+
+    def to_json(self) -> dict[str, Any]:
+        return _to_fields(self)
+
+
+@dataclass(frozen=True)
+class ManifestObjective(_FlatRecord):
+    """An objective of a lab in a manifest: its declared points, how many tests of the build
+    it has, its technique (None for a graded suite the declaration lacks)."""
+    points: int
+    tests: int
+    technique: str | None
+    KINDS: ClassVar[dict[str, Any]] = {"points": _COUNT, "tests": _COUNT,
+                                       "technique": _TEXT_OR_NULL}
+
+
+@dataclass(frozen=True)
+class TechniqueDeclared(_FlatRecord):
+    """A technique a lab declares (tests/labNN_topic/objectives.json): its points and why."""
+    points: int
+    why: str
+    KINDS: ClassVar[dict[str, Any]] = {"points": _COUNT, "why": _TEXT}
+
+
+def _by_lab(raw: object, where: str, value: Any) -> dict[str, dict[str, Any]]:
+    """{lab: {name: value(raw, where)}} of a manifest's objectives or techniques."""
+    return {lab: {k: value(v, f"{where} {lab} {k}")
+                  for k, v in _object(inner, f"{where} {lab}").items()}
+            for lab, inner in _object(raw, where).items()}
+
+
+@dataclass
+class Manifest:
+    """The grading manifest of a build tree (build_manifest() of tools/grading_manifest.py):
+    CMake's record of it (source and build folder, implementation, test launcher, the
+    suite-ending rules, the labs and graders as recorded, which stay as CMake wrote them), its
+    tests by name, each graded lab's objectives and techniques by name, the helper suites, the
+    declaration files, the grader targets not built and the problems of the declarations.
+    The scoreboard's apply_declared() replaces the objectives and techniques with the
+    lock's."""
+    source_dir: str = "."
+    build_dir: str | None = None
+    implementation: str | None = None
+    test_launcher: list[str] = field(default_factory=list)
+    rules: dict[str, Any] = field(default_factory=dict)
+    lab_points: int = LAB_POINTS
+    labs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    graders: list[dict[str, Any]] = field(default_factory=list)
+    tests: dict[str, ManifestTest] = field(default_factory=dict)
+    objectives: dict[str, dict[str, ManifestObjective]] = field(default_factory=dict)
+    techniques: dict[str, dict[str, TechniqueDeclared]] = field(default_factory=dict)
+    helpers: dict[str, dict[str, str]] = field(default_factory=dict)
+    declarations: dict[str, str] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_json(cls, raw: object, where: str = "the manifest") -> Manifest:
+        """A manifest from its JSON document (labs and tests as lists)."""
+        doc = _object(raw, where)
+        if doc.get("schema") != MANIFEST_SCHEMA or doc.get("version") != MANIFEST_VERSION:
+            raise ModelError(f"{where} is not a {MANIFEST_SCHEMA} file of version "
+                             f"{MANIFEST_VERSION}")
+        return _from_fields(cls, doc, where, ("tests", "objectives"), {
+            "labs": lambda labs: {_object(lab, f"{where}: labs[{i}]").get("lab"): lab
+                                  for i, lab in enumerate(_list(labs, f"{where}: labs"))},
+            "tests": lambda tests: {t.name: t for t in (
+                ManifestTest.from_json(t, f"{where}: tests[{i}]")
+                for i, t in enumerate(_list(tests, f"{where}: tests")))},
+            "objectives": lambda objs: _by_lab(objs, f"{where}: objectives of",
+                                               ManifestObjective.from_json),
+            "techniques": lambda techs: _by_lab(techs, f"{where}: techniques of",
+                                                TechniqueDeclared.from_json)})
+
+    def to_json(self) -> dict[str, Any]:
+        """The manifest as its JSON document (labs and tests as lists)."""
+        return {"schema": MANIFEST_SCHEMA, "version": MANIFEST_VERSION, **_to_fields(self, {
+            "labs": lambda labs: list(labs.values()),
+            "tests": lambda tests: [t.to_json() for t in tests.values()],
+            "objectives": lambda objs: {lab: {k: o.to_json() for k, o in inner.items()}
+                                        for lab, inner in objs.items()},
+            "techniques": lambda techs: {lab: {k: t.to_json() for k, t in inner.items()}
+                                         for lab, inner in techs.items()}})}
+
+    def objective_of(self, test: ManifestTest) -> ManifestObjective | None:
+        """The objective of a graded @p test, None when it has none."""
+        return self.objectives.get(test.lab, {}).get(test.objective or "")
 
 
 # ---------------------------------------------------------------------------

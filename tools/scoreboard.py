@@ -128,17 +128,17 @@ def main(argv: list[str] | None = None) -> int:
     # Everything the score rests on is read before any test runs.
     manifest = load_manifest(build)
     if args.write_declared:
-        if manifest["problems"]:
+        if manifest.problems:
             raise ScoreError("the labs' declarations do not fit their graders:\n  " +
-                             "\n  ".join(manifest["problems"]))
+                             "\n  ".join(manifest.problems))
         lock = declared_from_manifest(manifest)
         args.write_declared.write_text(json.dumps(lock.to_json(), indent=1) + "\n")
         print(f"scoreboard: declared tests and points written to {args.write_declared}")
         return 0
-    notes: list[str] = list(manifest["problems"])
+    notes: list[str] = list(manifest.problems)
     declared_path = args.declared
     if declared_path is None and not args.no_declared:
-        candidate = Path(manifest["source_dir"]) / "tests" / "grading.json"
+        candidate = Path(manifest.source_dir) / "tests" / "grading.json"
         declared_path = candidate if candidate.is_file() else None
     if declared_path is not None and not args.no_declared:
         notes += apply_declared(manifest, _load_json(declared_path, "declared tests"))
