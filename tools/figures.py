@@ -48,6 +48,7 @@ from pathlib import Path
 
 from . import diagrams  # the hand-drawn diagrams of labs 01 and 10-14 (no data)
 from . import plot  # the charts, drawn with matplotlib
+from .model import measurements_of  # scores.json's measurements
 from .plot import COLOURS, Bar, Chart, Line, Panel
 from .svg import document, esc  # the SVG file of the course map
 
@@ -98,10 +99,10 @@ def load_reference(path: Path | None = None) -> Reference:
         data = json.loads(path.read_text())
         if data.get("schema") != "cudalabs-scores":
             raise ValueError(f"{path}: not a cudalabs-scores file")
-        for t in data.get("tests", []):
-            for m in t.get("measurements", []):
-                if isinstance(m.get("value"), (int, float)):
-                    ref.measurements[(t["name"], m["name"])] = (float(m["value"]), m.get("unit", ""))
+        for i, t in enumerate(data.get("tests", [])):
+            for found in measurements_of(t.get("measurements", []), f"{path}: tests[{i}]"):
+                if found.value is not None and found.name is not None:
+                    ref.measurements[(t["name"], found.name)] = (float(found.value), found.unit)
         gpu = (data.get("environment") or {}).get("gpu") or {}
         ref.gpu = {"name": gpu.get("name"), "cc": gpu.get("compute_capability"),
                    "sms": gpu.get("sm_count"), "mhz": gpu.get("sm_clock_mhz")}

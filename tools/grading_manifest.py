@@ -35,7 +35,7 @@ the grader lists (as an objective or a helper) and no suite the grader lacks. La
 grader is not built are checked for form only.
 
 --check prints the problems (the instructor CI runs it through the scoreboard's
---write-declared); --json writes the manifest. tools/scoreboard.py,
+--write-declared); --json writes the manifest (tools/model.py: Manifest). tools/scoreboard.py,
 tools/release/grade_submission.py and the instructors' stub audit call load_manifest().
 """
 
@@ -50,12 +50,11 @@ from collections import Counter, OrderedDict
 from pathlib import Path
 
 from .cxx_source import table_names
+from .model import (LAB_POINTS, Manifest, ManifestObjective, ManifestTest,
+                    TechniqueDeclared)
 
-LAB_POINTS = 100
 RECORD = "cudalab_labs.json"
 DECLARATION = "objectives.json"
-SCHEMA = "cudalabs-manifest"
-VERSION = 3
 # Technique keys of every lab, for what spans its techniques: "speed", the speed verdicts that
 # time every technique at once; "lab", the demo, the handout's questions and the checks over
 # every kernel (sanitizers, index ranges).
@@ -139,7 +138,7 @@ def _points_problem(points: object) -> bool:
 def read_declaration(path: Path, lab: str, shown: str | None = None,
                      names: list[str] | None = None) -> tuple[dict | None, list[str]]:
     """A lab's objectives.json: ({"objectives": {name: points}, "technique_of": {name:
-    technique}, "techniques": {technique: {"points", "why"}}, "helpers": {name: why}},
+    technique}, "techniques": {technique: TechniqueDeclared}, "helpers": {name: why}},
     problems naming it as @p shown). @p names: the techniques the lab has (technique_names()),
     None to take any. None when it cannot be used at all."""
     where = shown or str(path)
@@ -164,7 +163,7 @@ def read_declaration(path: Path, lab: str, shown: str | None = None,
         helpers = {}
     objectives: dict[str, int] = {}
     technique_of: dict[str, str] = {}
-    techniques: dict[str, dict] = {}
+    techniques: dict[str, TechniqueDeclared] = {}
     for tname, group in raw["techniques"].items():
         at = f"{lab}: {where}: technique {tname}"
         if not _TECHNIQUE.match(tname):
@@ -188,7 +187,7 @@ def read_declaration(path: Path, lab: str, shown: str | None = None,
             problems.append(f"{at} does not say why it has its points (\"why\": a sentence "
                             f"or two)")
             why = ""
-        techniques[tname] = {"points": points, "why": why}
+        techniques[tname] = TechniqueDeclared(int(points or 0), why)
         total = 0
         for name, opoints in group["objectives"].items():
             if not _NAME.match(name):
@@ -208,7 +207,7 @@ def read_declaration(path: Path, lab: str, shown: str | None = None,
     for name in helpers:
         if name in objectives:
             problems.append(f"{lab}: {where}: {name} is both an objective and a helper suite")
-    total = sum(t["points"] for t in techniques.values())
+    total = sum(t.points for t in techniques.values())
     if total != LAB_POINTS:
         problems.append(f"{lab}: {where}: the techniques' points add up to {total}, not "
                         f"{LAB_POINTS}")
@@ -243,16 +242,9 @@ def suite_ending(rules: list[dict], suite: str) -> str:
     return rule["ending"] if rule else ""
 
 
-def build_manifest(record: dict, tests: list[dict], source_dir: Path | None = None) -> dict:
-    """The manifest of a build from its record, its CTest tests and the labs' declarations.
-
-    Returns {"schema", "version", "source_dir", "build_dir", "implementation",
-    "test_launcher", "rules", "lab_points", "labs": {lab: info}, "graders": [...],
-    "tests": {name: test}, "objectives": {lab: {objective: {"points", "tests" (how many),
-    "technique"}}}, "techniques": {lab: {technique: {"points", "why"}}},
-    "helpers": {lab: {suite: why}}, "declarations": {lab: path}, "missing": [grader targets
-    not built], "problems": [...]}. A test: name, lab, suite, case, labels, timeout,
-    run_serial, gpu, given, helper, graded, objective, registered ("gtest" or "cmake")."""
+def build_manifest(record: dict, tests: list[dict], source_dir: Path | None = None) -> Manifest:
+    """The manifest of a build from its record, its CTest tests and the labs' declarations
+    (tools/model.py: Manifest, its ManifestTests, ManifestObjectives and TechniqueDeclared)."""
     source_dir = Path(source_dir) if source_dir else Path(record.get("source_dir", "."))
     rules = record.get("rules", {}).get("endings", [])
     labs = OrderedDict((lab["lab"], lab) for lab in record.get("labs", []))
@@ -273,7 +265,7 @@ def build_manifest(record: dict, tests: list[dict], source_dir: Path | None = No
         decls[lab] = decl or {"objectives": {}, "technique_of": {}, "techniques": {},
                               "helpers": {}}
 
-    out: OrderedDict[str, dict] = OrderedDict()
+    out: OrderedDict[str, ManifestTest] = OrderedDict()
     for t in tests:
         name, props = t["name"], t["properties"]
         if name in not_built or name.endswith(".@batch"):
@@ -302,28 +294,25 @@ def build_manifest(record: dict, tests: list[dict], source_dir: Path | None = No
         if isinstance(timeout, float) and timeout.is_integer():
             timeout = int(timeout)
         cmd = t["command"]
-        out[name] = {
-            "name": name, "lab": lab, "suite": suite, "case": case, "labels": labels,
-            "timeout": timeout, "run_serial": bool(props.get("RUN_SERIAL")),
-            "gpu": bool(props.get("RESOURCE_GROUPS")), "given": given, "helper": helper,
-            "graded": graded, "objective": base if graded else None,
-            "registered": "gtest" if any(str(a).startswith("--gtest_filter=") for a in cmd)
-            else "cmake"}
+        out[name] = ManifestTest(
+            name, lab, suite, case, labels, timeout, bool(props.get("RUN_SERIAL")),
+            bool(props.get("RESOURCE_GROUPS")), given, helper, graded,
+            base if graded else None,
+            "gtest" if any(str(a).startswith("--gtest_filter=") for a in cmd) else "cmake")
 
     # Objectives: the declared points; the tests of the build.
-    counts = Counter((t["lab"], t["objective"]) for t in out.values() if t["graded"])
-    seen_helpers = {(t["lab"], suite_base(t["suite"])) for t in out.values() if t["helper"]}
-    objectives: dict[str, dict] = {}
+    counts = Counter((t.lab, t.objective) for t in out.values() if t.graded)
+    seen_helpers = {(t.lab, suite_base(t.suite)) for t in out.values() if t.helper}
+    objectives: dict[str, dict[str, ManifestObjective]] = {}
     for lab in sorted(set(graded_labs)):
         decl = decls[lab]
-        objs = {o: {"points": p, "tests": counts.get((lab, o), 0),
-                    "technique": decl["technique_of"][o]}
+        objs = {o: ManifestObjective(p, counts.get((lab, o), 0), decl["technique_of"][o])
                 for o, p in decl["objectives"].items()}
         built = any(g["lab"] == lab and g.get("graded") and g["target"] not in missing
                     for g in graders)
         for (tlab, o), n in sorted(counts.items()):
             if tlab == lab and o not in objs:
-                objs[o] = {"points": 0, "tests": n, "technique": None}
+                objs[o] = ManifestObjective(0, n, None)
                 problems.append(f"{lab}: the grader lists the graded suite {o} but "
                                 f"{paths[lab]} does not declare it: add it to \"objectives\" "
                                 f"with its points, or to \"helpers\" if it only feeds other tests")
@@ -338,31 +327,20 @@ def build_manifest(record: dict, tests: list[dict], source_dir: Path | None = No
                                     f"the grader does not list")
         objectives[lab] = {k: objs[k] for k in sorted(objs)}
 
-    return {"schema": SCHEMA, "version": VERSION,
-            "source_dir": str(source_dir), "build_dir": record.get("build_dir"),
-            "implementation": record.get("implementation"),
-            "test_launcher": record.get("test_launcher", []),
-            "rules": dict(record.get("rules", {}), lab_points=LAB_POINTS),
-            "lab_points": LAB_POINTS, "labs": labs, "graders": graders, "tests": out,
-            "objectives": objectives,
-            "techniques": {lab: d["techniques"] for lab, d in decls.items()},
-            "helpers": {lab: d["helpers"] for lab, d in decls.items() if d["helpers"]},
-            "declarations": paths, "missing": missing, "problems": problems}
+    return Manifest(
+        str(source_dir), record.get("build_dir"), record.get("implementation"),
+        record.get("test_launcher", []), dict(record.get("rules", {}), lab_points=LAB_POINTS),
+        LAB_POINTS, labs, graders, out, objectives,
+        {lab: d["techniques"] for lab, d in decls.items()},
+        {lab: d["helpers"] for lab, d in decls.items() if d["helpers"]},
+        paths, missing, problems)
 
 
-def load_manifest(build_dir: Path, ctest: str = "ctest") -> dict:
+def load_manifest(build_dir: Path, ctest: str = "ctest") -> Manifest:
     """The manifest of a configured (and possibly partly built) build tree."""
     build_dir = Path(build_dir)
     record = read_record(build_dir)
     return build_manifest(record, ctest_tests(build_dir, ctest))
-
-
-def to_json(manifest: dict) -> dict:
-    """The manifest as a JSON document (labs and tests as lists)."""
-    doc = dict(manifest)
-    doc["labs"] = list(manifest["labs"].values())
-    doc["tests"] = list(manifest["tests"].values())
-    return doc
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -380,13 +358,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     manifest = load_manifest(args.build_dir, args.ctest)
     if args.json:
-        args.json.write_text(json.dumps(to_json(manifest), indent=1) + "\n", encoding="utf-8")
-    for p in manifest["problems"]:
+        args.json.write_text(json.dumps(manifest.to_json(), indent=1) + "\n", encoding="utf-8")
+    for p in manifest.problems:
         print(f"grading_manifest: {p}", file=sys.stderr)
     if args.check:
-        if manifest["problems"]:
+        if manifest.problems:
             return 1
-        labs = sorted(manifest["objectives"])
+        labs = sorted(manifest.objectives)
         print(f"grading_manifest: the declarations of {len(labs)} lab(s) fit their graders "
               f"({', '.join(labs)})")
     return 0

@@ -112,6 +112,7 @@ from pathlib import Path
 
 from . import bank_figures
 from . import figures
+from .model import measurements_of  # scores.json's measurements
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.dont_write_bytecode = True  # no __pycache__ in the checkout
@@ -611,11 +612,9 @@ def add_given_measurements(ref: figures.Reference) -> None:
     if ref.source.suffix != ".json":
         return
     data = json.loads(ref.source.read_text())
-    for m in data.get("measurements", []):
-        key = (m.get("test"), m.get("name"))
-        if None not in key and isinstance(m.get("value"), (int, float)) and \
-                key not in ref.measurements:
-            ref.measurements[key] = (float(m["value"]), m.get("unit", ""))
+    for m in measurements_of(data.get("measurements", []), f"{ref.source}: measurements"):
+        if m.name is not None and m.value is not None and (m.test, m.name) not in ref.measurements:
+            ref.measurements[(m.test, m.name)] = (float(m.value), m.unit)
 
 
 def blank(text: str, pattern: re.Pattern) -> str:

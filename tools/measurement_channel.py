@@ -14,6 +14,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from .model import Bar, Measurement
+
 RECORD_MARKER = "[ CUDALAB-RECORD ] "
 BATCH_MARKER = "[ CUDALAB-BATCH ] "
 BATCH_SUFFIX = ".@batch"
@@ -136,7 +138,9 @@ def _channel_message(res: dict) -> str:
 # ---------------------------------------------------------------------------
 # What a test's channel gives its entry in scores.json
 # ---------------------------------------------------------------------------
-def channel_measurements(test: str, chan: dict | None, status: str) -> list[dict]:
+def channel_measurements(test: str, chan: dict | None, status: str) -> list[Measurement]:
+    """The measurements of a test's channel, each with its bar's source and calibration and
+    the test's @p status."""
     if not chan:
         return []
     scale = chan["test"].get("speedup_scale")
@@ -144,20 +148,19 @@ def channel_measurements(test: str, chan: dict | None, status: str) -> list[dict
     out = []
     for m in chan["measurements"]:
         bar = bars.get(m.get("name")) or {}
-        out.append({"test": test, "name": m.get("name"), "value": m.get("value"),
-                    "bar_source": bar.get("source"), "calibration": bar.get("calibration"),
-                    "unit": m.get("unit") or "", "threshold": m.get("threshold"),
-                    "bound": m.get("bound"), "verdict": m.get("verdict"),
-                    "unscaled_threshold": m.get("unscaled_threshold"),
-                    "speedup_scale": m.get("speedup_scale", scale), "text": m.get("text"),
-                    "tiers": m.get("tiers") or [], "tier": m.get("tier"), "status": status})
+        out.append(Measurement(
+            test, m.get("name"), m.get("value"), bar.get("source"), bar.get("calibration"),
+            m.get("unit") or "", m.get("threshold"), m.get("bound"), m.get("verdict"),
+            m.get("unscaled_threshold"), m.get("speedup_scale", scale), m.get("text"),
+            m.get("tiers") or [], m.get("tier"), status))
     return out
 
 
-def channel_bars(chan: dict | None) -> list[dict]:
+def channel_bars(chan: dict | None) -> list[Bar]:
     """The speed bars a test judged against and where each came from (speed_bar())."""
-    keys = ("name", "bound", "bar", "reference", "source", "calibration", "calibration_gpu")
-    return [{k: b.get(k) for k in keys} for b in (chan or {}).get("bars") or []]
+    return [Bar(b.get("name"), b.get("bound"), b.get("bar"), b.get("reference"), b.get("source"),
+                b.get("calibration"), b.get("calibration_gpu"))
+            for b in (chan or {}).get("bars") or []]
 
 
 def calibration_summary(used: list[dict]) -> dict:

@@ -1,21 +1,31 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The typed model of the grading data the tools share: the points lock, a test's result and
-a lab's score.
+"""The typed model of the grading data the tools share: the points lock, a build's grading
+manifest, a test's result and a lab's score.
 
   * Lock -> LabPoints -> TechniquePoints -> Objective: tests/grading.json (schema
     cudalabs-declared, version 2), each lab's 100 points over its techniques, each
     technique's over its objectives (points, whether its tests need a GPU, its tests). The
     scoreboard writes it (--write-declared) and grades by it; the autograder, the regrade and
     tools/release/lab_points.py give whole points in its shape.
-  * TestResult: one entry of scores.json's tests[] (schema cudalabs-scores, version 4).
+  * TestResult: one entry of scores.json's tests[] (schema cudalabs-scores, version 4), with
+    its Measurements, the speed Bars it judged against and, when it was skipped as unavailable
+    on this GPU, its SkipReason. A Measurement is also an entry of labs[].measurements and of
+    the top-level measurements (which add lab and graded).
   * LabScore -> TechniqueScore -> ObjectiveScore, Unavailable: one entry of scores.json's
     labs[], its points in the lock's shape and the parts this GPU cannot run.
+  * Manifest -> ManifestTest, ManifestObjective, TechniqueDeclared: the grading manifest of a
+    build tree (tools/grading_manifest.py builds it; the scoreboard, the grading driver and
+    the stub audit read it; --json writes it, schema cudalabs-manifest, version 3).
+  * LabResult: one lab's entry of a result.json (Classroom 50).
 
-The lock and an Unavailable are frozen; a TestResult and a LabScore are plain dataclasses,
-which the scoreboard fills in as it scores a run (tools/scoring.py). from_json() validates
-what the tools rely on and raises ModelError with one line naming the
-place; to_json() gives back the JSON document with the keys in the order the files have them,
-so that `json.dumps(x.to_json(), indent=...)` writes the same bytes as before.
+The lock, an Unavailable, a SkipReason, a Bar, a Measurement, a ManifestObjective and a
+TechniqueDeclared are frozen; a TestResult, a LabScore and a Manifest (with its ManifestTests)
+are plain dataclasses, which the scoreboard fills in as it scores a run (tools/scoring.py;
+apply_declared() gives a manifest the lock's tests and points). from_json() validates what the
+tools rely on (the fields present, and the JSON kinds of those a class lists in KINDS) and
+raises ModelError with one line naming the place and the field; to_json() gives back the JSON
+document with the keys in the order the files have them, so that
+`json.dumps(x.to_json(), indent=...)` writes the same bytes as before.
 docs/scores-schema.md describes the fields. Library only; Python 3 standard library.
 """
 
@@ -23,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 LOCK_SCHEMA = "cudalabs-declared"
 LOCK_VERSION = 2
@@ -175,14 +185,26 @@ class Lock:
 def _from_fields(cls: Any, raw: object, where: str, required: tuple[str, ...],
                  convert: dict[str, Any] | None = None) -> Any:
     """@p cls from the keys of @p raw named as its fields (absent ones keep their defaults,
-    @p required ones must be there); @p convert: field -> function of the raw value."""
+    @p required ones must be there, those of the class's KINDS {field: (types, what)} must be
+    of those types); @p convert: field -> function of the raw value."""
     d = _object(raw, where)
     missing = [k for k in required if k not in d]
     if missing:
         raise ModelError(f"{where} has no {', '.join(repr(k) for k in missing)}")
+    for name, (kinds, what) in getattr(cls, "KINDS", {}).items():
+        value = d.get(name)
+        if name in d and (not isinstance(value, kinds) or
+                          isinstance(value, bool) and bool not in kinds):
+            raise ModelError(f"{where} has {name} {value!r}, not {what}")
     convert = convert or {}
     return cls(**{f.name: convert[f.name](d[f.name]) if f.name in convert else d[f.name]
                   for f in fields(cls) if f.name in d})
+
+
+def _list(raw: object, where: str) -> list[Any]:
+    if not isinstance(raw, list):
+        raise ModelError(f"{where} is not a list")
+    return raw
 
 
 def _to_fields(obj: Any, convert: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -190,6 +212,14 @@ def _to_fields(obj: Any, convert: dict[str, Any] | None = None) -> dict[str, Any
     return {f.name: convert[f.name](getattr(obj, f.name)) if f.name in convert
             else getattr(obj, f.name) for f in fields(obj)}
 
+
+# The KINDS of a JSON value a field may have: (Python types, how a message says it).
+_TEXT = ((str,), "a string")
+_TEXT_OR_NULL = ((str, type(None)), "a string or null")
+_NUMBER_OR_NULL = ((int, float, type(None)), "a number or null")
+_FLAG_OR_NULL = ((bool, type(None)), "true, false or null")
+_FLAG = ((bool,), "true or false")
+_COUNT = ((int,), "an integer")
 
 _Flat = TypeVar("_Flat", bound="_FlatRecord")
 
@@ -218,6 +248,85 @@ class Unavailable(_FlatRecord):
     reason: str
 
 
+@dataclass(frozen=True)
+class SkipReason(_FlatRecord):
+    """Why a skipped test cannot run here (scores.json tests[].unavailable): kind "gpu" (this
+    GPU's compute capability is too old) or "build" (the build holds no code of the
+    architecture it needs), the compute capability it needs ("9.0") and the skip message."""
+    kind: str
+    needs: str
+    reason: str
+    KINDS: ClassVar[dict[str, Any]] = {"kind": _TEXT, "needs": _TEXT, "reason": _TEXT}
+
+
+@dataclass(frozen=True)
+class Bar(_FlatRecord):
+    """A speed bar a test judged against (scores.json tests[].bars[], from the channel's "bar"
+    records, tools/measurement_channel.py): the measurement it bounds, min or max, the bar
+    after CUDALAB_SPEEDUP_SCALE and before it (reference), where it came from (calibration,
+    reference, none), the calibration file and the GPU model it was calibrated on."""
+    name: str | None
+    bound: str | None
+    bar: float | None
+    reference: float | None
+    source: str | None
+    calibration: str | None
+    calibration_gpu: str | None
+    KINDS: ClassVar[dict[str, Any]] = {
+        "name": _TEXT_OR_NULL, "bound": _TEXT_OR_NULL, "bar": _NUMBER_OR_NULL,
+        "reference": _NUMBER_OR_NULL, "source": _TEXT_OR_NULL, "calibration": _TEXT_OR_NULL,
+        "calibration_gpu": _TEXT_OR_NULL}
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """A measurement a test reported on the channel, with its bar's source and calibration and
+    the test's status (scores.json tests[].measurements[] and labs[].measurements[]; the
+    top-level measurements[] add the lab and whether the test is graded, absent elsewhere).
+    test, name and value are required; tiers: [{"name", "at_least"}] as the test gave them."""
+    test: str
+    name: str | None
+    value: float | None
+    bar_source: str | None = None
+    calibration: str | None = None
+    unit: str = ""
+    threshold: float | None = None
+    bound: str | None = None
+    verdict: str | None = None
+    unscaled_threshold: float | None = None
+    speedup_scale: float | None = None
+    text: str | None = None
+    tiers: list[dict[str, Any]] = field(default_factory=list)
+    tier: str | None = None
+    status: str = "not run"
+    lab: str | None = None
+    graded: bool | None = None
+    KINDS: ClassVar[dict[str, Any]] = {
+        "test": _TEXT, "name": _TEXT_OR_NULL, "value": _NUMBER_OR_NULL,
+        "bar_source": _TEXT_OR_NULL, "calibration": _TEXT_OR_NULL, "unit": _TEXT,
+        "threshold": _NUMBER_OR_NULL, "bound": _TEXT_OR_NULL, "verdict": _TEXT_OR_NULL,
+        "unscaled_threshold": _NUMBER_OR_NULL, "speedup_scale": _NUMBER_OR_NULL,
+        "text": _TEXT_OR_NULL, "tiers": ((list,), "a list"), "tier": _TEXT_OR_NULL,
+        "status": _TEXT, "lab": _TEXT_OR_NULL, "graded": _FLAG_OR_NULL}
+
+    @classmethod
+    def from_json(cls, raw: object, where: str = "a measurement") -> Measurement:
+        return _from_fields(cls, raw, where, ("test", "name", "value"))
+
+    def to_json(self) -> dict[str, Any]:
+        doc = _to_fields(self)
+        for k in ("lab", "graded"):
+            if doc[k] is None:
+                del doc[k]
+        return doc
+
+
+def measurements_of(raw: object, where: str) -> list[Measurement]:
+    """The measurements of a scores.json list (tests[].measurements, labs[].measurements, the
+    top-level measurements)."""
+    return [Measurement.from_json(m, f"{where}[{i}]") for i, m in enumerate(_list(raw, where))]
+
+
 @dataclass
 class TestResult:
     """One graded test of a run (scores.json tests[]). Only name, lab and status are
@@ -237,18 +346,27 @@ class TestResult:
     message: str = ""
     result_source: str | None = None
     result_time: str | None = None
-    speedup_scale: Any = None
-    measurements: list[dict[str, Any]] = field(default_factory=list)
-    bars: list[dict[str, Any]] = field(default_factory=list)
+    speedup_scale: float | None = None
+    measurements: list[Measurement] = field(default_factory=list)
+    bars: list[Bar] = field(default_factory=list)
     speed: list[str] = field(default_factory=list)
-    unavailable: dict[str, Any] | None = None
+    unavailable: SkipReason | None = None
+    KINDS: ClassVar[dict[str, Any]] = {"speedup_scale": _NUMBER_OR_NULL}
 
     @classmethod
     def from_json(cls, raw: object, where: str = "a test") -> TestResult:
-        return _from_fields(cls, raw, where, ("name", "lab", "status"))
+        return _from_fields(cls, raw, where, ("name", "lab", "status"), {
+            "measurements": lambda ms: measurements_of(ms, f"{where}: measurements"),
+            "bars": lambda bs: [Bar.from_json(b, f"{where}: bars[{i}]")
+                                for i, b in enumerate(_list(bs, f"{where}: bars"))],
+            "unavailable": lambda u: None if u is None else
+            SkipReason.from_json(u, f"{where}: unavailable")})
 
     def to_json(self) -> dict[str, Any]:
-        return _to_fields(self)
+        return _to_fields(self, {
+            "measurements": lambda ms: [m.to_json() for m in ms],
+            "bars": lambda bs: [b.to_json() for b in bs],
+            "unavailable": lambda u: None if u is None else u.to_json()})
 
     @property
     def needs_gpu(self) -> bool:
@@ -309,7 +427,7 @@ class LabScore:
     unavailable: list[Unavailable] = field(default_factory=list)
     techniques: dict[str, TechniqueScore] = field(default_factory=dict)
     by_category: dict[str, dict[str, int]] = field(default_factory=dict)
-    measurements: list[dict[str, Any]] = field(default_factory=list)
+    measurements: list[Measurement] = field(default_factory=list)
     failures: list[dict[str, str]] = field(default_factory=list)
     speedup_scales: list[Any] = field(default_factory=list)
     flags: list[dict[str, Any]] = field(default_factory=list)
@@ -325,15 +443,142 @@ class LabScore:
                                        for u in us],
             "techniques": lambda ts: {
                 k: TechniqueScore.from_json(v, f"{where}: {k}")
-                for k, v in _object(ts, f"{where}: its \"techniques\"").items()}})
+                for k, v in _object(ts, f"{where}: its \"techniques\"").items()},
+            "measurements": lambda ms: measurements_of(ms, f"{where}: measurements")})
 
     def to_json(self) -> dict[str, Any]:
         doc = _to_fields(self, {
             "unavailable": lambda us: [u.to_json() for u in us],
-            "techniques": lambda ts: {k: t.to_json() for k, t in ts.items()}})
+            "techniques": lambda ts: {k: t.to_json() for k, t in ts.items()},
+            "measurements": lambda ms: [m.to_json() for m in ms]})
         if self.graded_in_this_run is None:
             del doc["graded_in_this_run"]
         return doc
+
+
+# ---------------------------------------------------------------------------
+# The grading manifest of a build (tools/grading_manifest.py, schema cudalabs-manifest)
+# ---------------------------------------------------------------------------
+MANIFEST_SCHEMA = "cudalabs-manifest"
+MANIFEST_VERSION = 3
+
+
+@dataclass
+class ManifestTest:
+    """One test of a build as the manifest gives it: its lab, suite and case, labels, CTest
+    timeout, RUN_SERIAL, whether it holds a GPU, is given code or a helper suite, is graded
+    (and its objective, the suite's base name), and how it was registered ("gtest" or
+    "cmake"). The scoreboard's apply_declared() adds the declared tests a build lacks with
+    the defaults."""
+    name: str
+    lab: str
+    suite: str
+    case: str
+    labels: list[str] = field(default_factory=list)
+    timeout: float | None = None
+    run_serial: bool = False
+    gpu: bool = False
+    given: bool = False
+    helper: bool = False
+    graded: bool = False
+    objective: str | None = None
+    registered: str = "cmake"
+    KINDS: ClassVar[dict[str, Any]] = {
+        "name": _TEXT, "lab": _TEXT, "suite": _TEXT, "case": _TEXT,
+        "labels": ((list,), "a list"), "timeout": _NUMBER_OR_NULL, "run_serial": _FLAG,
+        "gpu": _FLAG, "given": _FLAG, "helper": _FLAG, "graded": _FLAG,
+        "objective": _TEXT_OR_NULL, "registered": _TEXT}
+
+    @classmethod
+    def from_json(cls, raw: object, where: str = "a manifest test") -> ManifestTest:
+        return _from_fields(cls, raw, where, ("name", "lab", "suite", "case"))
+
+    def to_json(self) -> dict[str, Any]:
+        return _to_fields(self)
+
+
+@dataclass(frozen=True)
+class ManifestObjective(_FlatRecord):
+    """An objective of a lab in a manifest: its declared points, how many tests of the build
+    it has, its technique (None for a graded suite the declaration lacks)."""
+    points: int
+    tests: int
+    technique: str | None
+    KINDS: ClassVar[dict[str, Any]] = {"points": _COUNT, "tests": _COUNT,
+                                       "technique": _TEXT_OR_NULL}
+
+
+@dataclass(frozen=True)
+class TechniqueDeclared(_FlatRecord):
+    """A technique a lab declares (tests/labNN_topic/objectives.json): its points and why."""
+    points: int
+    why: str
+    KINDS: ClassVar[dict[str, Any]] = {"points": _COUNT, "why": _TEXT}
+
+
+def _by_lab(raw: object, where: str, value: Any) -> dict[str, dict[str, Any]]:
+    """{lab: {name: value(raw, where)}} of a manifest's objectives or techniques."""
+    return {lab: {k: value(v, f"{where} {lab} {k}")
+                  for k, v in _object(inner, f"{where} {lab}").items()}
+            for lab, inner in _object(raw, where).items()}
+
+
+@dataclass
+class Manifest:
+    """The grading manifest of a build tree (build_manifest() of tools/grading_manifest.py):
+    CMake's record of it (source and build folder, implementation, test launcher, the
+    suite-ending rules, the labs and graders as recorded, which stay as CMake wrote them), its
+    tests by name, each graded lab's objectives and techniques by name, the helper suites, the
+    declaration files, the grader targets not built and the problems of the declarations.
+    The scoreboard's apply_declared() replaces the objectives and techniques with the
+    lock's."""
+    source_dir: str = "."
+    build_dir: str | None = None
+    implementation: str | None = None
+    test_launcher: list[str] = field(default_factory=list)
+    rules: dict[str, Any] = field(default_factory=dict)
+    lab_points: int = LAB_POINTS
+    labs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    graders: list[dict[str, Any]] = field(default_factory=list)
+    tests: dict[str, ManifestTest] = field(default_factory=dict)
+    objectives: dict[str, dict[str, ManifestObjective]] = field(default_factory=dict)
+    techniques: dict[str, dict[str, TechniqueDeclared]] = field(default_factory=dict)
+    helpers: dict[str, dict[str, str]] = field(default_factory=dict)
+    declarations: dict[str, str] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_json(cls, raw: object, where: str = "the manifest") -> Manifest:
+        """A manifest from its JSON document (labs and tests as lists)."""
+        doc = _object(raw, where)
+        if doc.get("schema") != MANIFEST_SCHEMA or doc.get("version") != MANIFEST_VERSION:
+            raise ModelError(f"{where} is not a {MANIFEST_SCHEMA} file of version "
+                             f"{MANIFEST_VERSION}")
+        return _from_fields(cls, doc, where, ("tests", "objectives"), {
+            "labs": lambda labs: {_object(lab, f"{where}: labs[{i}]").get("lab"): lab
+                                  for i, lab in enumerate(_list(labs, f"{where}: labs"))},
+            "tests": lambda tests: {t.name: t for t in (
+                ManifestTest.from_json(t, f"{where}: tests[{i}]")
+                for i, t in enumerate(_list(tests, f"{where}: tests")))},
+            "objectives": lambda objs: _by_lab(objs, f"{where}: objectives of",
+                                               ManifestObjective.from_json),
+            "techniques": lambda techs: _by_lab(techs, f"{where}: techniques of",
+                                                TechniqueDeclared.from_json)})
+
+    def to_json(self) -> dict[str, Any]:
+        """The manifest as its JSON document (labs and tests as lists)."""
+        return {"schema": MANIFEST_SCHEMA, "version": MANIFEST_VERSION, **_to_fields(self, {
+            "labs": lambda labs: list(labs.values()),
+            "tests": lambda tests: [t.to_json() for t in tests.values()],
+            "objectives": lambda objs: {lab: {k: o.to_json() for k, o in inner.items()}
+                                        for lab, inner in objs.items()},
+            "techniques": lambda techs: {lab: {k: t.to_json() for k, t in inner.items()}
+                                         for lab, inner in techs.items()}})}
+
+    def objective_of(self, test: ManifestTest) -> ManifestObjective | None:
+        """The objective of a graded @p test, None when it has none."""
+        return self.objectives.get(test.lab, {}).get(test.objective or "")
 
 
 # ---------------------------------------------------------------------------

@@ -22,6 +22,8 @@ import math
 import sys
 from pathlib import Path
 
+from .model import Measurement, measurements_of
+
 MARGIN = 0.30
 ROOT = Path(__file__).resolve().parent.parent
 CALIBRATION_DIR = ROOT / "tests" / "calibration"
@@ -85,14 +87,12 @@ def fixed_bars(calibration_dir: Path = CALIBRATION_DIR) -> dict[tuple[str, str],
 SPEED_UNITS = {"x", "%"}
 
 
-def load(path: Path) -> dict[tuple[str, str], dict]:
+def load(path: Path) -> dict[tuple[str, str], Measurement]:
+    """The graded measurements with a name and a threshold of a scores.json, by (test, name)."""
     data = json.loads(path.read_text())
-    out = {}
-    for m in data.get("measurements", []):
-        if not m.get("graded") or m.get("threshold") is None:
-            continue
-        out[(m["test"], m["name"])] = m
-    return out
+    return {(m.test, m.name): m
+            for m in measurements_of(data.get("measurements", []), f"{path}: measurements")
+            if m.graded and m.threshold is not None and m.name is not None}
 
 
 def suggest(values: list[float], bound: str | None) -> float:
@@ -121,11 +121,11 @@ def main(argv: list[str] | None = None) -> int:
     for key in keys:
         ms = [r.get(key) for r in runs]
         present = [m for m in ms if m is not None]
-        values = [m["value"] for m in present]
+        values = [float(m.value) for m in present if m.value is not None]
         ref = present[-1]
-        thr = ref.get("unscaled_threshold") or ref["threshold"]
-        bound = ref.get("bound")
-        unit = ref.get("unit") or ""
+        thr = ref.unscaled_threshold or ref.threshold or 0.0
+        bound = ref.bound
+        unit = ref.unit
         if bound == "max":
             margin = thr / max(values) - 1.0 if max(values) > 0 else float("inf")
         else:
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             bad += 1
         if len(present) < len(runs):
             note += f" (missing in {len(runs) - len(present)} run(s))"
-        cells = " | ".join("-" if m is None else f"{m['value']:.4g}" for m in ms)
+        cells = " | ".join("-" if m is None else f"{m.value:.4g}" for m in ms)
         sign = "≤" if bound == "max" else "≥"
         row = f"| `{key[0]}` | {key[1]} | {cells} | {sign} {thr:g} {unit} | {margin * 100:.0f} %{note} |"
         if args.suggest:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .model import LabScore
+from .model import LabScore, Measurement
 from .scoring import SCHEMA_NAME, SCHEMA_VERSION, cc_key
 
 
@@ -23,21 +23,21 @@ def _pts(x: float) -> str:
     return f"{x:.1f}".rstrip("0").rstrip(".") if isinstance(x, (int, float)) else str(x)
 
 
-def measurement_text(m: dict) -> str:
-    unit = m["unit"] if m["unit"] in ("x", "%") else (" " + m["unit"] if m["unit"] else "")
-    text = f"{m['name']} {_fmt(m['value'])}{unit}"
-    if m["threshold"] is not None:
-        sign = {"min": ">= ", "max": "<= "}.get(m.get("bound") or "", "threshold ")
-        text += f" ({sign}{_fmt(m['threshold'])})"
-    if m.get("tiers"):
+def measurement_text(m: Measurement) -> str:
+    unit = m.unit if m.unit in ("x", "%") else (" " + m.unit if m.unit else "")
+    text = f"{m.name} {_fmt(m.value)}{unit}"
+    if m.threshold is not None:
+        sign = {"min": ">= ", "max": "<= "}.get(m.bound or "", "threshold ")
+        text += f" ({sign}{_fmt(m.threshold)})"
+    if m.tiers:
         text += f", tier {tier_text(m)}"
     return text
 
 
-def tier_text(m: dict) -> str:
+def tier_text(m: Measurement) -> str:
     """The tier a measurement reached and the tiers it had: 'good (good >= 75, excellent >= 85)'."""
-    levels = ", ".join(f"{t.get('name')} >= {_fmt(t.get('at_least'))}" for t in m.get("tiers") or [])
-    return f"{m.get('tier') or 'none'} ({levels})"
+    levels = ", ".join(f"{t.get('name')} >= {_fmt(t.get('at_least'))}" for t in m.tiers)
+    return f"{m.tier or 'none'} ({levels})"
 
 
 def gpu_line(env: dict) -> str:
@@ -176,8 +176,8 @@ def render_text(report: dict) -> str:
     if meas:
         out += ["", "measurements:"]
         for lab_id, m in meas:
-            out.append(f"  {lab_id}  {m['test'].split('.', 1)[1]}: {measurement_text(m)}  "
-                       f"[{m['status']}]")
+            out.append(f"  {lab_id}  {m.test.split('.', 1)[1]}: {measurement_text(m)}  "
+                       f"[{m.status}]")
     fails = [f for lab in labs for f in lab.failures]
     if fails:
         out += ["", "failed:"]
@@ -239,12 +239,12 @@ def render_markdown(report: dict) -> str:
                 "| lab | test | measurement | value | threshold | scale | result | tier |",
                 "|---|---|---|--:|--:|--:|---|---|"]
         for lab_id, m in meas:
-            bound = {"min": ">= ", "max": "<= "}.get(m.get("bound") or "", "")
-            thr = f"{bound}{_fmt(m['threshold'])}" if m["threshold"] is not None else "-"
-            out.append(f"| {lab_id} | `{_md(m['test'].split('.', 1)[1])}` | {_md(m['name'])} | "
-                       f"{_fmt(m['value'])} {_md(m['unit'])} | {_md(thr)} | "
-                       f"{_fmt(m.get('speedup_scale'))} | {m['status']} | "
-                       f"{_md(tier_text(m)) if m.get('tiers') else '-'} |")
+            bound = {"min": ">= ", "max": "<= "}.get(m.bound or "", "")
+            thr = f"{bound}{_fmt(m.threshold)}" if m.threshold is not None else "-"
+            out.append(f"| {lab_id} | `{_md(m.test.split('.', 1)[1])}` | {_md(str(m.name))} | "
+                       f"{_fmt(m.value)} {_md(m.unit)} | {_md(thr)} | "
+                       f"{_fmt(m.speedup_scale)} | {m.status} | "
+                       f"{_md(tier_text(m)) if m.tiers else '-'} |")
     fails = [f for lab in labs for f in lab.failures]
     if fails:
         out += ["", "<details><summary>Failed tests (" + str(len(fails)) + ")</summary>", ""]

@@ -45,7 +45,7 @@ from pathlib import Path
 # The scoreboard's code, all of it loaded before any test runs.
 from .ctest_record import ScoreError, read_junit_run
 from .ctest_run import run_ctest_stream
-from .model import TestResult
+from .model import TestResult, measurements_of
 from .score_render import render_markdown, render_text
 from .scoring import (MANIFEST, apply_declared, declared_from_manifest, iso,
                      load_manifest, read_cache, score)
@@ -56,7 +56,8 @@ from .scoring import (MANIFEST, apply_declared, declared_from_manifest, iso,
 # ---------------------------------------------------------------------------
 def check_expected(report: dict, expected: list[str]) -> list[str]:
     """The --expect-measurement TEST:NAME entries that scores.json does not hold."""
-    have = {(m["test"], m["name"]) for m in report["measurements"] if m.get("value") is not None}
+    have = {(m.test, m.name) for m in measurements_of(report["measurements"], "measurements")
+            if m.value is not None}
     missing = []
     for spec in expected:
         test, _, name = spec.rpartition(":")
@@ -127,17 +128,17 @@ def main(argv: list[str] | None = None) -> int:
     # Everything the score rests on is read before any test runs.
     manifest = load_manifest(build)
     if args.write_declared:
-        if manifest["problems"]:
+        if manifest.problems:
             raise ScoreError("the labs' declarations do not fit their graders:\n  " +
-                             "\n  ".join(manifest["problems"]))
+                             "\n  ".join(manifest.problems))
         lock = declared_from_manifest(manifest)
         args.write_declared.write_text(json.dumps(lock.to_json(), indent=1) + "\n")
         print(f"scoreboard: declared tests and points written to {args.write_declared}")
         return 0
-    notes: list[str] = list(manifest["problems"])
+    notes: list[str] = list(manifest.problems)
     declared_path = args.declared
     if declared_path is None and not args.no_declared:
-        candidate = Path(manifest["source_dir"]) / "tests" / "grading.json"
+        candidate = Path(manifest.source_dir) / "tests" / "grading.json"
         declared_path = candidate if candidate.is_file() else None
     if declared_path is not None and not args.no_declared:
         notes += apply_declared(manifest, _load_json(declared_path, "declared tests"))

@@ -14,14 +14,16 @@ import datetime as _dt
 import json
 import re
 from collections import Counter, OrderedDict
+from dataclasses import replace
 from pathlib import Path
 
 from . import grading_manifest  # the manifest from CTest and the labs' declarations
 from .ctest_record import ScoreError
 from .measurement_channel import (VARIANT_TEST, attribute, calibration_summary, channel_bars,
                                  channel_measurements)
-from .model import (LabPoints, LabScore, Lock, ModelError, Objective, ObjectiveScore,
-                    TechniquePoints, TechniqueScore, TestResult, Unavailable)
+from .model import (LabPoints, LabScore, Lock, Manifest, ManifestObjective, ManifestTest,
+                    Measurement, ModelError, Objective, ObjectiveScore, SkipReason,
+                    TechniqueDeclared, TechniquePoints, TechniqueScore, TestResult, Unavailable)
 
 SCHEMA_NAME = "cudalabs-scores"
 SCHEMA_VERSION = 4
@@ -32,51 +34,48 @@ CATEGORIES = ("profiler", "sanitizer", "perf", "gpu", "cpu")
 # ---------------------------------------------------------------------------
 # The manifest (tools/grading_manifest.py)
 # ---------------------------------------------------------------------------
-def load_manifest(build_dir: Path) -> dict:
-    """The build tree's grading manifest (grading_manifest.build_manifest()): {"labs": {lab:
-    info}, "graders": [...], "tests": {name: test}, "objectives": {lab: {objective: {"points",
-    "tests"}}}, "missing": [grader targets not built], "problems": [declarations that do not
-    fit the graders], "rules", "source_dir", "lab_points", ...}."""
+def load_manifest(build_dir: Path) -> Manifest:
+    """The build tree's grading manifest (grading_manifest.build_manifest(), tools/model.py)."""
     try:
         return grading_manifest.load_manifest(Path(build_dir))
     except grading_manifest.ManifestError as e:
         raise ScoreError(str(e)) from None
 
 
-def test_points(manifest: dict, test: dict) -> float:
+def test_points(manifest: Manifest, test: ManifestTest) -> float:
     """What a graded test is worth: its objective's points over the objective's tests."""
-    obj = manifest["objectives"].get(test.get("lab"), {}).get(test.get("objective"))
-    if not obj or not obj["tests"]:
+    obj = manifest.objective_of(test)
+    if not obj or not obj.tests:
         return 0.0
-    return obj["points"] / obj["tests"]
+    return obj.points / obj.tests
 
 
 # ---------------------------------------------------------------------------
 # Declared tests and points (tests/grading.json, the lock: tools/model.py): what a lab is
 # graded on
 # ---------------------------------------------------------------------------
-def declared_from_manifest(manifest: dict) -> Lock:
+def declared_from_manifest(manifest: Manifest) -> Lock:
     """tests/grading.json, the lock: each lab's techniques (points, why) and their objectives
     (points, whether they need a GPU, the graded tests of the build)."""
     labs: dict[str, LabPoints] = {}
-    for lab_id in sorted({t["lab"] for t in manifest["tests"].values() if t.get("graded")}):
-        objs = manifest["objectives"].get(lab_id, {})
-        techs = manifest.get("techniques", {}).get(lab_id, {})
-        names = list(techs) + sorted({o.get("technique") or "" for o in objs.values()}
-                                     - set(techs))
-        members: dict[str, dict[str, list[dict]]] = {n: {} for n in names}
-        for name, t in sorted(manifest["tests"].items()):
-            if t.get("graded") and t["lab"] == lab_id:
-                o = objs.get(t["objective"], {})
-                members[o.get("technique") or ""].setdefault(t["objective"], []).append(t)
+    for lab_id in sorted({t.lab for t in manifest.tests.values() if t.graded}):
+        objs = manifest.objectives.get(lab_id, {})
+        techs = manifest.techniques.get(lab_id, {})
+        names = list(techs) + sorted({o.technique or "" for o in objs.values()} - set(techs))
+        members: dict[str, dict[str, list[ManifestTest]]] = {n: {} for n in names}
+        for name, t in sorted(manifest.tests.items()):
+            if t.graded and t.lab == lab_id:
+                o = objs.get(t.objective or "")
+                members[o.technique or "" if o else ""].setdefault(t.objective or "",
+                                                                  []).append(t)
         labs[lab_id] = LabPoints({tname: TechniquePoints(
-            techs.get(tname, {}).get("points", 0), techs.get(tname, {}).get("why", ""),
-            {oname: Objective(objs.get(oname, {}).get("points", 0),
-                              any(bool(t.get("gpu")) for t in tests),
-                              tuple(t["name"] for t in tests))
+            techs[tname].points if tname in techs else 0,
+            techs[tname].why if tname in techs else "",
+            {oname: Objective(objs[oname].points if oname in objs else 0,
+                              any(t.gpu for t in tests), tuple(t.name for t in tests))
              for oname, tests in sorted(members[tname].items())})
             for tname in names})
-    return Lock(labs, manifest["lab_points"])
+    return Lock(labs, manifest.lab_points)
 
 
 def read_lock(declared: dict) -> Lock:
@@ -87,52 +86,51 @@ def read_lock(declared: dict) -> Lock:
         raise ScoreError(str(e)) from None
 
 
-def apply_declared(manifest: dict, declared: dict | Lock) -> list[str]:
+def apply_declared(manifest: Manifest, declared: dict | Lock) -> list[str]:
     """Grades exactly the declared tests with the declared points: a test of the build that
     is not declared earns nothing, a declared test the build lacks is scored as not run.
     Returns what differed, one line each."""
     lock = declared if isinstance(declared, Lock) else read_lock(declared)
     notes = []
     wanted = {name: (t.lab, t.objective) for name, t in lock.tests().items()}
-    for name, t in manifest["tests"].items():
-        if t.get("graded") and name not in wanted:
+    for name, t in manifest.tests.items():
+        if t.graded and name not in wanted:
             notes.append(f"{name} is in the build but not declared: not graded")
-            t["graded"] = False
+            t.graded = False
     unbuilt: Counter[str] = Counter()  # declared tests of labs whose grader was not built
     for name, (lab_id, oname) in wanted.items():
-        t = manifest["tests"].get(name)
-        if t is None:
-            if f"{lab_id}_test" in manifest["missing"]:
+        test = manifest.tests.get(name)
+        if test is None:
+            if f"{lab_id}_test" in manifest.missing:
                 unbuilt[lab_id] += 1
             else:
                 notes.append(f"{name} is declared but not in the build: scored as not run")
             # The objective is the suite's base name: its ending gives the labels (the rules
             # the manifest records).
             suite, _, case = name[len(lab_id) + 1:].rpartition(".")
-            labels: list[str] = next((r["labels"] for r in manifest["rules"].get("endings", [])
+            labels: list[str] = next((r["labels"] for r in manifest.rules.get("endings", [])
                                       if oname.endswith(r["ending"])), [])
-            manifest["tests"][name] = {"name": name, "lab": lab_id, "suite": suite,
-                                       "case": case, "labels": [lab_id] + labels,
-                                       "graded": True, "objective": oname}
+            manifest.tests[name] = ManifestTest(name, lab_id, suite, case, [lab_id] + labels,
+                                                graded=True, objective=oname)
         else:
-            t["graded"] = True
-            t["lab"], t["objective"] = lab_id, oname
+            test.graded = True
+            test.lab, test.objective = lab_id, oname
     notes += [f"{lab_id}: its grader was not built; its {n} declared tests are scored as not run"
               for lab_id, n in sorted(unbuilt.items())]
-    objectives: dict[str, dict] = {}
+    objectives: dict[str, dict[str, ManifestObjective]] = {}
     for lab_id, tname, oname, o in lock.objectives():
-        objectives.setdefault(lab_id, {})[oname] = {
-            "points": o.points, "tests": len(o.tests), "technique": tname}
+        objectives.setdefault(lab_id, {})[oname] = ManifestObjective(o.points, len(o.tests),
+                                                                     tname)
     for lab_id, objs in objectives.items():
-        built = manifest["objectives"].get(lab_id)
+        built = manifest.objectives.get(lab_id)
         if built is not None and objs != built:
             notes.append(f"{lab_id}: the build's objectives differ from the declared ones; the "
                          f"declared ones count")
-    manifest["objectives"] = objectives
-    manifest["techniques"] = {
-        lab_id: {tname: {"points": g.points, "why": g.why} for tname, g in lab.techniques.items()}
+    manifest.objectives = objectives
+    manifest.techniques = {
+        lab_id: {tname: TechniqueDeclared(g.points, g.why) for tname, g in lab.techniques.items()}
         for lab_id, lab in lock.labs.items()}
-    manifest["lab_points"] = lock.lab_points
+    manifest.lab_points = lock.lab_points
     return notes
 
 
@@ -192,8 +190,8 @@ _ARCH_NOT_BUILT = re.compile(r"no sm_(\d+)(?: or later| \.\. sm_\d+)? code in th
                              r"\(built for other architectures\)|this build holds no sm_(\d+)a code")
 
 
-def unavailable_on_gpu(status: str, message: str) -> dict | None:
-    """{"kind", "needs", "reason"} when a skipped test's reason says this GPU's compute
+def unavailable_on_gpu(status: str, message: str) -> SkipReason | None:
+    """(kind, needs, reason) when a skipped test's reason says this GPU's compute
     capability is too old for it ("gpu") or the build holds no code of the architecture it
     needs ("build", which follows the GPU with CMAKE_CUDA_ARCHITECTURES=native); else None.
     needs: the compute capability, "9.0"."""
@@ -201,14 +199,14 @@ def unavailable_on_gpu(status: str, message: str) -> dict | None:
         return None
     m = _CC_TOO_OLD.search(message)
     if m:  # the GPU's, then the test's compute capability
-        return {"kind": "gpu", "needs": f"{m.group(3)}.{m.group(4)}", "reason": message}
+        return SkipReason("gpu", f"{m.group(3)}.{m.group(4)}", message)
     m = _CC_FEATURE.search(message)
     if m:  # the feature's, then the GPU's
-        return {"kind": "gpu", "needs": f"{m.group(1)}.{m.group(2)}", "reason": message}
+        return SkipReason("gpu", f"{m.group(1)}.{m.group(2)}", message)
     m = _ARCH_NOT_BUILT.search(message)
     if m:
         sm = int(m.group(1) or m.group(2))  # sm_90 -> 9.0, sm_100 -> 10.0
-        return {"kind": "build", "needs": f"{sm // 10}.{sm % 10}", "reason": message}
+        return SkipReason("build", f"{sm // 10}.{sm % 10}", message)
     return None
 
 
@@ -217,7 +215,7 @@ def cc_key(cc: str) -> tuple[int, ...]:
     return tuple(int(x) for x in cc.split(".") if x.isdigit())
 
 
-def unavailable_objectives(objectives: dict,
+def unavailable_objectives(objectives: dict[str, ManifestObjective],
                            mine: dict[str, list[TestResult]]) -> list[Unavailable]:
     """The objectives of one lab all of whose tests were skipped as unavailable on this GPU:
     {objective, technique, points, tests, needs (the highest compute capability named), kind
@@ -228,27 +226,27 @@ def unavailable_objectives(objectives: dict,
         marks = [t.unavailable for t in tests if t.unavailable]
         if not tests or len(marks) != len(tests):  # some test was not skipped as unavailable
             continue
-        needs = max((m["needs"] for m in marks), key=cc_key)
-        kind = "gpu" if any(m["kind"] == "gpu" for m in marks) else "build"
-        out.append(Unavailable(oname, o.get("technique"), o["points"], len(tests), needs, kind,
-                               next(m["reason"] for m in marks if m["kind"] == kind)))
+        needs = max((m.needs for m in marks), key=cc_key)
+        kind = "gpu" if any(m.kind == "gpu" for m in marks) else "build"
+        out.append(Unavailable(oname, o.technique, o.points, len(tests), needs, kind,
+                               next(m.reason for m in marks if m.kind == kind)))
     return out
 
 
-def technique_points(techniques: dict, objectives: dict,
+def technique_points(techniques: dict[str, TechniqueDeclared],
+                     objectives: dict[str, ManifestObjective],
                      tests: list[TestResult]) -> dict[str, TechniqueScore]:
-    """A lab's points in the lock's shape (tests/grading.json): {technique: {"points", "why",
-    "earned", "objectives": {objective: {"points", "tests" (names), "passed", "earned"}}}},
-    from its techniques {name: {"points", "why"}}, its objectives {name: {"points",
-    "technique"}} and its scored @p tests."""
-    out = {name: TechniqueScore(g["points"], g["why"], 0.0) for name, g in techniques.items()}
+    """A lab's points in the lock's shape (tests/grading.json): {technique: TechniqueScore
+    (points, why, earned, objectives: {objective: ObjectiveScore (points, tests (names),
+    passed, earned)})}, from its declared @p techniques and @p objectives and its scored
+    @p tests."""
+    out = {name: TechniqueScore(g.points, g.why, 0.0) for name, g in techniques.items()}
     for oname, o in sorted(objectives.items()):
-        group = out.setdefault(o.get("technique") or "undeclared",
-                               TechniqueScore(0, "", 0.0))
+        group = out.setdefault(o.technique or "undeclared", TechniqueScore(0, "", 0.0))
         mine = [t for t in tests if t.objective == oname]
         earned = round(sum(t.points for t in mine), 2)
         group.objectives[oname] = ObjectiveScore(
-            o["points"], sorted(t.name for t in mine),
+            o.points, sorted(t.name for t in mine),
             sum(t.status == "passed" for t in mine), earned)
         group.earned = round(group.earned + earned, 2)
     return out
@@ -319,18 +317,26 @@ def _variant_message(out: str, message: str) -> str:
     return message
 
 
-def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, str],
+def _previous(old: dict) -> TestResult:
+    """A test's entry of the previous scores.json (--keep-previous)."""
+    try:
+        return TestResult.from_json(old, f"the previous scores' {old.get('name')}")
+    except ModelError as e:
+        raise ScoreError(str(e)) from None
+
+
+def score(manifest: Manifest, cases: list[dict], run: dict | None, cache: dict[str, str],
           source: dict, previous: dict | None = None, intake: dict | None = None,
           notes: list[str] | None = None) -> dict:
     """The report of one run. @p previous: an earlier scores.json whose results stand in for
     tests this run did not run (only when asked for); @p intake: the intake scan's flags."""
-    known = set(manifest["tests"])
+    known = set(manifest.tests)
     results, anomalies = attribute(cases, known)
     anomalies = list(notes or []) + anomalies
     prev_tests = {t["name"]: t for t in (previous or {}).get("tests", [])}
     tests: list[TestResult] = []
     variants: dict[str, list[dict]] = {"wrong": [], "right": []}
-    all_measurements: list[dict] = []
+    all_measurements: list[Measurement] = []
     used: list[dict] = []
     given: Counter[str] = Counter()
     for c in cases:
@@ -342,49 +348,49 @@ def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, 
                 "message": _variant_message(c["output"], c["message"])})
 
     run_time = iso(run["start"]) if run else None
-    for name, t in manifest["tests"].items():
+    for name, spec in manifest.tests.items():
         r = results.get(name)
         status = r["status"] if r else "not run"
         if r and r["channel"]:
             used.append(r["channel"])
         meas = channel_measurements(name, r["channel"] if r else None, status)
-        if not t.get("graded"):
+        if not spec.graded:
             for m in meas:
-                all_measurements.append(dict(m, lab=t.get("lab"), graded=False))
+                all_measurements.append(replace(m, lab=spec.lab, graded=False))
             if r:
                 given[status] += 1
             continue
-        weight = round(test_points(manifest, t), 4)
+        weight = round(test_points(manifest, spec), 4)
+        objective = manifest.objective_of(spec)
         entry = TestResult(
-            name, t["lab"], t["suite"], t["case"], t["labels"], category(t["labels"]),
-            t.get("objective"),
-            manifest["objectives"].get(t["lab"], {}).get(t.get("objective"), {}).get(
-                "technique"),
-            weight, status, weight if status == "passed" else 0,
+            name, spec.lab, spec.suite, spec.case, spec.labels, category(spec.labels),
+            spec.objective, objective.technique if objective else None, weight, status,
+            weight if status == "passed" else 0,
             round(r["time_s"], 3) if r else None, r["message"] if r else "",
             r["source"] if r else None, run_time if r else None,
             r["channel"]["test"].get("speedup_scale") if r and r["channel"] else None,
             meas, channel_bars(r["channel"] if r else None),
-            [m["text"] for m in meas if m.get("text")])
+            [m.text for m in meas if m.text])
         old = prev_tests.get(name)
         if r is None and old and old.get("status") not in (None, "not run"):
             # Kept from an earlier run, as asked (--keep-previous): same weight as now.
+            kept = _previous(old)
             for k in ("status", "time_s", "message", "result_time", "speedup_scale",
                       "measurements", "bars", "speed"):
-                setattr(entry, k, old.get(k))
+                setattr(entry, k, getattr(kept, k))
             entry.points = weight if entry.status == "passed" else 0
             entry.result_source = "previous"
             meas = entry.measurements or []
         entry.unavailable = unavailable_on_gpu(entry.status, entry.message or "")
         for m in meas:
-            all_measurements.append(dict(m, lab=t.get("lab"), graded=True))
+            all_measurements.append(replace(m, lab=spec.lab, graded=True))
         tests.append(entry)
 
     labs: OrderedDict[str, LabScore] = OrderedDict()
-    for lab_id, info in manifest["labs"].items():
+    for lab_id, info in manifest.labs.items():
         labs[lab_id] = LabScore(lab_id, info.get("number"), info.get("topic"),
                                 info.get("folder"),
-                                grader_built=info.get("grader") not in manifest["missing"])
+                                grader_built=info.get("grader") not in manifest.missing)
     for t in tests:
         lab = labs.setdefault(t.lab, LabScore(t.lab, int(t.lab[3:])))
         lab.tests += 1
@@ -405,12 +411,11 @@ def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, 
         if t.speedup_scale is not None and t.speedup_scale not in lab.speedup_scales:
             lab.speedup_scales.append(t.speedup_scale)
     for lab_id, lab in labs.items():
-        objs = manifest["objectives"].get(lab_id, {})
+        objs = manifest.objectives.get(lab_id, {})
         mine = [t for t in tests if t.lab == lab_id]
-        lab.techniques = technique_points(manifest.get("techniques", {}).get(lab_id, {}),
-                                          objs, mine)
-        lab.max_points = float(sum(o["points"] for o in objs.values())) if objs else \
-            (float(manifest["lab_points"]) if not lab.grader_built else 0.0)
+        lab.techniques = technique_points(manifest.techniques.get(lab_id, {}), objs, mine)
+        lab.max_points = float(sum(o.points for o in objs.values())) if objs else \
+            (float(manifest.lab_points) if not lab.grader_built else 0.0)
         lab.points_available += lab.max_points
         by_objective: dict[str, list[TestResult]] = {}
         for t in mine:
@@ -438,14 +443,14 @@ def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, 
         "from_previous": from_previous,
         "partial": totals["with_result"] < totals["tests"],
         "oldest_result": times[0] if times else None, "newest_result": times[-1] if times else None,
-        "graders_not_built": manifest["missing"]}
+        "graders_not_built": manifest.missing}
     return {
         "schema": SCHEMA_NAME,
         "version": SCHEMA_VERSION,
         "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "source": source,
         "environment": environment(used, cache),
-        "points": {"lab_points": manifest["lab_points"],
+        "points": {"lab_points": manifest.lab_points,
                    "rule": "each lab's points go to the techniques its "
                            "tests/labNN_topic/objectives.json declares and, within each, to its "
                            "objectives (graded suites), as tests/grading.json locks them; helper "
@@ -460,6 +465,6 @@ def score(manifest: dict, cases: list[dict], run: dict | None, cache: dict[str, 
         "wrong": variants["wrong"],
         "right": variants["right"],
         "tests": [t.to_json() for t in tests],
-        "measurements": all_measurements,
+        "measurements": [m.to_json() for m in all_measurements],
     }
 

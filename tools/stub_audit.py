@@ -119,19 +119,19 @@ def main(argv: list[str] | None = None) -> int:
         manifest = load_manifest(build)
     except ScoreError as e:
         raise AuditError(str(e)) from None
-    audited = {f"lab{n}" for n in numbers} if numbers else set(manifest["labs"])
-    not_built = [g["target"] for g in manifest["graders"]
-                 if g["target"] in manifest["missing"] and g["lab"] in audited]
+    audited = {f"lab{n}" for n in numbers} if numbers else set(manifest.labs)
+    not_built = [g["target"] for g in manifest.graders
+                 if g["target"] in manifest.missing and g["lab"] in audited]
     if not_built:
         raise AuditError("graders not built (no test list): " + ", ".join(not_built))
 
     failed, offenders, skipped = [], [], []
     per_lab: dict[str, list[int]] = {}
     for c in cases:
-        test = manifest["tests"].get(c["name"])
-        if test is None or not test.get("graded"):
+        test = manifest.tests.get(c["name"])
+        if test is None or not test.graded:
             continue
-        counts = per_lab.setdefault(test["lab"], [0, 0, 0])
+        counts = per_lab.setdefault(test.lab, [0, 0, 0])
         if c["status"] in ("failed", "error"):
             failed.append(c)
             counts[0] += 1
@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     for lab in sorted(per_lab):
         f, p, s = per_lab[lab]
         print(f"  {lab}: {f} failed as they should, {p} passed, {s} skipped")
-    wanted = numbers or sorted(lab[3:5] for lab in manifest["labs"])
+    wanted = numbers or sorted(lab[3:5] for lab in manifest.labs)
     for nn in wanted:
         if f"lab{nn}" not in per_lab:
             print(f"  lab{nn}: no {scope} test ran")

@@ -19,6 +19,7 @@ from tools import grading_manifest as gm  # noqa: E402
 from tools import ctest_record
 from tools import scoreboard
 from tools import scoring
+from tools.model import Manifest, ManifestObjective, ModelError, TechniqueDeclared
 
 RULES = {"given_prefix": "Given", "endings": [
     {"ending": "Cpu", "labels": ["cpu"]}, {"ending": "Gpu", "labels": ["gpu"]},
@@ -107,32 +108,57 @@ class GradingManifest(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def manifest(self, declaration, tests=None) -> dict:
+    def manifest(self, declaration, tests=None) -> Manifest:
         path = self.src / "tests" / "lab07_swizzle" / "objectives.json"
         path.write_text(declaration if isinstance(declaration, str) else json.dumps(declaration))
         return gm.build_manifest(self.record, TESTS if tests is None else tests)
 
     def test_declared_points_and_tests(self):
         m = self.manifest(GOOD)
-        self.assertEqual(m["problems"], [])
-        self.assertEqual(m["objectives"]["lab07"], {
-            "DemoGpu": {"points": 15, "tests": 1, "technique": "lab"},
-            "TileGpu": {"points": 40, "tests": 3, "technique": "swizzled_tile"},
-            "TilePerf": {"points": 25, "tests": 1, "technique": "swizzled_tile"},
-            "TileSanitizer": {"points": 20, "tests": 1, "technique": "swizzled_tile"}})
-        self.assertEqual(m["techniques"]["lab07"], {
-            "swizzled_tile": {"points": 85, "why": "The lesson's kernel and its speed."},
-            "lab": {"points": 15, "why": "The demo."}})
-        t = m["tests"]["lab07.Shapes/TileGpu.Exact/33x65"]
-        self.assertEqual((t["suite"], t["case"], t["objective"], t["graded"], t["gpu"],
-                          t["timeout"], t["registered"]),
+        self.assertEqual(m.problems, [])
+        self.assertEqual(m.objectives["lab07"], {
+            "DemoGpu": ManifestObjective(15, 1, "lab"),
+            "TileGpu": ManifestObjective(40, 3, "swizzled_tile"),
+            "TilePerf": ManifestObjective(25, 1, "swizzled_tile"),
+            "TileSanitizer": ManifestObjective(20, 1, "swizzled_tile")})
+        self.assertEqual(m.techniques["lab07"], {
+            "swizzled_tile": TechniqueDeclared(85, "The lesson's kernel and its speed."),
+            "lab": TechniqueDeclared(15, "The demo.")})
+        t = m.tests["lab07.Shapes/TileGpu.Exact/33x65"]
+        self.assertEqual((t.suite, t.case, t.objective, t.graded, t.gpu, t.timeout,
+                          t.registered),
                          ("Shapes/TileGpu", "Exact/33x65", "TileGpu", True, True, 60, "gtest"))
-        self.assertEqual(m["tests"]["lab07.DemoGpu.RunsAndVerifies"]["registered"], "cmake")
+        self.assertEqual(m.tests["lab07.DemoGpu.RunsAndVerifies"].registered, "cmake")
         # Batch runs, the known-wrong variants and NOT_BUILT placeholders are no tests here.
-        self.assertNotIn("lab07.Shapes/TileGpu.@batch", m["tests"])
-        self.assertNotIn("wrong.lab07.no_swizzle", m["tests"])
-        self.assertFalse(m["tests"]["common.GivenMathCpu.Adds"]["graded"])
-        self.assertFalse(m["tests"]["lab07.GivenEdgesGpu.Works"]["graded"])
+        self.assertNotIn("lab07.Shapes/TileGpu.@batch", m.tests)
+        self.assertNotIn("wrong.lab07.no_swizzle", m.tests)
+        self.assertFalse(m.tests["common.GivenMathCpu.Adds"].graded)
+        self.assertFalse(m.tests["lab07.GivenEdgesGpu.Works"].graded)
+
+    def test_the_manifest_round_trips_and_a_malformed_one_is_refused_in_one_line(self):
+        m = self.manifest(GOOD)
+        text = json.dumps(m.to_json(), indent=1)
+        doc = json.loads(text)
+        self.assertEqual((doc["schema"], doc["version"]), ("cudalabs-manifest", 3))
+        self.assertEqual([t["name"] for t in doc["tests"]], list(m.tests))
+        back = Manifest.from_json(doc)
+        self.assertEqual(back, m)
+        self.assertEqual(json.dumps(back.to_json(), indent=1), text)
+        with self.assertRaises(ModelError) as e:
+            Manifest.from_json(dict(doc, version=2))
+        self.assertEqual(str(e.exception), "the manifest is not a cudalabs-manifest file of "
+                                           "version 3")
+        doc["tests"][1]["graded"] = "yes"
+        with self.assertRaises(ModelError) as e:
+            Manifest.from_json(doc)
+        self.assertEqual(str(e.exception), "the manifest: tests[1] has graded 'yes', not true "
+                                           "or false")
+        doc["tests"][1]["graded"] = True
+        doc["objectives"]["lab07"]["TileGpu"]["points"] = 40.5
+        with self.assertRaises(ModelError) as e:
+            Manifest.from_json(doc)
+        self.assertEqual(str(e.exception), "the manifest: objectives of lab07 TileGpu has "
+                                           "points 40.5, not an integer")
 
     def test_the_lock_groups_objectives_by_technique(self):
         m = self.manifest(GOOD)
@@ -150,8 +176,8 @@ class GradingManifest(unittest.TestCase):
         self.assertEqual(scoring.apply_declared(copy.deepcopy(m), declared), [])
         applied = copy.deepcopy(m)
         scoring.apply_declared(applied, declared)
-        self.assertEqual(applied["objectives"], m["objectives"])
-        self.assertEqual(applied["techniques"], m["techniques"])
+        self.assertEqual(applied.objectives, m.objectives)
+        self.assertEqual(applied.techniques, m.techniques)
         # A lock of the version before techniques is refused in one line.
         with self.assertRaises(ctest_record.ScoreError) as e:
             scoring.apply_declared(copy.deepcopy(m), dict(declared, version=1))
@@ -161,7 +187,7 @@ class GradingManifest(unittest.TestCase):
     def test_scores_carry_points_in_the_lock_shape(self):
         m = self.manifest(GOOD)
         cases = [{"name": n, "status": "passed", "time_s": 0.1, "output": "", "message": ""}
-                 for n, t in m["tests"].items() if t["graded"]]
+                 for n, t in m.tests.items() if t.graded]
         cases[0]["status"] = "failed"  # lab07.Shapes/TileGpu.Exact/1x1: 40/3 lost
         report = scoring.score(m, cases, None, {}, {"kind": "junit"})
         lab = next(x for x in report["labs"] if x["lab"] == "lab07")
@@ -180,11 +206,11 @@ class GradingManifest(unittest.TestCase):
 
     def test_a_helper_suite_earns_nothing(self):
         m = self.manifest(GOOD)
-        t = m["tests"]["lab07.SmallShapesGpu.Exact"]
-        self.assertEqual((t["graded"], t["helper"], t["objective"]), (False, True, None))
-        self.assertNotIn("SmallShapesGpu", m["objectives"]["lab07"])
+        t = m.tests["lab07.SmallShapesGpu.Exact"]
+        self.assertEqual((t.graded, t.helper, t.objective), (False, True, None))
+        self.assertNotIn("SmallShapesGpu", m.objectives["lab07"])
         self.assertEqual(scoring.test_points(m, t), 0.0)
-        self.assertEqual(sum(o["points"] for o in m["objectives"]["lab07"].values()), 100)
+        self.assertEqual(sum(o.points for o in m.objectives["lab07"].values()), 100)
         # Written into tests/grading.json: the graded tests only.
         declared = scoring.declared_from_manifest(m).to_json()
         names = [n for g in declared["labs"]["lab07"]["techniques"].values()
@@ -194,47 +220,46 @@ class GradingManifest(unittest.TestCase):
 
     def test_an_undeclared_suite_is_a_problem(self):
         m = self.manifest(declaration(helpers=False))  # SmallShapesGpu neither
-        self.assertEqual(len(m["problems"]), 1, m["problems"])
-        p = m["problems"][0]
+        self.assertEqual(len(m.problems), 1, m.problems)
+        p = m.problems[0]
         for text in ("lab07", "SmallShapesGpu", "tests/lab07_swizzle/objectives.json",
                      "does not declare it"):
             self.assertIn(text, p)
-        self.assertEqual(m["objectives"]["lab07"]["SmallShapesGpu"],
-                         {"points": 0, "tests": 1, "technique": None})
+        self.assertEqual(m.objectives["lab07"]["SmallShapesGpu"], ManifestObjective(0, 1, None))
 
     def test_a_declared_suite_the_grader_lacks_is_a_problem(self):
         decl = declaration(swizzled_tile=tile(TileGpu=30, GoneGpu=10))
         decl["helpers"]["SmallGoneGpu"] = "nothing"
-        problems = self.manifest(decl)["problems"]
+        problems = self.manifest(decl).problems
         self.assertEqual(len(problems), 2, problems)
         self.assertIn("declares the objective GoneGpu, which the grader does not list",
                       problems[0])
         self.assertIn("declares the helper suite SmallGoneGpu", problems[1])
 
     def test_a_technique_whose_objectives_do_not_add_up_to_its_points_is_a_problem(self):
-        problems = self.manifest(declaration(swizzled_tile=tile(TileGpu=41)))["problems"]
+        problems = self.manifest(declaration(swizzled_tile=tile(TileGpu=41))).problems
         self.assertEqual(problems, ["lab07: tests/lab07_swizzle/objectives.json: technique "
                                     "swizzled_tile: its objectives' points add up to 86, not "
                                     "its points 85"])
 
     def test_points_must_add_up_to_100_and_be_integers(self):
-        problems = self.manifest(declaration(swizzled_tile=tile(86, TileGpu=41)))["problems"]
+        problems = self.manifest(declaration(swizzled_tile=tile(86, TileGpu=41))).problems
         self.assertEqual(problems, ["lab07: tests/lab07_swizzle/objectives.json: the "
                                     "techniques' points add up to 101, not 100"])
-        problems = self.manifest(declaration(swizzled_tile=tile(TileGpu=39.5)))["problems"]
+        problems = self.manifest(declaration(swizzled_tile=tile(TileGpu=39.5))).problems
         self.assertTrue(any("objective TileGpu has points 39.5" in p for p in problems),
                         problems)
-        problems = self.manifest(declaration(swizzled_tile=tile("85")))["problems"]
+        problems = self.manifest(declaration(swizzled_tile=tile("85"))).problems
         self.assertTrue(any("technique swizzled_tile has points '85'" in p for p in problems),
                         problems)
         decl = declaration()
         decl["helpers"] = {"TileGpu": "both"}
-        problems = self.manifest(decl)["problems"]
+        problems = self.manifest(decl).problems
         self.assertTrue(any("both an objective and a helper" in p for p in problems), problems)
 
     def test_an_objective_in_two_techniques_is_a_problem(self):
         lab = {"points": 15, "why": "The demo.", "objectives": {"DemoGpu": 15, "TileGpu": 0}}
-        problems = self.manifest(declaration(lab=lab))["problems"]
+        problems = self.manifest(declaration(lab=lab)).problems
         self.assertEqual(problems, ["lab07: tests/lab07_swizzle/objectives.json: objective "
                                     "TileGpu is in the techniques swizzled_tile and lab: an "
                                     "objective grades one"])
@@ -242,7 +267,7 @@ class GradingManifest(unittest.TestCase):
     def test_a_technique_says_why(self):
         group = tile()
         del group["why"]
-        problems = self.manifest(declaration(swizzled_tile=group))["problems"]
+        problems = self.manifest(declaration(swizzled_tile=group)).problems
         self.assertEqual(len(problems), 1, problems)
         self.assertIn("technique swizzled_tile does not say why", problems[0])
 
@@ -255,10 +280,10 @@ class GradingManifest(unittest.TestCase):
             "interleaved", "lab", "plain", "speed", "swizzled_tile", "vec4_transpose"])
         # A SOURCES stem, a table name and a shared key are techniques of the lab.
         inter = {"points": 15, "why": "The float4 layout.", "objectives": {"DemoGpu": 15}}
-        self.assertEqual(self.manifest(declaration(lab=None, interleaved=inter))["problems"],
+        self.assertEqual(self.manifest(declaration(lab=None, interleaved=inter)).problems,
                          [])
-        self.assertEqual(self.manifest(GOOD)["problems"], [])
-        problems = self.manifest(declaration(lab=None, swizzle=inter))["problems"]
+        self.assertEqual(self.manifest(GOOD).problems, [])
+        problems = self.manifest(declaration(lab=None, swizzle=inter)).problems
         self.assertEqual(len(problems), 1, problems)
         for text in ("lab07", "technique swizzle is not one of the lab's", "interleaved",
                      "swizzled_tile", "vec4_transpose"):
@@ -266,22 +291,22 @@ class GradingManifest(unittest.TestCase):
 
     def test_a_missing_or_broken_declaration_is_a_problem(self):
         m = self.manifest("{\"techniques\": ")
-        self.assertTrue(any("is not valid JSON" in p for p in m["problems"]), m["problems"])
+        self.assertTrue(any("is not valid JSON" in p for p in m.problems), m.problems)
         m = self.manifest({"objectives": {"TileGpu": 100}})  # the form before techniques
-        self.assertTrue(any("has no \"techniques\" object" in p for p in m["problems"]),
-                        m["problems"])
+        self.assertTrue(any("has no \"techniques\" object" in p for p in m.problems),
+                        m.problems)
         (self.src / "tests" / "lab07_swizzle" / "objectives.json").unlink()
         m = gm.build_manifest(self.record, TESTS)
-        self.assertTrue(any("no declaration" in p for p in m["problems"]), m["problems"])
+        self.assertTrue(any("no declaration" in p for p in m.problems), m.problems)
 
     def test_a_lab_whose_grader_is_not_built_keeps_its_points(self):
         tests = [ctest_test("lab07.NOT_BUILT.lab07_test", ["lab07"], gtest=False),
                  ctest_test("lab07.DemoGpu.RunsAndVerifies", ["lab07", "gpu"], gtest=False)]
         m = self.manifest(GOOD, tests)
-        self.assertEqual(m["missing"], ["lab07_test"])
-        self.assertEqual(m["problems"], [])  # nothing to compare the declaration with
-        self.assertEqual(m["objectives"]["lab07"]["TileGpu"],
-                         {"points": 40, "tests": 0, "technique": "swizzled_tile"})
+        self.assertEqual(m.missing, ["lab07_test"])
+        self.assertEqual(m.problems, [])  # nothing to compare the declaration with
+        self.assertEqual(m.objectives["lab07"]["TileGpu"],
+                         ManifestObjective(40, 0, "swizzled_tile"))
 
     def test_the_scoreboard_refuses_to_write_declared_tests_from_a_bad_declaration(self):
         build = self.src / "build"

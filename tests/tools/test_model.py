@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""tools/model.py, the typed model of the lock (tests/grading.json), a test's result and a
-lab's score (scores.json tests[] and labs[]): each round-trips to the same bytes, and a
-document of the wrong shape is refused in one line naming where."""
+"""tools/model.py, the typed model of the lock (tests/grading.json), a test's result with its
+measurements, bars and skip reason, and a lab's score (scores.json tests[] and labs[]): each
+round-trips to the same bytes, and a document of the wrong shape is refused in one line naming
+where (and the field)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,14 @@ import json
 import os
 import unittest
 from pathlib import Path
+from typing import Any
 
 import test_unavailable_parts as up
 
 from tools import scoring
-from tools.model import LabResult, LabScore, Lock, ModelError, Objective, TestResult
+from tools.measurement_channel import channel_bars, channel_measurements, channel_of
+from tools.model import (Bar, LabResult, LabScore, Lock, Measurement, ModelError, Objective,
+                         SkipReason, TestResult)
 from tools.release import autograde
 
 ROOT = Path(os.environ.get("CUDALAB_SOURCE_DIR", Path(__file__).resolve().parents[2]))
@@ -118,6 +122,82 @@ class ScoresModel(unittest.TestCase):
         with self.assertRaises(ModelError) as e:
             LabScore.from_json({"lab": "lab14", "techniques": []}, "scores.json lab14")
         self.assertEqual(str(e.exception), "scores.json lab14: its \"techniques\" is not an object")
+
+
+def channel() -> dict:
+    """A test's channel with a tiered, calibrated speed measurement and a count."""
+    test = "lab13.SgemmPerf.SwizzledShareOfCublas"
+    return channel_of([
+        {"type": "test", "test": test, "unix_time": 1.0, "speedup_scale": 1},
+        {"type": "measurement", "test": test, "name": "share", "value": 0.8, "unit": "%",
+         "threshold": 0.4, "bound": "min", "verdict": "pass", "unscaled_threshold": 0.4,
+         "text": "0.80 of cuBLAS", "tiers": [{"name": "good", "at_least": 0.75}],
+         "tier": "good"},
+        {"type": "measurement", "test": test, "name": "conflict_degree", "value": 1},
+        {"type": "bar", "test": test, "name": "share", "bound": "min", "bar": 0.4,
+         "reference": 0.4, "source": "calibration", "calibration": "tests/calibration/x.tsv",
+         "calibration_gpu": "NVIDIA H100 80GB HBM3", "note": "not in scores.json"}])
+
+
+class RecordModel(unittest.TestCase):
+    """The records of a test's entry: its measurements, bars and why it cannot run here."""
+
+    def setUp(self):
+        chan = channel()
+        self.test = chan["test"]["test"]
+        self.measurements = channel_measurements(self.test, chan, "passed")
+        self.bars = channel_bars(chan)
+
+    def test_measurements_bars_and_skip_reasons_round_trip(self):
+        m = self.measurements[0]
+        self.assertEqual((m.bar_source, m.calibration, m.speedup_scale, m.tier),
+                         ("calibration", "tests/calibration/x.tsv", 1, "good"))
+        self.assertEqual((self.measurements[1].unit, self.measurements[1].tiers), ("", []))
+        for m in self.measurements:
+            doc = m.to_json()
+            self.assertNotIn("lab", doc)
+            self.assertEqual(Measurement.from_json(json.loads(json.dumps(doc))), m)
+        top = Measurement.from_json(dict(m.to_json(), lab="lab13", graded=True))
+        self.assertEqual(list(top.to_json())[-2:], ["lab", "graded"])
+        self.assertEqual([Bar.from_json(b.to_json()) for b in self.bars], self.bars)
+        self.assertNotIn("note", self.bars[0].to_json())
+        reason = SkipReason("gpu", "9.0", "needs 9.0")
+        self.assertEqual(SkipReason.from_json(reason.to_json()), reason)
+        entry = TestResult(self.test, "lab13", measurements=self.measurements, bars=self.bars,
+                           unavailable=reason)
+        text = json.dumps(entry.to_json(), indent=2)
+        back = TestResult.from_json(json.loads(text))
+        self.assertEqual(back, entry)
+        self.assertEqual(json.dumps(back.to_json(), indent=2), text)
+
+    def refused(self, raw: object, where: str, cls: Any = Measurement) -> str:
+        with self.assertRaises(ModelError) as e:
+            cls.from_json(raw, where)
+        self.assertNotIn("\n", str(e.exception))
+        return str(e.exception)
+
+    def test_a_malformed_record_is_refused_in_one_line_naming_the_field(self):
+        doc = self.measurements[0].to_json()
+        self.assertEqual(self.refused(dict(doc, value="fast"), "tests[3]: measurements[0]"),
+                         "tests[3]: measurements[0] has value 'fast', not a number or null")
+        self.assertIn("has threshold True, not a number",
+                      self.refused(dict(doc, threshold=True), "m"))
+        self.assertIn("has tiers {}, not a list", self.refused(dict(doc, tiers={}), "m"))
+        del doc["value"]
+        self.assertEqual(self.refused(doc, "m"), "m has no 'value'")
+        bar = dict(self.bars[0].to_json(), bar="0.4")
+        self.assertEqual(self.refused(bar, "b", Bar), "b has bar '0.4', not a number or null")
+        self.assertEqual(self.refused({"kind": "gpu", "needs": 9.0, "reason": ""}, "u",
+                                      SkipReason), "u has needs 9.0, not a string")
+        test = TestResult(self.test, "lab13", measurements=self.measurements).to_json()
+        bad = copy.deepcopy(test)
+        bad["measurements"][1]["unit"] = None
+        self.assertEqual(self.refused(bad, "scores.json tests[3]", TestResult),
+                         "scores.json tests[3]: measurements[1] has unit None, not a string")
+        self.assertEqual(self.refused(dict(test, bars={}), "t", TestResult),
+                         "t: bars is not a list")
+        self.assertEqual(self.refused(dict(test, speedup_scale="1"), "t", TestResult),
+                         "t has speedup_scale '1', not a number or null")
 
 
 class ResultModel(unittest.TestCase):

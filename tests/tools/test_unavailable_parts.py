@@ -24,7 +24,7 @@ from tools.classroom import gradebook
 from tools import measurement_channel
 from tools import score_render
 from tools import scoring
-from tools.model import LabResult, Lock
+from tools.model import LabResult, Lock, Manifest
 
 RULES = {"given_prefix": "Given", "endings": [
     {"ending": "Cpu", "labels": ["cpu"]}, {"ending": "Gpu", "labels": ["gpu"]},
@@ -46,12 +46,12 @@ def declared_lab14() -> dict:
     return {**doc, "labs": {"lab14": doc["labs"]["lab14"]}}
 
 
-def manifest_of(declared: dict) -> dict:
+def manifest_of(declared: dict) -> Manifest:
     """A build's manifest that lists lab 14's grader; the declared tests fill it."""
-    manifest = {"labs": {"lab14": {"grader": "lab14_test", "number": 14, "topic": "binary_mma",
-                                   "folder": "labs/lab14_binary_mma"}},
-                "tests": {}, "objectives": {}, "missing": [], "problems": [],
-                "lab_points": declared["lab_points"], "rules": RULES}
+    manifest = Manifest(labs={"lab14": {"grader": "lab14_test", "number": 14,
+                                        "topic": "binary_mma",
+                                        "folder": "labs/lab14_binary_mma"}},
+                        lab_points=declared["lab_points"], rules=RULES)
     scoring.apply_declared(manifest, declared)
     return manifest
 
@@ -70,12 +70,12 @@ def case(name: str, status: str, message: str = "") -> dict:
             "message": "skipped" if status == "skipped" else ""}
 
 
-def a100_run(manifest: dict) -> list[dict]:
+def a100_run(manifest: Manifest) -> list[dict]:
     """Everything passes except the persistent part (unavailable below 9.0) and one sanitizer
     test skipped because the tool is missing."""
     cases = []
-    for name, t in manifest["tests"].items():
-        obj = t["objective"]
+    for name, t in manifest.tests.items():
+        obj = str(t.objective)
         if obj.endswith("SassCpu") and obj.startswith("Persistent"):
             cases.append(case(name, "skipped", SASS_SKIP))
         elif obj == "PersistentPerf":
@@ -156,7 +156,7 @@ class UnavailableParts(unittest.TestCase):
         self.assertIn("Points available on this GPU: 88 of 100.", md)
 
     def test_a_gpu_that_runs_everything_has_nothing_unavailable(self):
-        cases = [case(n, "passed") for n in self.manifest["tests"]]
+        cases = [case(n, "passed") for n in self.manifest.tests]
         report = scoring.score(copy.deepcopy(self.manifest), cases, None, {}, {"kind": "junit"})
         lab = report["labs"][0]
         self.assertEqual((lab["unavailable"], lab["points_available"], lab["points"]),
@@ -208,7 +208,7 @@ class UnavailableParts(unittest.TestCase):
             row["unavailable"])
         # A GPU that runs everything: nothing in the release or the gradebook.
         full = scoring.score(copy.deepcopy(self.manifest),
-                             [case(n, "passed") for n in self.manifest["tests"]], None, {},
+                             [case(n, "passed") for n in self.manifest.tests], None, {},
                              {"kind": "junit"})
         entries = autograde.lab_entries(full, autograde.graded_labs(full, None), True, None, {})
         self.assertEqual(entries[0]["cudalabs"]["unavailable"], [])
@@ -231,7 +231,7 @@ class UnavailableParts(unittest.TestCase):
             "skipped", "no sm_80 or later code in this grader (built for other architectures); "
             "cp.async (LDGSTS) exists from sm_80, so the SASS of the pipelined kernels is not "
             "checked")
-        self.assertEqual((mark or {}).get("needs"), "8.0")
+        self.assertEqual(mark.needs if mark else None, "8.0")
         for msg in (CC_SKIP, FEATURE_SKIP, SASS_SKIP,
                     "no sm_80 .. sm_90 code in this grader (built for other architectures); the "
                     "SASS is not checked",

@@ -11,6 +11,8 @@ does, 1 otherwise.
 import json
 import sys
 
+from ..model import ModelError, measurements_of
+
 TEST = "cudalab.GivenChannelCpu.MeasurementAfterLongOutputReachesTheScoreboard"
 
 
@@ -20,13 +22,20 @@ def main(argv: list[str]) -> int:
         return 2
     with open(argv[1], encoding="utf-8") as f:
         report = json.load(f)
-    found = {m["name"]: m for m in report.get("measurements", []) if m.get("test") == TEST}
+    try:
+        found = {m.name: m for m in measurements_of(report.get("measurements", []),
+                                                    "scores.json measurements")
+                 if m.test == TEST}
+    except ModelError as e:
+        print(f"check_channel_scores: {e} ({argv[1]})", file=sys.stderr)
+        return 1
     problems = []
-    tiered = found.get("tiered", {})
-    if tiered.get("tier") != "good":
-        problems.append(f"tiered should have reached tier 'good', scores.json says {tiered.get('tier')!r}")
-    if [t.get("name") for t in tiered.get("tiers", [])] != ["good", "excellent"]:
-        problems.append(f"tiered should list tiers good, excellent: {tiered.get('tiers')!r}")
+    tiered = found.get("tiered")
+    tier, tiers = (tiered.tier, tiered.tiers) if tiered else (None, None)
+    if tier != "good":
+        problems.append(f"tiered should have reached tier 'good', scores.json says {tier!r}")
+    if [t.get("name") for t in tiers or []] != ["good", "excellent"]:
+        problems.append(f"tiered should list tiers good, excellent: {tiers!r}")
     for p in problems:
         print(f"check_channel_scores: {p} ({argv[1]})", file=sys.stderr)
     return 1 if problems else 0

@@ -240,14 +240,13 @@ def key_ratios(lab: LabScore) -> list[dict]:
     """The lab's thresholded speed ratios (unit x or %) and tiered measurements, compact."""
     out = []
     for m in lab.measurements:
-        if m.get("threshold") is None and not m.get("tiers"):
+        if m.threshold is None and not m.tiers:
             continue
-        if m.get("unit") not in ("x", "%") and not m.get("tiers"):
+        if m.unit not in ("x", "%") and not m.tiers:
             continue
-        out.append({"test": m.get("test"), "name": m.get("name"), "value": m.get("value"),
-                    "unit": m.get("unit"), "threshold": m.get("threshold"),
-                    "bound": m.get("bound"), "tier": m.get("tier"),
-                    "bar_source": m.get("bar_source")})
+        out.append({"test": m.test, "name": m.name, "value": m.value, "unit": m.unit,
+                    "threshold": m.threshold, "bound": m.bound, "tier": m.tier,
+                    "bar_source": m.bar_source})
     return out
 
 
