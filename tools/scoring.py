@@ -66,8 +66,8 @@ def declared_from_manifest(manifest: Manifest) -> Lock:
         for name, t in sorted(manifest.tests.items()):
             if t.graded and t.lab == lab_id:
                 o = objs.get(t.objective or "")
-                members[o.technique or "" if o else ""].setdefault(t.objective or "",
-                                                                  []).append(t)
+                technique = (o.technique or "") if o else ""
+                members[technique].setdefault(t.objective or "", []).append(t)
         labs[lab_id] = LabPoints({tname: TechniquePoints(
             techs[tname].points if tname in techs else 0,
             techs[tname].why if tname in techs else "",
