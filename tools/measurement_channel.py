@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from dataclasses import fields
 from pathlib import Path
 
 from .model import Bar, Measurement
@@ -149,17 +150,18 @@ def channel_measurements(test: str, chan: dict | None, status: str) -> list[Meas
     for m in chan["measurements"]:
         bar = bars.get(m.get("name")) or {}
         out.append(Measurement(
-            test, m.get("name"), m.get("value"), bar.get("source"), bar.get("calibration"),
-            m.get("unit") or "", m.get("threshold"), m.get("bound"), m.get("verdict"),
-            m.get("unscaled_threshold"), m.get("speedup_scale", scale), m.get("text"),
-            m.get("tiers") or [], m.get("tier"), status))
+            test=test, name=m.get("name"), value=m.get("value"), bar_source=bar.get("source"),
+            calibration=bar.get("calibration"), unit=m.get("unit") or "",
+            threshold=m.get("threshold"), bound=m.get("bound"), verdict=m.get("verdict"),
+            unscaled_threshold=m.get("unscaled_threshold"),
+            speedup_scale=m.get("speedup_scale", scale), text=m.get("text"),
+            tiers=m.get("tiers") or [], tier=m.get("tier"), status=status))
     return out
 
 
 def channel_bars(chan: dict | None) -> list[Bar]:
     """The speed bars a test judged against and where each came from (speed_bar())."""
-    return [Bar(b.get("name"), b.get("bound"), b.get("bar"), b.get("reference"), b.get("source"),
-                b.get("calibration"), b.get("calibration_gpu"))
+    return [Bar(**{f.name: b.get(f.name) for f in fields(Bar)})
             for b in (chan or {}).get("bars") or []]
 
 
