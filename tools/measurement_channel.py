@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import fields
 from pathlib import Path
 
-from .model import Bar, Measurement
+from .model import Bar, Measurement, Tier
 
 RECORD_MARKER = "[ CUDALAB-RECORD ] "
 BATCH_MARKER = "[ CUDALAB-BATCH ] "
@@ -155,7 +155,8 @@ def channel_measurements(test: str, chan: dict | None, status: str) -> list[Meas
             threshold=m.get("threshold"), bound=m.get("bound"), verdict=m.get("verdict"),
             unscaled_threshold=m.get("unscaled_threshold"),
             speedup_scale=m.get("speedup_scale", scale), text=m.get("text"),
-            tiers=m.get("tiers") or [], tier=m.get("tier"), status=status))
+            tiers=[Tier(t.get("name"), t.get("at_least")) for t in m.get("tiers") or []],
+            tier=m.get("tier"), status=status))
     return out
 
 

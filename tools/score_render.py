@@ -36,7 +36,7 @@ def measurement_text(m: Measurement) -> str:
 
 def tier_text(m: Measurement) -> str:
     """The tier a measurement reached and the tiers it had: 'good (good >= 75, excellent >= 85)'."""
-    levels = ", ".join(f"{t.get('name')} >= {_fmt(t.get('at_least'))}" for t in m.tiers)
+    levels = ", ".join(f"{t.name} >= {_fmt(t.at_least)}" for t in m.tiers)
     return f"{m.tier or 'none'} ({levels})"
 
 
@@ -181,7 +181,7 @@ def render_text(report: dict) -> str:
     fails = [f for lab in labs for f in lab.failures]
     if fails:
         out += ["", "failed:"]
-        out += [f"  {f['test']}: {f['message']}" for f in fails]
+        out += [f"  {f.test}: {f.message}" for f in fails]
     for kind, bad in (("wrong", ("accepted", "error")), ("right", ("rejected", "error"))):
         if report[kind]:
             v = Counter(w["verdict"] for w in report[kind])
@@ -196,7 +196,7 @@ def render_text(report: dict) -> str:
     flags = [f for lab in labs for f in lab.flags]
     if flags:
         out += ["", "needs review (intake scan of the lab files):"]
-        out += [f"  needs review: {f['file']}:{f['line']}: {f['construct']}" for f in flags]
+        out += [f"  needs review: {f.file}:{f.line}: {f.construct}" for f in flags]
     if report.get("anomalies"):
         out += ["", f"ignored ({len(report['anomalies'])}): input that no test of this run may "
                     f"give"]
@@ -248,7 +248,7 @@ def render_markdown(report: dict) -> str:
     fails = [f for lab in labs for f in lab.failures]
     if fails:
         out += ["", "<details><summary>Failed tests (" + str(len(fails)) + ")</summary>", ""]
-        out += [f"- `{_md(f['test'])}`: {_md(f['message'])}" for f in fails]
+        out += [f"- `{_md(f.test)}`: {_md(f.message)}" for f in fails]
         out += ["", "</details>"]
     for kind, bad in (("wrong", ("accepted", "error")), ("right", ("rejected", "error"))):
         if report[kind]:
@@ -260,7 +260,7 @@ def render_markdown(report: dict) -> str:
     flags = [f for lab in labs for f in lab.flags]
     if flags:
         out += ["", f"### Needs review ({len(flags)})", ""]
-        out += [f"- needs review: `{_md(f['file'])}:{f['line']}`: {_md(f['construct'])}"
+        out += [f"- needs review: `{_md(f.file)}:{f.line}`: {_md(f.construct)}"
                 for f in flags]
     if report.get("anomalies"):
         out += ["", f"<details><summary>Ignored input ({len(report['anomalies'])})</summary>", ""]
