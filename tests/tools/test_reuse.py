@@ -23,7 +23,7 @@ from unittest import mock
 HERE = Path(__file__).resolve().parent
 import toolfixtures as fx  # noqa: E402
 
-from tools.release import autograde
+from tools.release import autograde, github_cli
 from tools.release import previous_result
 from tools.release import reuse
 
@@ -179,7 +179,7 @@ class PreviousResult(unittest.TestCase):
             for key, value in answers.items():
                 if key in path:
                     return value
-            raise previous_result.GhError(f"gh api {path}: HTTP 404: Not Found")
+            raise github_cli.GhError(f"gh api {path}: HTTP 404: Not Found")
 
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "prev" / "result.json"

@@ -267,7 +267,7 @@ def make_result(labs: dict[str, tuple[int, int]], commit: str = "b" * 40, gpu: s
 
 
 class FakeGh:
-    """Stands in for classlib.call_gh: answers `gh api` calls from @p routes, a map from a
+    """Stands in for github_cli.call_gh: answers `gh api` calls from @p routes, a map from a
     substring of the API path to a list (a paginated list: one JSON per line) or bytes (a
     download). `gh repo create` of a name in @p existing fails as GitHub's would; every call
     is recorded in .calls."""
@@ -278,16 +278,16 @@ class FakeGh:
         self.calls: list[list[str]] = []
 
     def __call__(self, args: list[str]) -> bytes:
-        from tools.classroom import classlib
+        from tools.release import github_cli
         self.calls.append(list(args))
         if args[:2] == ["repo", "create"]:
             if args[2] in self.existing:
-                raise classlib.GhError(f"gh repo create {args[2]}: GraphQL: Name already exists "
-                                       "on this account (createRepository)")
+                raise github_cli.GhError(f"gh repo create {args[2]}: GraphQL: Name already "
+                                         "exists on this account (createRepository)")
             return b""
         path = next((a for a in args if a.startswith("repos/")), "")
         if any(f in path for f in self.failing):
-            raise classlib.GhError(f"gh api {path}: HTTP 404: Not Found")
+            raise github_cli.GhError(f"gh api {path}: HTTP 404: Not Found")
         for key in sorted(self.routes, key=len, reverse=True):
             if key in path:
                 value = self.routes[key]
