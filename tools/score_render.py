@@ -40,6 +40,19 @@ def tier_text(m: Measurement) -> str:
     return f"{m.tier or 'none'} ({levels})"
 
 
+def variant_verdicts(report: dict) -> list[tuple[str, str, list[dict]]]:
+    """(title, verdict counts, the variants judged wrongly or not at all) of the known-wrong
+    submissions and of the correct alternatives that ran."""
+    out = []
+    for kind, bad in (("wrong", ("accepted", "error")), ("right", ("rejected", "error"))):
+        if report[kind]:
+            v = Counter(w["verdict"] for w in report[kind])
+            title = "known-wrong submissions" if kind == "wrong" else "correct alternatives"
+            out.append((title, ", ".join(f"{n} {k}" for k, n in sorted(v.items())),
+                        [w for w in report[kind] if w["verdict"] in bad]))
+    return out
+
+
 def gpu_line(env: dict) -> str:
     gpu = env["gpu"]
     tk = env.get("cuda_toolkit") or "unknown"
@@ -182,13 +195,9 @@ def render_text(report: dict) -> str:
     if fails:
         out += ["", "failed:"]
         out += [f"  {f.test}: {f.message}" for f in fails]
-    for kind, bad in (("wrong", ("accepted", "error")), ("right", ("rejected", "error"))):
-        if report[kind]:
-            v = Counter(w["verdict"] for w in report[kind])
-            title = "known-wrong submissions" if kind == "wrong" else "correct alternatives"
-            out += ["", f"{title}: " + ", ".join(f"{n} {k}" for k, n in sorted(v.items()))]
-            out += [f"  {w['name']}: {w['verdict'].upper()}" for w in report[kind]
-                    if w["verdict"] in bad]
+    for title, counts, bad in variant_verdicts(report):
+        out += ["", f"{title}: {counts}"]
+        out += [f"  {w['name']}: {w['verdict'].upper()}" for w in bad]
     g = report["given"]
     if sum(g.values()):
         out += ["", f"not graded (given code, helper suites): {g['passed']} passed, "
@@ -250,13 +259,9 @@ def render_markdown(report: dict) -> str:
         out += ["", "<details><summary>Failed tests (" + str(len(fails)) + ")</summary>", ""]
         out += [f"- `{_md(f.test)}`: {_md(f.message)}" for f in fails]
         out += ["", "</details>"]
-    for kind, bad in (("wrong", ("accepted", "error")), ("right", ("rejected", "error"))):
-        if report[kind]:
-            v = Counter(w["verdict"] for w in report[kind])
-            title = "Known-wrong submissions" if kind == "wrong" else "Correct alternatives"
-            out += ["", f"{title}: " + ", ".join(f"{n} {k}" for k, n in sorted(v.items()))]
-            out += [f"- **{w['verdict'].upper()}** `{w['name']}`" for w in report[kind]
-                    if w["verdict"] in bad]
+    for title, counts, bad in variant_verdicts(report):
+        out += ["", f"{title.capitalize()}: {counts}"]
+        out += [f"- **{w['verdict'].upper()}** `{w['name']}`" for w in bad]
     flags = [f for lab in labs for f in lab.flags]
     if flags:
         out += ["", f"### Needs review ({len(flags)})", ""]

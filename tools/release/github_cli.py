@@ -5,8 +5,8 @@ call_gh(args) runs `gh ARGS` and returns its standard output; gh authenticates w
 (or GITHUB_TOKEN, or `gh auth login`), keeps the token off every command line and talks to
 github.com unless GH_HOST names another host. A failure raises GhError with one line naming
 the gh command and what it works on (the API path or the repository) and gh's last line.
-Used by the grading workflow's previous_result.py and by the instructor's class tools
-(tools/classroom/), which take call_gh as a parameter so that their tests hand them a fake.
+Used by the grading workflow's previous_result.py and by the instructor's class tools (not
+in a student release), which take call_gh as a parameter so that their tests hand them a fake.
 
 Library only (no command line); Python 3 standard library and gh (Debian: apt-get install gh).
 """
