@@ -15,7 +15,6 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 import types
 import unittest
 from pathlib import Path
@@ -40,10 +39,7 @@ def git(cwd: Path, *args: str, date: str | None = None) -> str:
 
 class Regrade(unittest.TestCase):
     def setUp(self):
-        self.tmp = Path(tempfile.mkdtemp(prefix="cudalab-regrade-test-"))
-
-    def tearDown(self):
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        self.tmp = fx.temp_dir(self, "cudalab-regrade-test-")
 
     def test_last_push_before_the_deadline_counts_not_commit_dates(self):
         repo = self.tmp / "student"

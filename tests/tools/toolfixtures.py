@@ -13,7 +13,9 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import types
+import unittest
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -176,6 +178,21 @@ def make_course(root: Path, with_tools: bool = True) -> tuple[Path, str]:
     git("add", "-A", cwd=course)
     git("commit", "-q", "-m", "course", cwd=course)
     return course, git("rev-parse", "HEAD", cwd=course)
+
+
+def temp_dir(case: unittest.TestCase, prefix: str) -> Path:
+    """A fresh temporary folder, removed with all it holds when @p case ends."""
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
+    case.addCleanup(lambda: subprocess.run(["rm", "-rf", str(tmp)], check=False))
+    return tmp
+
+
+def course_case(case: unittest.TestCase, prefix: str) -> tuple[Path, Path, str, Path]:
+    """temp_dir() with make_course() and make_submission() in it: (the folder, the course, its
+    commit, the submission)."""
+    tmp = temp_dir(case, prefix)
+    course, ref = make_course(tmp)
+    return tmp, course, ref, make_submission(tmp, course)
 
 
 def make_submission(root: Path, course: Path, edits: dict[str, str] | None = None) -> Path:
