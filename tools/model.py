@@ -20,6 +20,8 @@ manifest, a test's result and a lab's score.
     build tree (tools/grading_manifest.py builds it; the scoreboard, the grading driver and
     the stub audit read it; --json writes it, schema cudalabs-manifest, version 3).
   * LabResult: one lab's entry of a result.json (Classroom 50).
+  * BarRecord: a "bar" record of the measurement channel (a test's speed bar as the judge
+    wrote it), which the scoreboard turns into a Bar and the calibration reads.
 
 The lock, an Unavailable, a SkipReason, a Bar, a Tier, a Measurement, a Failure, a Flag, a
 ManifestObjective and a TechniqueDeclared are frozen; a TestResult, a LabScore (with its
@@ -280,6 +282,35 @@ class Bar(_FlatRecord):
         "name": _TEXT_OR_NULL, "bound": _TEXT_OR_NULL, "bar": _NUMBER_OR_NULL,
         "reference": _NUMBER_OR_NULL, "source": _TEXT_OR_NULL, "calibration": _TEXT_OR_NULL,
         "calibration_gpu": _TEXT_OR_NULL}
+
+
+@dataclass(frozen=True)
+class BarRecord:
+    """A "bar" record of the measurement channel, as the judge writes it (speed_bar() of
+    common/testing/testing.cpp): the test, the measurement it bounds, min or max, the measured
+    value, the bar after CUDALAB_SPEEDUP_SCALE and before it (reference), where it came from,
+    the calibration file and the GPU model it was calibrated on, this run's GPU model and the
+    calibration's note. Read as it came (from_record(): an absent key is None, no kind is
+    checked), as the scoreboard and the calibration read every record; to_bar() is what
+    scores.json keeps of it."""
+    test: Any = None
+    name: Any = None
+    bound: Any = None
+    value: Any = None
+    bar: Any = None
+    reference: Any = None
+    source: Any = None
+    calibration: Any = None
+    calibration_gpu: Any = None
+    gpu: Any = None
+    note: Any = None
+
+    @classmethod
+    def from_record(cls, rec: dict[str, Any]) -> BarRecord:
+        return cls(**{f.name: rec.get(f.name) for f in fields(cls)})
+
+    def to_bar(self) -> Bar:
+        return Bar(**{f.name: getattr(self, f.name) for f in fields(Bar)})
 
 
 @dataclass(frozen=True)
