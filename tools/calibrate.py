@@ -43,6 +43,7 @@ from . import reference_ratios  # (read_calibration, suggest)
 from .ctest_record import read_stream  # (the console of `ctest -V`)
 from .ctest_run import run_ctest_stream  # (ctest through a pipe)
 from .measurement_channel import RECORD_MARKER, json_lines  # (the records)
+from .model import BarRecord
 
 ROOT = Path(__file__).resolve().parent.parent
 LABELS = "perf|profiler"
@@ -59,9 +60,9 @@ def slug(gpu: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", gpu.lower()).strip("-") or "unknown-gpu"
 
 
-def bars_of_run(text: str) -> dict[tuple[str, str], dict]:
+def bars_of_run(text: str) -> dict[tuple[str, str], BarRecord]:
     """The "bar" records of one `ctest -V` log, each from the output of the test it names."""
-    out: dict[tuple[str, str], dict] = {}
+    out: dict[tuple[str, str], BarRecord] = {}
     for case in read_stream(text):
         for rec in json_lines(case["output"], RECORD_MARKER):
             if rec.get("type") != "bar" or rec.get("test") != case["name"]:
@@ -69,7 +70,7 @@ def bars_of_run(text: str) -> dict[tuple[str, str], dict]:
             name = rec.get("name")
             if not isinstance(name, str):  # the table's rows are keyed and written by name
                 raise CalibrationError(f"{case['name']}: a bar record without a name")
-            out[(case["name"], name)] = rec
+            out[(case["name"], name)] = BarRecord.from_record(rec)
     return out
 
 
@@ -81,13 +82,13 @@ def device_of_run(text: str) -> dict:
     return {}
 
 
-def calibrate(runs: list[dict[tuple[str, str], dict]],
+def calibrate(runs: list[dict[tuple[str, str], BarRecord]],
               reference: dict | None = None) -> tuple[str, list[dict]]:
     """(GPU model, one row per bar) from the bar records of every run; a bar that the
     reference GPU's calibration @p reference (reference_ratios.read_calibration()) fixes keeps
     its bar and note."""
     ref_bars = (reference or {}).get("bars") or {}
-    gpus = {rec.get("gpu") for run in runs for rec in run.values()}
+    gpus = {rec.gpu for run in runs for rec in run.values()}
     if not gpus:
         raise CalibrationError("no speed bar was recorded: is this a GPU build of the solutions?")
     if len(gpus) != 1:
@@ -106,11 +107,11 @@ def calibrate(runs: list[dict[tuple[str, str], dict]],
         recs = [run[key] for run in runs]
         values: list[float] = []
         for r in recs:
-            value = r.get("value")
+            value = r.value
             if value is None:
                 raise CalibrationError(f"{key[0]} {key[1]}: a run recorded no value")
             values.append(value)
-        bound = recs[-1].get("bound") or "min"
+        bound = recs[-1].bound or "min"
         ref = ref_bars.get(key)
         if ref is not None and ref["rule"] == "fixed":
             bar, rule, note = ref["bar"], "fixed", ref["note"]

@@ -28,6 +28,19 @@ def _rect(x: float, y: float, w: float, h: float, fill: str, stroke: str = "#607
             f'stroke="{stroke}" stroke-width="0.8"/>')
 
 
+def _warps(bx: float, by: float, w: float, h: float) -> list[str]:
+    """The 2 × 4 warp tiles (w × h px each) of a block tile drawn at (bx, by), numbered
+    row by row."""
+    out = []
+    for wr in range(2):
+        for wc in range(4):
+            out.append(f'<rect x="{bx + wc * w:g}" y="{by + wr * h:g}" width="{w:g}" '
+                       f'height="{h:g}" fill="none" stroke="{PURPLE}" stroke-width="1.5"/>')
+            out.append(_text(bx + wc * w + w / 2, by + wr * h + h / 2 + 4,
+                             f"warp {wr * 4 + wc}", "t"))
+    return out
+
+
 def _text(x: float, y: float, s: str, cls: str = "s") -> str:
     return f'<text x="{x:g}" y="{y:g}" class="{cls}">{esc(s)}</text>'
 
@@ -179,13 +192,7 @@ def lab13_warp_tiles() -> str:
     s = 1.6  # block tile at 1.6 px per element
     bx, by = 20, 50
     out.append(_rect(bx, by, 128 * s, 128 * s, "#e3f2fd", BLUE))
-    for wr in range(2):
-        for wc in range(4):
-            out.append(f'<rect x="{bx + wc * 32 * s:g}" y="{by + wr * 64 * s:g}" '
-                       f'width="{32 * s:g}" height="{64 * s:g}" fill="none" stroke="{PURPLE}" '
-                       f'stroke-width="1.5"/>')
-            out.append(_text(bx + wc * 32 * s + 16 * s, by + wr * 64 * s + 32 * s + 4,
-                             f"warp {wr * 4 + wc}", "t"))
+    out += _warps(bx, by, 32 * s, 64 * s)
     out.append(_text(bx, by + 128 * s + 18, "block: 128 × 128 of C, k step 8;"))
     out.append(_text(bx, by + 128 * s + 34, "256 threads = 8 warps of 64 × 32"))
     # One warp's 64 x 32 piece at 4 px; lane l sits at (l / 4, l % 4) of the 8 x 4 lane grid
@@ -215,13 +222,7 @@ def lab13_tiles() -> str:
     s = 1.3
     bx, by = 20, 50
     out.append(_rect(bx, by, 256 * s, 128 * s, "#e3f2fd", BLUE))
-    for wr in range(2):
-        for wc in range(4):
-            out.append(f'<rect x="{bx + wc * 64 * s:g}" y="{by + wr * 64 * s:g}" '
-                       f'width="{64 * s:g}" height="{64 * s:g}" fill="none" stroke="{PURPLE}" '
-                       f'stroke-width="1.5"/>')
-            out.append(_text(bx + wc * 64 * s + 32 * s, by + wr * 64 * s + 32 * s + 4,
-                             f"warp {wr * 4 + wc}", "t"))
+    out += _warps(bx, by, 64 * s, 64 * s)
     out.append(_text(bx, by + 128 * s + 18, "block: 128 × 256 of C, 256 threads = 8 warps of "
                                             "64 × 64"))
     # one warp 64 x 64 at 3 px, lanes 4 x 8 grid; lane 0's chunks highlighted

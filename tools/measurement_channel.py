@@ -12,10 +12,9 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from dataclasses import fields
 from pathlib import Path
 
-from .model import Bar, Measurement
+from .model import Bar, BarRecord, Measurement, Tier
 
 RECORD_MARKER = "[ CUDALAB-RECORD ] "
 BATCH_MARKER = "[ CUDALAB-BATCH ] "
@@ -58,7 +57,7 @@ def channel_of(records: list[dict]) -> dict:
         elif kind == "measurement":
             entry["measurements"].append(rec)
         elif kind == "bar":
-            entry["bars"].append(rec)
+            entry["bars"].append(BarRecord.from_record(rec))
         elif kind == "result":
             entry["result"] = rec
     return entry
@@ -145,24 +144,24 @@ def channel_measurements(test: str, chan: dict | None, status: str) -> list[Meas
     if not chan:
         return []
     scale = chan["test"].get("speedup_scale")
-    bars = {b.get("name"): b for b in chan.get("bars") or []}
+    bars = {b.name: b for b in chan.get("bars") or []}
     out = []
     for m in chan["measurements"]:
-        bar = bars.get(m.get("name")) or {}
+        bar = bars.get(m.get("name")) or BarRecord()
         out.append(Measurement(
-            test=test, name=m.get("name"), value=m.get("value"), bar_source=bar.get("source"),
-            calibration=bar.get("calibration"), unit=m.get("unit") or "",
+            test=test, name=m.get("name"), value=m.get("value"), bar_source=bar.source,
+            calibration=bar.calibration, unit=m.get("unit") or "",
             threshold=m.get("threshold"), bound=m.get("bound"), verdict=m.get("verdict"),
             unscaled_threshold=m.get("unscaled_threshold"),
             speedup_scale=m.get("speedup_scale", scale), text=m.get("text"),
-            tiers=m.get("tiers") or [], tier=m.get("tier"), status=status))
+            tiers=[Tier(t.get("name"), t.get("at_least")) for t in m.get("tiers") or []],
+            tier=m.get("tier"), status=status))
     return out
 
 
 def channel_bars(chan: dict | None) -> list[Bar]:
     """The speed bars a test judged against and where each came from (speed_bar())."""
-    return [Bar(**{f.name: b.get(f.name) for f in fields(Bar)})
-            for b in (chan or {}).get("bars") or []]
+    return [b.to_bar() for b in (chan or {}).get("bars") or []]
 
 
 def calibration_summary(used: list[dict]) -> dict:
@@ -173,12 +172,12 @@ def calibration_summary(used: list[dict]) -> dict:
     gpus: set[str | None] = set()
     for chan in used:
         for b in chan.get("bars") or []:
-            sources[b.get("source") or "?"] += 1
-            if b.get("calibration"):
-                files[b["calibration"]] += 1
-                gpus.add(b.get("calibration_gpu"))
-            if b.get("note"):
-                notes.add(b["note"])
+            sources[b.source or "?"] += 1
+            if b.calibration:
+                files[b.calibration] += 1
+                gpus.add(b.calibration_gpu)
+            if b.note:
+                notes.add(b.note)
     return {"files": sorted(files), "calibrated_on": sorted(g for g in gpus if g),
             "bars": sum(sources.values()), "by_source": dict(sorted(sources.items())),
             "notes": sorted(notes)}

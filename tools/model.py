@@ -11,16 +11,22 @@ manifest, a test's result and a lab's score.
     its Measurements, the speed Bars it judged against and, when it was skipped as unavailable
     on this GPU, its SkipReason. A Measurement is also an entry of labs[].measurements and of
     the top-level measurements (which add lab and graded).
-  * LabScore -> TechniqueScore -> ObjectiveScore, Unavailable: one entry of scores.json's
-    labs[], its points in the lock's shape and the parts this GPU cannot run.
+  * LabScore -> TechniqueScore -> ObjectiveScore, Unavailable, CategoryCount, Failure, Flag:
+    one entry of scores.json's labs[], its points in the lock's shape, the parts this GPU
+    cannot run, its tests per category, its failed tests and the intake scan's flags of its
+    files (a Flag is also what tools/release/scan_submission.py finds). A Measurement's Tiers
+    are the tiers its test gave.
   * Manifest -> ManifestTest, ManifestObjective, TechniqueDeclared: the grading manifest of a
     build tree (tools/grading_manifest.py builds it; the scoreboard, the grading driver and
     the stub audit read it; --json writes it, schema cudalabs-manifest, version 3).
   * LabResult: one lab's entry of a result.json (Classroom 50).
+  * BarRecord: a "bar" record of the measurement channel (a test's speed bar as the judge
+    wrote it), which the scoreboard turns into a Bar and the calibration reads.
 
-The lock, an Unavailable, a SkipReason, a Bar, a Measurement, a ManifestObjective and a
-TechniqueDeclared are frozen; a TestResult, a LabScore and a Manifest (with its ManifestTests)
-are plain dataclasses, which the scoreboard fills in as it scores a run (tools/scoring.py;
+The lock, an Unavailable, a SkipReason, a Bar, a Tier, a Measurement, a Failure, a Flag, a
+ManifestObjective and a TechniqueDeclared are frozen; a TestResult, a LabScore (with its
+CategoryCounts) and a Manifest (with its ManifestTests) are plain dataclasses, which the
+scoreboard fills in as it scores a run (tools/scoring.py;
 apply_declared() gives a manifest the lock's tests and points). from_json() validates what the
 tools rely on (the fields present, and the JSON kinds of those a class lists in KINDS) and
 raises ModelError with one line naming the place and the field; to_json() gives back the JSON
@@ -279,11 +285,49 @@ class Bar(_FlatRecord):
 
 
 @dataclass(frozen=True)
+class BarRecord:
+    """A "bar" record of the measurement channel, as the judge writes it (speed_bar() of
+    common/testing/testing.cpp): the test, the measurement it bounds, min or max, the measured
+    value, the bar after CUDALAB_SPEEDUP_SCALE and before it (reference), where it came from,
+    the calibration file and the GPU model it was calibrated on, this run's GPU model and the
+    calibration's note. Read as it came (from_record(): an absent key is None, no kind is
+    checked), as the scoreboard and the calibration read every record; to_bar() is what
+    scores.json keeps of it."""
+    test: Any = None
+    name: Any = None
+    bound: Any = None
+    value: Any = None
+    bar: Any = None
+    reference: Any = None
+    source: Any = None
+    calibration: Any = None
+    calibration_gpu: Any = None
+    gpu: Any = None
+    note: Any = None
+
+    @classmethod
+    def from_record(cls, rec: dict[str, Any]) -> BarRecord:
+        return cls(**{f.name: rec.get(f.name) for f in fields(cls)})
+
+    def to_bar(self) -> Bar:
+        return Bar(**{f.name: getattr(self, f.name) for f in fields(Bar)})
+
+
+@dataclass(frozen=True)
+class Tier(_FlatRecord):
+    """A tier of a measurement (tiers[] of a measurement, as the test gave it on the
+    channel): its name and the value it needs (at least)."""
+    name: str | None
+    at_least: float | None
+    KINDS: ClassVar[dict[str, Any]] = {"name": _TEXT_OR_NULL, "at_least": _NUMBER_OR_NULL}
+
+
+@dataclass(frozen=True)
 class Measurement:
     """A measurement a test reported on the channel, with its bar's source and calibration and
     the test's status (scores.json tests[].measurements[] and labs[].measurements[]; the
     top-level measurements[] add the lab and whether the test is graded, absent elsewhere).
-    test, name and value are required; tiers: [{"name", "at_least"}] as the test gave them."""
+    test, name and value are required; tiers: the tiers the test gave, in its order."""
     test: str
     name: str | None
     value: float | None
@@ -296,7 +340,7 @@ class Measurement:
     unscaled_threshold: float | None = None
     speedup_scale: float | None = None
     text: str | None = None
-    tiers: list[dict[str, Any]] = field(default_factory=list)
+    tiers: list[Tier] = field(default_factory=list)
     tier: str | None = None
     status: str = "not run"
     lab: str | None = None
@@ -311,10 +355,12 @@ class Measurement:
 
     @classmethod
     def from_json(cls, raw: object, where: str = "a measurement") -> Measurement:
-        return _from_fields(cls, raw, where, ("test", "name", "value"))
+        return _from_fields(cls, raw, where, ("test", "name", "value"), {
+            "tiers": lambda ts: [Tier.from_json(t, f"{where}: tiers[{i}]")
+                                 for i, t in enumerate(ts)]})
 
     def to_json(self) -> dict[str, Any]:
-        doc = _to_fields(self)
+        doc = _to_fields(self, {"tiers": lambda ts: [t.to_json() for t in ts]})
         for k in ("lab", "graded"):
             if doc[k] is None:
                 del doc[k]
@@ -404,6 +450,39 @@ class TechniqueScore:
 
 
 @dataclass
+class CategoryCount(_FlatRecord):
+    """A lab's tests of one category (cpu, gpu, perf, ...) and how many of them passed."""
+    tests: int = 0
+    passed: int = 0
+    KINDS: ClassVar[dict[str, Any]] = {"tests": _COUNT, "passed": _COUNT}
+
+
+@dataclass(frozen=True)
+class Failure(_FlatRecord):
+    """A failed (or error) test of a lab and its message."""
+    test: str
+    message: str
+    KINDS: ClassVar[dict[str, Any]] = {"test": _TEXT, "message": _TEXT}
+
+
+@dataclass(frozen=True)
+class Flag(_FlatRecord):
+    """A finding of the intake scan in a lab file (tools/release/scan_submission.py): the
+    file, its line, the construct found there and the line's text."""
+    file: str
+    line: int
+    construct: str
+    text: str
+    KINDS: ClassVar[dict[str, Any]] = {"file": _TEXT, "line": _COUNT, "construct": _TEXT,
+                                       "text": _TEXT}
+
+
+def flags_of(raw: object, where: str) -> list[Flag]:
+    """The intake flags of a list (an intake scan's labs{}, scores.json labs[].flags)."""
+    return [Flag.from_json(f, f"{where}[{i}]") for i, f in enumerate(_list(raw, where))]
+
+
+@dataclass
 class LabScore:
     """One lab of a run (scores.json labs[]): counts, points (earned, maximum, the maximum
     here, what this GPU can earn), its points per technique and objective, the parts this GPU
@@ -426,11 +505,11 @@ class LabScore:
     points_available: float = 0.0
     unavailable: list[Unavailable] = field(default_factory=list)
     techniques: dict[str, TechniqueScore] = field(default_factory=dict)
-    by_category: dict[str, dict[str, int]] = field(default_factory=dict)
+    by_category: dict[str, CategoryCount] = field(default_factory=dict)
     measurements: list[Measurement] = field(default_factory=list)
-    failures: list[dict[str, str]] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
     speedup_scales: list[Any] = field(default_factory=list)
-    flags: list[dict[str, Any]] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)
     needs_review: bool = False
     # The grading driver's (tools/release/grade_submission.py) only: whether --labs took the
     # lab into this run; None (not written) for the scoreboard's own scores.json.
@@ -444,13 +523,22 @@ class LabScore:
             "techniques": lambda ts: {
                 k: TechniqueScore.from_json(v, f"{where}: {k}")
                 for k, v in _object(ts, f"{where}: its \"techniques\"").items()},
-            "measurements": lambda ms: measurements_of(ms, f"{where}: measurements")})
+            "by_category": lambda cs: {
+                k: CategoryCount.from_json(v, f"{where}: by_category {k}")
+                for k, v in _object(cs, f"{where}: its \"by_category\"").items()},
+            "measurements": lambda ms: measurements_of(ms, f"{where}: measurements"),
+            "failures": lambda fs: [Failure.from_json(f, f"{where}: failures[{i}]")
+                                    for i, f in enumerate(_list(fs, f"{where}: failures"))],
+            "flags": lambda fs: flags_of(fs, f"{where}: flags")})
 
     def to_json(self) -> dict[str, Any]:
         doc = _to_fields(self, {
             "unavailable": lambda us: [u.to_json() for u in us],
             "techniques": lambda ts: {k: t.to_json() for k, t in ts.items()},
-            "measurements": lambda ms: [m.to_json() for m in ms]})
+            "by_category": lambda cs: {k: c.to_json() for k, c in cs.items()},
+            "measurements": lambda ms: [m.to_json() for m in ms],
+            "failures": lambda fs: [f.to_json() for f in fs],
+            "flags": lambda fs: [f.to_json() for f in fs]})
         if self.graded_in_this_run is None:
             del doc["graded_in_this_run"]
         return doc

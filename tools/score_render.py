@@ -36,8 +36,21 @@ def measurement_text(m: Measurement) -> str:
 
 def tier_text(m: Measurement) -> str:
     """The tier a measurement reached and the tiers it had: 'good (good >= 75, excellent >= 85)'."""
-    levels = ", ".join(f"{t.get('name')} >= {_fmt(t.get('at_least'))}" for t in m.tiers)
+    levels = ", ".join(f"{t.name} >= {_fmt(t.at_least)}" for t in m.tiers)
     return f"{m.tier or 'none'} ({levels})"
+
+
+def variant_verdicts(report: dict) -> list[tuple[str, str, list[dict]]]:
+    """(title, verdict counts, the variants judged wrongly or not at all) of the known-wrong
+    submissions and of the correct alternatives that ran."""
+    out = []
+    for kind, bad in (("wrong", ("accepted", "error")), ("right", ("rejected", "error"))):
+        if report[kind]:
+            v = Counter(w["verdict"] for w in report[kind])
+            title = "known-wrong submissions" if kind == "wrong" else "correct alternatives"
+            out.append((title, ", ".join(f"{n} {k}" for k, n in sorted(v.items())),
+                        [w for w in report[kind] if w["verdict"] in bad]))
+    return out
 
 
 def gpu_line(env: dict) -> str:
@@ -181,14 +194,10 @@ def render_text(report: dict) -> str:
     fails = [f for lab in labs for f in lab.failures]
     if fails:
         out += ["", "failed:"]
-        out += [f"  {f['test']}: {f['message']}" for f in fails]
-    for kind, bad in (("wrong", ("accepted", "error")), ("right", ("rejected", "error"))):
-        if report[kind]:
-            v = Counter(w["verdict"] for w in report[kind])
-            title = "known-wrong submissions" if kind == "wrong" else "correct alternatives"
-            out += ["", f"{title}: " + ", ".join(f"{n} {k}" for k, n in sorted(v.items()))]
-            out += [f"  {w['name']}: {w['verdict'].upper()}" for w in report[kind]
-                    if w["verdict"] in bad]
+        out += [f"  {f.test}: {f.message}" for f in fails]
+    for title, counts, bad in variant_verdicts(report):
+        out += ["", f"{title}: {counts}"]
+        out += [f"  {w['name']}: {w['verdict'].upper()}" for w in bad]
     g = report["given"]
     if sum(g.values()):
         out += ["", f"not graded (given code, helper suites): {g['passed']} passed, "
@@ -196,7 +205,7 @@ def render_text(report: dict) -> str:
     flags = [f for lab in labs for f in lab.flags]
     if flags:
         out += ["", "needs review (intake scan of the lab files):"]
-        out += [f"  needs review: {f['file']}:{f['line']}: {f['construct']}" for f in flags]
+        out += [f"  needs review: {f.file}:{f.line}: {f.construct}" for f in flags]
     if report.get("anomalies"):
         out += ["", f"ignored ({len(report['anomalies'])}): input that no test of this run may "
                     f"give"]
@@ -248,19 +257,15 @@ def render_markdown(report: dict) -> str:
     fails = [f for lab in labs for f in lab.failures]
     if fails:
         out += ["", "<details><summary>Failed tests (" + str(len(fails)) + ")</summary>", ""]
-        out += [f"- `{_md(f['test'])}`: {_md(f['message'])}" for f in fails]
+        out += [f"- `{_md(f.test)}`: {_md(f.message)}" for f in fails]
         out += ["", "</details>"]
-    for kind, bad in (("wrong", ("accepted", "error")), ("right", ("rejected", "error"))):
-        if report[kind]:
-            v = Counter(w["verdict"] for w in report[kind])
-            title = "Known-wrong submissions" if kind == "wrong" else "Correct alternatives"
-            out += ["", f"{title}: " + ", ".join(f"{n} {k}" for k, n in sorted(v.items()))]
-            out += [f"- **{w['verdict'].upper()}** `{w['name']}`" for w in report[kind]
-                    if w["verdict"] in bad]
+    for title, counts, bad in variant_verdicts(report):
+        out += ["", f"{title.capitalize()}: {counts}"]
+        out += [f"- **{w['verdict'].upper()}** `{w['name']}`" for w in bad]
     flags = [f for lab in labs for f in lab.flags]
     if flags:
         out += ["", f"### Needs review ({len(flags)})", ""]
-        out += [f"- needs review: `{_md(f['file'])}:{f['line']}`: {_md(f['construct'])}"
+        out += [f"- needs review: `{_md(f.file)}:{f.line}`: {_md(f.construct)}"
                 for f in flags]
     if report.get("anomalies"):
         out += ["", f"<details><summary>Ignored input ({len(report['anomalies'])})</summary>", ""]

@@ -21,9 +21,10 @@ from . import grading_manifest  # the manifest from CTest and the labs' declarat
 from .ctest_record import ScoreError
 from .measurement_channel import (VARIANT_TEST, attribute, calibration_summary, channel_bars,
                                  channel_measurements)
-from .model import (LabPoints, LabScore, Lock, Manifest, ManifestObjective, ManifestTest,
-                    Measurement, ModelError, Objective, ObjectiveScore, SkipReason,
-                    TechniqueDeclared, TechniquePoints, TechniqueScore, TestResult, Unavailable)
+from .model import (CategoryCount, Failure, Flag, LabPoints, LabScore, Lock, Manifest,
+                    ManifestObjective, ManifestTest, Measurement, ModelError, Objective,
+                    ObjectiveScore, SkipReason, TechniqueDeclared, TechniquePoints,
+                    TechniqueScore, TestResult, Unavailable, flags_of)
 
 SCHEMA_NAME = "cudalabs-scores"
 SCHEMA_VERSION = 4
@@ -325,6 +326,14 @@ def _previous(old: dict) -> TestResult:
         raise ScoreError(str(e)) from None
 
 
+def _intake_flags(lab_id: str, raw: object) -> list[Flag]:
+    """The intake scan's flags of a lab (--intake)."""
+    try:
+        return flags_of(raw, f"the intake scan's flags of {lab_id}")
+    except ModelError as e:
+        raise ScoreError(str(e)) from None
+
+
 def score(manifest: Manifest, cases: list[dict], run: dict | None, cache: dict[str, str],
           source: dict, previous: dict | None = None, intake: dict | None = None,
           notes: list[str] | None = None) -> dict:
@@ -402,12 +411,12 @@ def score(manifest: Manifest, cases: list[dict], run: dict | None, cache: dict[s
             lab.max_points_here += t.weight
         if t.unavailable:
             lab.points_available -= t.weight  # max_points is added below
-        cat = lab.by_category.setdefault(t.category, {"tests": 0, "passed": 0})
-        cat["tests"] += 1
-        cat["passed"] += t.status == "passed"
+        cat = lab.by_category.setdefault(t.category, CategoryCount())
+        cat.tests += 1
+        cat.passed += t.status == "passed"
         lab.measurements += t.measurements
         if t.status in ("failed", "error"):
-            lab.failures.append({"test": t.name, "message": t.message})
+            lab.failures.append(Failure(t.name, t.message))
         if t.speedup_scale is not None and t.speedup_scale not in lab.speedup_scales:
             lab.speedup_scales.append(t.speedup_scale)
     for lab_id, lab in labs.items():
@@ -427,7 +436,7 @@ def score(manifest: Manifest, cases: list[dict], run: dict | None, cache: dict[s
     labs = OrderedDict((k, v) for k, v in labs.items() if v.tests or not v.grader_built)
     for lab_id, flags in ((intake or {}).get("labs") or {}).items():
         if lab_id in labs:
-            labs[lab_id].flags = flags
+            labs[lab_id].flags = _intake_flags(lab_id, flags)
     for lab in labs.values():
         lab.needs_review = bool(lab.flags)
     lab_docs = [lab.to_json() for lab in labs.values()]

@@ -9,7 +9,7 @@ on PATH; its GitHub is the folder $FAKE_GH_STATE:
   git/ORG/NAME.git       each repository's bare git repository
   assets/ID              release asset contents
   artifacts/ID.zip       artifact archives
-It answers what the class tools ask (classlib.call_gh) and previous_result.py:
+It answers what the class tools ask (github_cli.call_gh) and previous_result.py:
 `repo create ORG/NAME --template T`, `repo clone ORG/NAME DEST`, and `api` calls: the
 repository, its activity (filtered by `ref=`), releases, release assets (their contents only
 with `-H "Accept: application/octet-stream"`, else their metadata, as GitHub answers),

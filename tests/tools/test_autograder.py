@@ -13,9 +13,7 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import unittest
-from pathlib import Path
 from unittest import mock
 
 import toolfixtures as fx
@@ -36,10 +34,7 @@ class AutogradeCase(unittest.TestCase):
     """Runs autograde.main() on a fixture course with the fake driver."""
 
     def setUp(self):
-        self.tmp = Path(tempfile.mkdtemp(prefix="cudalab-autograde-"))
-        self.addCleanup(lambda: subprocess.run(["rm", "-rf", str(self.tmp)], check=False))
-        self.course, self.ref = fx.make_course(self.tmp)
-        self.sub = fx.make_submission(self.tmp, self.course)
+        self.tmp, self.course, self.ref, self.sub = fx.course_case(self, "cudalab-autograde-")
 
     def grade(self, scores: dict, *extra: str, env: dict | None = None) -> tuple[int, dict | None]:
         path = fx.write_json(self.tmp / "fake-scores.json", scores)
@@ -301,10 +296,7 @@ class Classroom50Entrypoint(unittest.TestCase):
     """The file Classroom 50's runner executes: in the student's checkout, with cudalab.json."""
 
     def setUp(self):
-        self.tmp = Path(tempfile.mkdtemp(prefix="cudalab-c50-"))
-        self.addCleanup(lambda: subprocess.run(["rm", "-rf", str(self.tmp)], check=False))
-        self.course, self.ref = fx.make_course(self.tmp)
-        self.sub = fx.make_submission(self.tmp, self.course)
+        self.tmp, self.course, self.ref, self.sub = fx.course_case(self, "cudalab-c50-")
         self.bundle = self.tmp / "bundle"
         self.bundle.mkdir()
         (self.bundle / "autograder.py").write_text(AUTOGRADER.read_text())

@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 import unittest
 from pathlib import Path
 
@@ -47,8 +46,7 @@ SCHEMA: dict = {
 
 class GpuRehearsalOnTheCpu(unittest.TestCase):
     def setUp(self):
-        self.tmp = Path(tempfile.mkdtemp(prefix="cudalab-c50r-"))
-        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
+        self.tmp = fx.temp_dir(self, "cudalab-c50r-")
         self.course, _ = fx.make_course(self.tmp)
         # The instructor checkout: the reference solution of lab02 and the autograder.
         self.solutions = self.tmp / "instructor"

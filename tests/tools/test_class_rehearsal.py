@@ -486,14 +486,16 @@ class RunnerNetwork(unittest.TestCase):
             (tmp / "bin").mkdir()
             (tmp / "bin" / "docker").write_text(
                 f'#!/bin/sh\necho "$*" >>"{tmp}/docker.log"\nexit 0\n')
-            (tmp / "bin" / "curl").write_text(
-                '#!/bin/sh\necho \'{"encoded_jit_config": "x"}\'\n')
-            for f in ("docker", "curl"):
+            # gh api prints the --jq of GitHub's answer: the encoded configuration
+            (tmp / "bin" / "gh").write_text(
+                f'#!/bin/sh\nprintf "%s\\n" "$GH_TOKEN" "$@" >"{tmp}/gh.log"\necho x\n')
+            for f in ("docker", "gh"):
                 (tmp / "bin" / f).chmod(0o755)
             (tmp / "token").write_text("t")
+            env = {k: v for k, v in os.environ.items() if k != "GITHUB_API_URL"}  # github.com
             out = subprocess.run(
                 ["bash", str(ROOT / "tools/runner/cudalab-runner.sh"), "--org", "GPU-Fall",
-                 "--once"], env={**os.environ, "PATH": f"{tmp / 'bin'}:{os.environ['PATH']}",
+                 "--once"], env={**env, "PATH": f"{tmp / 'bin'}:{os.environ['PATH']}",
                                  "CUDALAB_RUNNER_TOKEN_FILE": str(tmp / "token"),
                                  "CUDALAB_RUNNER_STATE_DIR": str(tmp),
                                  "CUDALAB_RUNNER_NAME": "rehearsal"},
@@ -502,6 +504,15 @@ class RunnerNetwork(unittest.TestCase):
             acl = (tmp / "egress-pages.acl").read_text().split()
             log = (tmp / "docker.log").read_text()
             self.assertIn(f"{tmp}/egress-pages.acl:/etc/squid/cudalab-pages.acl:ro", log)
+            # the token reaches gh in its environment, never on its command line
+            token, *gh_args = (tmp / "gh.log").read_text().splitlines()
+            self.assertEqual(token, "t")
+            self.assertNotIn("t", gh_args)
+            self.assertEqual(gh_args[:4], [
+                "api", "--method", "POST",
+                "https://api.github.com/orgs/GPU-Fall/actions/runners/generate-jitconfig"])
+            self.assertEqual([a for a in gh_args if a.startswith("labels[]=")],
+                             [f"labels[]={x}" for x in ("self-hosted", "linux", "x64", "gpu")])
         conf = (ROOT / "tools/runner/egress/squid.conf").read_text()
         allowed = squid_allows(conf, {"/etc/squid/cudalab-pages.acl": acl})
         self.assertTrue(allowed("gpu-fall.github.io"))   # runner.py and the bundle

@@ -17,7 +17,7 @@ from __future__ import annotations
 import tempfile
 import unittest
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 from unittest import mock
 
 
@@ -281,14 +281,19 @@ MEASURED = ("<details><summary>What we measured on the reference GPU</summary>\n
             "The kernel takes <!-- demo -->**12.5 ms**.\n\n</details>\n")
 
 
+def check_page(check: Callable[[Path, hc.Problems], int], text: str) -> tuple[int, list[str]]:
+    """What @p check counts on a page README.md of @p text and its problems (paths relative)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        page = Path(tmp) / "README.md"
+        page.write_text(text)
+        p = hc.Problems()
+        n = check(page, p)
+        return n, [x.replace(tmp + "/", "") for x in p.items]
+
+
 class MeasuredFolded(unittest.TestCase):
     def check(self, text: str) -> tuple[int, list[str]]:
-        with tempfile.TemporaryDirectory() as tmp:
-            page = Path(tmp) / "README.md"
-            page.write_text(text)
-            p = hc.Problems()
-            n = hc.check_measured_folded(page, p)
-            return n, [x.replace(tmp + "/", "") for x in p.items]
+        return check_page(hc.check_measured_folded, text)
 
     def test_predict_then_the_folded_numbers_passes(self) -> None:
         for predict in ("## Predict\n\nWhich is faster?\n", "**Predict**: which is faster?\n"):
@@ -374,12 +379,7 @@ class MeasuredFolded(unittest.TestCase):
 
 class WorkOut(unittest.TestCase):
     def check(self, text: str) -> tuple[int, list[str]]:
-        with tempfile.TemporaryDirectory() as tmp:
-            page = Path(tmp) / "README.md"
-            page.write_text(text)
-            p = hc.Problems()
-            n = hc.check_work_out(page, p)
-            return n, [x.replace(tmp + "/", "") for x in p.items]
+        return check_page(hc.check_work_out, text)
 
     def test_a_section_of_two_or_more_bullets_passes(self) -> None:
         text = ("# Lab 99\n\n## Goal\nMultiply.\n\n## What you work out\nNot the answers.\n\n"

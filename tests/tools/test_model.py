@@ -18,8 +18,8 @@ import test_unavailable_parts as up
 
 from tools import scoring
 from tools.measurement_channel import channel_bars, channel_measurements, channel_of
-from tools.model import (Bar, LabResult, LabScore, Lock, Measurement, ModelError, Objective,
-                         SkipReason, TestResult)
+from tools.model import (Bar, CategoryCount, Failure, Flag, LabResult, LabScore, Lock,
+                         Measurement, ModelError, Objective, SkipReason, TestResult, Tier)
 from tools.release import autograde
 
 ROOT = Path(os.environ.get("CUDALAB_SOURCE_DIR", Path(__file__).resolve().parents[2]))
@@ -198,6 +198,29 @@ class RecordModel(unittest.TestCase):
                          "t: bars is not a list")
         self.assertEqual(self.refused(dict(test, speedup_scale="1"), "t", TestResult),
                          "t has speedup_scale '1', not a number or null")
+        self.assertEqual(self.refused(dict(doc, value=1, tiers=[{"name": "good"}]), "m"),
+                         "m: tiers[0] has no 'at_least'")
+
+    def test_a_labs_tiers_failures_flags_and_categories_are_typed(self):
+        self.assertEqual(self.measurements[0].tiers, [Tier("good", 0.75)])
+        lab = LabScore("lab13", by_category={"perf": CategoryCount(2, 1)},
+                       measurements=self.measurements,
+                       failures=[Failure("lab13.SgemmPerf.X", "0.5 < 0.6")],
+                       flags=[Flag("labs/lab13_sgemm/sgemm.cu", 7, "asm", "asm(...)")])
+        doc = lab.to_json()
+        self.assertEqual((doc["by_category"], doc["failures"], doc["flags"]),
+                         ({"perf": {"tests": 2, "passed": 1}},
+                          [{"test": "lab13.SgemmPerf.X", "message": "0.5 < 0.6"}],
+                          [{"file": "labs/lab13_sgemm/sgemm.cu", "line": 7, "construct": "asm",
+                            "text": "asm(...)"}]))
+        self.assertEqual(doc["measurements"][0]["tiers"], [{"name": "good", "at_least": 0.75}])
+        self.assertEqual(LabScore.from_json(json.loads(json.dumps(doc))), lab)
+        self.assertEqual(self.refused(dict(doc, flags=[{"file": "a.cu", "line": "7",
+                                                        "construct": "asm", "text": ""}]),
+                                      "lab13", LabScore),
+                         "lab13: flags[0] has line '7', not an integer")
+        self.assertEqual(self.refused(dict(doc, failures=[{"test": "x"}]), "lab13", LabScore),
+                         "lab13: failures[0] has no 'message'")
 
 
 class ResultModel(unittest.TestCase):

@@ -20,7 +20,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import unittest
 from pathlib import Path
 
@@ -208,11 +207,8 @@ class HostileCheckout(unittest.TestCase):
     module the grading runs exists there, and writes a marker if it runs."""
 
     def setUp(self):
-        self.tmp = Path(tempfile.mkdtemp(prefix="cudalab-modules-"))
-        self.addCleanup(lambda: subprocess.run(["rm", "-rf", str(self.tmp)], check=False))
+        self.tmp, self.course, self.ref, self.sub = fx.course_case(self, "cudalab-modules-")
         self.marker = self.tmp / "PWNED"
-        self.course, self.ref = fx.make_course(self.tmp)
-        self.sub = fx.make_submission(self.tmp, self.course)
         self.scores = fx.write_json(self.tmp / "fake-scores.json", fx.make_scores())
         for where in (self.sub, self.tmp):
             self.plant(where)

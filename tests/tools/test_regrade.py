@@ -15,15 +15,15 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 import types
 import unittest
 from pathlib import Path
+from unittest import mock
 
 ROOT = Path(os.environ.get("CUDALAB_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 import toolfixtures as fx
 from tools.release import grade_submission  # noqa: E402
-from tools.release import regrade
+from tools.release import github_cli, regrade
 
 UTC = dt.timezone.utc
 
@@ -39,10 +39,7 @@ def git(cwd: Path, *args: str, date: str | None = None) -> str:
 
 class Regrade(unittest.TestCase):
     def setUp(self):
-        self.tmp = Path(tempfile.mkdtemp(prefix="cudalab-regrade-test-"))
-
-    def tearDown(self):
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        self.tmp = fx.temp_dir(self, "cudalab-regrade-test-")
 
     def test_last_push_before_the_deadline_counts_not_commit_dates(self):
         repo = self.tmp / "student"
@@ -67,15 +64,10 @@ class Regrade(unittest.TestCase):
                           args)
             return "\n".join(json.dumps(a) for a in activity).encode()
 
-        from tools.classroom import classlib
-        original = classlib.call_gh
-        classlib.call_gh = fake_gh
-        try:
+        with mock.patch.object(github_cli, "call_gh", fake_gh):
             sha, pushed, how = regrade.commit_at_deadline(
                 "org/cudalabs-s", repo, "main",
                 dt.datetime(2026, 12, 14, 23, 59, tzinfo=UTC))
-        finally:
-            classlib.call_gh = original
         self.assertEqual(sha, shas[0])
         self.assertEqual(pushed, "2026-12-01T10:05:00Z")
         self.assertIn("before the deadline", how)

@@ -12,7 +12,6 @@ import contextlib
 import io
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -23,7 +22,7 @@ from unittest import mock
 HERE = Path(__file__).resolve().parent
 import toolfixtures as fx  # noqa: E402
 
-from tools.release import autograde
+from tools.release import autograde, github_cli
 from tools.release import previous_result
 from tools.release import reuse
 
@@ -33,10 +32,7 @@ HELLO = "labs/lab01_hello_addone/hello_addone.cu"
 
 class Keys(unittest.TestCase):
     def setUp(self):
-        self.tmp = Path(tempfile.mkdtemp(prefix="cudalab-reuse-"))
-        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
-        self.course, self.ref = fx.make_course(self.tmp)
-        self.sub = fx.make_submission(self.tmp, self.course)
+        self.tmp, self.course, self.ref, self.sub = fx.course_case(self, "cudalab-reuse-")
 
     def keys(self, ref: str | None = None, gpu: str = fx.H100, preset: str = "student"):
         return reuse.keys(self.sub, self.course, ref or self.ref, gpu, preset)
@@ -96,10 +92,7 @@ class Autograde(unittest.TestCase):
     """autograde.py with --previous: the fake driver records which labs it was asked for."""
 
     def setUp(self):
-        self.tmp = Path(tempfile.mkdtemp(prefix="cudalab-reuse-ag-"))
-        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
-        self.course, self.ref = fx.make_course(self.tmp)
-        self.sub = fx.make_submission(self.tmp, self.course)
+        self.tmp, self.course, self.ref, self.sub = fx.course_case(self, "cudalab-reuse-ag-")
         self.scores = fx.write_json(self.tmp / "scores.json", fx.make_scores())
         self.n = 0
 
@@ -179,7 +172,7 @@ class PreviousResult(unittest.TestCase):
             for key, value in answers.items():
                 if key in path:
                     return value
-            raise previous_result.GhError(f"gh api {path}: HTTP 404: Not Found")
+            raise github_cli.GhError(f"gh api {path}: HTTP 404: Not Found")
 
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "prev" / "result.json"
@@ -223,8 +216,7 @@ class PreviousResultThroughGh(unittest.TestCase):
     unreadable API leaving every lab graded."""
 
     def setUp(self):
-        self.tmp = Path(tempfile.mkdtemp(prefix="cudalab-previous-"))
-        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
+        self.tmp = fx.temp_dir(self, "cudalab-previous-")
         self.state = self.tmp / "github"
         self.bin = self.tmp / "bin"
         self.bin.mkdir()

@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 import unittest
 from pathlib import Path
 
 ROOT = Path(os.environ.get("CUDALAB_SOURCE_DIR", Path(__file__).resolve().parents[2]))
+import toolfixtures as fx  # noqa: E402
 from tools.release import scan_submission as scan  # noqa: E402
 from tools.release import take_submission
 from tools.release.course_files import lab_sources
@@ -100,10 +100,7 @@ def right_variant_files(tmp: Path) -> list[tuple[str, str]]:
 
 class Scan(unittest.TestCase):
     def setUp(self):
-        self.tmp = Path(tempfile.mkdtemp(prefix="cudalab-scan-"))
-
-    def tearDown(self):
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        self.tmp = fx.temp_dir(self, "cudalab-scan-")
 
     def allowed(self):
         return scan.expected_includes(ROOT, LAB)

@@ -13,7 +13,9 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import types
+import unittest
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -178,6 +180,21 @@ def make_course(root: Path, with_tools: bool = True) -> tuple[Path, str]:
     return course, git("rev-parse", "HEAD", cwd=course)
 
 
+def temp_dir(case: unittest.TestCase, prefix: str) -> Path:
+    """A fresh temporary folder, removed with all it holds when @p case ends."""
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
+    case.addCleanup(lambda: subprocess.run(["rm", "-rf", str(tmp)], check=False))
+    return tmp
+
+
+def course_case(case: unittest.TestCase, prefix: str) -> tuple[Path, Path, str, Path]:
+    """temp_dir() with make_course() and make_submission() in it: (the folder, the course, its
+    commit, the submission)."""
+    tmp = temp_dir(case, prefix)
+    course, ref = make_course(tmp)
+    return tmp, course, ref, make_submission(tmp, course)
+
+
 def make_submission(root: Path, course: Path, edits: dict[str, str] | None = None) -> Path:
     """A student checkout: the course's lab files, with @p edits (path -> text) applied."""
     sub = root / "submission"
@@ -267,7 +284,7 @@ def make_result(labs: dict[str, tuple[int, int]], commit: str = "b" * 40, gpu: s
 
 
 class FakeGh:
-    """Stands in for classlib.call_gh: answers `gh api` calls from @p routes, a map from a
+    """Stands in for github_cli.call_gh: answers `gh api` calls from @p routes, a map from a
     substring of the API path to a list (a paginated list: one JSON per line) or bytes (a
     download). `gh repo create` of a name in @p existing fails as GitHub's would; every call
     is recorded in .calls."""
@@ -278,16 +295,16 @@ class FakeGh:
         self.calls: list[list[str]] = []
 
     def __call__(self, args: list[str]) -> bytes:
-        from tools.classroom import classlib
+        from tools.release import github_cli
         self.calls.append(list(args))
         if args[:2] == ["repo", "create"]:
             if args[2] in self.existing:
-                raise classlib.GhError(f"gh repo create {args[2]}: GraphQL: Name already exists "
-                                       "on this account (createRepository)")
+                raise github_cli.GhError(f"gh repo create {args[2]}: GraphQL: Name already "
+                                         "exists on this account (createRepository)")
             return b""
         path = next((a for a in args if a.startswith("repos/")), "")
         if any(f in path for f in self.failing):
-            raise classlib.GhError(f"gh api {path}: HTTP 404: Not Found")
+            raise github_cli.GhError(f"gh api {path}: HTTP 404: Not Found")
         for key in sorted(self.routes, key=len, reverse=True):
             if key in path:
                 value = self.routes[key]

@@ -31,7 +31,7 @@ def main(argv: list[str]) -> int:
         return 1
     problems = []
     tiered = found.get("tiered")
-    tier, tiers = (tiered.tier, tiered.tiers) if tiered else (None, None)
+    tier, tiers = (tiered.tier, [t.to_json() for t in tiered.tiers]) if tiered else (None, None)
     if tier != "good":
         problems.append(f"tiered should have reached tier 'good', scores.json says {tier!r}")
     if [t.get("name") for t in tiers or []] != ["good", "excellent"]:

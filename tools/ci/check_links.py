@@ -91,6 +91,15 @@ def files(root: Path, suffixes: set[str], names: tuple[str, ...] = ()):
             yield p, rel
 
 
+def texts(root: Path, suffixes: set[str], names: tuple[str, ...] = ()):
+    """(path, rel, text) of each file of files() that reads as UTF-8."""
+    for path, rel in files(root, suffixes, names):
+        try:
+            yield path, rel, path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+
+
 def is_external(target: str) -> bool:
     return bool(re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target)) or target.startswith(("#", "//"))
 
@@ -120,11 +129,7 @@ def dead_links(root: Path) -> list[str]:
 def missing_mentions(root: Path) -> list[str]:
     names = {p.name for p, _ in files(root, {".md"})}
     problems = []
-    for path, rel in files(root, TEXT_SUFFIXES, ("run",)):
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (UnicodeDecodeError, OSError):
-            continue
+    for path, rel, text in texts(root, TEXT_SUFFIXES, ("run",)):
         for m in MENTION.finditer(text):
             mention = m.group(1)
             prefix = text[max(0, m.start() - 200):m.start()]
@@ -152,11 +157,7 @@ MESSAGE_SUFFIXES = {".cpp", ".cu", ".hpp", ".cuh", ".h", ".cc", ".cmake"}
 def missing_paths_in_messages(root: Path) -> list[str]:
     """Repository paths named in string literals of C++/CUDA/CMake sources that do not exist."""
     problems = []
-    for path, rel in files(root, MESSAGE_SUFFIXES, ("CMakeLists.txt",)):
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (UnicodeDecodeError, OSError):
-            continue
+    for path, rel, text in texts(root, MESSAGE_SUFFIXES, ("CMakeLists.txt",)):
         for n, line in enumerate(text.splitlines(), 1):
             if line.lstrip().startswith("#include"):
                 continue
@@ -199,12 +200,8 @@ def missing_module(root: Path, names: list[str]) -> str | None:
 def missing_tool_paths(root: Path) -> list[str]:
     """Paths under tools/ named in the tree's text files that do not exist in the tree."""
     problems = []
-    for path, rel in files(root, TOOL_PATH_SUFFIXES, TOOL_PATH_NAMES):
+    for path, rel, text in texts(root, TOOL_PATH_SUFFIXES, TOOL_PATH_NAMES):
         if path.name in GENERATED:
-            continue
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (UnicodeDecodeError, OSError):
             continue
         for n, line in enumerate(text.splitlines(), 1):
             for m in TOOL_PATH.finditer(line):

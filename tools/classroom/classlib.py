@@ -2,10 +2,10 @@
 """Shared pieces of the class tools (tools/classroom/*.py): the roster, repository names, and the
 one function that talks to GitHub.
 
-Every network call of the class tools goes through `call_gh(args)`, which runs the `gh` CLI
-(authenticated with `gh auth login`, or GH_TOKEN) and returns its standard output. The tools
-take it as a parameter, so tests hand them a fake that answers from fixture files. Python 3
-standard library only.
+Every network call of the class tools goes through `call_gh(args)` of
+tools/release/github_cli.py, which runs the `gh` CLI (authenticated with `gh auth login`, or
+GH_TOKEN) and returns its standard output. The tools take it as a parameter, so tests hand
+them a fake that answers from fixture files. Python 3 standard library only.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import csv
 import datetime as dt
 import json
 import re
-import subprocess
 from pathlib import Path
 from typing import Callable
 
@@ -25,37 +24,6 @@ NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 class UsageError(Exception):
     """Bad input: reported on one line, exit status 2."""
-
-
-class GhError(Exception):
-    """gh failed: reported with its message, which names the API path or repository."""
-
-    @property
-    def not_found(self) -> bool:
-        return "HTTP 404" in str(self) or "Could not resolve to a Repository" in str(self)
-
-
-def call_gh(args: list[str]) -> bytes:
-    """Runs `gh ARGS` and returns its stdout; raises GhError with gh's message on failure."""
-    try:
-        proc = subprocess.run(["gh", *args], capture_output=True, check=False, timeout=300)
-    except FileNotFoundError:
-        raise GhError("the GitHub CLI `gh` is not installed (https://cli.github.com)") from None
-    except subprocess.TimeoutExpired:
-        raise GhError(f"gh {' '.join(args[:3])} timed out") from None
-    if proc.returncode != 0:
-        msg = proc.stderr.decode(errors="replace").strip().splitlines()
-        raise GhError(f"gh {describe(args)}: {msg[-1] if msg else f'exit {proc.returncode}'}")
-    return proc.stdout
-
-
-def describe(args: list[str]) -> str:
-    """The gh command in a message: the subcommand and what it works on (the API path or the
-    repository), not its option flags."""
-    target = next((a for a in args if a.startswith("repos/") or a.startswith("orgs/")), None)
-    if target is None:
-        target = next((a for a in args[2:] if "/" in a and not a.startswith("-")), "")
-    return " ".join(x for x in (args[0] if args else "", target) if x)
 
 
 def api_items(call: GhCall, path: str, items: str = ".[]") -> list[dict]:

@@ -50,9 +50,10 @@ import sys
 import zipfile
 from pathlib import Path
 
-from .classlib import (Deadlines, GhCall, GhError, UsageError, add_prefix_args,
-                      api_items, call_gh, check_name, iso, not_found_message, parse_time,
-                      read_roster, repo_of, resolve_prefix, units)
+from ..release.github_cli import GhError, call_gh
+from .classlib import (Deadlines, GhCall, UsageError, add_prefix_args, api_items, check_name,
+                       iso, not_found_message, parse_time, read_roster, repo_of,
+                       resolve_prefix, units)
 
 PUSH_TYPES = {"push", "force_push", "branch_creation", "pr_merge", "merge_queue_merge"}
 BOT = "github-actions[bot]"

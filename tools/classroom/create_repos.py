@@ -26,8 +26,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from .classlib import (GhCall, GhError, UsageError, call_gh, check_name,
-                      read_roster, repo_of, units)
+from ..release.github_cli import GhError, call_gh
+from .classlib import GhCall, UsageError, check_name, read_roster, repo_of, units
 
 PERMISSIONS = ("pull", "triage", "push", "maintain")  # never admin
 

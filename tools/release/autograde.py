@@ -307,7 +307,7 @@ def entry_for(lab: LabScore, res: dict, context: dict) -> dict:
     score = sum(t["score"] for t in res["tests"])
     most = int(res["max_score"])
     counts = {s: sum(t["status"] == s for t in res["tests"]) for s in ("pass", "fail", "error")}
-    flags = list(lab.flags)
+    flags = [f.to_json() for f in lab.flags]
     name = f"{lab.lab} {lab.topic}".strip()
     if flags:
         name += f" [{len(flags)} intake flag{'s' if len(flags) != 1 else ''}]"

@@ -31,37 +31,24 @@ import argparse
 import io
 import json
 import os
-import subprocess
 import sys
 import zipfile
 from pathlib import Path
 from typing import Callable
+
+from .github_cli import GhError, call_gh
 
 BOT = "github-actions[bot]"
 ARTIFACT = "cudalab-grade"
 Get = Callable[[str, str], bytes]
 
 
-class GhError(Exception):
-    """gh failed or could not run: its message names the API path."""
-
-
 def gh_get(path: str, accept: str) -> bytes:
     """GET @p path (`repos/...`) with `gh api` and the job's token; gh follows a redirect (an
     artifact's or an asset's storage URL, already signed) and sends its token only to the API
     host. The token is in gh's environment, never on its command line."""
-    cmd = ["gh", "api", "-H", f"Accept: {accept}", "-H", "X-GitHub-Api-Version: 2022-11-28",
-           path]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, check=False, timeout=180)
-    except OSError as e:
-        raise GhError(f"cannot run the GitHub CLI `gh` ({e.strerror or e})") from None
-    except subprocess.TimeoutExpired:
-        raise GhError(f"gh api {path} timed out") from None
-    if proc.returncode != 0:
-        msg = proc.stderr.decode(errors="replace").strip().splitlines()
-        raise GhError(f"gh api {path}: {msg[-1] if msg else f'exit {proc.returncode}'}")
-    return proc.stdout
+    return call_gh(["api", "-H", f"Accept: {accept}", "-H", "X-GitHub-Api-Version: 2022-11-28",
+                    path], timeout=180)
 
 
 def from_releases(get: Get, repo: str) -> bytes | None:

@@ -129,7 +129,7 @@ def commit_at_deadline(repo: str | None, checkout: Path, branch: str,
         raise RegradeError("--deadline needs a GitHub repository (OWNER/REPO): push times come "
                            "from GitHub's activity API, not from commit dates")
     from ..classroom import collect  # tools/classroom/collect.py: push times from the activity API
-    from ..classroom.classlib import call_gh
+    from .github_cli import call_gh
     on_time = [p for p in collect.pushes(call_gh, repo, f"refs/heads/{branch}")
                if p[0] <= deadline]
     if not on_time:

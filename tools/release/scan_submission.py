@@ -50,9 +50,9 @@ import json
 import os
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
+from ..model import Flag
 from .course_files import student_files  # (each lab's SOURCES and answers.txt)
 
 SCHEMA = "cudalabs-intake"
@@ -110,18 +110,6 @@ INTERPOSED = re.compile(r"^\s*(?:extern\s+\"[^\"]*\"\s+)?[\w:<>*&\s]*?\b(cuda[A-
 MAIN = re.compile(r"\bint\s+main\s*\(")
 # A macro can spell any name this scan looks for (`ex##it`, `#define E exit`): no lab needs one.
 MACRO = re.compile(r"^[ \t]*#[ \t]*(define|undef)\b|##|\b_Pragma\s*\(", re.M)
-
-
-@dataclass
-class Flag:
-    file: str
-    line: int
-    construct: str
-    text: str
-
-    def as_dict(self) -> dict:
-        return {"file": self.file, "line": self.line, "construct": self.construct,
-                "text": self.text}
 
 
 # ---------------------------------------------------------------------------
@@ -457,7 +445,7 @@ def report(found: dict[str, list[Flag]], summary: Path | None, json_out: Path | 
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(
             {"schema": SCHEMA, "version": 1,
-             "labs": {lab: [f.as_dict() for f in found[lab]] for lab in sorted(found)}},
+             "labs": {lab: [f.to_json() for f in found[lab]] for lab in sorted(found)}},
             indent=1) + "\n")
     return total
 

@@ -30,8 +30,9 @@
 #
 # The GitHub token stays on the host: it is read from $CUDALAB_RUNNER_TOKEN_FILE (default
 # /etc/cudalab-runner/token, mode 600) and only used to mint the single-use JIT
-# configuration. It needs the organization permission "Self-hosted runners: read and write"
-# (a fine-grained personal access token or a GitHub App installation token).
+# configuration, with the GitHub CLI (`gh api`; Debian: apt-get install gh). It needs the
+# organization permission "Self-hosted runners: read and write" (a fine-grained personal
+# access token or a GitHub App installation token).
 # Labels (default self-hosted,linux,x64,gpu): the jobs ask for [self-hosted, gpu]; the
 # default labels are listed because a JIT registration may not add them by itself.
 # Defaults come from the environment: CUDALAB_RUNNER_ORG, CUDALAB_RUNNER_GPUS,
@@ -72,7 +73,7 @@ while [ $# -gt 0 ]; do
     --network) network=${2:?}; shift ;;
     --pages-host) pages_host=${2:?}; shift ;;
     --once) once=1 ;;
-    -h|--help) sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument $1 (see --help)" ;;
   esac
   shift
@@ -80,7 +81,8 @@ done
 [ -n "$org" ] || die "--org (or CUDALAB_RUNNER_ORG) is required"
 [ -r "$token_file" ] || die "cannot read the token file $token_file"
 command -v docker >/dev/null || die "docker is not installed"
-command -v python3 >/dev/null || die "python3 is needed to read GitHub's answers"
+command -v gh >/dev/null || die "gh (the GitHub CLI) is needed to ask GitHub (Debian: apt-get install gh)"
+[[ "$group_id" =~ ^[0-9]+$ ]] || die "--group-id must be a runner group's number, not $group_id"
 
 if [ "$gpus" = all ]; then gpu_arg=all; else gpu_arg="\"device=$gpus\""; fi
 limits=(--pids-limit "$pids" --cpus "$cpus" --memory "$memory" --memory-swap "$memory")
@@ -118,22 +120,25 @@ case "$network" in
   *) die "--network must be egress or open" ;;
 esac
 
-# Prints the encoded JIT configuration of a new runner named $1.
+# Prints the encoded JIT configuration of a new runner named $1 (REST API: POST
+# /orgs/{org}/actions/runners/generate-jitconfig with {name, runner_group_id, labels,
+# work_folder}); fails when GitHub refuses or its answer has no configuration.
 mint_jitconfig() {
-  local body headers answer
-  body=$(python3 -c 'import json, sys
-print(json.dumps({"name": sys.argv[1], "runner_group_id": int(sys.argv[2]),
-                  "labels": [l for l in sys.argv[3].split(",") if l], "work_folder": "_work"}))' \
-    "$1" "$group_id" "$labels")
-  headers=$(mktemp)
-  chmod 600 "$headers"
-  # The token goes through a header file, not the command line (other users see `ps`).
-  printf 'Authorization: Bearer %s\nAccept: application/vnd.github+json\nX-GitHub-Api-Version: 2022-11-28\n' \
-    "$(tr -d '\n' <"$token_file")" >"$headers"
-  answer=$(curl -fsS -X POST -H @"$headers" --data "$body" \
-    "$api/orgs/$org/actions/runners/generate-jitconfig") || { rm -f "$headers"; return 1; }
-  rm -f "$headers"
-  python3 -c 'import json, sys; print(json.load(sys.stdin)["encoded_jit_config"])' <<<"$answer"
+  local token label fields=()
+  local -a names
+  IFS=, read -ra names <<<"$labels"
+  for label in "${names[@]}"; do
+    if [ -n "$label" ]; then fields+=(-f "labels[]=$label"); fi
+  done
+  if [ "${#fields[@]}" -eq 0 ]; then fields=(-f "labels[]"); fi  # an empty list
+  token=$(tr -d '\n' <"$token_file")
+  # The token reaches gh in its environment, not on the command line (other users see `ps`):
+  # GH_TOKEN for github.com, GH_ENTERPRISE_TOKEN for the host of another $GITHUB_API_URL.
+  GH_TOKEN=$token GH_ENTERPRISE_TOKEN=$token GH_PROMPT_DISABLED=1 GH_NO_UPDATE_NOTIFIER=1 \
+    gh api --method POST "$api/orgs/$org/actions/runners/generate-jitconfig" \
+    -H "Accept: application/vnd.github+json" -H "X-GitHub-Api-Version: 2022-11-28" \
+    -f "name=$1" -F "runner_group_id=$group_id" "${fields[@]}" -f work_folder=_work \
+    --jq '.encoded_jit_config // error("the answer has no encoded_jit_config")'
 }
 
 while true; do
