@@ -41,7 +41,7 @@ import re
 import sys
 from pathlib import Path
 
-from .cxx_source import table_names
+from .cxx_source import camel_case, per_technique_calls, strip_comments, table_names
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "tests" / "contracts.json"
@@ -57,10 +57,6 @@ _DECL_NAME = re.compile(r"(?:\b(?:struct|class|enum class|enum)\s+(\w+))|(?:(\w+
 _TEST = re.compile(r"\bTEST(?:_F|_P)?\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 _SAN_TEST = re.compile(r"CUDALAB_SANITIZER_TEST\(\s*(\w+)\s*,\s*(\w+)\s*,")
 _SAN_SUITE = re.compile(r"CUDALAB_SANITIZER_SUITE\(\s*(\w+)\s*,[^,]+,([^)]*)\)")
-# Tests registered once per technique of a lab's table (tests/common/technique_tests.hpp):
-# for_each_technique("Suite.{}Case", ...) and for_each_technique_and_shape("Inst/Suite.{}Case", ...),
-# "{}" the entry's name in CamelCase.
-_PER_TECHNIQUE = re.compile(r'\bfor_each_technique(?:_and_shape)?\s*\(\s*"([^"]*)"')
 _SAN_NAMES = {
     "racecheck": "RacecheckFindsNoSharedMemoryHazard",
     "memcheck": "MemcheckFindsNoOutOfBoundsAccess",
@@ -183,18 +179,14 @@ def promises_of(header: Path):
                        "comment": doc, "line": line}
 
 
-def technique_names(lab_name: str) -> list[str]:
-    """The names in tests of the techniques of lab @p lab_name's table (`kTechniques` in a header
-    of labs/<lab_name>/: the first string of each entry), in CamelCase, in table order."""
-    return ["".join(w[:1].upper() + w[1:] for w in name.split("_"))
-            for name in table_names(ROOT / "labs" / lab_name)]
-
-
 def defined_tests(lab: Path) -> tuple[set[str], dict[str, str]]:
     """Suite.Case of every test the lab's grader sources define, and each test's body."""
     tdir = ROOT / "tests" / lab.name
     names: set[str] = set()
     bodies: dict[str, str] = {}
+    table = table_names(lab)
+    sources = [strip_comments(p.read_text()) for p in sorted(tdir.iterdir())
+               if p.suffix in {".cu", ".cuh", ".cpp", ".hpp"}]
     for src in sorted(tdir.glob("*.cu")) + sorted(tdir.glob("*.cpp")):
         text = src.read_text()
         marks = [(m.start(), f"{m.group(1)}.{m.group(2)}") for m in _TEST.finditer(text)]
@@ -202,10 +194,12 @@ def defined_tests(lab: Path) -> tuple[set[str], dict[str, str]]:
             names.add(name)
             end = marks[i + 1][0] if i + 1 < len(marks) else len(text)
             bodies[name] = text[at:end]
-        for m in _PER_TECHNIQUE.finditer(text):
-            suite_case = m.group(1).split("/")[-1]  # a TEST_P's name: the suite without "Inst/"
-            for t in technique_names(lab.name):
-                names.add(suite_case.replace("{}", t))
+        # Tests registered once per technique of the lab's table (tests/common/technique_tests.hpp),
+        # "{}" the entry's name in CamelCase.
+        for _, pattern, _, techniques in per_technique_calls(strip_comments(text), table, sources):
+            suite_case = pattern.split("/")[-1]  # a TEST_P's name: the suite without "Inst/"
+            for t in techniques:
+                names.add(suite_case.replace("{}", camel_case(t)))
         for m in _SAN_TEST.finditer(text):
             names.add(f"{m.group(1)}.{m.group(2)}")
         for m in _SAN_SUITE.finditer(text):

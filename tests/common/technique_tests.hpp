@@ -8,7 +8,10 @@
  *
  * A lab's grader wraps register_for_each() as for_each_technique("Suite.{}Case", body, __FILE__,
  * __LINE__) over its own table: the instructors' contract check and tests/tools/test_bar_keys.py
- * read those calls (the literal name, "{}" the entry's name in CamelCase, then the body).
+ * read those calls (the literal name, "{}" the entry's name in CamelCase, then the body). A check
+ * only some entries take is registered over the entries a list names (register_for_each_named()),
+ * wrapped as for_each_technique(kList, "Suite.{}Case", body, ...) with the list an array
+ * `const char* kList[] = {"name", ...}` of the grader's sources, which those tools read too.
  */
 #pragma once
 
@@ -37,14 +40,21 @@ inline std::string camel_case(const char* name) {
   return out;
 }
 
+/// The entry of @p table named @p name, or null where none is.
+template <class Technique, std::size_t N>
+const Technique* find_technique(const Technique (&table)[N], std::string_view name) {
+  for (const Technique& t : table) {
+    if (name == t.name) return &t;
+  }
+  return nullptr;
+}
+
 /// The entry of @p table named @p name (a failure, and the first entry, where none is);
 /// @p table_name names the table in that message, e.g. "lab08::kTechniques".
 template <class Technique, std::size_t N>
 const Technique& technique_named(const Technique (&table)[N], std::string_view name,
                                  const char* table_name) {
-  for (const Technique& t : table) {
-    if (name == t.name) return t;
-  }
+  if (const Technique* t = find_technique(table, name)) return *t;
   ADD_FAILURE() << "no technique of " << table_name << " is named " << name;
   return table[0];
 }
@@ -98,6 +108,49 @@ void register_for_each(const Technique (&table)[N], const char* name,
     for (const Param& p : params) {
       register_test<Fixture>(name, t.name, to_string(p), file, line,
                              [body, &t, p](Fixture& f) { body(f, t, p); });
+    }
+  }
+}
+
+/// @p body(entry) for @p entry, the entry of its table named @p name; a failure where there is
+/// none (a name in a list of register_for_each_named() that no entry has).
+template <class Technique, class Body>
+void with_entry(const Technique* entry, const char* name, const Body& body) {
+  if (entry == nullptr) {
+    ADD_FAILURE() << "no technique of the table is named " << name;
+    return;
+  }
+  body(*entry);
+}
+
+/// register_for_each() over the entries of @p table that @p names names, in the order of
+/// @p names: a check only some techniques take (e.g. those whose launchers take every shape).
+/// A name no entry has registers a test that fails saying so.
+template <class Fixture, class Technique, std::size_t N, std::size_t M>
+void register_for_each_named(const Technique (&table)[N], const char* const (&names)[M],
+                             const char* name, void (*body)(Fixture&, const Technique&),
+                             const char* file, int line) {
+  for (const char* technique : names) {
+    const Technique* t = find_technique(table, technique);
+    register_test<Fixture>(name, technique, "", file, line, [body, t, technique](Fixture& f) {
+      with_entry(t, technique, [&](const Technique& e) { body(f, e); });
+    });
+  }
+}
+
+/// register_for_each_named() once per value of @p params, as register_for_each() with values.
+template <class Fixture, class Technique, std::size_t N, std::size_t M, class Param, std::size_t P>
+void register_for_each_named(const Technique (&table)[N], const char* const (&names)[M],
+                             const char* name,
+                             void (*body)(Fixture&, const Technique&, const Param&),
+                             const Param (&params)[P], const char* file, int line) {
+  for (const char* technique : names) {
+    const Technique* t = find_technique(table, technique);
+    for (const Param& p : params) {
+      register_test<Fixture>(name, technique, to_string(p), file, line,
+                             [body, t, technique, p](Fixture& f) {
+                               with_entry(t, technique, [&](const Technique& e) { body(f, e, p); });
+                             });
     }
   }
 }

@@ -1,22 +1,23 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /**
  * @file prefetch_grading.cuh
- * @brief What the test files of lab 12's grader share: the launch of every tiled kernel (its
- * graph rules), the product check with the number of k tiles in its trace, the odd and small
- * shapes of the register-prefetch and cp.async kernels, and the speed races against the given
- * baseline of lab12::kTechniques, the synchronous kernel (PerfFixture, FullOccupancyPerf,
- * LatencyExposedPerf).
+ * @brief What the test files of lab 12's grader share: tests registered for techniques of
+ * lab12::kTechniques, the launch of every tiled kernel (its graph rules), the product check with
+ * the number of k tiles in its trace, the small shapes the sanitizers re-run, and the speed races
+ * against the table's given baseline, the synchronous kernel (PerfFixture).
  */
 #pragma once
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <optional>
 #include <string>
 
 #include "common/kit.cuh"
 #include "common/matmul_grading.cuh"
+#include "common/technique_tests.hpp"
 #include "cudalab/device.cuh"
 #include "cudalab/grading.hpp"
 #include "cudalab/graph_capture.cuh"
@@ -50,12 +51,28 @@ inline int k_tiles(int k) {
   return (k + lab12::kTile - 1) / lab12::kTile;
 }
 
-// Odd shapes: 1, primes, one past a tile, rectangles both ways; k with an odd number of
-// tiles and a partial last tile (5: 1 tile, 70: 3, 135: 5, 257: 9, 777: 25, 1030: 33), an
-// even number (33: 2, 100: 4), and whole tiles (32, 64).
-inline const Shape kShapes[] = {{1, 1, 1},      {17, 33, 5},    {40, 33, 70},  {33, 31, 100},
-                                {129, 65, 257}, {1000, 3, 777}, {3, 1000, 64}, {2, 300, 1030},
-                                {257, 129, 33}, {96, 160, 32},  {61, 67, 135}};
+/**
+ * @brief Registers test @p name ("Suite.Case", "{}" standing for the technique's name in
+ * CamelCase, e.g. "IndexRangeGpu.{}Past2To31Elements") for the techniques of lab12::kTechniques
+ * that @p names names, in that order; each runs @p body(fixture, technique) in a @p Fixture.
+ * tests/tools/test_bar_keys.py reads these calls (the list, the literal name, then the body).
+ */
+template <class Fixture, std::size_t N>
+void for_each_technique(const char* const (&names)[N], const char* name,
+                        void (*body)(Fixture&, const lab12::Technique&), const char* file,
+                        int line) {
+  kit::register_for_each_named(lab12::kTechniques, names, name, body, file, line);
+}
+
+/// for_each_technique() once per shape of @p shapes: the case "<Case>/<m>x<n>x<k>" with the
+/// shape as its value parameter, as INSTANTIATE_TEST_SUITE_P(..., kit::shape_name) names it;
+/// each runs @p body(fixture, technique, shape).
+template <class Fixture, std::size_t N, std::size_t S>
+void for_each_technique_and_shape(const char* const (&names)[N], const char* name,
+                                  void (*body)(Fixture&, const lab12::Technique&, const Shape&),
+                                  const Shape (&shapes)[S], const char* file, int line) {
+  kit::register_for_each_named(lab12::kTechniques, names, name, body, shapes, file, line);
+}
 
 /// The launch every kernel here has (lab12::tile_launch, TileLaunch): only @p kernel, on
 /// (kTile, kTile) blocks, one block per kTile x kTile tile of C; the dynamic shared memory is
@@ -105,9 +122,7 @@ inline const lab12::Technique& given_baseline() {
 // host's on a few rows.
 // ---------------------------------------------------------------------------
 class PerfFixture : public ::testing::Test {
- protected:
-  void SetUp() override { CUDALAB_REQUIRE_GPU(); }
-
+ public:
   /// Square n^3 product: every SM runs two blocks (full occupancy).
   static Shape full_occupancy() { return {kPerfSize, kPerfSize, kPerfSize}; }
 
@@ -136,12 +151,19 @@ class PerfFixture : public ::testing::Test {
                 cmp.baseline.median_ms, cmp.candidate.median_ms);
     return cmp;
   }
-};
 
-/// The square product (full_occupancy()): one fixture for the tests of register_prefetch_test.cu
-/// and cp_async_pipeline_test.cu (the tests of a suite share one fixture class).
-class FullOccupancyPerf : public PerfFixture {};
-/// One block per SM (latency_exposed()), likewise shared by both files.
-class LatencyExposedPerf : public PerfFixture {};
+  /// time_against_sync(), then, for a correct result, its speedup against the test's "speedup"
+  /// bar (cudalab::testing::expect_speedup(), @p verdict naming the comparison).
+  static void expect_speedup_over_sync(const Shape& shape, const Launch& launch,
+                                       const KernelInfo& kernel, const std::string& what,
+                                       const std::string& verdict) {
+    const cudalab::Comparison cmp = time_against_sync(shape, launch, kernel, what);
+    if (::testing::Test::HasFailure()) return;
+    cudalab::testing::expect_speedup(cmp, verdict);
+  }
+
+ protected:
+  void SetUp() override { CUDALAB_REQUIRE_GPU(); }
+};
 
 }  // namespace lab12_grading

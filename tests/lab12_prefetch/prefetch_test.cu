@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Grader of lab 12, what spans its files (prefetch.cuh): register prefetch and the two-stage
-// cp.async pipeline against the synchronous kernel on one block per SM, and Nsight Compute's
-// stalls of the three kernels on that run. One test file per technique file besides
-// (sync_tiled_test.cu, register_prefetch_test.cu, cp_async_pipeline_test.cu,
+// Grader of lab 12, what spans its files (prefetch.cuh): the checks the register-prefetch and the
+// two-stage cp.async kernels both take, registered once over those entries of lab12::kTechniques
+// (right on odd shapes, past 2^31 elements of A, B and C, the speed races against the synchronous
+// kernel); both against the synchronous kernel on one block per SM, and Nsight Compute's stalls of
+// the three kernels on that run. One test file per technique file besides, for what is a
+// technique's own (sync_tiled_test.cu, register_prefetch_test.cu, cp_async_pipeline_test.cu,
 // tma_pipeline_test.cu, carveout_test.cu); helpers in prefetch_grading.cuh.
 #include <algorithm>
 #include <cmath>
@@ -18,8 +20,102 @@
 
 namespace {
 
-using lab12_grading::KernelInfo;
-using lab12_grading::Launch;
+using namespace lab12_grading;
+
+/// The techniques the checks below take: the student's kernels that take every shape (parts 1
+/// and 2). The given synchronous kernel has GivenSyncGpu alone (sync_tiled_test.cu); the
+/// bulk-copy kernel takes k and n multiples of 4 alone and has its own tests
+/// (tma_pipeline_test.cu).
+constexpr const char* kEveryShape[] = {"register_prefetch", "pipelined"};
+
+// ---------------------------------------------------------------------------
+// Correctness on odd shapes: an odd number of k tiles ending in a partial tile is where a
+// double-buffered loop most often drops or repeats its last tile. Shapes: 1, primes, one past a
+// tile, rectangles both ways; k with an odd number of tiles and a partial last tile (5: 1 tile,
+// 70: 3, 135: 5, 257: 9, 777: 25, 1030: 33), an even number (33: 2, 100: 4), and whole tiles (32,
+// 64). Shapes/<Technique>Gpu.CorrectOnOddShapes/<shape>.
+// ---------------------------------------------------------------------------
+const Shape kShapes[] = {{1, 1, 1},      {17, 33, 5},    {40, 33, 70},  {33, 31, 100},
+                         {129, 65, 257}, {1000, 3, 777}, {3, 1000, 64}, {2, 300, 1030},
+                         {257, 129, 33}, {96, 160, 32},  {61, 67, 135}};
+
+void correct_on_odd_shapes(::testing::Test&, const lab12::Technique& t, const Shape& shape) {
+  CUDALAB_REQUIRE_GPU();
+  expect_product_with_k_tiles(t.launcher, t.kernel(), shape);
+}
+
+// ---------------------------------------------------------------------------
+// Index range: A holds more than 2^31 elements, so a row offset row * k computed in int
+// overflows. A is filled on the device from a hash of the element index; the host checks
+// sampled rows past the 2^31-element mark. B (1040 x 2^21, + 3 where n is odd) and C (65535
+// tiles of rows x about 2^31 / rows columns) past 2^31 elements: offsets p * n and row * n must
+// be 64-bit too. IndexRangeGpu.<Technique>Past2To31Elements{,OfB,OfC}.
+// ---------------------------------------------------------------------------
+/// Each kernel's runs past 2^31 elements of B and C, as this grader has always run them: the
+/// rows of the run of B, and whether n is odd (else a multiple of 4) in both.
+struct WideRuns {
+  const char* name;  ///< the technique's
+  int b_rows;
+  bool odd_n;
+};
+constexpr WideRuns kWideRuns[] = {{"register_prefetch", lab12::kTile, true},
+                                  {"pipelined", 5, false}};
+
+const WideRuns& wide_runs(const lab12::Technique& t) {
+  return kit::technique_named(kWideRuns, t.name, "kWideRuns");
+}
+
+void past_2_to_31_elements(::testing::Test&, const lab12::Technique& t) {
+  CUDALAB_REQUIRE_GPU();
+  matmul_grading::expect_large_a_rows(t.launcher, tile_rules(t.kernel()), lab12::kTile, 3);
+}
+
+void past_2_to_31_elements_of_b(::testing::Test&, const lab12::Technique& t) {
+  CUDALAB_REQUIRE_GPU();
+  matmul_grading::expect_large_b_columns(t.launcher, tile_rules(t.kernel()), wide_runs(t).b_rows,
+                                         wide_runs(t).odd_n);
+}
+
+void past_2_to_31_elements_of_c(::testing::Test&, const lab12::Technique& t) {
+  CUDALAB_REQUIRE_GPU();
+  matmul_grading::expect_large_c_rows(t.launcher, tile_rules(t.kernel()), lab12::kTile,
+                                      wide_runs(t).odd_n);
+}
+
+// ---------------------------------------------------------------------------
+// Speed (PerfFixture::expect_speedup_over_sync): no large regression at full occupancy
+// (FullOccupancyPerf.<Technique>DoesNotRegress), the load latency hidden with one block per SM
+// (LatencyExposedPerf.<Technique>HidesTheLoadLatency); each named by the technique's title.
+// ---------------------------------------------------------------------------
+void does_not_regress(PerfFixture& perf, const lab12::Technique& t) {
+  const std::string title = t.title;
+  perf.expect_speedup_over_sync(perf.full_occupancy(), t.launcher, t.kernel(),
+                                title + " vs synchronous, 4096^2 (full occupancy)",
+                                title + " vs synchronous at full occupancy (no large regression)");
+}
+
+void hides_the_load_latency(PerfFixture& perf, const lab12::Technique& t) {
+  const std::string title = t.title;
+  perf.expect_speedup_over_sync(
+      perf.latency_exposed(), t.launcher, t.kernel(), title + " vs synchronous, one block per SM",
+      title + " vs synchronous, one block per SM, k = " + std::to_string(kLongK));
+}
+
+[[maybe_unused]] const bool kRegistered = [] {
+  for_each_technique_and_shape(kEveryShape, "Shapes/{}Gpu.CorrectOnOddShapes",
+                               correct_on_odd_shapes, kShapes, __FILE__, __LINE__);
+  for_each_technique(kEveryShape, "IndexRangeGpu.{}Past2To31Elements", past_2_to_31_elements,
+                     __FILE__, __LINE__);
+  for_each_technique(kEveryShape, "IndexRangeGpu.{}Past2To31ElementsOfB",
+                     past_2_to_31_elements_of_b, __FILE__, __LINE__);
+  for_each_technique(kEveryShape, "IndexRangeGpu.{}Past2To31ElementsOfC",
+                     past_2_to_31_elements_of_c, __FILE__, __LINE__);
+  for_each_technique(kEveryShape, "FullOccupancyPerf.{}DoesNotRegress", does_not_regress, __FILE__,
+                     __LINE__);
+  for_each_technique(kEveryShape, "LatencyExposedPerf.{}HidesTheLoadLatency",
+                     hides_the_load_latency, __FILE__, __LINE__);
+  return true;
+}();
 
 // ---------------------------------------------------------------------------
 // Nsight Compute: where the warps wait. One block per SM, the synchronous kernel and the

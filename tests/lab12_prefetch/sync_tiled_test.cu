@@ -6,9 +6,7 @@
 
 namespace {
 
-using lab12_grading::expect_product_with_k_tiles;
-using lab12_grading::Shape;
-using lab12_grading::shape_name;
+using namespace lab12_grading;
 
 // ---------------------------------------------------------------------------
 // Given: the synchronous baseline is right (not graded).

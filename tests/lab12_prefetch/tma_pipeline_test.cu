@@ -11,12 +11,7 @@
 
 namespace {
 
-namespace kit = cudalab::kit;
-using lab12_grading::expect_product_with_k_tiles;
-using lab12_grading::PerfFixture;
-using lab12_grading::Shape;
-using lab12_grading::shape_name;
-using lab12_grading::tile_rules;
+using namespace lab12_grading;
 
 // The bulk-copy kernel needs k and n multiples of 4: the same kinds of k (68: 3 tiles,
 // 260: 9, 772: 25, 1028: 33; 36: 2; 32, 64).
@@ -46,7 +41,7 @@ TEST(GivenArgumentChecksCpu, TmaLauncherRejectsBadSizesAndMisalignedOperands) {
     std::size_t a_offset, b_offset;  ///< bytes past a 256-byte aligned address
     std::string why;
   };
-  cudalab::kit::OneChange<Case> cases(Case{8, 8, 8, 0, 0, ""});
+  kit::OneChange<Case> cases(Case{8, 8, 8, 0, 0, ""});
   for (const int bad : {0, -1, -4}) {
     const std::string v = std::to_string(bad);
     cases.add("m = " + v + " is not positive", [=](Case& c) { c.m = bad; });
@@ -70,10 +65,10 @@ TEST(GivenArgumentChecksCpu, TmaLauncherRejectsBadSizesAndMisalignedOperands) {
                              ">, d_b=<aligned + " + std::to_string(c.b_offset) +
                              ">, m=" + std::to_string(c.m) + ", n=" + std::to_string(c.n) +
                              ", k=" + std::to_string(c.k) + ")";
-    EXPECT_TRUE(cudalab::kit::throws_invalid_argument(what, [&] {
-      lab12::matmul_tma(cudalab::kit::unallocated<const float>(c.a_offset),
-                        cudalab::kit::unallocated<const float>(c.b_offset),
-                        cudalab::kit::unallocated<float>(), c.m, c.n, c.k);
+    EXPECT_TRUE(kit::throws_invalid_argument(what, [&] {
+      lab12::matmul_tma(kit::unallocated<const float>(c.a_offset),
+                        kit::unallocated<const float>(c.b_offset), kit::unallocated<float>(), c.m,
+                        c.n, c.k);
     })) << c.why;
   }
 }
@@ -116,23 +111,21 @@ TEST(SmallTmaGpu, BulkCopyPipeline) {
 CUDALAB_SANITIZER_SUITE(TmaSanitizer, "SmallTmaGpu.*", racecheck, synccheck, memcheck)
 
 // ---------------------------------------------------------------------------
-// Speed (PerfFixture::time_against_sync): the bulk-copy pipeline against the synchronous kernel
-// at full occupancy and with one block per SM.
+// Speed (PerfFixture::expect_speedup_over_sync): the bulk-copy pipeline against the synchronous
+// kernel at full occupancy and with one block per SM.
 // ---------------------------------------------------------------------------
 class TmaPerf : public PerfFixture {};
 
 TEST_F(TmaPerf, DoesNotRegressAtFullOccupancy) {
-  const auto cmp = time_against_sync(full_occupancy(), lab12::matmul_tma, lab12::tma_kernel(),
-                                     "two-stage bulk copy vs synchronous, 4096^2 (full occupancy)");
-  if (HasFailure()) return;
-  cudalab::testing::expect_speedup(cmp, "two-stage bulk copy vs synchronous at full occupancy");
+  expect_speedup_over_sync(full_occupancy(), lab12::matmul_tma, lab12::tma_kernel(),
+                           "two-stage bulk copy vs synchronous, 4096^2 (full occupancy)",
+                           "two-stage bulk copy vs synchronous at full occupancy");
 }
 
 TEST_F(TmaPerf, HidesTheLoadLatencyWithOneBlockPerSm) {
-  const auto cmp = time_against_sync(latency_exposed(), lab12::matmul_tma, lab12::tma_kernel(),
-                                     "two-stage bulk copy vs synchronous, one block per SM");
-  if (HasFailure()) return;
-  cudalab::testing::expect_speedup(cmp, "two-stage bulk copy vs synchronous, one block per SM");
+  expect_speedup_over_sync(latency_exposed(), lab12::matmul_tma, lab12::tma_kernel(),
+                           "two-stage bulk copy vs synchronous, one block per SM",
+                           "two-stage bulk copy vs synchronous, one block per SM");
 }
 
 // ---------------------------------------------------------------------------

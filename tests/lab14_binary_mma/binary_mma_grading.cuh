@@ -2,9 +2,8 @@
 /**
  * @file binary_mma_grading.cuh
  * @brief What the test files of lab 14's grader share: the techniques of lab14::kTechniques
- * (looked up by name) and one graded product of each, exact under stream capture and on new
- * inputs behind the same pointers (mma_naive_test.cu, mma_pipelined_test.cu,
- * wgmma_persistent_test.cu); the shapes of the mma.sync kernels; the rule that a compiled kernel
+ * (looked up by name, tests registered for them) and one graded product of each, exact under
+ * stream capture and on new inputs behind the same pointers; the rule that a compiled kernel
  * holds the AND-popc MMA in its own code (the mma.sync kernels' SASS tests, and the rule's own
  * tests in binary_mma_test.cu); the speed tests' fixture at 4096^3 bits (every technique's, and
  * cuBLAS's recorded in binary_mma_test.cu).
@@ -26,6 +25,7 @@
 
 #include "binary_mma.cuh"
 #include "common/kit.cuh"
+#include "common/technique_tests.hpp"
 #include "cudalab/bench.cuh"
 #include "cudalab/bits.hpp"
 #include "cudalab/ceilings.cuh"
@@ -56,11 +56,38 @@ using t::GraphRules;
 // ---------------------------------------------------------------------------
 /// The technique of lab14::kTechniques named @p name.
 inline const lab14::Technique& technique(std::string_view name) {
-  for (const lab14::Technique& t : lab14::kTechniques) {
-    if (name == t.name) return t;
-  }
-  ADD_FAILURE() << "no technique of lab14::kTechniques is named " << name;
-  return lab14::kTechniques[0];
+  return kit::technique_named(lab14::kTechniques, name, "lab14::kTechniques");
+}
+
+/**
+ * @brief Registers test @p name ("Suite.Case", "{}" standing for the technique's name in
+ * CamelCase, e.g. "{}Perf.MultipleOfThePopcCeiling") for every technique of lab14::kTechniques,
+ * in table order; each runs @p body(fixture, technique) in a @p Fixture.
+ * tests/tools/test_bar_keys.py reads these calls (the literal name, then the body).
+ */
+template <class Fixture>
+void for_each_technique(const char* name, void (*body)(Fixture&, const lab14::Technique&),
+                        const char* file, int line) {
+  kit::register_for_each(lab14::kTechniques, name, body, file, line);
+}
+
+/// for_each_technique() for the techniques @p names names, in that order (the list first).
+template <class Fixture, std::size_t N>
+void for_each_technique(const char* const (&names)[N], const char* name,
+                        void (*body)(Fixture&, const lab14::Technique&), const char* file,
+                        int line) {
+  kit::register_for_each_named(lab14::kTechniques, names, name, body, file, line);
+}
+
+/// for_each_technique() for the techniques @p names names, once per shape of @p shapes: the case
+/// "<Case>/<m>x<n>x<k>" with the shape as its value parameter, as
+/// INSTANTIATE_TEST_SUITE_P(..., kit::shape_name) names it; each runs @p body(fixture, technique,
+/// shape).
+template <class Fixture, std::size_t N, std::size_t S>
+void for_each_technique_and_shape(const char* const (&names)[N], const char* name,
+                                  void (*body)(Fixture&, const lab14::Technique&, const Shape&),
+                                  const Shape (&shapes)[S], const char* file, int line) {
+  kit::register_for_each_named(lab14::kTechniques, names, name, body, shapes, file, line);
 }
 
 /// Kernels a binary_gemm(@p tech's launcher) graph of @p k bits must hold, and nothing else: the
@@ -158,18 +185,6 @@ inline void expect_exact_on_two_inputs(const Shape& shape, const lab14::Techniqu
       },
       [&](int) { EXPECT_TRUE(t::matrices_match(p.expected, p.d_c.to_host(), p.m, p.n, 0.0)); }, 2);
 }
-
-// ---------------------------------------------------------------------------
-// The tensor-core kernels: exact, for M, N not multiples of the tiles and K not a multiple of
-// 256 bits (nor of the 1024-bit stage); K = 1 and 300 end inside a 256-bit chunk, 257 one bit
-// past it, 1500 after a full stage, 3072 fills exactly the ring of three stages, 3172 four stages
-// (past the ring), 20001 twenty stages; 24 x 40 is a multiple of the 8-row half tiles but not of
-// 16 rows, and 257 x 300 x 3072 has three block tiles in each direction.
-// ---------------------------------------------------------------------------
-inline const Shape kMmaShapes[] = {{16, 8, 256},     {1, 1, 1},        {17, 9, 300},
-                                   {24, 40, 257},    {33, 47, 515},    {100, 1, 1024},
-                                   {1, 100, 1500},   {129, 130, 513},  {128, 128, 3172},
-                                   {257, 300, 3072}, {700, 900, 2000}, {5, 140, 20001}};
 
 // ---------------------------------------------------------------------------
 // The compiled kernels hold the AND-popc MMA (cuobjdump -sass of this grader, sm_80 .. sm_90
@@ -314,6 +329,7 @@ class PerfFixture : public ::testing::Test {
     run_rows = std::make_unique<cudalab::kit::RunRows<float>>(d_c.data(), n, n);
   }
 
+ public:
   CapturedWork capture(const lab14::Technique& tech) {
     CapturedWork cap = CapturedWork::capture([this, &tech](cudaStream_t s) {
       lab14::binary_gemm(tech.launcher, a_in->live.data(), b_in->live.data(), d_pop.data(),

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Grader of lab 14, what spans its files (binary_mma.cuh), given and not graded: cuBLAS SGEMM,
-// TF32 and INT8 exact on the same ±1 data, the AND-popc SASS rule of the mma.sync kernels' tests
+// Grader of lab 14, what spans its files (binary_mma.cuh): the checks the tensor-core kernels of
+// lab14::kTechniques share, registered once over the table (exact on odd shapes, the AND-popc MMA
+// in the SASS: the mma.sync kernels; the multiple of the popcount ceiling: all three); and, given
+// and not graded, cuBLAS SGEMM, TF32 and INT8 exact on the same ±1 data, the AND-popc SASS rule
 // on hand-written listings and cuobjdump's output read as the grader expects, and cuBLAS recorded
-// at 4096^3 against the pipelined kernel. One test file per technique file besides
-// (popcount_vectors_test.cu, mma_naive_test.cu, mma_pipelined_test.cu, wgmma_persistent_test.cu,
-// popcount_peak_test.cu); helpers in binary_mma_grading.cuh.
+// at 4096^3 against the pipelined kernel. One test file per technique file besides, for what is
+// a technique's own (popcount_vectors_test.cu, mma_naive_test.cu, mma_pipelined_test.cu,
+// wgmma_persistent_test.cu, popcount_peak_test.cu); helpers in binary_mma_grading.cuh.
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -15,16 +18,62 @@
 
 namespace {
 
-namespace bits = cudalab::bits;
-namespace t = cudalab::testing;
-using cudalab::kit::Shape;
-using cudalab::kit::shape_name;
-using cudalab::kit::sm_number;
-using lab14_grading::and_popc_verdict;
-using lab14_grading::PerfFixture;
-using lab14_grading::place_mmas;
-using lab14_grading::technique;
-using t::CapturedWork;
+using namespace lab14_grading;
+
+/// The mma.sync kernels (steps 1 and 2), which take compute capability 8.0 and the shapes below;
+/// the persistent kernel (sm_90a) has its own shapes, skip and SASS tests
+/// (wgmma_persistent_test.cu).
+constexpr const char* kMmaSync[] = {"naive", "pipelined"};
+
+// ---------------------------------------------------------------------------
+// Exact, for M, N not multiples of the tiles and K not a multiple of 256 bits (nor of the
+// 1024-bit stage); K = 1 and 300 end inside a 256-bit chunk, 257 one bit past it, 1500 after a
+// full stage, 3072 fills exactly the ring of three stages, 3172 four stages (past the ring), 20001
+// twenty stages; 24 x 40 is a multiple of the 8-row half tiles but not of 16 rows, and
+// 257 x 300 x 3072 has three block tiles in each direction. Shapes/<Technique>MmaGpu.IsExact.
+// ---------------------------------------------------------------------------
+const Shape kMmaShapes[] = {{16, 8, 256},     {1, 1, 1},        {17, 9, 300},     {24, 40, 257},
+                            {33, 47, 515},    {100, 1, 1024},   {1, 100, 1500},   {129, 130, 513},
+                            {128, 128, 3172}, {257, 300, 3072}, {700, 900, 2000}, {5, 140, 20001}};
+
+void is_exact(::testing::Test&, const lab14::Technique& tech, const Shape& shape) {
+  CUDALAB_REQUIRE_CC(8, 0);
+  expect_exact_on_two_inputs(shape, tech);
+}
+
+// ---------------------------------------------------------------------------
+// The compiled kernel holds the AND-popc MMA in its own code (binary_mma_grading.cuh; an mma.sync
+// kernel is one instance for every K). <Technique>SassCpu.KernelUsesTheAndPopcTensorCoreMma.
+// ---------------------------------------------------------------------------
+void kernel_uses_the_and_popc_tensor_core_mma(::testing::Test&, const lab14::Technique& tech) {
+  expect_and_popc_mma(tech.kernel(0));
+}
+
+// ---------------------------------------------------------------------------
+// Perf, 4096^3 bits (PerfFixture): the multiple of the popcount ceiling, skipped where the
+// technique cannot run (its unavailable(), the launcher's own reason); the advanced part's also
+// with its tiers above the bar (shown, not graded: the calibration's, tests/calibration/).
+// <Technique>Perf.MultipleOfThePopcCeiling.
+// ---------------------------------------------------------------------------
+void multiple_of_the_popc_ceiling(PerfFixture& perf, const lab14::Technique& tech) {
+  const std::string why = tech.unavailable != nullptr ? tech.unavailable() : "";
+  if (!why.empty()) GTEST_SKIP() << why;
+  const bool with_tiers = std::string_view(tech.name) == "persistent";
+  perf.expect_ceiling_multiple(
+      tech, with_tiers
+                ? t::speed_tiers("binary_mma_persistent_x_popc_ceiling", {"good", "excellent"})
+                : std::vector<t::Tier>{});
+}
+
+[[maybe_unused]] const bool kRegistered = [] {
+  for_each_technique_and_shape(kMmaSync, "Shapes/{}MmaGpu.IsExact", is_exact, kMmaShapes, __FILE__,
+                               __LINE__);
+  for_each_technique(kMmaSync, "{}SassCpu.KernelUsesTheAndPopcTensorCoreMma",
+                     kernel_uses_the_and_popc_tensor_core_mma, __FILE__, __LINE__);
+  for_each_technique("{}Perf.MultipleOfThePopcCeiling", multiple_of_the_popc_ceiling, __FILE__,
+                     __LINE__);
+  return true;
+}();
 
 // ---------------------------------------------------------------------------
 // Given: the baselines are right (not graded).

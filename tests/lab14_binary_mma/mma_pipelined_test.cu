@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Grader of lab 14, mma_pipelined.cu: the pipelined kernel (128 x 128 block tiles, cp.async,
-// ldmatrix) of lab14::kTechniques, exact on odd shapes and K not a multiple of 256 bits nor of
-// the 1024-bit stage, with its popcounts (binary_gemm()) under stream capture and on new inputs
-// behind the same pointers; its compiled code holds the AND-popc MMA and fills its stages with
-// cp.async (cuobjdump -sass); racecheck, memcheck and synccheck on ragged shapes and a K past the
-// ring of stages; its speed against the CUDA cores' popcount peak measured in the same run and as
-// a multiple of the popcount ceiling. Helpers in binary_mma_grading.cuh.
+// ldmatrix) of lab14::kTechniques: its compiled code fills its stages with cp.async (cuobjdump
+// -sass); racecheck, memcheck and synccheck on ragged shapes and a K past the ring of stages; its
+// speed against the CUDA cores' popcount peak measured in the same run. What it shares with the
+// other tensor-core kernels (exact on odd shapes and K not a multiple of 256 bits nor of the
+// 1024-bit stage, the AND-popc MMA in its SASS, its multiple of the popcount ceiling) is
+// registered once over the table in binary_mma_test.cu. Helpers in binary_mma_grading.cuh.
 #include <cstddef>
 #include <string>
 
@@ -13,40 +13,15 @@
 
 namespace {
 
-namespace kit = cudalab::kit;
-namespace t = cudalab::testing;
-using kit::Shape;
-using kit::shape_name;
-using lab14_grading::expect_and_popc_mma;
-using lab14_grading::expect_exact_on_two_inputs;
-using lab14_grading::kMmaShapes;
-using lab14_grading::PerfFixture;
-using lab14_grading::technique;
-using t::CapturedWork;
+using namespace lab14_grading;
 
 /// Steps of the popcount-peak microbenchmark per timed run (about 0.5 ms on an H200).
 constexpr int kPeakIterations = 1024;
 
 // ---------------------------------------------------------------------------
-// Exact on the shapes of the mma.sync kernels (kMmaShapes).
+// The compiled kernel copies its tiles with cp.async (the AND-popc MMA in its own code:
+// {}SassCpu.KernelUsesTheAndPopcTensorCoreMma, binary_mma_test.cu).
 // ---------------------------------------------------------------------------
-class PipelinedMmaGpu : public ::testing::TestWithParam<Shape> {};
-
-TEST_P(PipelinedMmaGpu, IsExact) {
-  CUDALAB_REQUIRE_CC(8, 0);
-  expect_exact_on_two_inputs(GetParam(), technique("pipelined"));
-}
-
-INSTANTIATE_TEST_SUITE_P(Shapes, PipelinedMmaGpu, ::testing::ValuesIn(kMmaShapes), shape_name);
-
-// ---------------------------------------------------------------------------
-// The compiled kernel holds the AND-popc MMA in its own code (binary_mma_grading.cuh) and
-// copies its tiles with cp.async.
-// ---------------------------------------------------------------------------
-TEST(PipelinedSassCpu, KernelUsesTheAndPopcTensorCoreMma) {
-  expect_and_popc_mma(lab14::mma_pipelined_kernel());
-}
-
 TEST(PipelinedSassCpu, KernelCopiesItsTilesWithCpAsync) {
   kit::expect_sass(lab14::mma_pipelined_kernel(),
                    {kit::sass_requires({"LDGSTS"},
@@ -78,9 +53,12 @@ TEST(PipelinedMmaSanitizer, SynccheckFindsNoInvalidBarrier) {
 }
 
 // ---------------------------------------------------------------------------
-// Perf, 4096^3 bits (PerfFixture): against the CUDA cores' popcount peak and the popcount ceiling.
+// Perf, 4096^3 bits (PerfFixture): against the CUDA cores' popcount peak (its multiple of the
+// popcount ceiling: PipelinedPerf.MultipleOfThePopcCeiling, binary_mma_test.cu).
 // ---------------------------------------------------------------------------
-class PipelinedPerf : public PerfFixture {};
+/// The fixture of every {}Perf.MultipleOfThePopcCeiling (binary_mma_test.cu), this suite's other
+/// test: the tests of a suite share one fixture class.
+using PipelinedPerf = PerfFixture;
 
 // The same-run baseline is the given microbenchmark's XOR-popcount rate on every SM: the most
 // any binary GEMM on the CUDA cores can do (lab 09's register-tiled kernel reached 92 % of the
@@ -112,10 +90,6 @@ TEST_F(PipelinedPerf, BeatsTheCudaCorePopcountPeak) {
                               << cmp.baseline.median_ms << " ms), needs >= " << threshold
                               << "x (bar " << bar << "x x CUDALAB_SPEEDUP_SCALE "
                               << cudalab::speedup_scale() << ")";
-}
-
-TEST_F(PipelinedPerf, MultipleOfThePopcCeiling) {
-  expect_ceiling_multiple(technique("pipelined"));
 }
 
 }  // namespace

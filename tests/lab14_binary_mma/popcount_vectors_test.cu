@@ -12,14 +12,7 @@
 
 namespace {
 
-namespace bits = cudalab::bits;
-namespace kit = cudalab::kit;
-namespace t = cudalab::testing;
-using kit::Extent;
-using kit::shape_name;
-using lab14_grading::repitch;
-using t::AlternatingInput;
-using t::CapturedWork;
+using namespace lab14_grading;
 
 // ---------------------------------------------------------------------------
 // popcount_vectors: one count per packed vector, exact; vectors past a block's worth of warps,

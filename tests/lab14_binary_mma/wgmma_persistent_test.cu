@@ -3,8 +3,9 @@
 // kernel of lab14::kTechniques, exact on ragged shapes with its popcounts (binary_gemm()) under
 // stream capture and on new inputs behind the same pointers, its launcher's argument checks (on
 // the host), its compiled code (warpgroup MMAs, TMA loads on mbarriers, TMA stores), racecheck,
-// memcheck and synccheck, its epilogue's global loads under ncu, and its speed as a multiple of
-// the popcount ceiling. Helpers in binary_mma_grading.cuh.
+// memcheck and synccheck, and its epilogue's global loads under ncu. Its speed as a multiple of
+// the popcount ceiling, with tiers, is registered over the table in binary_mma_test.cu. Helpers
+// in binary_mma_grading.cuh.
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -13,14 +14,7 @@
 
 namespace {
 
-namespace kit = cudalab::kit;
-namespace t = cudalab::testing;
-using cudalab::KernelInfo;
-using kit::Shape;
-using kit::shape_name;
-using lab14_grading::expect_exact_on_two_inputs;
-using lab14_grading::PerfFixture;
-using lab14_grading::technique;
+using namespace lab14_grading;
 
 /// Advanced part, under ncu: global-load instructions per consumer warp per tile of the persistent
 /// kernel at most this (the reference: 10, every popcount loaded once before the mainloop; the
@@ -162,27 +156,6 @@ TEST(PersistentProfiler, EpilogueLoadsNoPopcounts) {
       << "thread, before the mainloop, the row loads of rows past M skipped). Does the epilogue "
       << "load the column popcounts per chunk? Load "
       << "them once per tile, before the mainloop, and hand them out with __shfl_sync.";
-}
-
-// ---------------------------------------------------------------------------
-// Perf, 4096^3 bits (PerfFixture): its multiple of the popcount ceiling, with tiers.
-// ---------------------------------------------------------------------------
-// Advanced part: the persistent kernel (with its popcounts) as a multiple of the popc ceiling.
-class PersistentPerf : public PerfFixture {
- protected:
-  void SetUp() override {
-    PerfFixture::SetUp();
-    if (IsSkipped()) return;
-    const std::string why = lab14::persistent_unavailable_reason();
-    if (!why.empty()) GTEST_SKIP() << why;
-  }
-};
-
-TEST_F(PersistentPerf, MultipleOfThePopcCeiling) {
-  // Its tiers above the bar (shown, not graded): the calibration's (tests/calibration/).
-  expect_ceiling_multiple(
-      technique("persistent"),
-      t::speed_tiers("binary_mma_persistent_x_popc_ceiling", {"good", "excellent"}));
 }
 
 }  // namespace

@@ -9,7 +9,8 @@ test), and a key that no calibration file has fails the test on the GPU. This ch
 graders' sources (tests/labNN_*/*.cu, *.cuh, *.cpp, *.hpp and the shared tests/common/*.hpp,
 *.cuh), follows the calls of each TEST/TEST_F body, and of each body a lab registers for every
 technique of its table (`for_each_technique("Suite.{}Case", body, ...)`: one test per entry of
-`kTechniques` in the lab's header, "{}" the entry's name in CamelCase), into the helpers
+`kTechniques` in the lab's header, "{}" the entry's name in CamelCase; `for_each_technique(kList,
+"Suite.{}Case", body, ...)`: one per entry the grader's array kList names), into the helpers
 defined there, and compares the keys with tests/calibration/nvidia-h200.tsv both ways: every
 key asked for has a row, every row is asked for. A speed_bar() name built at run time
 (`what + "_suffix"`) matches the rows of that test ending in the suffix. The same holds for
@@ -27,8 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 from tools import reference_ratios  # noqa: E402  (read_calibration)
-from tools.contract_check import technique_names
-from tools.cxx_source import body_at, strip_comments
+from tools.cxx_source import body_at, camel_case, per_technique_calls, strip_comments, table_names
 
 REFERENCE = ROOT / "tests" / "calibration" / "nvidia-h200.tsv"
 # The library's judges and the bar each names (cudalab/testing.hpp, cudalab/grading.hpp).
@@ -40,8 +40,6 @@ DEFINITION = re.compile(r"^[ \t]*(?:template\s*<[^>]*>\s*)?(?:(?:inline|static|v
                         r"(?!return\b|else\b)[\w:]+(?:<[^;{}()]*>)?[\s*&]+"
                         r"(\w+)\s*\(((?:[^;{}]|\{\})*)\)\s*(?:const\s*)?(?:override\s*)?\{", re.M)
 TEST = re.compile(r"^TEST(?:_F)?\((\w+),\s*(\w+)\)\s*\{", re.M)
-# A test registered for every technique of the lab's table.
-PER_TECHNIQUE = re.compile(r'\bfor_each_technique\s*\(\s*"([^"]*)"\s*,\s*&?\s*(\w+)')
 SOURCES = {".cu", ".cuh", ".cpp", ".hpp"}
 # speed_tiers("measurement", {"name", ...}): the literals a grader names its tiers by.
 TIERS_CALL = re.compile(r'\s*"([^"]+)"\s*,\s*\{((?:\s*"[^"]+"\s*,?)+)\}\s*\)')
@@ -132,19 +130,21 @@ def graders_tests() -> Iterator[Test]:
         texts = {p: strip_comments(p.read_text())
                  for p in sorted(lab.iterdir()) if p.suffix in SOURCES}
         number = lab.name[:5]
+        table = table_names(ROOT / "labs" / lab.name)
         for path, text in texts.items():
             defs = {k: list(v) for k, v in shared_defs.items()}
             for other, other_text in texts.items():  # helpers of the lab's other files first
                 for k, v in helpers(other_text, 0 if other == path else -1).items():
                     defs.setdefault(k, []).extend(v)
             # (test names, body, position): each TEST/TEST_F, then each body registered for
-            # every technique of the lab's table (one test name per technique).
+            # every technique of the lab's table, or of a list of them (one test name each).
             tests = [([f"{m.group(1)}.{m.group(2)}"], body_at(text, m.end() - 1), m.start())
                      for m in TEST.finditer(text)]
-            for m in PER_TECHNIQUE.finditer(text):
-                if m.group(2) in defs:
-                    tests.append(([m.group(1).replace("{}", t) for t in technique_names(lab.name)],
-                                  pick(defs, m.group(2), m.start()), m.start()))
+            for at, name, body, techniques in per_technique_calls(text, table,
+                                                                  list(texts.values())):
+                if body in defs:
+                    tests.append(([name.replace("{}", camel_case(t)) for t in techniques],
+                                  pick(defs, body, at), at))
             for names, body, at in tests:
                 yield [f"{number}.{test}" for test in names], body, at, defs, path.name
 
