@@ -14,11 +14,7 @@
 
 namespace {
 
-namespace bits = cudalab::bits;
-using lab08_grading::CapturedWork;
-using lab08_grading::MatmulCase;
-using lab08_grading::MatmulShape;
-using lab08_grading::only_kernel;
+using namespace lab08_grading;
 
 // ---------------------------------------------------------------------------
 // CPU: the popcount table.

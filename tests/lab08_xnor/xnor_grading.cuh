@@ -29,8 +29,11 @@
 
 namespace lab08_grading {
 
+// The kit's names the test files use (each says `using namespace lab08_grading;`).
 namespace bits = cudalab::bits;
+namespace kit = cudalab::kit;
 using cudalab::kit::only_kernel;
+using cudalab::kit::shape_name;
 using cudalab::testing::AlternatingInput;
 using cudalab::testing::CapturedWork;
 using cudalab::testing::GraphRules;
@@ -142,6 +145,54 @@ inline const PackShape kPackShapes[] = {{1, 1},     {1, 31},    {3, 32},   {5, 3
 inline constexpr std::size_t kGuardWords = 64;  // sentinel words after the packed output
 inline constexpr std::uint32_t kSentinel = 0x5EE7CAFEu;
 
+/**
+ * @brief One of the lab's packers as the tests drive it: @p vectors vectors of @p k ±1
+ * elements, the rows of an M x K matrix A (pack_rows(), packed vector-major) or the columns of
+ * a K x N matrix B (pack_cols(), packed word-major), against its host packer in cudalab::bits.
+ */
+struct Packer {
+  const char* name;                 ///< its launcher: "pack_rows" or "pack_cols"
+  bool word_major;                  ///< false: rows of A; true: columns of B
+  cudalab::KernelInfo (*kernel)();  ///< the only kernel its launch may hold
+
+  /// A ±1 input, random stream @p stream: M x K (rows) or K x N (columns).
+  std::vector<float> random_input(int vectors, int k, std::uint64_t stream) const {
+    return word_major ? cudalab::random_matrix(k, vectors, cudalab::Fill::PlusMinusOne, stream)
+                      : cudalab::random_matrix(vectors, k, cudalab::Fill::PlusMinusOne, stream);
+  }
+  /// Enqueues the launcher on @p s.
+  void launch(const float* d_in, std::uint32_t* d_out, int vectors, int k, cudaStream_t s) const {
+    if (word_major) {
+      lab08::pack_cols(d_in, d_out, k, vectors, s);
+    } else {
+      lab08::pack_rows(d_in, d_out, vectors, k, s);
+    }
+  }
+  /// The host packer's words of @p in.
+  std::vector<std::uint32_t> host(const std::vector<float>& in, int vectors, int k) const {
+    return word_major ? bits::pack_cols_word_major(in, k, vectors)
+                      : bits::pack_rows(in, vectors, k);
+  }
+  /// Packed words per row of the output: a vector's words (rows), or one word of every
+  /// column (word-major).
+  int out_cols(int vectors, int k) const { return word_major ? vectors : bits::words32(k); }
+  /// Where the words live, for words_match().
+  PackedLayout layout(int vectors, int k) const {
+    return word_major ? PackedLayout{bits::words32(k), vectors, true, "column",
+                                     "b_bits[w * N + v] (word-major)"}
+                      : PackedLayout{bits::words32(k), vectors, false, "row",
+                                     "a_bits[v * words + w] (row-major)"};
+  }
+  /// Element @p e of vector @p v of @p in (0 past K: a padding bit).
+  float element(const std::vector<float>& in, int vectors, int k, int v, int e) const {
+    if (e >= k) return 0.0f;
+    return word_major ? in[std::size_t(e) * vectors + v] : in[std::size_t(v) * k + e];
+  }
+};
+
+inline constexpr Packer kRowPacker{"pack_rows", false, lab08::row_packing_kernel};
+inline constexpr Packer kColumnPacker{"pack_cols", true, lab08::column_packing_kernel};
+
 /// Poisons the packed output (0xFFFFFFFF) followed by sentinel words and the shared memory
 /// of every SM, replays @p cap, then checks the packed words bit for bit and that nothing
 /// past them was written.
@@ -164,6 +215,47 @@ void expect_replay_packs(const CapturedWork& cap, cudalab::DeviceBuffer<std::uin
   }
 }
 
+/// Packer @p p on a @p shape problem (rows: vectors, cols: K): its launch captured once (the
+/// graph may hold only its kernel), then replayed on two ±1 inputs behind the same pointer
+/// (random streams @p stream and @p stream + 1), each checked by expect_replay_packs().
+inline void expect_packs_on_two_inputs(const Packer& p, const PackShape& shape,
+                                       std::uint64_t stream) {
+  const int vectors = shape.rows, k = shape.cols;
+  cudalab::DeviceBuffer<float> d_in(std::size_t(vectors) * k);
+  cudalab::DeviceBuffer<std::uint32_t> d_out(std::size_t(vectors) * bits::words32(k) + kGuardWords);
+  const CapturedWork cap = CapturedWork::capture(
+      [&](cudaStream_t s) { p.launch(d_in.data(), d_out.data(), vectors, k, s); });
+  ASSERT_TRUE(cap.holds_only(only_kernel(p.kernel())));
+  for (int run = 0; run < 2; ++run) {  // two inputs behind the same pointer
+    SCOPED_TRACE("replay " + std::to_string(run + 1) + " of the captured " + p.name);
+    const std::vector<float> h_in = p.random_input(vectors, k, stream + run);
+    d_in.upload(h_in);
+    expect_replay_packs(cap, d_out, p.host(h_in, vectors, k), p.layout(vectors, k),
+                        [&](int v, int e) { return p.element(h_in, vectors, k, v, e); });
+  }
+}
+
+/// Packer @p p called directly (not captured) on the same buffers with new data behind them
+/// (cudalab::kit::expect_fresh_results_on_same_buffers): @p vectors vectors of @p k elements,
+/// input of round r from random stream @p stream + r.
+inline void expect_packer_recomputes(const Packer& p, int vectors, int k, std::uint64_t stream) {
+  cudalab::DeviceBuffer<float> d_in(std::size_t(vectors) * k);
+  cudalab::DeviceBuffer<std::uint32_t> d_out(std::size_t(vectors) * bits::words32(k));
+  std::vector<float> h_in;
+  kit::expect_fresh_results_on_same_buffers(
+      p.name,
+      [&](int round) {
+        h_in = p.random_input(vectors, k, stream + std::uint64_t(round));
+        d_in.upload(h_in);
+        cudalab::testing::poison(d_out.data(), d_out.bytes());
+      },
+      [&](cudaStream_t s) { p.launch(d_in.data(), d_out.data(), vectors, k, s); },
+      [&](int) {
+        EXPECT_TRUE(words_match(p.host(h_in, vectors, k), d_out.to_host(), p.layout(vectors, k),
+                                [&](int v, int e) { return p.element(h_in, vectors, k, v, e); }));
+      });
+}
+
 // ---------------------------------------------------------------------------
 // Perf: the packers as a share of a device-to-device copy, 4096 x 8192 floats (128 MB). The
 // candidate is timed as its captured graph; before each timed run one of two input sets is
@@ -182,6 +274,22 @@ class PackPerf : public ::testing::Test {
  protected:
   static constexpr int rows = kPackPerfRows, cols = kPackPerfCols;
   void SetUp() override { CUDALAB_REQUIRE_GPU(); }
+
+  /// Packer @p p on rows vectors of cols elements, its two input sets random streams
+  /// @p stream and @p stream + 1: its launch captured (the graph may hold only its kernel),
+  /// then judged by judge() under the packer's name.
+  void judge_packer(const Packer& p, std::uint64_t stream) {
+    const std::vector<float> h[2] = {p.random_input(rows, cols, stream),
+                                     p.random_input(rows, cols, stream + 1)};
+    AlternatingInput<float> in(h[0], h[1]);
+    cudalab::DeviceBuffer<std::uint32_t> d_out(std::size_t(rows) * bits::words32(cols));
+    const CapturedWork cap = CapturedWork::capture(
+        [&](cudaStream_t s) { p.launch(in.live.data(), d_out.data(), rows, cols, s); });
+    ASSERT_TRUE(cap.holds_only(only_kernel(p.kernel())));
+    judge(
+        cap, in, d_out, p.out_cols(rows, cols),
+        [&](const std::vector<float>& a) { return p.host(a, rows, cols); }, p.name);
+  }
 
   /// Times @p cap with alternating inputs (its output, @p out_cols words a row, poisoned
   /// before every run), checks three random rows of every earlier run (and of the last

@@ -18,14 +18,7 @@
 
 namespace {
 
-namespace bits = cudalab::bits;
-using lab08_grading::AlternatingInput;
-using lab08_grading::CapturedWork;
-using lab08_grading::for_each_technique;
-using lab08_grading::MatmulCase;
-using lab08_grading::MatmulShape;
-using lab08_grading::only_kernel;
-using lab08_grading::table_for;
+using namespace lab08_grading;
 
 /// Side of the square matrices of the speed tests (a published XNOR-GEMM experiment, scaled up).
 constexpr int kPerfSize = 4096;
@@ -110,16 +103,15 @@ class XnorMatmulGpu : public ::testing::TestWithParam<MatmulShape> {
 
 TEST_P(XnorMatmulGpu, TablePopcountEqualsFloatMatmul) {
   CUDALAB_REQUIRE_GPU();
-  expect_exact_for_every_block_size("table popcount", lab08_grading::technique("table"));
+  expect_exact_for_every_block_size("table popcount", technique("table"));
 }
 
 TEST_P(XnorMatmulGpu, IntrinsicPopcountEqualsFloatMatmul) {
   CUDALAB_REQUIRE_GPU();
-  expect_exact_for_every_block_size("__popc", lab08_grading::technique("popc"));
+  expect_exact_for_every_block_size("__popc", technique("popc"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, XnorMatmulGpu, ::testing::ValuesIn(kMatmulShapes),
-                         cudalab::kit::shape_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, XnorMatmulGpu, ::testing::ValuesIn(kMatmulShapes), shape_name);
 
 // ---------------------------------------------------------------------------
 // GPU: range edges. K above 2^24 bits: a float (or 24-bit) counter of equal bits is exact
@@ -305,7 +297,7 @@ class XnorPerf : public ::testing::Test {
     ASSERT_TRUE(cap.holds_only(only_kernel(kernel)));
     // Three random rows of C after every run (kept before the next run's inputs are
     // copied), checked below against the host's product of exactly what that run read.
-    cudalab::kit::RunRows<float> run_rows(d_c_xnor.data(), n, n);
+    kit::RunRows<float> run_rows(d_c_xnor.data(), n, n);
     cudalab::BenchOptions bo;
     bo.before_candidate = run_rows.before_each_run(*a_in, [&](cudaStream_t s) {
       a_in->copy_next(s);
@@ -381,12 +373,11 @@ void faster_than_float_one_block_per_row(XnorPerf& perf, const lab08::Technique&
 // instance of the kernel counts bits with the hardware instruction, not a loop or a table.
 // ---------------------------------------------------------------------------
 TEST(XnorSassCpu, PopcKernelCountsBitsWithThePopcInstruction) {
-  cudalab::kit::expect_sass(
-      lab08::xnor_matmul_popc_kernel(),
-      {cudalab::kit::sass_requires({"POPC"},
-                                   "the popc kernel must count the bits of each XNOR "
-                                   "word with __popc (the POPC instruction)")},
-      "IntrinsicPopcount>");
+  kit::expect_sass(lab08::xnor_matmul_popc_kernel(),
+                   {kit::sass_requires({"POPC"},
+                                       "the popc kernel must count the bits of each XNOR "
+                                       "word with __popc (the POPC instruction)")},
+                   "IntrinsicPopcount>");
 }
 
 }  // namespace

@@ -14,12 +14,7 @@
 
 namespace {
 
-namespace bits = cudalab::bits;
-using lab08_grading::CapturedWork;
-using lab08_grading::GraphRules;
-using lab08_grading::MatmulCase;
-using lab08_grading::PackedLayout;
-using lab08_grading::words_match;
+using namespace lab08_grading;
 
 TEST(XnorPipelineGpu, DevicePackersThenMatmulEqualFloatMatmul) {
   CUDALAB_REQUIRE_GPU();
@@ -95,47 +90,9 @@ TEST(XnorLaunchGpu, RejectsBadArguments) {
 // ---------------------------------------------------------------------------
 TEST(XnorLaunchGpu, EveryLauncherRecomputesWhenTheDataBehindItsPointersChanges) {
   CUDALAB_REQUIRE_GPU();
-  namespace kit = cudalab::kit;
   const int m = 33, n = 65, k = 1000;
-  const int words = bits::words32(k);
-  {
-    cudalab::DeviceBuffer<float> d_a(std::size_t(m) * k);
-    cudalab::DeviceBuffer<std::uint32_t> d_out(std::size_t(m) * words);
-    std::vector<float> h_a;
-    kit::expect_fresh_results_on_same_buffers(
-        "pack_rows",
-        [&](int round) {
-          h_a = cudalab::random_matrix(m, k, cudalab::Fill::PlusMinusOne, 30 + round);
-          d_a.upload(h_a);
-          cudalab::testing::poison(d_out.data(), d_out.bytes());
-        },
-        [&](cudaStream_t s) { lab08::pack_rows(d_a.data(), d_out.data(), m, k, s); },
-        [&](int) {
-          EXPECT_TRUE(words_match(
-              bits::pack_rows(h_a, m, k), d_out.to_host(),
-              PackedLayout{words, m, false, "row", "a_bits[v * words + w] (row-major)"},
-              [&](int r, int e) { return e < k ? h_a[std::size_t(r) * k + e] : 0.0f; }));
-        });
-  }
-  {
-    cudalab::DeviceBuffer<float> d_b(std::size_t(k) * n);
-    cudalab::DeviceBuffer<std::uint32_t> d_out(std::size_t(words) * n);
-    std::vector<float> h_b;
-    kit::expect_fresh_results_on_same_buffers(
-        "pack_cols",
-        [&](int round) {
-          h_b = cudalab::random_matrix(k, n, cudalab::Fill::PlusMinusOne, 35 + round);
-          d_b.upload(h_b);
-          cudalab::testing::poison(d_out.data(), d_out.bytes());
-        },
-        [&](cudaStream_t s) { lab08::pack_cols(d_b.data(), d_out.data(), k, n, s); },
-        [&](int) {
-          EXPECT_TRUE(words_match(
-              bits::pack_cols_word_major(h_b, k, n), d_out.to_host(),
-              PackedLayout{words, n, true, "column", "b_bits[w * N + v] (word-major)"},
-              [&](int c, int e) { return e < k ? h_b[std::size_t(e) * n + c] : 0.0f; }));
-        });
-  }
+  expect_packer_recomputes(kRowPacker, m, k, 30);
+  expect_packer_recomputes(kColumnPacker, n, k, 35);
   const cudalab::DeviceBuffer<std::uint8_t> d_table = lab08::upload_popcount_table();
   MatmulCase c(m, n, k);
   for (const int threads : {lab08::kSeedThreads, 256}) {

@@ -30,10 +30,13 @@
 
 namespace lab09_grading {
 
+// The kit's names the test files use (each says `using namespace lab09_grading;`).
 namespace bits = cudalab::bits;
+namespace kit = cudalab::kit;
 using cudalab::kit::only_kernel;
 using cudalab::kit::Shape;
 using cudalab::kit::shape_name;
+using cudalab::testing::AlternatingInput;
 using cudalab::testing::CapturedWork;
 
 // ---------------------------------------------------------------------------

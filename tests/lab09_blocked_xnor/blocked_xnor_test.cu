@@ -18,11 +18,7 @@
 
 namespace {
 
-namespace bits = cudalab::bits;
-using cudalab::testing::AlternatingInput;
-using lab09_grading::CapturedWork;
-using lab09_grading::only_kernel;
-using lab09_grading::technique;
+using namespace lab09_grading;
 
 // ---------------------------------------------------------------------------
 // Speed bars: each perf test names its bar ("speedup", "share", ...), and its number and
@@ -53,7 +49,7 @@ class PerfFixture : public ::testing::Test {
     }
     d_c = cudalab::DeviceBuffer<float>(std::size_t(n) * n);
     d_c_base = cudalab::DeviceBuffer<float>(std::size_t(n) * n);
-    run_rows = std::make_unique<cudalab::kit::RunRows<float>>(d_c.data(), n, n);
+    run_rows = std::make_unique<kit::RunRows<float>>(d_c.data(), n, n);
   }
 
   /// The before_candidate step: keeps the checked rows of C as the previous run left them
@@ -211,7 +207,7 @@ class PerfFixture : public ::testing::Test {
   /// Rows of C the host checks in the last run (besides cuBLAS on all of C).
   static constexpr std::array<int, 3> kCheckedRows = {0, n / 2 + 3, n - 1};
   /// Three random rows of C after every run.
-  std::unique_ptr<cudalab::kit::RunRows<float>> run_rows;
+  std::unique_ptr<kit::RunRows<float>> run_rows;
 };
 
 class TiledPerf : public PerfFixture {};

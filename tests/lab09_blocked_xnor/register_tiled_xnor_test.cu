@@ -11,8 +11,7 @@
 
 namespace {
 
-using lab09_grading::expect_technique_exact;
-using lab09_grading::Shape;
+using namespace lab09_grading;
 
 // ---------------------------------------------------------------------------
 // Advanced: the register-tiled 64-bit kernel (128 x 128 block tiles, 8-word stages).
@@ -30,12 +29,12 @@ TEST_P(RegisterTiledGpu, SixtyFourBitRegisterTileIsExact) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, RegisterTiledGpu, ::testing::ValuesIn(kRegisterShapes),
-                         lab09_grading::shape_name);
+                         shape_name);
 
 // ---------------------------------------------------------------------------
 // Range edge (lab09_grading::RangeFixture): K above 2^24 bits on a 2 x 3 product.
 // ---------------------------------------------------------------------------
-class RegisterTiledRangeGpu : public lab09_grading::RangeFixture {};
+class RegisterTiledRangeGpu : public RangeFixture {};
 
 TEST_F(RegisterTiledRangeGpu, CountsPastTwoToThe24Bits) {
   expect_counts_past_2_to_24_bits<std::uint64_t>("register_tiled_xnor", 60);

@@ -15,13 +15,7 @@
 
 namespace {
 
-namespace bits = cudalab::bits;
-using lab09_grading::CapturedWork;
-using lab09_grading::expect_technique_exact;
-using lab09_grading::only_kernel;
-using lab09_grading::PackedProblem;
-using lab09_grading::Shape;
-using lab09_grading::technique;
+using namespace lab09_grading;
 
 /// Global-load requests (ld and cp.async) per warp of outputs per 32-bit word of K, at most
 /// (TiledProfiler). Counts, not timings: a 16x16 tiled kernel loads each staged word once per
@@ -55,8 +49,7 @@ TEST_P(TiledXnorGpu, IntrinsicPopcountIsExact) {
   expect_technique_exact<std::uint32_t>("tiled_xnor_popc", GetParam());
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, TiledXnorGpu, ::testing::ValuesIn(kTiledShapes),
-                         lab09_grading::shape_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, TiledXnorGpu, ::testing::ValuesIn(kTiledShapes), shape_name);
 
 // ---------------------------------------------------------------------------
 // The table kernel reads the table it is given: handed
@@ -102,7 +95,7 @@ TEST(TiledTableGpu, ResultFollowsTheTableItIsGiven) {
 // ---------------------------------------------------------------------------
 // Range edge (lab09_grading::RangeFixture): K above 2^24 bits on a 2 x 3 product.
 // ---------------------------------------------------------------------------
-class TiledRangeGpu : public lab09_grading::RangeFixture {};
+class TiledRangeGpu : public RangeFixture {};
 
 TEST_F(TiledRangeGpu, PopcCountsPastTwoToThe24Bits) {
   expect_counts_past_2_to_24_bits<std::uint32_t>("tiled_xnor_popc", 40);
@@ -129,8 +122,8 @@ CUDALAB_SANITIZER_SUITE(TiledXnorSanitizer, kTiledSanitized, racecheck, memcheck
 // counts with the POPC instruction. The naive kernel under the tiled name has no STS/LDS; a
 // table kernel that stages only the table has byte-wide ones only.
 // ---------------------------------------------------------------------------
-std::vector<cudalab::kit::SassRule> tiled_rules() {
-  using cudalab::kit::sass_requires;
+std::vector<kit::SassRule> tiled_rules() {
+  using kit::sass_requires;
   // Byte-wide accesses are the table's (the table kernel stages it too): only word-wide ones
   // show the tiles of packed words.
   const std::vector<std::string> bytes = {"U8", "S8", "U16", "S16"};
@@ -147,14 +140,14 @@ std::vector<cudalab::kit::SassRule> tiled_rules() {
 }
 
 TEST(TiledSassCpu, TableKernelStagesItsTilesInSharedMemory) {
-  cudalab::kit::expect_sass(lab09::tiled_xnor_table_kernel(), tiled_rules(), "<true>");
+  kit::expect_sass(lab09::tiled_xnor_table_kernel(), tiled_rules(), "<true>");
 }
 
 TEST(TiledSassCpu, PopcKernelStagesItsTilesAndCountsWithPopc) {
-  std::vector<cudalab::kit::SassRule> rules = tiled_rules();
-  rules.push_back(cudalab::kit::sass_requires(
+  std::vector<kit::SassRule> rules = tiled_rules();
+  rules.push_back(kit::sass_requires(
       {"POPC"}, "the popc kernel must count the differing bits with __popc (POPC)"));
-  cudalab::kit::expect_sass(lab09::tiled_xnor_popc_kernel(), rules, "<false>");
+  kit::expect_sass(lab09::tiled_xnor_popc_kernel(), rules, "<false>");
 }
 
 // ---------------------------------------------------------------------------

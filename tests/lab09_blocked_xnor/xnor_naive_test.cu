@@ -10,9 +10,7 @@
 
 namespace {
 
-namespace bits = cudalab::bits;
-using lab09_grading::Shape;
-using lab09_grading::technique;
+using namespace lab09_grading;
 
 // ---------------------------------------------------------------------------
 // Given: the baselines are right (not graded).
@@ -52,6 +50,6 @@ TEST_P(GivenBaselinesGpu, NaiveXnorAndCublasAreExact) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Given, GivenBaselinesGpu, ::testing::ValuesIn(kBaselineShapes),
-                         lab09_grading::shape_name);
+                         shape_name);
 
 }  // namespace

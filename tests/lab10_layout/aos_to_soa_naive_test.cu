@@ -13,8 +13,7 @@
 
 namespace {
 
-using lab10_grading::Conversion;
-using lab10_grading::host_soa;
+using namespace lab10_grading;
 
 TEST(GivenNaiveConversionGpu, NaiveIsExact) {
   CUDALAB_REQUIRE_GPU();

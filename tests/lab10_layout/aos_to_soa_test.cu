@@ -24,19 +24,7 @@
 
 namespace {
 
-namespace kit = cudalab::kit;
-using cudalab::testing::CapturedWork;
-using kit::only_kernel;
-using lab10_grading::Conversion;
-using lab10_grading::device_verdict;
-using lab10_grading::DeviceVerdict;
-using lab10_grading::fill_records;
-using lab10_grading::grader_check_soa;
-using lab10_grading::HashedRecords;
-using lab10_grading::host_soa;
-using lab10_grading::kGraderBlocks;
-using lab10_grading::kGraderThreads;
-using lab10_grading::salt_for;
+using namespace lab10_grading;
 
 // ---------------------------------------------------------------------------
 // CPU: the padded pitch of the conversion tile
@@ -158,7 +146,7 @@ CUDALAB_SANITIZER_SUITE(ConversionSanitizer, kConversionSanitized, racecheck, sy
 // under the tiled name has no STS/LDS.
 // ---------------------------------------------------------------------------
 TEST(ConversionSassCpu, TiledKernelStagesItsRecordsInSharedMemory) {
-  using cudalab::kit::sass_requires;
+  using kit::sass_requires;
   kit::expect_sass(
       lab10::aos_to_soa_tiled_kernel(),
       {sass_requires({"STS"}, "the tile of records must be stored to shared memory (no STS)"),

@@ -20,7 +20,10 @@
 
 namespace lab10_grading {
 
+// The kit's names the test files use (each says `using namespace lab10_grading;`).
 namespace kit = cudalab::kit;
+using cudalab::kit::only_kernel;
+using cudalab::testing::CapturedWork;
 using cudalab::testing::GraphRules;
 
 /// What the graph captured from count_below(..., d_count, ...) may hold: its kernel, after

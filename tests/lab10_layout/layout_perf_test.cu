@@ -25,32 +25,14 @@
 
 namespace {
 
+using namespace lab10_grading;
+
 // ---------------------------------------------------------------------------
 // Speed bars: each perf test names its bar ("speedup", "share", ...), and its number and
 // provenance are the calibration's (tests/calibration/nvidia-h200.tsv on the reference GPU).
 // ---------------------------------------------------------------------------
 /// Fields per record of the conversion speed test.
 constexpr int kPerfFields = 32;
-
-namespace kit = cudalab::kit;
-using cudalab::testing::CapturedWork;
-using cudalab::testing::GraphRules;
-using kit::only_kernel;
-using lab10_grading::count_rules;
-using lab10_grading::device_verdict;
-using lab10_grading::DeviceVerdict;
-using lab10_grading::fill_field;
-using lab10_grading::fill_records;
-using lab10_grading::grader_check_distance;
-using lab10_grading::grader_check_soa;
-using lab10_grading::grader_count;
-using lab10_grading::kGraderBlocks;
-using lab10_grading::kGraderThreads;
-using lab10_grading::kTieX0;
-using lab10_grading::ParticlesAt;
-using lab10_grading::RecordsAt;
-using lab10_grading::reference_count;
-using lab10_grading::salt_for;
 
 // ---------------------------------------------------------------------------
 // The grader's own baseline (given): the reference solution's count kernel, copied here with
@@ -252,25 +234,30 @@ struct CountCase {
   int kept = 0;
 };
 
-/// Times the baseline and candidate counts interleaved, each on its own alternating input.
-cudalab::Comparison time_counts(CountCase& base, const CapturedWork& cap_base, CountCase& cand,
-                                const CapturedWork& cap_cand, float x0) {
+/// The grader's count on @p base (the baseline) against the student's on @p cand: each captured
+/// (the graph may hold only its kernel and the memset that zeroes its count), timed interleaved
+/// into @p cmp, each on its own alternating input; then the counts of both checked
+/// (expect_counts(), named @p base_what and @p cand_what).
+void race_counts(CountCase& base, const char* base_what, CountCase& cand, const char* cand_what,
+                 float x0, cudalab::Comparison& cmp) {
+  const CapturedWork cap_base = base.capture_grader(x0), cap_cand = cand.capture(x0);
+  ASSERT_TRUE(cap_base.holds_only(grader_count_rules(base.count.data())));
+  ASSERT_TRUE(cap_cand.holds_only(count_rules(cand.count.data())));
   cudalab::BenchOptions bo;
   bo.before_baseline = base.next_run(x0);
   bo.before_candidate = cand.next_run(x0);
-  return cudalab::compare(cap_base.as_work(), cap_cand.as_work(), bo);
+  cmp = cudalab::compare(cap_base.as_work(), cap_cand.as_work(), bo);
+  base.expect_counts(x0, base_what);
+  cand.expect_counts(x0, cand_what);
 }
 
 TEST_F(PointsPerf, XOnlySoaIsFasterThanAos4) {
   constexpr int kN = 1 << 26;
   constexpr float kX0 = kTieX0;  // about 1 in 17 elements equals it
   CountCase soa(1, kN, salt_for(60)), aos4(4, kN, salt_for(64));
-  const CapturedWork cap_soa = soa.capture(kX0), cap_aos4 = aos4.capture_grader(kX0);
-  ASSERT_TRUE(cap_soa.holds_only(count_rules(soa.count.data())));
-  ASSERT_TRUE(cap_aos4.holds_only(grader_count_rules(aos4.count.data())));
-  const cudalab::Comparison cmp = time_counts(aos4, cap_aos4, soa, cap_soa, kX0);
-  aos4.expect_counts(kX0, "AoS4 p.x (stride 4)");
-  soa.expect_counts(kX0, "SoA x (stride 1)");
+  cudalab::Comparison cmp;
+  race_counts(aos4, "AoS4 p.x (stride 4)", soa, "SoA x (stride 1)", kX0, cmp);
+  if (HasFatalFailure()) return;
   const double copy = cudalab::testing::d2d_copy_gbps(std::size_t(kN) * sizeof(float));
   judge_bandwidth(4.0 * kN / (cmp.candidate.median_ms * 1e6), copy, "count_soa");
   cudalab::testing::expect_speedup(cmp, "x-only count: SoA x (stride 1) vs AoS4 p.x (stride 4)");
@@ -280,12 +267,9 @@ TEST_F(PointsPerf, StrideOneIsFasterThanStride32) {
   constexpr int kN = 1 << 25;
   constexpr float kX0 = kTieX0;  // about 1 in 17 elements equals it
   CountCase strided(32, kN, salt_for(61)), dense(1, kN, salt_for(65));
-  const CapturedWork cap_strided = strided.capture_grader(kX0), cap_dense = dense.capture(kX0);
-  ASSERT_TRUE(cap_strided.holds_only(grader_count_rules(strided.count.data())));
-  ASSERT_TRUE(cap_dense.holds_only(count_rules(dense.count.data())));
-  const cudalab::Comparison cmp = time_counts(strided, cap_strided, dense, cap_dense, kX0);
-  strided.expect_counts(kX0, "stride 32");
-  dense.expect_counts(kX0, "stride 1");
+  cudalab::Comparison cmp;
+  race_counts(strided, "stride 32", dense, "stride 1", kX0, cmp);
+  if (HasFatalFailure()) return;
   cudalab::testing::record_measurement("stride32_ms", cmp.baseline.median_ms, "ms");
   cudalab::testing::expect_speedup(cmp,
                                    "x-only count: stride 1 vs stride 32 (a float per 128 bytes)");

@@ -24,17 +24,10 @@
 
 namespace {
 
+using namespace lab10_grading;
+
 /// Relative tolerance of the weighted distance on random floats (a few roundings).
 constexpr double kFloatTolerance = 1e-5;
-
-namespace kit = cudalab::kit;
-using cudalab::testing::CapturedWork;
-using kit::only_kernel;
-using lab10_grading::count_rules;
-using lab10_grading::fill_field;
-using lab10_grading::hashed_value;
-using lab10_grading::kTieX0;
-using lab10_grading::salt_for;
 
 // ===========================================================================
 // GPU: the particle kernels, exact on small integers and close on random floats, for

@@ -27,19 +27,7 @@
 
 namespace {
 
-using lab10_grading::device_verdict;
-using lab10_grading::DeviceVerdict;
-using lab10_grading::fill_field;
-using lab10_grading::fill_records;
-using lab10_grading::grader_check_distance;
-using lab10_grading::grader_check_soa;
-using lab10_grading::HashedParticles;
-using lab10_grading::HashedRecords;
-using lab10_grading::kGraderBlocks;
-using lab10_grading::kGraderThreads;
-using lab10_grading::kTieX0;
-using lab10_grading::reference_count;
-using lab10_grading::salt_for;
+using namespace lab10_grading;
 
 // ===========================================================================
 // CPU: the sector model

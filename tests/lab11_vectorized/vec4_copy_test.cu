@@ -28,19 +28,7 @@
 
 namespace {
 
-namespace t = cudalab::testing;
-namespace kit = cudalab::kit;
-using lab11_grading::bits_of;
-using lab11_grading::expect_wide_ops;
-using lab11_grading::fill_pattern_kernel;
-using lab11_grading::kPerfCount;
-using lab11_grading::kPerfSide;
-using lab11_grading::kPoisonBits;
-using lab11_grading::next_run;
-using lab11_grading::pattern_sets;
-using lab11_grading::perf_options;
-using lab11_grading::perf_run_rows;
-using lab11_grading::round_up;
+using namespace lab11_grading;
 
 // The compiled kernel holds 128-bit instructions (cuobjdump -sass of this grader).
 TEST(Vec4SassCpu, CopyKernelMovesItsBodyWith128BitGlobalAccesses) {
@@ -144,34 +132,13 @@ struct CopyBuffers {
   }
 };
 
-/// Captures vec4_copy with @p launch, checks the graph, replays it on two data sets.
+/// vec4_copy with @p launch exact on four data sets (expect_exact_on_four_data_sets()).
 void expect_copy_ok(const CopyCase& c, const lab11::CopyLaunch& launch) {
   CopyBuffers b(c);
-  b.fill(0);
-  t::CapturedWork cap = t::CapturedWork::capture([&](cudaStream_t s) {
-    lab11::vec4_copy(b.src(), b.sp, b.dst(), b.dp, c.width, c.rows, launch, s);
-  });
-  ASSERT_TRUE(cap.holds_only(kit::only_kernel(lab11::vec4_copy_kernel())));
-  for (int set = 0; set < 2; ++set) {
-    SCOPED_TRACE("data set " + std::to_string(set));
-    b.fill(set);
-    t::poison(b.d_dst.data(), b.d_dst.bytes());
-    CUDA_CHECK(cudaDeviceSynchronize());
-    cap.run();
-    ASSERT_TRUE(b.check());
-  }
-  // Same buffers, new data: vec4_copy called directly twice more with the same pointers,
-  // pitches, sizes and grid, new data sets (2 and 3) behind them.
-  kit::expect_fresh_results_on_same_buffers(
-      "vec4_copy",
-      [&](int round) {
-        b.fill(2 + round);
-        t::poison(b.d_dst.data(), b.d_dst.bytes());
-      },
-      [&](cudaStream_t s) {
+  expect_exact_on_four_data_sets(
+      b, b.d_dst, false, lab11::vec4_copy_kernel, "vec4_copy", [&](cudaStream_t s) {
         lab11::vec4_copy(b.src(), b.sp, b.dst(), b.dp, c.width, c.rows, launch, s);
-      },
-      [&](int) { ASSERT_TRUE(b.check()); }, 2);
+      });
 }
 
 class Vec4CopyGpu : public ::testing::TestWithParam<CopyCase> {};

@@ -31,18 +31,7 @@
 
 namespace {
 
-namespace t = cudalab::testing;
-namespace kit = cudalab::kit;
-using lab11_grading::bits_of;
-using lab11_grading::expect_wide_ops;
-using lab11_grading::kPerfCount;
-using lab11_grading::kPerfSide;
-using lab11_grading::kPoisonBits;
-using lab11_grading::next_run;
-using lab11_grading::pattern_sets;
-using lab11_grading::perf_options;
-using lab11_grading::perf_run_rows;
-using lab11_grading::round_up;
+using namespace lab11_grading;
 
 // The compiled kernel holds 128-bit instructions (cuobjdump -sass of this grader).
 TEST(Vec4SassCpu, TileStageUses128BitGlobalLoadsAndSharedLoadsAndStores) {
@@ -179,38 +168,16 @@ struct TransposeBuffers {
   }
 };
 
-/// Captures vec4_tile_transpose<Layout> (the graph: that layout's kernel alone), replays it on
-/// two data sets.
+/// vec4_tile_transpose<Layout> exact on four data sets (expect_exact_on_four_data_sets(); the
+/// graph: that layout's kernel alone; shared memory poisoned before each replay).
 template <typename Layout>
 void expect_transpose_ok(int rows, int cols) {
   TransposeBuffers b(rows, cols);
-  b.fill(0);
-  t::CapturedWork cap = t::CapturedWork::capture([&](cudaStream_t s) {
-    lab11::vec4_tile_transpose<Layout>(b.d_in.data(), b.ip, b.d_out.data(), b.op, rows, cols, s);
-  });
-  ASSERT_TRUE(cap.holds_only(kit::only_kernel(lab11::vec4_tile_transpose_kernel<Layout>())));
-  for (int set = 0; set < 2; ++set) {
-    SCOPED_TRACE("data set " + std::to_string(set));
-    b.fill(set);
-    t::poison(b.d_out.data(), b.d_out.bytes());
-    t::poison_shared_memory();
-    CUDA_CHECK(cudaDeviceSynchronize());
-    cap.run();
-    ASSERT_TRUE(b.check());
-  }
-  // Same buffers, new data: the launcher called directly twice more with the same pointers,
-  // pitches and sizes, new data sets (2 and 3) behind them.
-  kit::expect_fresh_results_on_same_buffers(
-      "vec4_tile_transpose",
-      [&](int round) {
-        b.fill(2 + round);
-        t::poison(b.d_out.data(), b.d_out.bytes());
-      },
-      [&](cudaStream_t s) {
-        lab11::vec4_tile_transpose<Layout>(b.d_in.data(), b.ip, b.d_out.data(), b.op, rows, cols,
-                                           s);
-      },
-      [&](int) { ASSERT_TRUE(b.check()); }, 2);
+  expect_exact_on_four_data_sets(b, b.d_out, true, lab11::vec4_tile_transpose_kernel<Layout>,
+                                 "vec4_tile_transpose", [&](cudaStream_t s) {
+                                   lab11::vec4_tile_transpose<Layout>(
+                                       b.d_in.data(), b.ip, b.d_out.data(), b.op, rows, cols, s);
+                                 });
 }
 
 class TileStageGpu : public ::testing::TestWithParam<TransposeShape> {};

@@ -20,18 +20,7 @@
 
 namespace {
 
-using lab13_grading::expect_no_local_memory;
-using lab13_grading::has_op;
-using lab13_grading::kCpAsyncSm;
-using lab13_grading::kernel_for;
-using lab13_grading::KernelInfo;
-using lab13_grading::mangled_name;
-using lab13_grading::no_cp_async_code;
-using lab13_grading::sass_functions;
-using lab13_grading::Shape;
-using lab13_grading::StagesSassCpu;
-using lab13_grading::technique_of;
-namespace sass = lab13_grading::sass;
+using namespace lab13_grading;
 
 // ---------------------------------------------------------------------------
 // Stage 5 on the CPU: the swizzle visits every tile exactly once, in groups down the rows.

@@ -20,12 +20,7 @@
 
 namespace {
 
-using lab13_grading::for_each_technique;
-using lab13_grading::for_each_technique_and_shape;
-using lab13_grading::record_percent_with_tiers;
-using lab13_grading::rules_of;
-using lab13_grading::SgemmPerf;
-using lab13_grading::Shape;
+using namespace lab13_grading;
 
 // ---------------------------------------------------------------------------
 // Correctness on odd shapes: 1 and 17, sizes one past a tile, rows that are not 16-byte

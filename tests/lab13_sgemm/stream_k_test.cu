@@ -17,22 +17,7 @@
 
 namespace {
 
-using lab13_grading::expect_no_local_memory;
-using lab13_grading::has_op;
-using lab13_grading::kCpAsyncSm;
-using lab13_grading::KernelInfo;
-using lab13_grading::Launch;
-using lab13_grading::mangled_name;
-using lab13_grading::no_cp_async_code;
-using lab13_grading::only_kernel;
-using lab13_grading::record_percent_with_tiers;
-using lab13_grading::sass_functions;
-using lab13_grading::SgemmPerf;
-using lab13_grading::Shape;
-using lab13_grading::StagesSassCpu;
-using lab13_grading::kit::shape_name;
-namespace kit = lab13_grading::kit;
-namespace sass = lab13_grading::sass;
+using namespace lab13_grading;
 
 /// k of the technique's shape: a tile takes ~0.7 ms, so the tail tile is worth timing.
 constexpr int kStreamKIdentityK = 4096;

@@ -9,12 +9,7 @@
 
 namespace {
 
-using lab13_grading::expect_no_local_memory;
-using lab13_grading::has_op;
-using lab13_grading::mangled_name;
-using lab13_grading::sass_functions;
-using lab13_grading::StagesSassCpu;
-namespace sass = lab13_grading::sass;
+using namespace lab13_grading;
 
 // ---------------------------------------------------------------------------
 // The compiled kernels (cuobjdump -sass of this grader, on the CPU): 16-byte global loads
