@@ -17,8 +17,7 @@
 
 namespace {
 
-using lab03_grading::packed_product;
-using lab03_grading::small_ints;
+using namespace lab03_grading;
 
 // ---------------------------------------------------------------------------
 // The rest of the launchers' contract: what both pitched_matmul() overloads reject and what a

@@ -21,12 +21,7 @@
 
 namespace {
 
-using lab06_grading::expect_in_place_ok;
-using lab06_grading::in_place_input;
-using lab06_grading::kTile;
-using lab06_grading::Lanes;
-using lab06_grading::padded_matmul;
-using lab06_grading::Shape;
+using namespace lab06_grading;
 
 /// Side of the square problems of the perf tests.
 constexpr int kPerfSize = 4096;

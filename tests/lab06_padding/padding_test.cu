@@ -9,9 +9,7 @@
 
 namespace {
 
-using lab06_grading::in_place_ok;
-using lab06_grading::kTile;
-using lab06_grading::padded_matmul;
+using namespace lab06_grading;
 
 // ---------------------------------------------------------------------------
 // Thresholds of the counters (the speed bars, with their provenance, are the calibration's:

@@ -10,8 +10,7 @@
 
 namespace {
 
-using lab07_grading::swizzled_matmul;
-using lab07_grading::swizzled_transpose;
+using namespace lab07_grading;
 
 // ---------------------------------------------------------------------------
 // Thresholds of the counters (the speed bars, with their provenance, are the calibration's:

@@ -13,16 +13,7 @@
 
 namespace {
 
-using lab07_grading::expect_rows_are_permutations;
-using lab07_grading::expect_static_smem;
-using lab07_grading::Extent;
-using lab07_grading::kPerfSize;
-using lab07_grading::kRowsChecked;
-using lab07_grading::kTile;
-using lab07_grading::Lanes;
-using lab07_grading::Shape;
-using lab07_grading::swizzled_matmul;
-using lab07_grading::swizzled_transpose;
+using namespace lab07_grading;
 
 /// Lane l accesses element at(l) = (row, col); returns each lane's word in the swizzled tile.
 template <typename At>
