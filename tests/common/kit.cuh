@@ -6,7 +6,7 @@
  * Graders include it as common/kit.cuh (tests/ is on their include path). A grader keeps only its
  * shapes, thresholds and the probes specific to its lesson; the rest is here:
  * - Shape (m x n x k products) and Extent (rows x cols problems), their printers and
- *   shape_name, the test-name suffix of a parameterized suite over them;
+ *   shape_name, the test-name suffix of a parameterized suite over them; dims(), a block's text;
  * - only_kernel(), the graph rules "nothing but this kernel", taking the kernel identity a
  *   technique file exports (cudalab::KernelInfo) or, for kernels the grader owns, a name;
  * - SignProduct, random ±1 operands packed as bits and their exact product (binary labs);
@@ -102,6 +102,11 @@ struct ShapeName {
 /// The name generator of a suite over Shape or Extent: `INSTANTIATE_TEST_SUITE_P(Shapes,
 /// MySuite, ::testing::ValuesIn(kShapes), cudalab::kit::shape_name);`.
 inline constexpr ShapeName shape_name{};
+
+/// "32x8": a block's x and y (what a failure message names a launch configuration by).
+inline std::string dims(dim3 d) {
+  return std::to_string(d.x) + "x" + std::to_string(d.y);
+}
 
 /**
  * @brief Graph rules: nothing but @p kernel (no copies, no memsets, no other kernel), which

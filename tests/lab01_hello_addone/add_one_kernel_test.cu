@@ -21,13 +21,7 @@
 
 namespace {
 
-using cudalab::kit::shape_name;
-using cudalab::testing::CapturedWork;
-using lab01_grading::add_one_rules;
-using lab01_grading::capture_add_one;
-using lab01_grading::dims;
-using lab01_grading::kShapes;
-using lab01_grading::Shape;
+using namespace lab01_grading;
 
 constexpr int kPerfRows = 8192;  // 8192 x 8192 floats = 256 MiB, far beyond the L2
 constexpr int kPerfCols = 8192;

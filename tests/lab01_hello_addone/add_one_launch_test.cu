@@ -17,12 +17,7 @@
 
 namespace {
 
-using cudalab::testing::CapturedWork;
-using lab01_grading::add_one_rules;
-using lab01_grading::capture_add_one;
-using lab01_grading::dims;
-using lab01_grading::kShapes;
-using lab01_grading::Shape;
+using namespace lab01_grading;
 
 // ---------------------------------------------------------------------------
 // grid_for (CPU): the grid covers the matrix and is not larger than needed.

@@ -2,8 +2,8 @@
 /**
  * @file hello_addone_grading.cuh
  * @brief What the test files of lab 01's grader share: the test shapes (grid_for() on the CPU in
- * add_one_launch_test.cu, add_one_kernel on the GPU in add_one_kernel_test.cu), a block shape's
- * text, and add_one() captured from its stream with the rules of its graph.
+ * add_one_launch_test.cu, add_one_kernel on the GPU in add_one_kernel_test.cu) and add_one()
+ * captured from its stream with the rules of its graph.
  *
  * Every graded launch is captured from the stream it is given (cudalab/graph_capture.cuh):
  * the graph may hold add_one_kernel and nothing else. The captured graph is then replayed on
@@ -12,22 +12,19 @@
  */
 #pragma once
 
-#include <string>
-
 #include "add_one.cuh"
 #include "common/kit.cuh"
 #include "cudalab/graph_capture.cuh"
 
 namespace lab01_grading {
 
+// What the test files use from elsewhere (each says `using namespace lab01_grading;`).
+using cudalab::kit::dims;
+using cudalab::kit::shape_name;
 using cudalab::testing::CapturedWork;
 using cudalab::testing::GraphRules;
 
 using Shape = cudalab::kit::Extent;
-
-inline std::string dims(dim3 d) {
-  return std::to_string(d.x) + "x" + std::to_string(d.y);
-}
 
 inline const Shape kShapes[] = {{1, 1},    {5, 5},    {1, 100000}, {100000, 1},
                                 {4097, 3}, {3, 4097}, {33, 65},    {1000, 1000}};

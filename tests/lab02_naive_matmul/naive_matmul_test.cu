@@ -15,17 +15,7 @@
 
 namespace {
 
-using lab02_grading::CapturedWork;
-using lab02_grading::dims;
-using lab02_grading::expect_correct_for_each;
-using lab02_grading::for_each_technique;
-using lab02_grading::LargeKGpu;
-using lab02_grading::NamedLaunch;
-using lab02_grading::only_kernel;
-using lab02_grading::param_name;
-using lab02_grading::row_per_block;
-using lab02_grading::Shape;
-using lab02_grading::thread_per_element;
+using namespace lab02_grading;
 
 constexpr int kPerfRowThreads = 256;
 constexpr int kPerfSize = 4096;

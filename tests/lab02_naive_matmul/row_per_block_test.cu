@@ -11,13 +11,7 @@
 
 namespace {
 
-using lab02_grading::expect_correct_for_each;
-using lab02_grading::kAllShapesAndFills;
-using lab02_grading::LargeKGpu;
-using lab02_grading::NamedLaunch;
-using lab02_grading::Param;
-using lab02_grading::param_name;
-using lab02_grading::row_per_block;
+using namespace lab02_grading;
 
 // Every block size the launcher accepts, at the edges (1 and 1024 threads) and in between.
 const int kRowThreads[] = {1, 32, 100, 256, 1024};

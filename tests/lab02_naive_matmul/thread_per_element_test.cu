@@ -14,16 +14,7 @@
 
 namespace {
 
-using lab02_grading::dims;
-using lab02_grading::expect_correct_for_each;
-using lab02_grading::kAllShapesAndFills;
-using lab02_grading::kShapes;
-using lab02_grading::LargeKGpu;
-using lab02_grading::NamedLaunch;
-using lab02_grading::Param;
-using lab02_grading::param_name;
-using lab02_grading::Shape;
-using lab02_grading::thread_per_element;
+using namespace lab02_grading;
 
 // ---------------------------------------------------------------------------
 // thread_per_element_grid (CPU): N columns in x, M rows in y, no spare block.

@@ -17,8 +17,29 @@
 
 namespace {
 
-using lab03_grading::packed_product;
-using lab03_grading::small_ints;
+using namespace lab03_grading;
+
+/// The valid use a contract test ends with, which needs the lab's own code (the untouched stub
+/// fails it): small integers (salts @p salt_a, @p salt_b) into pitched A (m x k) and B (k x n),
+/// pitched_matmul() on them with a 16 x 16 block on the default stream, C against the packed
+/// product.
+void expect_pointer_product(cudalab::DeviceBuffer<float>& d_a, std::size_t pa,
+                            cudalab::DeviceBuffer<float>& d_b, std::size_t pb,
+                            cudalab::DeviceBuffer<float>& d_c, std::size_t pc, int m, int n, int k,
+                            int salt_a, int salt_b) {
+  const std::vector<float> h_a = small_ints(m, k, salt_a);
+  const std::vector<float> h_b = small_ints(k, n, salt_b);
+  CUDA_CHECK(cudaMemcpy2D(d_a.data(), pa, h_a.data(), k * sizeof(float), k * sizeof(float), m,
+                          cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy2D(d_b.data(), pb, h_b.data(), n * sizeof(float), n * sizeof(float), k,
+                          cudaMemcpyHostToDevice));
+  lab03::pitched_matmul(d_a.data(), pa, d_b.data(), pb, d_c.data(), pc, m, n, k, dim3(16, 16));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<float> h_c(std::size_t(m) * n);
+  CUDA_CHECK(cudaMemcpy2D(h_c.data(), n * sizeof(float), d_c.data(), pc, n * sizeof(float), m,
+                          cudaMemcpyDeviceToHost));
+  EXPECT_EQ(h_c, packed_product(h_a, h_b, m, n, k));
+}
 
 // ---------------------------------------------------------------------------
 // The rest of the launchers' contract: what both pitched_matmul() overloads reject and what a
@@ -76,18 +97,7 @@ TEST(PitchedContractGpu, LauncherRejectsBadArgumentsAndStillComputes) {
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess)
       << "a rejected call launched a kernel that failed";
   // A valid call right after computes the product.
-  const std::vector<float> h_a = small_ints(m, k, 4);
-  const std::vector<float> h_b = small_ints(k, n, 5);
-  CUDA_CHECK(cudaMemcpy2D(d_a.data(), pa, h_a.data(), k * sizeof(float), k * sizeof(float), m,
-                          cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy2D(d_b.data(), pb, h_b.data(), n * sizeof(float), n * sizeof(float), k,
-                          cudaMemcpyHostToDevice));
-  lab03::pitched_matmul(a, pa, b, pb, c, pc, m, n, k, blk);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<float> h_c(std::size_t(m) * n);
-  CUDA_CHECK(cudaMemcpy2D(h_c.data(), n * sizeof(float), d_c.data(), pc, n * sizeof(float), m,
-                          cudaMemcpyDeviceToHost));
-  EXPECT_EQ(h_c, packed_product(h_a, h_b, m, n, k));
+  expect_pointer_product(d_a, pa, d_b, pb, d_c, pc, m, n, k, 4, 5);
 }
 
 TEST(PitchedContractGpu, LauncherReportsAFailedLaunch) {
@@ -135,19 +145,7 @@ TEST(PitchedContractGpu, LauncherReportsAFailedLaunch) {
       << ": the failed launch was not reported as a cudalab::CudaError (CUDA_CHECK_LAST_LAUNCH "
       << "after the launch)";
   // And the same launcher on an ordinary stream works.
-  const std::vector<float> h_a = small_ints(m, k, 6);
-  const std::vector<float> h_b = small_ints(k, n, 7);
-  CUDA_CHECK(cudaMemcpy2D(d_a.data(), pitch, h_a.data(), k * sizeof(float), k * sizeof(float), m,
-                          cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy2D(d_b.data(), pitch, h_b.data(), n * sizeof(float), n * sizeof(float), k,
-                          cudaMemcpyHostToDevice));
-  lab03::pitched_matmul(d_a.data(), pitch, d_b.data(), pitch, d_c.data(), pitch, m, n, k,
-                        dim3(16, 16));
-  CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<float> h_c(std::size_t(m) * n);
-  CUDA_CHECK(cudaMemcpy2D(h_c.data(), n * sizeof(float), d_c.data(), pitch, n * sizeof(float), m,
-                          cudaMemcpyDeviceToHost));
-  EXPECT_EQ(h_c, packed_product(h_a, h_b, m, n, k));
+  expect_pointer_product(d_a, pitch, d_b, pitch, d_c, pitch, m, n, k, 6, 7);
 }
 
 TEST(PitchedContractGpu, MatrixOverloadRejectsShapesThatDoNotMatch) {

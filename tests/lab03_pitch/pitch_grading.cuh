@@ -31,6 +31,10 @@
 
 namespace lab03_grading {
 
+// What the test files use from elsewhere (each says `using namespace lab03_grading;`).
+using cudalab::kit::dims;
+using cudalab::kit::Shape;
+using cudalab::testing::CapturedWork;
 using cudalab::testing::GraphRules;
 
 /// What the graph captured from pitched_matmul(..., m, n, k, block) may hold: the lab's
@@ -51,11 +55,6 @@ inline constexpr std::size_t kGuardBytes = 4096;    // after the last row: must 
 /// @p x rounded up to a multiple of @p to.
 inline std::size_t round_up(std::size_t x, std::size_t to) {
   return (x + to - 1) / to * to;
-}
-
-/// "32x8": a block's x and y.
-inline std::string dims(dim3 d) {
-  return std::to_string(d.x) + "x" + std::to_string(d.y);
 }
 
 // ---------------------------------------------------------------------------
@@ -154,8 +153,6 @@ class GraderPitched {
 // ---------------------------------------------------------------------------
 // Products: shapes, and small-integer operands
 // ---------------------------------------------------------------------------
-
-using cudalab::kit::Shape;
 
 /// The products of PitchedMatmulGpu and PitchedPipelineGpu: widths (columns) 1000, 1001 and 33
 /// for every matrix, rectangles, and 1x1x1.

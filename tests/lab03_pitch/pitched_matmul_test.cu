@@ -22,16 +22,7 @@
 
 namespace {
 
-using cudalab::testing::CapturedWork;
-using lab03_grading::dims;
-using lab03_grading::GraderPitched;
-using lab03_grading::kPoisonByte;
-using lab03_grading::kShapes;
-using lab03_grading::pitched_rules;
-using lab03_grading::round_up;
-using lab03_grading::Shape;
-using lab03_grading::shape_text;
-using lab03_grading::Tail;
+using namespace lab03_grading;
 
 // ===========================================================================
 // pitched_row (CPU): row r starts r * pitch BYTES after the base.

@@ -28,13 +28,7 @@ bool lab_allocation_is_device_memory(const void* data);
 
 namespace {
 
-using cudalab::testing::CapturedWork;
-using lab03_grading::kPoisonByte;
-using lab03_grading::kShapes;
-using lab03_grading::pitched_rules;
-using lab03_grading::Shape;
-using lab03_grading::shape_text;
-using lab03_grading::small_ints;
+using namespace lab03_grading;
 
 // ===========================================================================
 // PitchedMatrix (GPU): cudaMallocPitch, and cudaMemcpy2D in both directions.

@@ -21,14 +21,7 @@
 
 namespace {
 
-using cudalab::testing::CapturedWork;
-using lab03_grading::dims;
-using lab03_grading::GraderPitched;
-using lab03_grading::kPoisonByte;
-using lab03_grading::pitched_rules;
-using lab03_grading::round_up;
-using lab03_grading::Shape;
-using lab03_grading::shape_text;
+using namespace lab03_grading;
 
 constexpr int kPerfSize = 4001;
 constexpr unsigned kPerfBlockX = 32;

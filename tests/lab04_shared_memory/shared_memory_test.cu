@@ -10,15 +10,7 @@
 
 namespace {
 
-using lab04_grading::dynamic_rules;
-using lab04_grading::expect_correct_product;
-using lab04_grading::expect_dynamic_product;
-using lab04_grading::for_each_technique;
-using lab04_grading::forced_plan;
-using lab04_grading::kStaticRules;
-using lab04_grading::launch_dynamic;
-using lab04_grading::launch_static;
-using lab04_grading::Shape;
+using namespace lab04_grading;
 
 // Small runs of both kernels: what the sanitizer tests below re-run under the tools.
 TEST(SmallTiledGpu, StaticAndDynamicKernels) {

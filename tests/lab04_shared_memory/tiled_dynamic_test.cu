@@ -14,18 +14,7 @@
 
 namespace {
 
-using lab04_grading::dynamic_rules;
-using lab04_grading::expect_correct_product;
-using lab04_grading::expect_dynamic_product;
-using lab04_grading::forced_plan;
-using lab04_grading::kShapes;
-using lab04_grading::Launch;
-using lab04_grading::launch_dynamic;
-using lab04_grading::only_kernel;
-using lab04_grading::Shape;
-using lab04_grading::TiledPerf;
-using matmul_grading::expect_large_a_rows;
-using matmul_grading::shape_name;
+using namespace lab04_grading;
 
 class TiledDynamicGpu : public ::testing::TestWithParam<Shape> {};
 TEST_P(TiledDynamicGpu, CorrectOnOddShapesWithOneStepSlices) {

@@ -7,14 +7,7 @@
 
 namespace {
 
-using lab04_grading::expect_correct_product;
-using lab04_grading::kShapes;
-using lab04_grading::kStaticRules;
-using lab04_grading::launch_static;
-using lab04_grading::Shape;
-using lab04_grading::TiledPerf;
-using matmul_grading::expect_large_a_rows;
-using matmul_grading::shape_name;
+using namespace lab04_grading;
 
 class TiledStaticGpu : public ::testing::TestWithParam<Shape> {};
 TEST_P(TiledStaticGpu, CorrectOnOddShapes) {

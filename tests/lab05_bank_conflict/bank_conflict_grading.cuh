@@ -34,6 +34,9 @@
 
 namespace lab05_grading {
 
+// What the test files use from elsewhere (each says `using namespace lab05_grading;`).
+namespace bank = cudalab::bank;
+
 using Words = std::array<std::int64_t, 32>;
 
 inline constexpr int kChainSteps =

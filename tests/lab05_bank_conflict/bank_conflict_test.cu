@@ -15,14 +15,7 @@
 
 namespace {
 
-namespace bank = cudalab::bank;
-using lab05_grading::capture_bench;
-using lab05_grading::describe_words;
-using lab05_grading::kernel_name;
-using lab05_grading::replay;
-using lab05_grading::seeded_steps;
-using lab05_grading::technique;
-using lab05_grading::Words;
+using namespace lab05_grading;
 
 // ---------------------------------------------------------------------------
 // The clock64 meter against the degrees. Perf: the clock64 measurements need the GPU to

@@ -17,9 +17,7 @@
 
 namespace {
 
-namespace bank = cudalab::bank;
-using lab05_grading::describe_words;
-using lab05_grading::Words;
+using namespace lab05_grading;
 
 ::testing::AssertionResult degree_is(const bank::WarpRequest& r, int expected,
                                      const std::string& what) {

@@ -21,14 +21,7 @@
 
 namespace {
 
-namespace bank = cudalab::bank;
-using lab05_grading::capture_bench;
-using lab05_grading::CapturedBench;
-using lab05_grading::expect_chain_ends;
-using lab05_grading::kernel_name;
-using lab05_grading::replay;
-using lab05_grading::seeded_steps;
-using lab05_grading::technique;
+using namespace lab05_grading;
 
 // Plausibility of the cycles the kernels report (every lane's d_cycles / steps). A dependent
 // shared load costs tens of cycles: about 30 conflict-free on an H100 (about 3x that 32-way).

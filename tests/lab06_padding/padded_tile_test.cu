@@ -21,12 +21,7 @@
 
 namespace {
 
-using lab06_grading::expect_in_place_ok;
-using lab06_grading::in_place_input;
-using lab06_grading::kTile;
-using lab06_grading::Lanes;
-using lab06_grading::padded_matmul;
-using lab06_grading::Shape;
+using namespace lab06_grading;
 
 /// Side of the square problems of the perf tests.
 constexpr int kPerfSize = 4096;
@@ -52,12 +47,7 @@ std::string sizes_name(const ::testing::TestParamInfo<std::vector<int>>& info) {
 /// Lane l accesses tile element at(l) = (row, col); returns each lane's word in the padded tile.
 template <typename At>
 Lanes padded_words(At at) {
-  Lanes w{};
-  for (int l = 0; l < kTile; ++l) {
-    const auto [row, col] = at(l);
-    w[l] = lab06::padded_offset(row, col);
-  }
-  return w;
+  return tile_grading::lane_words(lab06::padded_offset, at);
 }
 
 // ---------------------------------------------------------------------------
@@ -229,19 +219,12 @@ TEST(PaddedSharedMemoryGpu, KernelsDeclareThePaddedTile) {
 // ---------------------------------------------------------------------------
 TEST(PaddedMeterGpu, ColumnAccessMeasuresConflictFree) {
   CUDALAB_REQUIRE_GPU();
-  tile_grading::record_plain_column_degree();
-  for (const int c : {0, 13, kTile - 1}) {
-    tile_grading::expect_measured_conflict_free(
-        padded_words([c](int l) { return std::make_pair(l, c); }), "column " + std::to_string(c));
-  }
+  tile_grading::expect_columns_measure_conflict_free(lab06::padded_offset);
 }
 
 TEST(PaddedMeterGpu, RowAccessMeasuresConflictFree) {
   CUDALAB_REQUIRE_GPU();
-  for (const int r : {0, 7, kTile - 1}) {
-    tile_grading::expect_measured_conflict_free(
-        padded_words([r](int l) { return std::make_pair(r, l); }), "row " + std::to_string(r));
-  }
+  tile_grading::expect_rows_measure_conflict_free(lab06::padded_offset);
 }
 
 // ---------------------------------------------------------------------------

@@ -13,26 +13,12 @@
 
 namespace {
 
-using lab07_grading::expect_rows_are_permutations;
-using lab07_grading::expect_static_smem;
-using lab07_grading::Extent;
-using lab07_grading::kPerfSize;
-using lab07_grading::kRowsChecked;
-using lab07_grading::kTile;
-using lab07_grading::Lanes;
-using lab07_grading::Shape;
-using lab07_grading::swizzled_matmul;
-using lab07_grading::swizzled_transpose;
+using namespace lab07_grading;
 
 /// Lane l accesses element at(l) = (row, col); returns each lane's word in the swizzled tile.
 template <typename At>
 Lanes swizzled_words(At at) {
-  Lanes w{};
-  for (int l = 0; l < kTile; ++l) {
-    const auto [row, col] = at(l);
-    w[l] = lab07::swizzled_offset(row, col);
-  }
-  return w;
+  return tile_grading::lane_words(lab07::swizzled_offset, at);
 }
 
 // ---------------------------------------------------------------------------
@@ -138,19 +124,12 @@ TEST(GivenSwizzledSharedMemoryGpu, MatmulUsesExactlyTwoUnpaddedTiles) {
 // ---------------------------------------------------------------------------
 TEST(SwizzledMeterGpu, ColumnAccessMeasuresConflictFree) {
   CUDALAB_REQUIRE_GPU();
-  tile_grading::record_plain_column_degree();
-  for (const int c : {0, 13, kTile - 1}) {
-    tile_grading::expect_measured_conflict_free(
-        swizzled_words([c](int l) { return std::make_pair(l, c); }), "column " + std::to_string(c));
-  }
+  tile_grading::expect_columns_measure_conflict_free(lab07::swizzled_offset);
 }
 
 TEST(SwizzledMeterGpu, RowAccessMeasuresConflictFree) {
   CUDALAB_REQUIRE_GPU();
-  for (const int r : {0, 7, kTile - 1}) {
-    tile_grading::expect_measured_conflict_free(
-        swizzled_words([r](int l) { return std::make_pair(r, l); }), "row " + std::to_string(r));
-  }
+  tile_grading::expect_rows_measure_conflict_free(lab07::swizzled_offset);
 }
 
 // ---------------------------------------------------------------------------

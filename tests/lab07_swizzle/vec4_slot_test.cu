@@ -11,11 +11,7 @@
 
 namespace {
 
-using lab07_grading::expect_rows_are_permutations;
-using lab07_grading::kRowsChecked;
-using lab07_grading::kTile;
-using lab07_grading::kVecs;
-using lab07_grading::Lanes;
+using namespace lab07_grading;
 
 /// Lane l accesses float4 vector at(l) = (row, vec); returns each lane's float4 index.
 template <typename At>

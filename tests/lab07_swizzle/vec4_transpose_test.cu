@@ -15,10 +15,7 @@
 
 namespace {
 
-using lab07_grading::expect_static_smem;
-using lab07_grading::Extent;
-using lab07_grading::kPerfSize;
-using lab07_grading::kTile;
+using namespace lab07_grading;
 
 // ---------------------------------------------------------------------------
 // The launcher's argument checks (CPU: each must throw before any CUDA call). The launcher is
