@@ -109,8 +109,8 @@ def apply_declared(manifest: Manifest, declared: dict | Lock) -> list[str]:
             # The objective is the suite's base name: its ending gives the labels (the rules
             # the manifest records).
             suite, _, case = name[len(lab_id) + 1:].rpartition(".")
-            labels: list[str] = next((r["labels"] for r in manifest.rules.get("endings", [])
-                                      if oname.endswith(r["ending"])), [])
+            labels: list[str] = next((r.labels for r in manifest.rules.endings
+                                      if oname.endswith(r.ending)), [])
             manifest.tests[name] = ManifestTest(name, lab_id, suite, case, [lab_id] + labels,
                                                 graded=True, objective=oname)
         else:
@@ -397,9 +397,8 @@ def score(manifest: Manifest, cases: list[dict], run: dict | None, cache: dict[s
 
     labs: OrderedDict[str, LabScore] = OrderedDict()
     for lab_id, info in manifest.labs.items():
-        labs[lab_id] = LabScore(lab_id, info.get("number"), info.get("topic"),
-                                info.get("folder"),
-                                grader_built=info.get("grader") not in manifest.missing)
+        labs[lab_id] = LabScore(lab_id, info.number, info.topic, info.folder,
+                                grader_built=info.grader not in manifest.missing)
     for t in tests:
         lab = labs.setdefault(t.lab, LabScore(t.lab, int(t.lab[3:])))
         lab.tests += 1
