@@ -24,17 +24,22 @@ manifest, a test's result and a lab's score.
     writes that no field names (extra) and their order (see _CMakeRecord).
   * LabResult: one lab's entry of a result.json (Classroom 50).
   * BarRecord: a "bar" record of the measurement channel (a test's speed bar as the judge
-    wrote it), which the scoreboard turns into a Bar and the calibration reads.
+    wrote it), which the scoreboard turns into a Bar and the calibration reads; DeviceRecord:
+    a "device" record (the GPU a test ran on, or why it had none), which the scoreboard's
+    environment and the calibration's facts read.
+  * CalibrationRow: a bar of a calibration file as the instructors' calibration run writes
+    it (no path: the student release, which ships this file, has not that tool).
 
 The lock, an Unavailable, a SkipReason, a Bar, a Tier, a Measurement, a Failure, a Flag, a
-ManifestObjective, a TechniqueDeclared and CMake's records are frozen; a TestResult, a LabScore (with its
-CategoryCounts) and a Manifest (with its ManifestTests) are plain dataclasses, which the
-scoreboard fills in as it scores a run (tools/scoring.py;
-apply_declared() gives a manifest the lock's tests and points). from_json() validates what the
-tools rely on (the fields present, and the JSON kinds of those a class lists in KINDS) and
-raises ModelError with one line naming the place and the field; to_json() gives back the JSON
-document with the keys in the order the files have them, so that
-`json.dumps(x.to_json(), indent=...)` writes the same bytes as before.
+ManifestObjective, a TechniqueDeclared, CMake's records and the channel's records are frozen;
+a TestResult, a LabScore (with its CategoryCounts) and a Manifest (with its ManifestTests) are
+plain dataclasses, which the scoreboard fills in as it scores a run (tools/scoring.py;
+apply_declared() gives a manifest the lock's tests and points), and so is a CalibrationRow,
+whose note the calibration fills in. from_json() validates what the tools rely on (the fields
+present, and the JSON kinds of those a class lists in KINDS) and raises ModelError with one
+line naming the place and the field; to_json() gives back the JSON document with the keys in
+the order the files have them, so that `json.dumps(x.to_json(), indent=...)` writes the same
+bytes as before.
 docs/scores-schema.md describes the fields. Library only; Python 3 standard library.
 """
 
@@ -287,15 +292,27 @@ class Bar(_FlatRecord):
         "calibration_gpu": _TEXT_OR_NULL}
 
 
+_Channel = TypeVar("_Channel", bound="_ChannelRecord")
+
+
+class _ChannelRecord:
+    """from_record() of a record of the measurement channel (a dataclass whose fields are
+    `Any = None`): read as it came, an absent key is None and no kind is checked, as the
+    scoreboard and the calibration read every record (a test prints what it prints)."""
+
+    @classmethod
+    def from_record(cls: type[_Channel], rec: dict[str, Any]) -> _Channel:
+        return cls(**{f.name: rec.get(f.name) for f in fields(cls)})
+
+
 @dataclass(frozen=True)
-class BarRecord:
+class BarRecord(_ChannelRecord):
     """A "bar" record of the measurement channel, as the judge writes it (speed_bar() of
     common/testing/testing.cpp): the test, the measurement it bounds, min or max, the measured
     value, the bar after CUDALAB_SPEEDUP_SCALE and before it (reference), where it came from,
     the calibration file and the GPU model it was calibrated on, this run's GPU model and the
-    calibration's note. Read as it came (from_record(): an absent key is None, no kind is
-    checked), as the scoreboard and the calibration read every record; to_bar() is what
-    scores.json keeps of it."""
+    calibration's note. Read as it came (from_record()); to_bar() is what scores.json keeps
+    of it."""
     test: Any = None
     name: Any = None
     bound: Any = None
@@ -308,12 +325,35 @@ class BarRecord:
     gpu: Any = None
     note: Any = None
 
-    @classmethod
-    def from_record(cls, rec: dict[str, Any]) -> BarRecord:
-        return cls(**{f.name: rec.get(f.name) for f in fields(cls)})
-
     def to_bar(self) -> Bar:
         return Bar(**{f.name: getattr(self, f.name) for f in fields(Bar)})
+
+
+@dataclass(frozen=True)
+class DeviceRecord(_ChannelRecord):
+    """A "device" record of the measurement channel (set_channel_device() and
+    set_channel_no_gpu() of common/testing/testing.cpp): whether the process has a GPU; if it
+    has, the GPU's id, name, compute capability ("9.0"), SMs, SM and memory clocks (MHz),
+    memory bus (bits), L2 and global memory (bytes), shared memory per block with opt-in and
+    per SM (KiB), driver and runtime versions ("12.8") and a one-line description; if not,
+    why. Read as it came (from_record()): the scoreboard's environment and the calibration's
+    facts."""
+    available: Any = None
+    id: Any = None
+    name: Any = None
+    compute_capability: Any = None
+    sm_count: Any = None
+    sm_clock_mhz: Any = None
+    memory_clock_mhz: Any = None
+    memory_bus_bits: Any = None
+    l2_bytes: Any = None
+    global_memory_bytes: Any = None
+    smem_per_block_optin_kb: Any = None
+    smem_per_sm_kb: Any = None
+    driver: Any = None
+    runtime: Any = None
+    description: Any = None
+    reason: Any = None
 
 
 @dataclass(frozen=True)
@@ -812,6 +852,30 @@ class Manifest:
     def objective_of(self, test: ManifestTest) -> ManifestObjective | None:
         """The objective of a graded @p test, None when it has none."""
         return self.objectives.get(test.lab, {}).get(test.objective or "")
+
+
+# ---------------------------------------------------------------------------
+# A calibration file being written (the instructors' calibration run)
+# ---------------------------------------------------------------------------
+@dataclass
+class CalibrationRow(_FlatRecord):
+    """A bar of a calibration file (tests/calibration/<gpu-model>.tsv) as the calibration run
+    writes it: the test, the measurement, min or max, the bar, its rule ("measured": from the
+    runs' values; "fixed": the reference GPU's, kept), the reference GPU's bar (None: its file
+    has none), the runs' values and the note (its provenance; "" none yet). A bar line and its
+    note line are what the file keeps of it."""
+    test: str
+    name: str
+    bound: str
+    bar: float
+    rule: str
+    reference: float | None
+    values: list[float]
+    note: str
+    KINDS: ClassVar[dict[str, Any]] = {
+        "test": _TEXT, "name": _TEXT, "bound": _TEXT, "bar": ((int, float), "a number"),
+        "rule": _TEXT, "reference": _NUMBER_OR_NULL, "values": ((list,), "a list"),
+        "note": _TEXT}
 
 
 # ---------------------------------------------------------------------------
