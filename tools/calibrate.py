@@ -43,7 +43,7 @@ from . import reference_ratios  # (read_calibration, suggest)
 from .ctest_record import read_stream  # (the console of `ctest -V`)
 from .ctest_run import run_ctest_stream  # (ctest through a pipe)
 from .measurement_channel import RECORD_MARKER, json_lines  # (the records)
-from .model import BarRecord
+from .model import BarRecord, CalibrationRow, DeviceRecord
 
 ROOT = Path(__file__).resolve().parent.parent
 LABELS = "perf|profiler"
@@ -74,16 +74,17 @@ def bars_of_run(text: str) -> dict[tuple[str, str], BarRecord]:
     return out
 
 
-def device_of_run(text: str) -> dict:
+def device_of_run(text: str) -> DeviceRecord | None:
+    """The first "device" record of a run that has a GPU, None when there is none."""
     for case in read_stream(text):
         for rec in json_lines(case["output"], RECORD_MARKER):
             if rec.get("type") == "device" and rec.get("available"):
-                return rec
-    return {}
+                return DeviceRecord.from_record(rec)
+    return None
 
 
 def calibrate(runs: list[dict[tuple[str, str], BarRecord]],
-              reference: dict | None = None) -> tuple[str, list[dict]]:
+              reference: dict | None = None) -> tuple[str, list[CalibrationRow]]:
     """(GPU model, one row per bar) from the bar records of every run; a bar that the
     reference GPU's calibration @p reference (reference_ratios.read_calibration()) fixes keeps
     its bar and note."""
@@ -117,9 +118,8 @@ def calibrate(runs: list[dict[tuple[str, str], BarRecord]],
             bar, rule, note = ref["bar"], "fixed", ref["note"]
         else:
             bar, rule, note = reference_ratios.suggest(values, bound), "measured", ""
-        rows.append({"test": key[0], "name": key[1], "bound": bound, "bar": bar, "rule": rule,
-                     "reference": None if ref is None else ref["bar"], "values": values,
-                     "note": note})
+        rows.append(CalibrationRow(key[0], key[1], bound, bar, rule,
+                                   None if ref is None else ref["bar"], values, note))
     return gpu, rows
 
 
@@ -147,7 +147,7 @@ def carry_tiers(reference: dict | None, old: dict | None) -> Tiers:
     return out
 
 
-def render(gpu: str, rows: list[dict], facts: dict[str, str], reference: bool,
+def render(gpu: str, rows: list[CalibrationRow], facts: dict[str, str], reference: bool,
            tiers: Tiers | None = None) -> str:
     lines = [FORMAT_LINE,
              "# Speed bars for one GPU model: 0.7 x the lowest of the runs of the reference",
@@ -170,31 +170,30 @@ def render(gpu: str, rows: list[dict], facts: dict[str, str], reference: bool,
                                     t["rule"]]))
             note(key, t["note"])
 
-    for r in sorted(rows, key=lambda r: (r["test"], r["name"])):
-        lines.append("\t".join(["bar", r["test"], r["name"], r["bound"], _num(r["bar"]), r["rule"]]
-                               + [_num(v) for v in r["values"]]))
-        note((r["test"], r["name"]), r.get("note") or "")
-        tier_lines((r["test"], r["name"]))
-    for key in sorted(set(tiers or {}) - {(r["test"], r["name"]) for r in rows}):
+    for r in sorted(rows, key=lambda r: (r.test, r.name)):
+        lines.append("\t".join(["bar", r.test, r.name, r.bound, _num(r.bar), r.rule]
+                               + [_num(v) for v in r.values]))
+        note((r.test, r.name), r.note or "")
+        tier_lines((r.test, r.name))
+    for key in sorted(set(tiers or {}) - {(r.test, r.name) for r in rows}):
         tier_lines(key)  # a tier of a bar this file has not (never judged on this model)
     return "\n".join(lines) + "\n"
 
 
-def keep_reference_notes(rows: list[dict], old: dict) -> list[dict]:
+def keep_reference_notes(rows: list[CalibrationRow], old: dict) -> list[CalibrationRow]:
     """Rewriting the reference GPU's file: its notes stay with their bars, and the bars no run
     judged (a test skipped on this build) stay as they were (printed)."""
     old_bars = old.get("bars") or {}
     for r in rows:
-        prev = old_bars.get((r["test"], r["name"]))
-        if prev is not None and not r["note"]:
-            r["note"] = prev["note"]
-    judged = {(r["test"], r["name"]) for r in rows}
+        prev = old_bars.get((r.test, r.name))
+        if prev is not None and not r.note:
+            r.note = prev["note"]
+    judged = {(r.test, r.name) for r in rows}
     kept = []
     for key, b in sorted(old_bars.items()):
         if key not in judged:
-            kept.append({"test": key[0], "name": key[1], "bound": b["bound"], "bar": b["bar"],
-                         "rule": b["rule"], "reference": b["bar"], "values": b["values"],
-                         "note": b["note"]})
+            kept.append(CalibrationRow(key[0], key[1], b["bound"], b["bar"], b["rule"], b["bar"],
+                                       b["values"], b["note"]))
             print(f"calibrate: kept {key[0]} {key[1]} (no run judged it)")
     return rows + kept
 
@@ -281,9 +280,9 @@ def main(argv: list[str] | None = None) -> int:
     dev = device_of_run(texts[-1])
     facts = {"created": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
              "course": course_commit(), "runs": str(len(texts))}
-    if dev:
-        facts["device"] = str(dev.get("description") or dev.get("name"))
-        facts["driver"] = str(dev.get("driver"))
+    if dev is not None:
+        facts["device"] = str(dev.description or dev.name)
+        facts["driver"] = str(dev.driver)
     if toolkit:
         facts["cuda_toolkit"] = toolkit
     out = args.out_dir / f"{slug(gpu)}.tsv"
@@ -298,20 +297,21 @@ def main(argv: list[str] | None = None) -> int:
     tiers = carry_tiers(found[1] if found else None, old)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     out.write_text(render(gpu, rows, facts, reference, tiers))
-    changed = [r for r in rows if r["reference"] is not None and abs(r["bar"] - r["reference"]) > 1e-9]
-    new = [r for r in rows if r["reference"] is None]
+    changed = [(r, r.reference) for r in rows
+               if r.reference is not None and abs(r.bar - r.reference) > 1e-9]
+    new = [r for r in rows if r.reference is None]
     print(f"calibrate: {out}: {len(rows)} bars for {gpu} ({len(texts)} runs"
           f"{', the reference GPU' if reference else ''}); {len(changed)} differ from the "
           "reference GPU's bars:")
-    for r in changed:
-        sign = "<=" if r["bound"] == "max" else ">="
-        print(f"  {r['test']} {r['name']}: {sign} {_num(r['bar'])} "
-              f"(reference {_num(r['reference'])}; runs {', '.join(map(_num, r['values']))})")
+    for r, ref in changed:
+        sign = "<=" if r.bound == "max" else ">="
+        print(f"  {r.test} {r.name}: {sign} {_num(r.bar)} "
+              f"(reference {_num(ref)}; runs {', '.join(map(_num, r.values))})")
     if new:
         print(f"calibrate: {len(new)} bar(s) the reference GPU's file lacks (a grader fails "
               "without one: calibrate the reference GPU, --reference, and note each bar):")
         for r in new:
-            print(f"  {r['test']} {r['name']}: {_num(r['bar'])}")
+            print(f"  {r.test} {r.name}: {_num(r.bar)}")
     return 0
 
 

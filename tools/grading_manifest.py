@@ -50,8 +50,8 @@ from collections import Counter, OrderedDict
 from pathlib import Path
 
 from .cxx_source import table_names
-from .model import (LAB_POINTS, Manifest, ManifestObjective, ManifestTest,
-                    TechniqueDeclared)
+from .model import (LAB_POINTS, GraderRecord, LabRecord, Manifest, ManifestObjective,
+                    ManifestTest, ModelError, SuiteRules, TechniqueDeclared)
 
 RECORD = "cudalab_labs.json"
 DECLARATION = "objectives.json"
@@ -116,17 +116,17 @@ def parse_ctest_json(data: dict) -> list[dict]:
             for t in data.get("tests", [])]
 
 
-def technique_names(source_dir: Path, lab_info: dict | None) -> list[str] | None:
+def technique_names(source_dir: Path, lab_info: LabRecord | None) -> list[str] | None:
     """The techniques a lab's declaration may name: SHARED_TECHNIQUES, the names of the lab's
     technique table (kTechniques[] in its headers) and the stems of its SOURCES; None when the
     lab's folder is not known or not there (nothing to check against)."""
-    if not lab_info or not lab_info.get("folder"):
+    if not lab_info or not lab_info.folder:
         return None
-    folder = source_dir / lab_info["folder"]
+    folder = source_dir / lab_info.folder
     if not folder.is_dir():
         return None
     names = set(SHARED_TECHNIQUES)
-    names.update(Path(f).name.split(".")[0] for f in lab_info.get("sources") or [])
+    names.update(Path(f).name.split(".")[0] for f in lab_info.sources)
     names.update(table_names(folder))
     return sorted(names)
 
@@ -216,10 +216,10 @@ def read_declaration(path: Path, lab: str, shown: str | None = None,
         problems
 
 
-def declaration_path(source_dir: Path, lab: str, lab_info: dict | None) -> Path:
+def declaration_path(source_dir: Path, lab: str, lab_info: LabRecord | None) -> Path:
     """tests/<lab folder>/objectives.json: from the lab's record, else the one tests/<lab>_*/."""
-    if lab_info and lab_info.get("grading_folder"):
-        return source_dir / lab_info["grading_folder"] / DECLARATION
+    if lab_info and lab_info.grading_folder:
+        return source_dir / lab_info.grading_folder / DECLARATION
     found = sorted((source_dir / "tests").glob(f"{lab}_*/{DECLARATION}"))
     return found[0] if len(found) == 1 else source_dir / "tests" / f"{lab}_<topic>" / DECLARATION
 
@@ -227,33 +227,40 @@ def declaration_path(source_dir: Path, lab: str, lab_info: dict | None) -> Path:
 # ---------------------------------------------------------------------------
 # The manifest
 # ---------------------------------------------------------------------------
-def _rule(rules: list[dict], base: str) -> dict | None:
-    found = None
-    for r in rules:  # the last matching ending wins, as in CMake's cudalab_suite_rule()
-        if base.endswith(r["ending"]):
-            found = r
-    return found
+def read_rules(record: dict) -> SuiteRules:
+    """The suite-ending rules of a record (read_record()); ManifestError when malformed."""
+    try:
+        return SuiteRules.from_json(record.get("rules", {}), f"{RECORD}: rules")
+    except ModelError as e:
+        raise ManifestError(str(e)) from None
 
 
-def suite_ending(rules: list[dict], suite: str) -> str:
-    """The ending of @p suite ("Inst/TiledGpu/2" -> "Gpu") by the build's rule table (its
-    record's rules.endings, read_record()), or "" when no rule applies."""
-    rule = _rule(rules, suite_base(suite))
-    return rule["ending"] if rule else ""
+def suite_ending(rules: SuiteRules, suite: str) -> str:
+    """The ending of @p suite ("Inst/TiledGpu/2" -> "Gpu") by the build's rule table
+    (read_rules()), or "" when no rule applies."""
+    rule = rules.rule_of(suite_base(suite))
+    return rule.ending if rule else ""
 
 
 def build_manifest(record: dict, tests: list[dict], source_dir: Path | None = None) -> Manifest:
-    """The manifest of a build from its record, its CTest tests and the labs' declarations
-    (tools/model.py: Manifest, its ManifestTests, ManifestObjectives and TechniqueDeclared)."""
+    """The manifest of a build from its record (read_record(); its rules, labs and graders
+    typed: SuiteRules, LabRecord, GraderRecord; ModelError when malformed), its CTest tests
+    and the labs' declarations (tools/model.py: Manifest, its ManifestTests,
+    ManifestObjectives and TechniqueDeclared)."""
     source_dir = Path(source_dir) if source_dir else Path(record.get("source_dir", "."))
-    rules = record.get("rules", {}).get("endings", [])
-    labs = OrderedDict((lab["lab"], lab) for lab in record.get("labs", []))
-    graders = list(record.get("graders", []))
-    not_built = {g["prefix"] + "NOT_BUILT." + g["target"]: g["target"] for g in graders}
+    # The manifest's rules: the record's, with the points of a lab.
+    rules = SuiteRules.from_json(dict(record.get("rules", {}), lab_points=LAB_POINTS),
+                                 f"{RECORD}: rules")
+    labs = OrderedDict((lab.lab, lab) for lab in (
+        LabRecord.from_json(x, f"{RECORD}: labs[{i}]")
+        for i, x in enumerate(record.get("labs", []))))
+    graders = [GraderRecord.from_json(g, f"{RECORD}: graders[{i}]")
+               for i, g in enumerate(record.get("graders", []))]
+    not_built = {g.prefix + "NOT_BUILT." + g.target: g.target for g in graders}
     missing = [not_built[t["name"]] for t in tests if t["name"] in not_built]
 
     # The graded labs and their declarations.
-    graded_labs = [g["lab"] for g in graders if g.get("graded")]
+    graded_labs = [g.lab for g in graders if g.graded]
     decls, paths, problems = {}, {}, []
     for lab in sorted(set(graded_labs)):
         path = declaration_path(source_dir, lab, labs.get(lab))
@@ -273,10 +280,10 @@ def build_manifest(record: dict, tests: list[dict], source_dir: Path | None = No
         labels = list(props.get("LABELS") or [])
         # Its grader (the longest prefix of a grader of its label), else a test registered
         # directly (cudalab_add_rule_test): <label>.<Suite>.<Case>.
-        owner = max((g for g in graders if name.startswith(g["prefix"]) and g["lab"] in labels),
-                    key=lambda g: len(g["prefix"]), default=None)
+        owner = max((g for g in graders if name.startswith(g.prefix) and g.lab in labels),
+                    key=lambda g: len(g.prefix), default=None)
         if owner is not None:
-            lab, rest, grader_graded = owner["lab"], name[len(owner["prefix"]):], owner["graded"]
+            lab, rest, grader_graded = owner.lab, name[len(owner.prefix):], owner.graded
         else:
             lab, _, rest = name.partition(".")
             grader_graded = True
@@ -284,7 +291,7 @@ def build_manifest(record: dict, tests: list[dict], source_dir: Path | None = No
                 continue  # not a test of the grading rules (known-wrong variants, ...)
         suite, _, case = rest.partition(".")
         base = suite_base(suite)
-        if not case or _rule(rules, base) is None:
+        if not case or rules.rule_of(base) is None:
             continue
         given = "given" in labels
         graded = bool(grader_graded and _LAB_LABEL.match(lab) and not given)
@@ -308,8 +315,7 @@ def build_manifest(record: dict, tests: list[dict], source_dir: Path | None = No
         decl = decls[lab]
         objs = {o: ManifestObjective(p, counts.get((lab, o), 0), decl["technique_of"][o])
                 for o, p in decl["objectives"].items()}
-        built = any(g["lab"] == lab and g.get("graded") and g["target"] not in missing
-                    for g in graders)
+        built = any(g.lab == lab and g.graded and g.target not in missing for g in graders)
         for (tlab, o), n in sorted(counts.items()):
             if tlab == lab and o not in objs:
                 objs[o] = ManifestObjective(0, n, None)
@@ -329,8 +335,7 @@ def build_manifest(record: dict, tests: list[dict], source_dir: Path | None = No
 
     return Manifest(
         str(source_dir), record.get("build_dir"), record.get("implementation"),
-        record.get("test_launcher", []), dict(record.get("rules", {}), lab_points=LAB_POINTS),
-        LAB_POINTS, labs, graders, out, objectives,
+        record.get("test_launcher", []), rules, LAB_POINTS, labs, graders, out, objectives,
         {lab: d["techniques"] for lab, d in decls.items()},
         {lab: d["helpers"] for lab, d in decls.items() if d["helpers"]},
         paths, missing, problems)
@@ -340,7 +345,11 @@ def load_manifest(build_dir: Path, ctest: str = "ctest") -> Manifest:
     """The manifest of a configured (and possibly partly built) build tree."""
     build_dir = Path(build_dir)
     record = read_record(build_dir)
-    return build_manifest(record, ctest_tests(build_dir, ctest))
+    try:
+        return build_manifest(record, ctest_tests(build_dir, ctest))
+    except ModelError as e:  # a record of another version of the repository
+        raise ManifestError(f"{build_dir}: {e}: configure the tree with this version of the "
+                            f"repository") from None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from .model import Bar, BarRecord, Measurement, Tier
+from .model import Bar, BarRecord, DeviceRecord, Measurement, Tier
 
 RECORD_MARKER = "[ CUDALAB-RECORD ] "
 BATCH_MARKER = "[ CUDALAB-BATCH ] "
@@ -53,7 +53,7 @@ def channel_of(records: list[dict]) -> dict:
             entry["test"] = rec
             entry["start"] = rec.get("unix_time") or 0.0
         elif kind == "device":
-            entry["device"] = rec
+            entry["device"] = DeviceRecord.from_record(rec)
         elif kind == "measurement":
             entry["measurements"].append(rec)
         elif kind == "bar":

@@ -18,27 +18,35 @@ manifest, a test's result and a lab's score.
     are the tiers its test gave.
   * Manifest -> ManifestTest, ManifestObjective, TechniqueDeclared: the grading manifest of a
     build tree (tools/grading_manifest.py builds it; the scoreboard, the grading driver and
-    the stub audit read it; --json writes it, schema cudalabs-manifest, version 3).
+    the stub audit read it; --json writes it, schema cudalabs-manifest, version 3), with its
+    copy of CMake's record of the build (cudalab_labs.json): SuiteRules -> SuiteRule, the
+    suite-ending rules; LabRecord, a lab; GraderRecord, a grader. Those keep the keys CMake
+    writes that no field names (extra) and their order (see _CMakeRecord).
   * LabResult: one lab's entry of a result.json (Classroom 50).
   * BarRecord: a "bar" record of the measurement channel (a test's speed bar as the judge
-    wrote it), which the scoreboard turns into a Bar and the calibration reads.
+    wrote it), which the scoreboard turns into a Bar and the calibration reads; DeviceRecord:
+    a "device" record (the GPU a test ran on, or why it had none), which the scoreboard's
+    environment and the calibration's facts read.
+  * CalibrationRow: a bar of a calibration file as the instructors' calibration run writes
+    it (no path: the student release, which ships this file, has not that tool).
 
 The lock, an Unavailable, a SkipReason, a Bar, a Tier, a Measurement, a Failure, a Flag, a
-ManifestObjective and a TechniqueDeclared are frozen; a TestResult, a LabScore (with its
-CategoryCounts) and a Manifest (with its ManifestTests) are plain dataclasses, which the
-scoreboard fills in as it scores a run (tools/scoring.py;
-apply_declared() gives a manifest the lock's tests and points). from_json() validates what the
-tools rely on (the fields present, and the JSON kinds of those a class lists in KINDS) and
-raises ModelError with one line naming the place and the field; to_json() gives back the JSON
-document with the keys in the order the files have them, so that
-`json.dumps(x.to_json(), indent=...)` writes the same bytes as before.
+ManifestObjective, a TechniqueDeclared, CMake's records and the channel's records are frozen;
+a TestResult, a LabScore (with its CategoryCounts) and a Manifest (with its ManifestTests) are
+plain dataclasses, which the scoreboard fills in as it scores a run (tools/scoring.py;
+apply_declared() gives a manifest the lock's tests and points), and so is a CalibrationRow,
+whose note the calibration fills in. from_json() validates what the tools rely on (the fields
+present, and the JSON kinds of those a class lists in KINDS) and raises ModelError with one
+line naming the place and the field; to_json() gives back the JSON document with the keys in
+the order the files have them, so that `json.dumps(x.to_json(), indent=...)` writes the same
+bytes as before.
 docs/scores-schema.md describes the fields. Library only; Python 3 standard library.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar, TypeVar
 
 LOCK_SCHEMA = "cudalabs-declared"
@@ -284,15 +292,27 @@ class Bar(_FlatRecord):
         "calibration_gpu": _TEXT_OR_NULL}
 
 
+_Channel = TypeVar("_Channel", bound="_ChannelRecord")
+
+
+class _ChannelRecord:
+    """from_record() of a record of the measurement channel (a dataclass whose fields are
+    `Any = None`): read as it came, an absent key is None and no kind is checked, as the
+    scoreboard and the calibration read every record (a test prints what it prints)."""
+
+    @classmethod
+    def from_record(cls: type[_Channel], rec: dict[str, Any]) -> _Channel:
+        return cls(**{f.name: rec.get(f.name) for f in fields(cls)})
+
+
 @dataclass(frozen=True)
-class BarRecord:
+class BarRecord(_ChannelRecord):
     """A "bar" record of the measurement channel, as the judge writes it (speed_bar() of
     common/testing/testing.cpp): the test, the measurement it bounds, min or max, the measured
     value, the bar after CUDALAB_SPEEDUP_SCALE and before it (reference), where it came from,
     the calibration file and the GPU model it was calibrated on, this run's GPU model and the
-    calibration's note. Read as it came (from_record(): an absent key is None, no kind is
-    checked), as the scoreboard and the calibration read every record; to_bar() is what
-    scores.json keeps of it."""
+    calibration's note. Read as it came (from_record()); to_bar() is what scores.json keeps
+    of it."""
     test: Any = None
     name: Any = None
     bound: Any = None
@@ -305,12 +325,35 @@ class BarRecord:
     gpu: Any = None
     note: Any = None
 
-    @classmethod
-    def from_record(cls, rec: dict[str, Any]) -> BarRecord:
-        return cls(**{f.name: rec.get(f.name) for f in fields(cls)})
-
     def to_bar(self) -> Bar:
         return Bar(**{f.name: getattr(self, f.name) for f in fields(Bar)})
+
+
+@dataclass(frozen=True)
+class DeviceRecord(_ChannelRecord):
+    """A "device" record of the measurement channel (set_channel_device() and
+    set_channel_no_gpu() of common/testing/testing.cpp): whether the process has a GPU; if it
+    has, the GPU's id, name, compute capability ("9.0"), SMs, SM and memory clocks (MHz),
+    memory bus (bits), L2 and global memory (bytes), shared memory per block with opt-in and
+    per SM (KiB), driver and runtime versions ("12.8") and a one-line description; if not,
+    why. Read as it came (from_record()): the scoreboard's environment and the calibration's
+    facts."""
+    available: Any = None
+    id: Any = None
+    name: Any = None
+    compute_capability: Any = None
+    sm_count: Any = None
+    sm_clock_mhz: Any = None
+    memory_clock_mhz: Any = None
+    memory_bus_bits: Any = None
+    l2_bytes: Any = None
+    global_memory_bytes: Any = None
+    smem_per_block_optin_kb: Any = None
+    smem_per_sm_kb: Any = None
+    driver: Any = None
+    runtime: Any = None
+    description: Any = None
+    reason: Any = None
 
 
 @dataclass(frozen=True)
@@ -611,23 +654,158 @@ def _by_lab(raw: object, where: str, value: Any) -> dict[str, dict[str, Any]]:
             for lab, inner in _object(raw, where).items()}
 
 
+# CMake's record of the build (<build>/cudalab_labs.json, _cudalab_write_labs_record() of
+# cmake/CudalabGrading.cmake), of which the manifest keeps the rules, the labs and the graders.
+_STRINGS = ((list,), "a list")
+_Rec = TypeVar("_Rec", bound="_CMakeRecord")
+
+
+@dataclass(frozen=True)
+class _CMakeRecord:
+    """from_json/to_json of an object CMake writes into its record: the fields are the keys
+    CMake writes today (KINDS checked where present; REQUIRED: those the tools cannot do
+    without). What the manifest does with the rest, and why:
+      * a key a fixture (or an older record) leaves out keeps its field's default and is not
+        written back;
+      * a key CMake adds later, which no tool reads yet, is kept in `extra`, unread and
+        unchecked;
+      * `keys` is the document's key order, which to_json() follows (CMake's JSON writer
+        orders the keys by name, a fixture has its own order).
+    So the manifest's copy of the record stays what CMake wrote, byte for byte, whatever CMake
+    adds. A record made in code (keys empty) writes its fields, then `extra`."""
+    REQUIRED: ClassVar[tuple[str, ...]] = ()
+    extra: dict[str, Any] = field(default_factory=dict, kw_only=True)
+    keys: tuple[str, ...] = field(default=(), kw_only=True)
+
+    @classmethod
+    def _convert(cls, where: str) -> dict[str, Any]:
+        """field -> function of the raw value, for the fields that are records themselves."""
+        return {}
+
+    @classmethod
+    def from_json(cls: type[_Rec], raw: object, where: str = "a record") -> _Rec:
+        d = _object(raw, where)
+        typed = {f.name for f in fields(cls)} - {"extra", "keys"}
+        rec = _from_fields(cls, {k: v for k, v in d.items() if k in typed}, where,
+                           cls.REQUIRED, cls._convert(where))
+        return replace(rec, extra={k: v for k, v in d.items() if k not in typed},
+                       keys=tuple(d))
+
+    def _to_json(self, convert: dict[str, Any] | None = None) -> dict[str, Any]:
+        doc = _to_fields(self, convert)
+        extra, keys = doc.pop("extra"), doc.pop("keys")
+        return {k: doc[k] if k in doc else extra[k] for k in keys or (*doc, *extra)}
+
+    def to_json(self) -> dict[str, Any]:
+        return self._to_json()
+
+
+@dataclass(frozen=True)
+class SuiteRule(_CMakeRecord):
+    """A suite-ending rule (rules.endings[]): the ending ("Gpu"), the labels, the timeout's
+    name, RUN_SERIAL and whether a GPU is held that it gives a suite (cudalab_suite_rule()).
+    The manifest matches suites by ending; the scoreboard labels a declared test the build
+    lacks by its rule's labels."""
+    ending: str
+    labels: list[str] = field(default_factory=list)
+    timeout: str | None = None
+    run_serial: bool = False
+    gpu: bool = False
+    REQUIRED: ClassVar[tuple[str, ...]] = ("ending",)
+    KINDS: ClassVar[dict[str, Any]] = {"ending": _TEXT, "labels": _STRINGS,
+                                       "timeout": _TEXT_OR_NULL, "run_serial": _FLAG,
+                                       "gpu": _FLAG}
+
+
+@dataclass(frozen=True)
+class SuiteRules(_CMakeRecord):
+    """The record's suite-ending rules (its "rules"): the endings, in CMake's order (the last
+    that matches wins), and the prefix of a given suite; the manifest adds lab_points."""
+    endings: list[SuiteRule] = field(default_factory=list)
+    given_prefix: str | None = None
+    lab_points: int | None = None
+    KINDS: ClassVar[dict[str, Any]] = {"endings": ((list,), "a list"),
+                                       "given_prefix": _TEXT_OR_NULL, "lab_points": _COUNT}
+
+    @classmethod
+    def _convert(cls, where: str) -> dict[str, Any]:
+        return {"endings": lambda es: [SuiteRule.from_json(e, f"{where}: endings[{i}]")
+                                       for i, e in enumerate(es)]}
+
+    def to_json(self) -> dict[str, Any]:
+        return self._to_json({"endings": lambda es: [e.to_json() for e in es]})
+
+    def rule_of(self, base: str) -> SuiteRule | None:
+        """The rule of a suite's base name: the last whose ending it has, as in CMake's
+        cudalab_suite_rule(); None when none applies."""
+        found = None
+        for r in self.endings:
+            if base.endswith(r.ending):
+                found = r
+        return found
+
+
+@dataclass(frozen=True)
+class LabRecord(_CMakeRecord):
+    """A lab of the record (its "labs"[], also of a lab whose grader is not built): its id
+    ("lab07"), number, topic and folder under labs/, its SOURCES, GIVEN, DEMO (None: none),
+    LIBRARIES and test sources, its folders under solutions/ and tests/ and its grader's
+    target. The scoreboard names a lab by it; the manifest finds its declaration and its
+    techniques by it."""
+    lab: str
+    number: int | None = None
+    topic: str | None = None
+    folder: str | None = None
+    sources: list[str] = field(default_factory=list)
+    given: list[str] = field(default_factory=list)
+    demo: str | None = None
+    libraries: list[str] = field(default_factory=list)
+    test_sources: list[str] = field(default_factory=list)
+    solution_folder: str | None = None
+    grading_folder: str | None = None
+    grader: str | None = None
+    REQUIRED: ClassVar[tuple[str, ...]] = ("lab",)
+    KINDS: ClassVar[dict[str, Any]] = {
+        "lab": _TEXT, "number": _COUNT, "topic": _TEXT, "folder": _TEXT,
+        "solution_folder": _TEXT, "grading_folder": _TEXT, "grader": _TEXT,
+        "sources": _STRINGS, "given": _STRINGS, "libraries": _STRINGS,
+        "test_sources": _STRINGS, "demo": _TEXT_OR_NULL}
+
+
+@dataclass(frozen=True)
+class GraderRecord(_CMakeRecord):
+    """A grader of the record (its "graders"[], cudalab_add_grader()): its target, its lab's
+    label, the prefix of its tests' names, whether it is graded (a grader without the key is
+    not) and its executable. The manifest gives a test the lab of the grader of the longest
+    prefix; a grader that was not built shows as <prefix>NOT_BUILT.<target>."""
+    target: str
+    lab: str
+    prefix: str
+    graded: bool = False
+    executable: str | None = None
+    REQUIRED: ClassVar[tuple[str, ...]] = ("target", "lab", "prefix")
+    KINDS: ClassVar[dict[str, Any]] = {"target": _TEXT, "lab": _TEXT, "prefix": _TEXT,
+                                       "graded": _FLAG, "executable": _TEXT}
+
+
 @dataclass
 class Manifest:
     """The grading manifest of a build tree (build_manifest() of tools/grading_manifest.py):
     CMake's record of it (source and build folder, implementation, test launcher, the
-    suite-ending rules, the labs and graders as recorded, which stay as CMake wrote them), its
-    tests by name, each graded lab's objectives and techniques by name, the helper suites, the
-    declaration files, the grader targets not built and the problems of the declarations.
+    suite-ending rules, the labs by id and the graders: SuiteRules, LabRecords and
+    GraderRecords, written back as CMake wrote them), its tests by name, each graded lab's
+    objectives and techniques by name, the helper suites, the declaration files, the grader
+    targets not built and the problems of the declarations.
     The scoreboard's apply_declared() replaces the objectives and techniques with the
     lock's."""
     source_dir: str = "."
     build_dir: str | None = None
     implementation: str | None = None
     test_launcher: list[str] = field(default_factory=list)
-    rules: dict[str, Any] = field(default_factory=dict)
+    rules: SuiteRules = field(default_factory=SuiteRules)
     lab_points: int = LAB_POINTS
-    labs: dict[str, dict[str, Any]] = field(default_factory=dict)
-    graders: list[dict[str, Any]] = field(default_factory=list)
+    labs: dict[str, LabRecord] = field(default_factory=dict)
+    graders: list[GraderRecord] = field(default_factory=list)
     tests: dict[str, ManifestTest] = field(default_factory=dict)
     objectives: dict[str, dict[str, ManifestObjective]] = field(default_factory=dict)
     techniques: dict[str, dict[str, TechniqueDeclared]] = field(default_factory=dict)
@@ -644,8 +822,13 @@ class Manifest:
             raise ModelError(f"{where} is not a {MANIFEST_SCHEMA} file of version "
                              f"{MANIFEST_VERSION}")
         return _from_fields(cls, doc, where, ("tests", "objectives"), {
-            "labs": lambda labs: {_object(lab, f"{where}: labs[{i}]").get("lab"): lab
-                                  for i, lab in enumerate(_list(labs, f"{where}: labs"))},
+            "rules": lambda rules: SuiteRules.from_json(rules, f"{where}: rules"),
+            "labs": lambda labs: {lab.lab: lab for lab in (
+                LabRecord.from_json(lab, f"{where}: labs[{i}]")
+                for i, lab in enumerate(_list(labs, f"{where}: labs")))},
+            "graders": lambda graders: [
+                GraderRecord.from_json(g, f"{where}: graders[{i}]")
+                for i, g in enumerate(_list(graders, f"{where}: graders"))],
             "tests": lambda tests: {t.name: t for t in (
                 ManifestTest.from_json(t, f"{where}: tests[{i}]")
                 for i, t in enumerate(_list(tests, f"{where}: tests")))},
@@ -657,7 +840,9 @@ class Manifest:
     def to_json(self) -> dict[str, Any]:
         """The manifest as its JSON document (labs and tests as lists)."""
         return {"schema": MANIFEST_SCHEMA, "version": MANIFEST_VERSION, **_to_fields(self, {
-            "labs": lambda labs: list(labs.values()),
+            "rules": lambda rules: rules.to_json(),
+            "labs": lambda labs: [lab.to_json() for lab in labs.values()],
+            "graders": lambda graders: [g.to_json() for g in graders],
             "tests": lambda tests: [t.to_json() for t in tests.values()],
             "objectives": lambda objs: {lab: {k: o.to_json() for k, o in inner.items()}
                                         for lab, inner in objs.items()},
@@ -667,6 +852,30 @@ class Manifest:
     def objective_of(self, test: ManifestTest) -> ManifestObjective | None:
         """The objective of a graded @p test, None when it has none."""
         return self.objectives.get(test.lab, {}).get(test.objective or "")
+
+
+# ---------------------------------------------------------------------------
+# A calibration file being written (the instructors' calibration run)
+# ---------------------------------------------------------------------------
+@dataclass
+class CalibrationRow(_FlatRecord):
+    """A bar of a calibration file (tests/calibration/<gpu-model>.tsv) as the calibration run
+    writes it: the test, the measurement, min or max, the bar, its rule ("measured": from the
+    runs' values; "fixed": the reference GPU's, kept), the reference GPU's bar (None: its file
+    has none), the runs' values and the note (its provenance; "" none yet). A bar line and its
+    note line are what the file keeps of it."""
+    test: str
+    name: str
+    bound: str
+    bar: float
+    rule: str
+    reference: float | None
+    values: list[float]
+    note: str
+    KINDS: ClassVar[dict[str, Any]] = {
+        "test": _TEXT, "name": _TEXT, "bound": _TEXT, "bar": ((int, float), "a number"),
+        "rule": _TEXT, "reference": _NUMBER_OR_NULL, "values": ((list,), "a list"),
+        "note": _TEXT}
 
 
 # ---------------------------------------------------------------------------

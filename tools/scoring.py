@@ -21,10 +21,10 @@ from . import grading_manifest  # the manifest from CTest and the labs' declarat
 from .ctest_record import ScoreError
 from .measurement_channel import (VARIANT_TEST, attribute, calibration_summary, channel_bars,
                                  channel_measurements)
-from .model import (CategoryCount, Failure, Flag, LabPoints, LabScore, Lock, Manifest,
-                    ManifestObjective, ManifestTest, Measurement, ModelError, Objective,
-                    ObjectiveScore, SkipReason, TechniqueDeclared, TechniquePoints,
-                    TechniqueScore, TestResult, Unavailable, flags_of)
+from .model import (CategoryCount, DeviceRecord, Failure, Flag, LabPoints, LabScore, Lock,
+                    Manifest, ManifestObjective, ManifestTest, Measurement, ModelError,
+                    Objective, ObjectiveScore, SkipReason, TechniqueDeclared,
+                    TechniquePoints, TechniqueScore, TestResult, Unavailable, flags_of)
 
 SCHEMA_NAME = "cudalabs-scores"
 SCHEMA_VERSION = 4
@@ -109,8 +109,8 @@ def apply_declared(manifest: Manifest, declared: dict | Lock) -> list[str]:
             # The objective is the suite's base name: its ending gives the labels (the rules
             # the manifest records).
             suite, _, case = name[len(lab_id) + 1:].rpartition(".")
-            labels: list[str] = next((r["labels"] for r in manifest.rules.get("endings", [])
-                                      if oname.endswith(r["ending"])), [])
+            labels: list[str] = next((r.labels for r in manifest.rules.endings
+                                      if oname.endswith(r.ending)), [])
             manifest.tests[name] = ManifestTest(name, lab_id, suite, case, [lab_id] + labels,
                                                 graded=True, objective=oname)
         else:
@@ -263,10 +263,10 @@ def category(labels: list[str]) -> str:
     return "other"
 
 
-def _device_fields(rec: dict) -> dict:
+def _device_fields(rec: DeviceRecord) -> dict:
     keys = ("name", "compute_capability", "sm_count", "sm_clock_mhz", "memory_clock_mhz",
             "smem_per_block_optin_kb", "driver", "runtime", "description")
-    return {"available": True, **{k: rec.get(k) for k in keys}}
+    return {"available": True, **{k: getattr(rec, k) for k in keys}}
 
 
 def environment(used: list[dict], cache: dict[str, str]) -> dict:
@@ -276,13 +276,13 @@ def environment(used: list[dict], cache: dict[str, str]) -> dict:
     scales: Counter[str] = Counter()
     device_of = {}
     for chan in used:
-        dev = chan.get("device")
-        if dev and dev.get("available"):
-            desc = dev.get("description") or dev.get("name") or "?"
+        dev: DeviceRecord | None = chan.get("device")
+        if dev is not None and dev.available:
+            desc = dev.description or dev.name or "?"
             gpus[desc] += 1
             device_of[desc] = dev
-        elif dev:
-            reasons[dev.get("reason") or "?"] += 1
+        elif dev is not None:
+            reasons[dev.reason or "?"] += 1
         scales[json.dumps(chan["test"].get("speedup_scale"))] += 1
     if gpus:
         gpu = _device_fields(device_of[gpus.most_common(1)[0][0]])
@@ -397,9 +397,8 @@ def score(manifest: Manifest, cases: list[dict], run: dict | None, cache: dict[s
 
     labs: OrderedDict[str, LabScore] = OrderedDict()
     for lab_id, info in manifest.labs.items():
-        labs[lab_id] = LabScore(lab_id, info.get("number"), info.get("topic"),
-                                info.get("folder"),
-                                grader_built=info.get("grader") not in manifest.missing)
+        labs[lab_id] = LabScore(lab_id, info.number, info.topic, info.folder,
+                                grader_built=info.grader not in manifest.missing)
     for t in tests:
         lab = labs.setdefault(t.lab, LabScore(t.lab, int(t.lab[3:])))
         lab.tests += 1

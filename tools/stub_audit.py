@@ -120,8 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     except ScoreError as e:
         raise AuditError(str(e)) from None
     audited = {f"lab{n}" for n in numbers} if numbers else set(manifest.labs)
-    not_built = [g["target"] for g in manifest.graders
-                 if g["target"] in manifest.missing and g["lab"] in audited]
+    not_built = [g.target for g in manifest.graders
+                 if g.target in manifest.missing and g.lab in audited]
     if not_built:
         raise AuditError("graders not built (no test list): " + ", ".join(not_built))
 

@@ -54,8 +54,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .grading_manifest import ManifestError, read_record, suite_ending
+from .grading_manifest import ManifestError, read_record, read_rules, suite_ending
 from .measurement_channel import BATCH_MARKER, json_lines
+from .model import SuiteRules
 
 ROOT = Path(__file__).resolve().parent.parent
 _LAB_TEST = re.compile(r"^(lab\d\d)\.(.+)$")
@@ -166,11 +167,11 @@ def run_grader(tgt: Target, tests: list[str], extra: list[str], env: dict, timeo
     return verdicts
 
 
-def check_target(tgt: Target, kinds: set[str], rules: list[dict], shuffles: int, seed: int,
+def check_target(tgt: Target, kinds: set[str], rules: SuiteRules, shuffles: int, seed: int,
                  alone: bool, env: dict,
                  timeout: int) -> tuple[list[str], dict[str, dict[str, str]]]:
     """The differences found for one target, and every run's verdicts (@p rules: the build's
-    suite-ending rules, grading_manifest.read_record())."""
+    suite-ending rules, grading_manifest.read_rules())."""
     listed = list_tests(tgt.exe, tgt.gtest_filter)
     tests = [t for t in listed if suite_ending(rules, t.rsplit(".", 1)[0]) in kinds]
     runs: dict[str, dict[str, str]] = {}
@@ -218,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"verdict_order_check: {build_dir} is not a configured build tree", file=sys.stderr)
         return 2
     try:
-        rules = read_record(build_dir).get("rules", {}).get("endings", [])
+        rules = read_rules(read_record(build_dir))
     except ManifestError as e:
         print(f"verdict_order_check: {e}", file=sys.stderr)
         return 2

@@ -19,7 +19,8 @@ from tools import grading_manifest as gm  # noqa: E402
 from tools import ctest_record
 from tools import scoreboard
 from tools import scoring
-from tools.model import Lock, Manifest, ManifestObjective, ModelError, TechniqueDeclared
+from tools.model import (LabRecord, Lock, Manifest, ManifestObjective, ModelError,
+                         TechniqueDeclared)
 
 RULES = {"given_prefix": "Given", "endings": [
     {"ending": "Cpu", "labels": ["cpu"]}, {"ending": "Gpu", "labels": ["gpu"]},
@@ -160,6 +161,30 @@ class GradingManifest(unittest.TestCase):
         self.assertEqual(str(e.exception), "the manifest: objectives of lab07 TileGpu has "
                                            "points 40.5, not an integer")
 
+    def test_cmakes_record_is_written_back_as_it_came(self):
+        # Keys CMake may add later stay, in their places; keys a record lacks stay out (the
+        # fixture's rules have no timeout, its graders no executable).
+        self.record["labs"][0] = {"zeta": [1], **self.record["labs"][0], "alpha": {"x": 1}}
+        self.record["graders"][0]["later"] = "kept"
+        self.record["rules"] = dict(RULES, later=True)
+        m = self.manifest(GOOD)
+        self.assertEqual(m.problems, [])
+        self.assertEqual(m.labs["lab07"].extra, {"zeta": [1], "alpha": {"x": 1}})
+        self.assertEqual((m.rules.endings[1].ending, m.rules.endings[1].labels), ("Gpu", ["gpu"]))
+        doc = m.to_json()
+        for got, want in ((doc["labs"], self.record["labs"]),
+                          (doc["graders"], self.record["graders"]),
+                          (doc["rules"], dict(RULES, later=True, lab_points=100))):
+            self.assertEqual(json.dumps(got), json.dumps(want))  # the keys' order too
+        text = json.dumps(doc, indent=1)
+        self.assertEqual(json.dumps(Manifest.from_json(json.loads(text)).to_json(), indent=1),
+                         text)
+        # A record that lacks what the tools read is refused in one line.
+        del self.record["graders"][1]["prefix"]
+        with self.assertRaises(ModelError) as e:
+            self.manifest(GOOD)
+        self.assertEqual(str(e.exception), "cudalab_labs.json: graders[1] has no 'prefix'")
+
     def test_the_lock_groups_objectives_by_technique(self):
         m = self.manifest(GOOD)
         declared = scoring.declared_from_manifest(m).to_json()
@@ -276,7 +301,8 @@ class GradingManifest(unittest.TestCase):
         folder.mkdir(parents=True)
         (folder / "swizzle.cuh").write_text(HEADER)
         self.record["labs"][0]["sources"] = ["swizzled_tile.cu", "vec4_transpose.cu"]
-        self.assertEqual(gm.technique_names(self.src, self.record["labs"][0]), [
+        lab = LabRecord.from_json(self.record["labs"][0])
+        self.assertEqual(gm.technique_names(self.src, lab), [
             "interleaved", "lab", "plain", "speed", "swizzled_tile", "vec4_transpose"])
         # A SOURCES stem, a table name and a shared key are techniques of the lab.
         inter = {"points": 15, "why": "The float4 layout.", "objectives": {"DemoGpu": 15}}

@@ -24,7 +24,7 @@ from tools.classroom import gradebook
 from tools import measurement_channel
 from tools import score_render
 from tools import scoring
-from tools.model import LabResult, Lock, Manifest
+from tools.model import LabRecord, LabResult, Lock, Manifest, SuiteRules
 
 RULES = {"given_prefix": "Given", "endings": [
     {"ending": "Cpu", "labels": ["cpu"]}, {"ending": "Gpu", "labels": ["gpu"]},
@@ -48,10 +48,9 @@ def declared_lab14() -> dict:
 
 def manifest_of(declared: dict) -> Manifest:
     """A build's manifest that lists lab 14's grader; the declared tests fill it."""
-    manifest = Manifest(labs={"lab14": {"grader": "lab14_test", "number": 14,
-                                        "topic": "binary_mma",
-                                        "folder": "labs/lab14_binary_mma"}},
-                        lab_points=declared["lab_points"], rules=RULES)
+    manifest = Manifest(labs={"lab14": LabRecord("lab14", 14, "binary_mma",
+                                                 "labs/lab14_binary_mma", grader="lab14_test")},
+                        lab_points=declared["lab_points"], rules=SuiteRules.from_json(RULES))
     scoring.apply_declared(manifest, declared)
     return manifest
 
