@@ -118,8 +118,9 @@ def calibrate(runs: list[dict[tuple[str, str], BarRecord]],
             bar, rule, note = ref["bar"], "fixed", ref["note"]
         else:
             bar, rule, note = reference_ratios.suggest(values, bound), "measured", ""
-        rows.append(CalibrationRow(key[0], key[1], bound, bar, rule,
-                                   None if ref is None else ref["bar"], values, note))
+        rows.append(CalibrationRow(test=key[0], name=key[1], bound=bound, bar=bar, rule=rule,
+                                   reference=None if ref is None else ref["bar"],
+                                   values=values, note=note))
     return gpu, rows
 
 
@@ -192,8 +193,9 @@ def keep_reference_notes(rows: list[CalibrationRow], old: dict) -> list[Calibrat
     kept = []
     for key, b in sorted(old_bars.items()):
         if key not in judged:
-            kept.append(CalibrationRow(key[0], key[1], b["bound"], b["bar"], b["rule"], b["bar"],
-                                       b["values"], b["note"]))
+            kept.append(CalibrationRow(test=key[0], name=key[1], bound=b["bound"], bar=b["bar"],
+                                       rule=b["rule"], reference=b["bar"], values=b["values"],
+                                       note=b["note"]))
             print(f"calibrate: kept {key[0]} {key[1]} (no run judged it)")
     return rows + kept
 
